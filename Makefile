@@ -1,0 +1,54 @@
+# Developer and CI entry points. `make test` is all CI runs (.ci/run).
+GO        ?= go
+# Every package of every module in go.work.
+PKGS      := acpkit.dev/...
+FUZZTIME  ?= 30s
+BENCHTIME ?= 1s
+
+.PHONY: all generate check-generated schema test test-go deps bench fuzz demo vet
+
+all: test
+
+## generate: regenerate acpsdk/gen from the pinned schema.
+generate:
+	$(GO) generate ./acpsdk/gen/...
+
+## check-generated: regenerate and fail on any difference from the committed code.
+check-generated:
+	$(GO) run ./tools/gen -check
+
+## schema: re-fetch the pinned schema with npm and verify its sha256.
+schema:
+	./scripts/fetch-schema.sh
+
+## deps: install what the tests need (Go modules, npm packages for peer tests).
+deps:
+	$(GO) mod download
+	./scripts/install-test-deps.sh
+
+## test: every test of every module, with the race detector.
+test: deps check-generated vet test-go
+
+vet:
+	$(GO) vet $(PKGS)
+
+test-go:
+	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+## bench: the side-by-side benchmarks, printed as ratios.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 acpkit.dev/tools/bench/... | tee bench.out
+	$(GO) run ./tools/bench/cmd/benchratio < bench.out
+
+## fuzz: run every Fuzz target for FUZZTIME each.
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+## demo: drive the reference agent through the adapter with acprun.
+demo:
+	$(GO) run ./adapter/cmd/acprun --demo

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what the tests need beyond Go modules, from the repo's own lock
+# files, so a fresh machine needs nothing installed by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for dir in $(find . -name package-lock.json -not -path '*/node_modules/*' -printf '%h\n' | sort); do
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund --silent)
+  fi
+done
