@@ -1,0 +1,108 @@
+package adapter
+
+import "time"
+
+// KindName is the agent kind this adapter registers under (CFG-1).
+const KindName = "agent-client-protocol"
+
+// EventType is the normalized event vocabulary Sortie shares across adapters.
+type EventType string
+
+// The normalized event types (spec §0).
+const (
+	EventSessionStarted       EventType = "session_started"
+	EventStartupFailed        EventType = "startup_failed"
+	EventTurnCompleted        EventType = "turn_completed"
+	EventTurnFailed           EventType = "turn_failed"
+	EventTurnCancelled        EventType = "turn_cancelled"
+	EventTurnEndedWithError   EventType = "turn_ended_with_error"
+	EventTurnInputRequired    EventType = "turn_input_required"
+	EventApprovalAutoApproved EventType = "approval_auto_approved"
+	EventUnsupportedToolCall  EventType = "unsupported_tool_call"
+	EventTokenUsage           EventType = "token_usage"
+	EventNotification         EventType = "notification"
+	EventOtherMessage         EventType = "other_message"
+	EventMalformed            EventType = "malformed"
+	EventToolResult           EventType = "tool_result"
+)
+
+// Usage is a token-usage snapshot: the session's run-cumulative figures.
+type Usage struct {
+	Input     int64
+	Output    int64
+	Total     int64
+	CacheRead int64
+}
+
+// Event is one normalized event delivered to TurnParams.OnEvent.
+type Event struct {
+	Type      EventType
+	Time      time.Time // UTC
+	AgentPID  string
+	SessionID string
+	Message   string
+	// Usage is set on token_usage and terminal events of a measured session.
+	Usage *Usage
+	// Model names the model a measurement source attributed usage to.
+	Model string
+	// ToolName, ToolDurationMS and ToolError describe a tool_result.
+	ToolName       string
+	ToolDurationMS int64
+	ToolError      bool
+}
+
+// AgentConfig is the generic agent block of WORKFLOW.md this kind reads (CFG-4).
+type AgentConfig struct {
+	Kind           string
+	Command        string
+	ReadTimeoutMS  int
+	TurnTimeoutMS  int
+	StallTimeoutMS int
+	StopGraceMS    int
+}
+
+// StartParams are the per-session inputs of StartSession.
+type StartParams struct {
+	// WorkspacePath is the directory the runtime works in (LT-1).
+	WorkspacePath string
+	Agent         AgentConfig
+	// ResumeSessionID, when set, asks to continue that session (§10).
+	ResumeSessionID string
+	// SSHHost, when non-blank, launches the runtime over SSH (§21).
+	SSHHost string
+	// SSHStrictHostKeyChecking is accept-new (default), yes or no.
+	SSHStrictHostKeyChecking string
+	// SSHPassEnv names environment variables carried to the remote side.
+	SSHPassEnv []string
+	// MCPConfigPath is the absolute path of the generated MCP file (MCP-1).
+	MCPConfigPath string
+	// CredentialVerification marks a credential-verification session (AU-2).
+	CredentialVerification bool
+}
+
+// TurnParams are the inputs of one RunTurn.
+type TurnParams struct {
+	// Prompt is the rendered prompt text.
+	Prompt string
+	// OnEvent receives normalized events while the turn is open; it is never
+	// called after RunTurn returns. It may be nil.
+	OnEvent func(Event)
+}
+
+// TurnResult is what RunTurn returns, also alongside a non-nil error.
+type TurnResult struct {
+	SessionID string
+	// Outcome is the turn's terminal event type (DI-9).
+	Outcome EventType
+	// Kind is the error kind of a turn that did not complete, else "".
+	Kind    Kind
+	Message string
+	// Usage is the session's run-cumulative snapshot; UsageMeasured latches
+	// true once any turn of the session had a figure (MS-10).
+	Usage         Usage
+	UsageMeasured bool
+	Model         string
+	// SpendUnaccounted is true when the turn reached a model and no figure
+	// fully accounting for it arrived (MS-12).
+	SpendUnaccounted bool
+}

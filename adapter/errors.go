@@ -1,0 +1,114 @@
+package adapter
+
+import (
+	"errors"
+	"time"
+)
+
+// Kind classifies an adapter failure (spec §23). The string values are part
+// of Sortie's contract and appear verbatim in logs, events and acprun output.
+type Kind string
+
+// The error kinds this adapter produces.
+const (
+	KindInvalidWorkspaceCwd  Kind = "invalid_workspace_cwd"
+	KindAgentNotFound        Kind = "agent_not_found"
+	KindResponseTimeout      Kind = "response_timeout"
+	KindResponseError        Kind = "response_error"
+	KindPortExit             Kind = "port_exit"
+	KindTurnFailed           Kind = "turn_failed"
+	KindTurnCancelled        Kind = "turn_cancelled"
+	KindTurnInputRequired    Kind = "turn_input_required"
+	KindTurnRefused          Kind = "turn_refused"
+	KindTurnTokenLimit       Kind = "turn_token_limit"
+	KindTurnRequestLimit     Kind = "turn_request_limit"
+	KindTurnOutcomeUnknown   Kind = "turn_outcome_unknown"
+	KindCredentialUnverified Kind = "credential_unverified"
+	KindTurnTimeout          Kind = "turn_timeout"
+)
+
+// Retry says whether the orchestrator may try an attempt again after a
+// failure of some kind, and how.
+type Retry int
+
+const (
+	// RetryNever means the failure will not go away by itself.
+	RetryNever Retry = iota
+	// RetryExponential means retry with Backoff.
+	RetryExponential
+)
+
+// Retry reports the retry classification of k (spec §23). Unknown kinds are
+// never retried: retrying a failure nobody classified could loop forever.
+func (k Kind) Retry() Retry {
+	switch k {
+	case KindResponseTimeout, KindResponseError, KindPortExit, KindTurnFailed,
+		KindTurnRequestLimit, KindCredentialUnverified, KindTurnTimeout:
+		return RetryExponential
+	default:
+		return RetryNever
+	}
+}
+
+// Backoff is the wait before retry attempt number attempt (1-based):
+// min(10 s × 2^(attempt−1), max). A non-positive attempt counts as the first.
+func Backoff(attempt int, max time.Duration) time.Duration {
+	if attempt < 1 {
+		attempt = 1
+	}
+	d := 10 * time.Second
+	for i := 1; i < attempt; i++ {
+		if d >= max || d > time.Duration(1<<62)/2 {
+			break
+		}
+		d *= 2
+	}
+	if max > 0 && d > max {
+		return max
+	}
+	return d
+}
+
+// Error is the one structured error the adapter returns. Message is the
+// spec's message text, byte for byte; Err is the cause, if any.
+type Error struct {
+	Kind    Kind
+	Message string
+	Err     error
+}
+
+// Error renders the message, followed by the cause when there is one.
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return e.Message
+	}
+	return e.Message + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches another *Error of the same kind whose message is empty or equal,
+// so errors.Is(err, &adapter.Error{Kind: adapter.KindPortExit}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok {
+		return false
+	}
+	return t.Kind == e.Kind && (t.Message == "" || t.Message == e.Message)
+}
+
+// KindOf returns the kind of the first *Error in err's chain, or "" when
+// there is none.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return ""
+}
+
+// newError builds an *Error; cause may be nil.
+func newError(kind Kind, message string, cause error) *Error {
+	return &Error{Kind: kind, Message: message, Err: cause}
+}
