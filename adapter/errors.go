@@ -2,7 +2,10 @@ package adapter
 
 import (
 	"errors"
+	"strings"
 	"time"
+
+	"acpkit.dev/adapter/internal/fault"
 )
 
 // Kind classifies an adapter failure (spec §23). The string values are part
@@ -77,12 +80,18 @@ type Error struct {
 	Err     error
 }
 
-// Error renders the message, followed by the cause when there is one.
+// Error renders the message, followed by the cause when there is one and the
+// message does not already end with it (spec messages such as
+// `parse MCP config: <parser error>` embed their cause).
 func (e *Error) Error() string {
 	if e.Err == nil {
 		return e.Message
 	}
-	return e.Message + ": " + e.Err.Error()
+	cause := e.Err.Error()
+	if strings.HasSuffix(e.Message, ": "+cause) {
+		return e.Message
+	}
+	return e.Message + ": " + cause
 }
 
 // Unwrap returns the cause.
@@ -111,4 +120,16 @@ func KindOf(err error) Kind {
 // newError builds an *Error; cause may be nil.
 func newError(kind Kind, message string, cause error) *Error {
 	return &Error{Kind: kind, Message: message, Err: cause}
+}
+
+// lift turns a classified failure of an internal package (*fault.Error) into
+// the public *Error with the same kind, message and cause. Any other error,
+// including nil, is returned unchanged. Internal packages cannot build an
+// *Error themselves because this package imports them.
+func lift(err error) error {
+	var f *fault.Error
+	if errors.As(err, &f) {
+		return &Error{Kind: Kind(f.Kind), Message: f.Message, Err: f.Err}
+	}
+	return err
 }
