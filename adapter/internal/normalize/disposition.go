@@ -1,0 +1,73 @@
+package normalize
+
+// Outcome is how a turn ends: its terminal event type, error kind (empty on
+// completion) and message. Type and Kind carry the adapter's string values.
+type Outcome struct {
+	Type    string
+	Kind    string
+	Message string
+}
+
+// The terminal event types and error kinds a disposition names (§14, §23).
+const (
+	TurnCompleted     = "turn_completed"
+	TurnFailed        = "turn_failed"
+	TurnCancelled     = "turn_cancelled"
+	TurnInputRequired = "turn_input_required"
+
+	KindTurnFailed         = "turn_failed"
+	KindTurnCancelled      = "turn_cancelled"
+	KindTurnRefused        = "turn_refused"
+	KindTurnTokenLimit     = "turn_token_limit"
+	KindTurnRequestLimit   = "turn_request_limit"
+	KindTurnOutcomeUnknown = "turn_outcome_unknown"
+	KindTurnInputRequired  = "turn_input_required"
+)
+
+// The fixed disposition messages.
+const (
+	MsgTurnFailed        = "turn failed"
+	MsgTurnCancelled     = "turn cancelled"
+	MsgUnrequestedCancel = "agent reported a cancelled stop reason without a cancellation on either side"
+	MsgUnrecognizedStop  = "agent reported an unrecognized stop reason: "
+	MsgInputRequired     = "agent asked for a decision only a person can make"
+	MsgTurnCompleted     = "turn completed"
+)
+
+// StopReason maps a session/prompt stopReason to the turn's outcome (DI-2).
+// cancelRequested says whether either side asked for cancellation; the
+// overrides of DI-1 are the caller's, applied before this table.
+func StopReason(reason string, cancelRequested bool) Outcome {
+	switch reason {
+	case "end_turn":
+		return Outcome{Type: TurnCompleted, Message: MsgTurnCompleted}
+	case "refusal":
+		return Outcome{TurnFailed, KindTurnRefused, MsgTurnFailed}
+	case "max_tokens":
+		return Outcome{TurnFailed, KindTurnTokenLimit, MsgTurnFailed}
+	case "max_turn_requests":
+		return Outcome{TurnFailed, KindTurnRequestLimit, MsgTurnFailed}
+	case "cancelled":
+		if cancelRequested {
+			return Cancelled()
+		}
+		return Outcome{TurnFailed, KindTurnFailed, MsgUnrequestedCancel}
+	default:
+		return Outcome{TurnFailed, KindTurnOutcomeUnknown, MsgUnrecognizedStop + Quote(reason)}
+	}
+}
+
+// Cancelled is the outcome of a turn whose cancellation was requested.
+func Cancelled() Outcome {
+	return Outcome{TurnCancelled, KindTurnCancelled, MsgTurnCancelled}
+}
+
+// InputRequired is the outcome of a turn ended because the runtime asked for
+// something only a person can give (DI-5); detail may be empty.
+func InputRequired(detail string) Outcome {
+	m := MsgInputRequired
+	if detail != "" {
+		m += ": " + detail
+	}
+	return Outcome{TurnInputRequired, KindTurnInputRequired, m}
+}

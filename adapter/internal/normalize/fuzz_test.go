@@ -1,0 +1,62 @@
+package normalize
+
+import (
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// FuzzUpdate feeds arbitrary update objects to the normalizer: it must never
+// panic, and every message it reports stays within the rune cap.
+func FuzzUpdate(f *testing.F) {
+	for _, s := range []string{
+		chunk("m", "hello"), chunk("", "x"),
+		`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","kind":"read"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed","title":"done"}`,
+		`{"sessionUpdate":"plan","entries":[]}`, `{"sessionUpdate":"weird"}`, `{}`, `null`, `"x"`, `{"sessionUpdate":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var n Normalizer
+		check := func(evs []Event) {
+			for _, e := range evs {
+				if utf8.ValidString(e.Message) && utf8.RuneCountInString(e.Message) > MaxRunes+1 {
+					t.Fatalf("message over cap: %d runes", utf8.RuneCountInString(e.Message))
+				}
+			}
+		}
+		evs, _ := n.Update(b, time.Unix(0, 0))
+		check(evs)
+		evs, _ = n.Update(b, time.Unix(1, 0))
+		check(evs)
+		check(n.Flush())
+	})
+}
+
+// FuzzDecodeNotification: arbitrary params never panic; success always
+// yields an object update.
+func FuzzDecodeNotification(f *testing.F) {
+	for _, s := range []string{`{"sessionId":"s","update":{"sessionUpdate":"plan"}}`, `{}`, `[]`, `{"sessionId":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, upd, err := DecodeNotification(b)
+		if err == nil && !isObject(upd) {
+			t.Fatalf("accepted a non-object update %q", upd)
+		}
+	})
+}
+
+// FuzzErrorText: any message and data render within the cap.
+func FuzzErrorText(f *testing.F) {
+	f.Add("m", []byte(`"d"`))
+	f.Add("m", []byte(`{"a":1}`))
+	f.Add("m", []byte(`nonsense`))
+	f.Fuzz(func(t *testing.T, msg string, data []byte) {
+		s := ErrorText(msg, data)
+		if utf8.RuneCountInString(s) > MaxRunes+1 {
+			t.Fatalf("over cap")
+		}
+	})
+}

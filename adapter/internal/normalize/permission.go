@@ -1,0 +1,25 @@
+package normalize
+
+// PermissionOption is the part of a permission option the selection reads.
+type PermissionOption struct {
+	OptionID string
+	Kind     string
+}
+
+// SelectRefusal picks the option a refusing answer selects (PM-1): the
+// first reject_once in sent order, else the first reject_always. Ids and
+// names are never interpreted and allow_* is never chosen. It returns false
+// when no refusing option exists, which ends the attempt (PM-2).
+func SelectRefusal(opts []PermissionOption) (string, bool) {
+	for _, o := range opts {
+		if o.Kind == "reject_once" {
+			return o.OptionID, true
+		}
+	}
+	for _, o := range opts {
+		if o.Kind == "reject_always" {
+			return o.OptionID, true
+		}
+	}
+	return "", false
+}
