@@ -1,0 +1,180 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Tier says how much a check's failure matters.
+type Tier string
+
+const (
+	// TierMandatory checks hold for every ACP agent; a failure makes acpcheck
+	// exit non-zero.
+	TierMandatory Tier = "mandatory"
+	// TierCapability checks run only when the agent advertises the capability
+	// they exercise; otherwise they are skipped. A failure counts like a
+	// mandatory one: the agent promised the capability.
+	TierCapability Tier = "capability"
+	// TierAdvisory checks report good practice; a failure never changes the
+	// exit status.
+	TierAdvisory Tier = "advisory"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+const (
+	// StatusPass: the agent did what the check requires.
+	StatusPass Status = "pass"
+	// StatusFail: the agent broke the requirement; the result carries the
+	// wire transcript.
+	StatusFail Status = "fail"
+	// StatusSkip: the check does not apply (capability not advertised).
+	StatusSkip Status = "skip"
+	// StatusNeedsModel: the check needs a prompt turn and the agent failed it
+	// with an authentication or backend error, so conformance could not be
+	// judged. It never counts as a failure.
+	StatusNeedsModel Status = "needs-model"
+)
+
+// Check is one requirement acpcheck grades. Each check runs against its own
+// freshly launched agent process, so one check's damage cannot leak into the
+// next and its transcript holds only what it caused.
+type Check struct {
+	// ID is stable and used in baselines, e.g. "session.cancel".
+	ID string
+	// Tier decides whether a failure changes the exit status.
+	Tier Tier
+	// Title is a one-line description of the requirement.
+	Title string
+	// Run grades the agent behind s. It returns nil to pass, or an error made
+	// with Failf, Skipf or NeedsModelf (any other error is a failure).
+	Run func(ctx context.Context, s *Session) error
+}
+
+// Result is one check's outcome.
+type Result struct {
+	ID     string `json:"id"`
+	Tier   Tier   `json:"tier"`
+	Title  string `json:"title"`
+	Status Status `json:"status"`
+	// Reason is one line saying why the check did not pass (empty on pass).
+	Reason string `json:"reason,omitempty"`
+	// Known is true when a baseline lists this check as a known failure and
+	// it failed again.
+	Known bool `json:"knownFailure,omitempty"`
+	// Fixed is true when a baseline lists this check as a known failure but
+	// it passed: the baseline is stale.
+	Fixed bool `json:"fixedSinceBaseline,omitempty"`
+	// Duration is how long the check took.
+	Duration time.Duration `json:"durationNs"`
+	// Transcript is the wire as the check saw it; kept only when the check
+	// did not pass.
+	Transcript []Line `json:"transcript,omitempty"`
+}
+
+// outcome is the error type a check returns to say how it ended.
+type outcome struct {
+	status Status
+	reason string
+}
+
+func (o *outcome) Error() string { return string(o.status) + ": " + o.reason }
+
+// Failf ends a check as failed with a one-line reason.
+func Failf(format string, args ...any) error {
+	return &outcome{status: StatusFail, reason: fmt.Sprintf(format, args...)}
+}
+
+// Skipf ends a check as not applicable.
+func Skipf(format string, args ...any) error {
+	return &outcome{status: StatusSkip, reason: fmt.Sprintf(format, args...)}
+}
+
+// NeedsModelf ends a check that could not be judged because the agent's
+// model or backend was unavailable.
+func NeedsModelf(format string, args ...any) error {
+	return &outcome{status: StatusNeedsModel, reason: fmt.Sprintf(format, args...)}
+}
+
+// Registry is an ordered set of checks with unique IDs.
+type Registry struct {
+	checks []Check
+}
+
+// Register adds c. It panics on a duplicate or empty ID because that is a
+// programming error in the registry's construction, never user input.
+func (r *Registry) Register(c Check) {
+	if c.ID == "" || c.Run == nil {
+		panic("check: Register needs an ID and a Run func")
+	}
+	if _, ok := r.Lookup(c.ID); ok {
+		panic("check: duplicate check ID " + c.ID)
+	}
+	r.checks = append(r.checks, c)
+}
+
+// Checks returns the registered checks in registration order.
+func (r *Registry) Checks() []Check { return slices.Clone(r.checks) }
+
+// Lookup finds a check by ID.
+func (r *Registry) Lookup(id string) (Check, bool) {
+	for _, c := range r.checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// Counts tallies results for a summary line.
+type Counts struct {
+	Pass       int `json:"pass"`
+	Fail       int `json:"fail"`
+	Skip       int `json:"skip"`
+	NeedsModel int `json:"needsModel"`
+	Known      int `json:"knownFailures"`
+	Fixed      int `json:"fixedSinceBaseline"`
+}
+
+// Count tallies rs.
+func Count(rs []Result) Counts {
+	var c Counts
+	for _, r := range rs {
+		switch r.Status {
+		case StatusPass:
+			c.Pass++
+		case StatusFail:
+			c.Fail++
+		case StatusSkip:
+			c.Skip++
+		case StatusNeedsModel:
+			c.NeedsModel++
+		}
+		if r.Known {
+			c.Known++
+		}
+		if r.Fixed {
+			c.Fixed++
+		}
+	}
+	return c
+}
+
+// Failed reports whether rs should make acpcheck exit non-zero: a
+// mandatory or capability-gated check failed and is not a known failure, or
+// a baseline entry is stale because its check now passes.
+func Failed(rs []Result) bool {
+	for _, r := range rs {
+		if r.Fixed {
+			return true
+		}
+		if r.Status == StatusFail && !r.Known && r.Tier != TierAdvisory {
+			return true
+		}
+	}
+	return false
+}

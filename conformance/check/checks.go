@@ -1,0 +1,445 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// Prompts acpcheck sends. They are ordinary requests a model can satisfy;
+// the cancel prompt asks for a long answer so there is time to cancel it
+// (and its word "slow" is the reference agent's cue for a slow turn).
+const (
+	TurnPrompt   = "Reply with one short sentence."
+	CancelPrompt = "Count from 1 to 1000, slow and steady, one number per line."
+)
+
+// UnknownSessionID is a session id no agent has created.
+const UnknownSessionID = "acpcheck-no-such-session"
+
+// turnUpdates are the session/update kinds that carry a turn's own output;
+// they must all arrive before the prompt response. Other kinds
+// (session_info_update, available_commands_update, usage_update, …) are
+// legitimately sent between turns.
+var turnUpdates = map[string]bool{
+	"user_message_chunk":  true,
+	"agent_message_chunk": true,
+	"agent_thought_chunk": true,
+	"tool_call":           true,
+	"tool_call_update":    true,
+	"plan":                true,
+}
+
+// replayUpdates are the kinds a session/load replay consists of.
+var replayUpdates = map[string]bool{
+	"user_message_chunk":  true,
+	"agent_message_chunk": true,
+}
+
+// Standard returns the registry of every check acpcheck runs, in the order
+// they are reported.
+func Standard() *Registry {
+	r := &Registry{}
+	r.Register(Check{ID: "initialize.version", Tier: TierMandatory,
+		Title: "initialize answers the requested protocol version (1)", Run: checkVersion})
+	r.Register(Check{ID: "initialize.capabilities", Tier: TierMandatory,
+		Title: "capability shapes match the schema and decode", Run: checkCapabilities})
+	r.Register(Check{ID: "initialize.agent-info", Tier: TierAdvisory,
+		Title: "initialize names the agent (agentInfo)", Run: checkAgentInfo})
+	r.Register(Check{ID: "rpc.unknown-method", Tier: TierMandatory,
+		Title: "an unknown method, plain or extension, is answered -32601", Run: checkUnknownMethod})
+	r.Register(Check{ID: "rpc.unknown-notification", Tier: TierMandatory,
+		Title: "an unknown extension notification is ignored", Run: checkUnknownNotification})
+	r.Register(Check{ID: "rpc.parse-error", Tier: TierMandatory,
+		Title: "a non-JSON line gets -32700 or is ignored, and the agent keeps working", Run: checkParseError})
+	r.Register(Check{ID: "session.new", Tier: TierMandatory,
+		Title: "session/new returns a session id", Run: checkNewSession})
+	r.Register(Check{ID: "session.unknown-id", Tier: TierMandatory,
+		Title: "a prompt for an unknown session id is an error", Run: checkUnknownSession})
+	r.Register(Check{ID: "prompt.updates-before-response", Tier: TierMandatory,
+		Title: "every update of a turn arrives before the prompt response", Run: checkUpdatesBeforeResponse})
+	r.Register(Check{ID: "prompt.cancel", Tier: TierMandatory,
+		Title: "session/cancel ends the turn with stopReason cancelled", Run: checkCancel})
+	r.Register(Check{ID: "session.load", Tier: TierCapability,
+		Title: "session/load replays the conversation before responding", Run: checkLoad})
+	r.Register(Check{ID: "session.resume", Tier: TierCapability,
+		Title: "session/resume responds without replaying", Run: checkResume})
+	r.Register(Check{ID: "session.close", Tier: TierCapability,
+		Title: "session/close succeeds when advertised", Run: checkClose})
+	r.Register(Check{ID: "session.delete", Tier: TierCapability,
+		Title: "session/delete succeeds when advertised, also for an unknown id", Run: checkDelete})
+	r.Register(Check{ID: "process.stdin-close", Tier: TierMandatory,
+		Title: "the process exits within the bound after stdin closes", Run: checkStdinClose})
+	r.Register(Check{ID: "process.sigterm", Tier: TierAdvisory,
+		Title: "the process exits within the bound after " + signalName, Run: checkTerminate})
+	return r
+}
+
+func checkVersion(ctx context.Context, s *Session) error {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return err
+	}
+	if h.ProtocolVersion == "" {
+		return Failf("initialize result has no protocolVersion")
+	}
+	if h.ProtocolVersion.String() != fmt.Sprint(RequestedVersion) {
+		return Failf("agent answered protocolVersion %s to a request for %d, which it must support", h.ProtocolVersion, RequestedVersion)
+	}
+	return nil
+}
+
+func checkCapabilities(ctx context.Context, s *Session) error {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return err
+	}
+	errs, err := capabilityShapeErrors(h.Result)
+	if err != nil {
+		return Failf("%v", err)
+	}
+	if len(errs) > 0 {
+		return Failf("%s", strings.Join(errs, "; "))
+	}
+	if err := decodeInitializeResult(h.Result); err != nil {
+		return Failf("initialize result does not decode: %v", err)
+	}
+	return nil
+}
+
+func checkAgentInfo(ctx context.Context, s *Session) error {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return err
+	}
+	if len(h.AgentInfo) == 0 || kindOf(h.AgentInfo) != "an object" {
+		return Failf("initialize result has no agentInfo")
+	}
+	var info struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(h.AgentInfo, &info) != nil || info.Name == "" || info.Version == "" {
+		return Failf("agentInfo lacks a name or version: %s", h.AgentInfo)
+	}
+	return nil
+}
+
+func checkUnknownMethod(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	for _, method := range []string{"acpcheck/no_such_method", "_acpcheck/no_such_method"} {
+		m, err := s.Call(ctx, method, map[string]any{})
+		if err != nil {
+			return Failf("%s: %v", method, err)
+		}
+		if m.Error == nil {
+			return Failf("%s answered %s, want error -32601", method, describe(m))
+		}
+		if m.Error.Code != -32601 {
+			return Failf("%s answered %v, want -32601", method, m.Error)
+		}
+	}
+	return nil
+}
+
+// strayResponses returns responses among msgs whose id is not one acpcheck
+// used: the agent answered something it must not answer.
+func strayResponses(msgs []*Message, ours map[string]bool) []*Message {
+	var out []*Message
+	for _, m := range msgs {
+		if (m.IsResponse() || (!m.Invalid && m.Method == "" && m.HasID)) && !ours[string(bytes.TrimSpace(m.ID))] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func checkUnknownNotification(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	from := s.Mark()
+	if err := s.Notify("_acpcheck/unknown_notification", map[string]any{"probe": true}); err != nil {
+		return Failf("%v", err)
+	}
+	id, err := s.Send("session/new", map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	if err != nil {
+		return Failf("%v", err)
+	}
+	m, err := s.Await(ctx, id)
+	if err != nil {
+		return Failf("after an unknown extension notification, session/new: %v", err)
+	}
+	if stray := strayResponses(between(s.Since(from), m.Seq), map[string]bool{fmt.Sprint(id): true}); len(stray) > 0 {
+		return Failf("agent answered the notification: %s", truncate(string(stray[0].Raw), 200))
+	}
+	return nil
+}
+
+func checkParseError(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	from := s.Mark()
+	if err := s.WriteRaw([]byte(`{"jsonrpc":"2.0","id":99,"method":`)); err != nil {
+		return Failf("%v", err)
+	}
+	id, err := s.Send("session/new", map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	if err != nil {
+		return Failf("%v", err)
+	}
+	m, err := s.Await(ctx, id)
+	if err != nil {
+		return Failf("after a non-JSON line, session/new: %v", err)
+	}
+	for _, r := range strayResponses(between(s.Since(from), m.Seq), map[string]bool{fmt.Sprint(id): true}) {
+		if r.Error == nil || r.Error.Code != -32700 {
+			return Failf("non-JSON line answered with %s, want -32700 or nothing", truncate(string(r.Raw), 200))
+		}
+		if r.HasID && string(bytes.TrimSpace(r.ID)) != "null" {
+			return Failf("-32700 answer carries id %s, want null", r.ID)
+		}
+	}
+	if m.Error != nil {
+		return Failf("after a non-JSON line, session/new answered %v", m.Error)
+	}
+	return nil
+}
+
+func checkNewSession(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	_, err := s.NewSession(ctx)
+	return err
+}
+
+func checkUnknownSession(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	m, err := s.Call(ctx, "session/prompt", PromptParams(UnknownSessionID, TurnPrompt))
+	if err != nil {
+		return Failf("session/prompt for an unknown session: %v", err)
+	}
+	if m.Error == nil {
+		return Failf("session/prompt for unknown session %q answered %s, want an error", UnknownSessionID, describe(m))
+	}
+	return nil
+}
+
+func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	sid, err := s.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	turn, err := s.Prompt(ctx, sid, TurnPrompt)
+	if err != nil {
+		return err
+	}
+	// A barrier: whatever the agent sends before answering this request was
+	// sent, in wire order, after the prompt response.
+	after := turn.Response.Seq + 1
+	if _, err := s.NewSession(ctx); err != nil {
+		return Failf("barrier session/new after the turn: %v", err)
+	}
+	for _, u := range Updates(s.Since(after)) {
+		if u.SessionID == sid && turnUpdates[u.Kind] {
+			return Failf("%s for the turn arrived after the prompt response", u.Kind)
+		}
+	}
+	return nil
+}
+
+func checkCancel(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	sid, err := s.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	from := s.Mark()
+	id, err := s.Send("session/prompt", PromptParams(sid, CancelPrompt))
+	if err != nil {
+		return Failf("%v", err)
+	}
+	want := fmt.Sprint(id)
+	// Cancel once the turn is visibly under way (its first update), so the
+	// cancel cannot overtake the prompt inside the agent.
+	first, err := s.WaitFor(ctx, from, func(m *Message) bool {
+		return (m.IsResponse() && string(bytes.TrimSpace(m.ID)) == want) ||
+			(m.IsNotification() && m.Method == "session/update")
+	})
+	if err != nil {
+		return Failf("waiting for the turn to start: %v", err)
+	}
+	if first.IsResponse() {
+		if first.Error != nil && ModelUnavailable(first.Error.Code) {
+			return NeedsModelf("session/prompt answered %v", first.Error)
+		}
+		return Skipf("the turn ended (%s) before it could be cancelled", describe(first))
+	}
+	if err := s.Notify("session/cancel", map[string]any{"sessionId": sid}); err != nil {
+		return Failf("%v", err)
+	}
+	turn, err := s.finishTurn(ctx, from, id)
+	if err != nil {
+		return err
+	}
+	if turn.StopReason != "cancelled" {
+		return Failf("cancelled turn ended with stopReason %q, want \"cancelled\"", turn.StopReason)
+	}
+	return nil
+}
+
+// priorTurn creates a session and runs one turn so there is a conversation
+// to load or resume.
+func priorTurn(ctx context.Context, s *Session) (string, error) {
+	sid, err := s.NewSession(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.Prompt(ctx, sid, TurnPrompt); err != nil {
+		return "", err
+	}
+	return sid, nil
+}
+
+func sessionParams(s *Session, sid string) map[string]any {
+	return map[string]any{"sessionId": sid, "cwd": s.Cwd, "mcpServers": []any{}}
+}
+
+func checkLoad(ctx context.Context, s *Session) error {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return err
+	}
+	if !h.LoadSession() {
+		return Skipf("agent does not advertise loadSession")
+	}
+	sid, err := priorTurn(ctx, s)
+	if err != nil {
+		return err
+	}
+	from := s.Mark()
+	m, err := s.Call(ctx, "session/load", sessionParams(s, sid))
+	if err != nil {
+		return Failf("session/load: %v", err)
+	}
+	if m.Error != nil {
+		return Failf("session/load answered %v", m.Error)
+	}
+	for _, u := range Updates(between(s.Since(from), m.Seq)) {
+		if u.SessionID == sid && replayUpdates[u.Kind] {
+			return nil
+		}
+	}
+	return Failf("session/load responded without replaying the conversation first")
+}
+
+func checkResume(ctx context.Context, s *Session) error {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return err
+	}
+	if !h.SessionCapability("resume") {
+		return Skipf("agent does not advertise sessionCapabilities.resume")
+	}
+	sid, err := priorTurn(ctx, s)
+	if err != nil {
+		return err
+	}
+	from := s.Mark()
+	m, err := s.Call(ctx, "session/resume", sessionParams(s, sid))
+	if err != nil {
+		return Failf("session/resume: %v", err)
+	}
+	if m.Error != nil {
+		return Failf("session/resume answered %v", m.Error)
+	}
+	for _, u := range Updates(between(s.Since(from), m.Seq)) {
+		if u.SessionID == sid && replayUpdates[u.Kind] {
+			return Failf("session/resume replayed the conversation (%s)", u.Kind)
+		}
+	}
+	return nil
+}
+
+func checkClose(ctx context.Context, s *Session) error {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return err
+	}
+	if !h.SessionCapability("close") {
+		return Skipf("agent does not advertise sessionCapabilities.close")
+	}
+	sid, err := s.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := s.Call(ctx, "session/close", map[string]any{"sessionId": sid})
+	if err != nil {
+		return Failf("session/close: %v", err)
+	}
+	if m.Error != nil {
+		return Failf("session/close answered %v", m.Error)
+	}
+	return nil
+}
+
+func checkDelete(ctx context.Context, s *Session) error {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return err
+	}
+	if !h.SessionCapability("delete") {
+		return Skipf("agent does not advertise sessionCapabilities.delete")
+	}
+	sid, err := s.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range []string{sid, UnknownSessionID} {
+		m, err := s.Call(ctx, "session/delete", map[string]any{"sessionId": id})
+		if err != nil {
+			return Failf("session/delete %q: %v", id, err)
+		}
+		if m.Error != nil {
+			return Failf("session/delete %q answered %v", id, m.Error)
+		}
+	}
+	return nil
+}
+
+func checkStdinClose(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	s.CloseStdin()
+	if !s.WaitExit(s.ExitBound) {
+		return Failf("still running %v after its stdin closed", s.ExitBound)
+	}
+	return nil
+}
+
+func checkTerminate(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return err
+	}
+	if err := s.Terminate(); err != nil {
+		return Failf("sending %s: %v", signalName, err)
+	}
+	if !s.WaitExit(s.ExitBound) {
+		return Failf("still running %v after %s", s.ExitBound, signalName)
+	}
+	return nil
+}

@@ -1,0 +1,222 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// RequestedVersion is the protocol version acpcheck asks for.
+const RequestedVersion = 1
+
+// Handshake is what acpcheck learned from initialize.
+type Handshake struct {
+	// Result is the raw initialize result.
+	Result json.RawMessage
+	// ProtocolVersion is the version the agent answered.
+	ProtocolVersion json.Number
+	// Caps are the raw agentCapabilities (nil when absent).
+	Caps json.RawMessage
+	// AgentInfo is the raw agentInfo (nil when absent).
+	AgentInfo json.RawMessage
+
+	loadSession bool
+	session     map[string]json.RawMessage
+}
+
+// LoadSession reports whether the agent advertised loadSession: true.
+func (h *Handshake) LoadSession() bool { return h.loadSession }
+
+// SessionCapability reports whether sessionCapabilities.<name> is present
+// and not null (presence means support).
+func (h *Handshake) SessionCapability(name string) bool {
+	v, ok := h.session[name]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// initializeParams is the client's side of the handshake: no client
+// capability is offered, so the agent must not call fs or terminal methods.
+func initializeParams(version int) map[string]any {
+	return map[string]any{
+		"protocolVersion": version,
+		"clientCapabilities": map[string]any{
+			"fs":       map[string]any{"readTextFile": false, "writeTextFile": false},
+			"terminal": false,
+		},
+		"clientInfo": map[string]any{"name": "acpcheck", "version": "1"},
+	}
+}
+
+// Initialize performs the handshake. Any failure is returned as a check
+// failure.
+func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
+	m, err := s.Call(ctx, "initialize", initializeParams(RequestedVersion))
+	if err != nil {
+		return nil, Failf("initialize: %v", err)
+	}
+	if m.Error != nil {
+		return nil, Failf("initialize answered %v", m.Error)
+	}
+	h := &Handshake{Result: m.Result}
+	var r struct {
+		ProtocolVersion json.Number     `json:"protocolVersion"`
+		Caps            json.RawMessage `json:"agentCapabilities"`
+		AgentInfo       json.RawMessage `json:"agentInfo"`
+	}
+	d := json.NewDecoder(bytes.NewReader(m.Result))
+	d.UseNumber()
+	if err := d.Decode(&r); err != nil {
+		return nil, Failf("initialize result is not an object: %v", err)
+	}
+	h.ProtocolVersion, h.Caps, h.AgentInfo = r.ProtocolVersion, r.Caps, r.AgentInfo
+	// Capability facts are read leniently here; the capabilities check is
+	// the one that judges their shapes.
+	var caps struct {
+		LoadSession bool                       `json:"loadSession"`
+		Session     map[string]json.RawMessage `json:"sessionCapabilities"`
+	}
+	_ = json.Unmarshal(r.Caps, &caps)
+	h.loadSession, h.session = caps.LoadSession, caps.Session
+	return h, nil
+}
+
+// NewSession creates a session and returns its id.
+func (s *Session) NewSession(ctx context.Context) (string, error) {
+	m, err := s.Call(ctx, "session/new", map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	if err != nil {
+		return "", Failf("session/new: %v", err)
+	}
+	if m.Error != nil {
+		if m.Error.Code == -32000 {
+			return "", Failf("session/new answered %v (authentication required: log the agent in first)", m.Error)
+		}
+		return "", Failf("session/new answered %v", m.Error)
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil || r.SessionID == "" {
+		return "", Failf("session/new result has no sessionId string: %s", m.Result)
+	}
+	return r.SessionID, nil
+}
+
+// Turn is one prompt turn as observed.
+type Turn struct {
+	// From is the sequence number of the first message received after the
+	// prompt was sent.
+	From int
+	// Response is the prompt's response.
+	Response *Message
+	// StopReason is the result's stopReason.
+	StopReason string
+}
+
+// PromptParams builds session/prompt params with one text block.
+func PromptParams(sessionID, text string) map[string]any {
+	return map[string]any{
+		"sessionId": sessionID,
+		"prompt":    []any{map[string]any{"type": "text", "text": text}},
+	}
+}
+
+// Prompt runs one turn to its response. An error response that means the
+// model or backend is unavailable becomes NeedsModelf; any other error
+// response, or a result without a stopReason, is a failure.
+func (s *Session) Prompt(ctx context.Context, sessionID, text string) (*Turn, error) {
+	from := s.Mark()
+	id, err := s.Send("session/prompt", PromptParams(sessionID, text))
+	if err != nil {
+		return nil, Failf("session/prompt: %v", err)
+	}
+	return s.finishTurn(ctx, from, id)
+}
+
+func (s *Session) finishTurn(ctx context.Context, from int, id int64) (*Turn, error) {
+	m, err := s.Await(ctx, id)
+	if err != nil {
+		return nil, Failf("session/prompt: %v", err)
+	}
+	if m.Error != nil {
+		if ModelUnavailable(m.Error.Code) {
+			return nil, NeedsModelf("session/prompt answered %v", m.Error)
+		}
+		return nil, Failf("session/prompt answered %v", m.Error)
+	}
+	var r struct {
+		StopReason string `json:"stopReason"`
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil || r.StopReason == "" {
+		return nil, Failf("session/prompt result has no stopReason: %s", m.Result)
+	}
+	return &Turn{From: from, Response: m, StopReason: r.StopReason}, nil
+}
+
+// ModelUnavailable reports whether a prompt error code means the agent
+// could not reach a working model (authentication required, an internal or
+// backend failure, or an HTTP-like status) rather than a protocol fault.
+func ModelUnavailable(code int64) bool {
+	return code == -32000 || code == -32603 || (code >= 400 && code <= 599)
+}
+
+// Update is a session/update notification, decoded just enough to classify.
+type Update struct {
+	Msg       *Message
+	SessionID string
+	Kind      string
+}
+
+// Updates returns the session/update notifications among msgs.
+func Updates(msgs []*Message) []Update {
+	var out []Update
+	for _, m := range msgs {
+		if !m.IsNotification() || m.Method != "session/update" {
+			continue
+		}
+		var p struct {
+			SessionID string `json:"sessionId"`
+			Update    struct {
+				Kind string `json:"sessionUpdate"`
+			} `json:"update"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		out = append(out, Update{Msg: m, SessionID: p.SessionID, Kind: p.Update.Kind})
+	}
+	return out
+}
+
+// between returns the messages with From <= Seq < to.
+func between(msgs []*Message, to int) []*Message {
+	var out []*Message
+	for _, m := range msgs {
+		if m.Seq < to {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// asOutcome reports whether err already says how the check ended.
+func asOutcome(err error) (*outcome, bool) {
+	var o *outcome
+	ok := errors.As(err, &o)
+	return o, ok
+}
+
+// describe renders a JSON-RPC error or result briefly for reasons.
+func describe(m *Message) string {
+	if m.Error != nil {
+		return m.Error.Error()
+	}
+	return fmt.Sprintf("result %s", truncate(string(m.Result), 200))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
