@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bufio"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/adapter"
+)
+
+// view is what the run reports to: the readable view or the JSON lines.
+// event is called from the adapter's goroutines while a turn is open; every
+// other method from the run's goroutine, and interrupted from the signal
+// watcher.
+type view interface {
+	status(label string)
+	startBegin(command, cwd string)
+	startupFailed(err error)
+	sessionStarted(s Session, took time.Duration)
+	turnBegin(n, total int, prompt string)
+	event(e adapter.Event)
+	turnEnd(t turnReport)
+	interrupted(hard bool)
+	stopBegin()
+	finish(r runReport)
+	close()
+}
+
+// jsonEvent is one normalized event on a line. Every member is always
+// present, so a script can index any of them without checking.
+type jsonEvent struct {
+	Type           string     `json:"type"`
+	Time           string     `json:"time"`
+	Message        string     `json:"message"`
+	SessionID      string     `json:"session_id"`
+	AgentPID       string     `json:"agent_pid"`
+	ToolName       string     `json:"tool_name"`
+	ToolDurationMS int64      `json:"tool_duration_ms"`
+	ToolError      bool       `json:"tool_error"`
+	Usage          *jsonUsage `json:"usage"`
+	Model          string     `json:"model"`
+}
+
+// jsonUsage is adapter.Usage with the snake_case names of the other members.
+type jsonUsage struct {
+	Input     int64 `json:"input"`
+	Output    int64 `json:"output"`
+	Total     int64 `json:"total"`
+	CacheRead int64 `json:"cache_read"`
+}
+
+// jsonStartupFailed is printed when the session did not start.
+type jsonStartupFailed struct {
+	Type      string `json:"type"`
+	ErrorKind string `json:"error_kind"`
+	Message   string `json:"message"`
+}
+
+// jsonResult is always the last line.
+type jsonResult struct {
+	Type       string `json:"type"`
+	ExitReason string `json:"exit_reason"`
+	ErrorKind  string `json:"error_kind"`
+	Message    string `json:"message"`
+	SessionID  string `json:"session_id"`
+	Turns      int    `json:"turns"`
+}
+
+// jsonTimeLayout is RFC 3339 with nanoseconds, always in UTC.
+const jsonTimeLayout = time.RFC3339Nano
+
+// jsonView writes one JSON object per line and nothing else.
+type jsonView struct {
+	mu     sync.Mutex
+	w      *bufio.Writer
+	enc    *json.Encoder
+	stderr io.Writer
+}
+
+// newJSONView writes the JSON lines to w; interrupt notes, meant for a person
+// at the keyboard, go to stderr.
+func newJSONView(w, stderr io.Writer) *jsonView {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &jsonView{w: bw, enc: enc, stderr: stderr}
+}
+
+// write encodes v as one line and flushes it, so a reader sees each event
+// as it happens. A failed write (a closed pipe) has nowhere to be reported.
+func (j *jsonView) write(v any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_ = j.enc.Encode(v)
+	_ = j.w.Flush()
+}
+
+func toJSONEvent(e adapter.Event) jsonEvent {
+	out := jsonEvent{
+		Type:           string(e.Type),
+		Message:        e.Message,
+		SessionID:      e.SessionID,
+		AgentPID:       e.AgentPID,
+		ToolName:       e.ToolName,
+		ToolDurationMS: e.ToolDurationMS,
+		ToolError:      e.ToolError,
+		Model:          e.Model,
+	}
+	if !e.Time.IsZero() {
+		out.Time = e.Time.UTC().Format(jsonTimeLayout)
+	}
+	if e.Usage != nil {
+		out.Usage = &jsonUsage{Input: e.Usage.Input, Output: e.Usage.Output, Total: e.Usage.Total, CacheRead: e.Usage.CacheRead}
+	}
+	return out
+}
+
+func (j *jsonView) event(e adapter.Event) { j.write(toJSONEvent(e)) }
+
+func (j *jsonView) startupFailed(err error) {
+	j.write(jsonStartupFailed{Type: string(adapter.EventStartupFailed), ErrorKind: string(adapter.KindOf(err)), Message: err.Error()})
+}
+
+func (j *jsonView) interrupted(hard bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, _ = io.WriteString(j.stderr, interruptNote(hard)+"\n")
+}
+
+func (j *jsonView) finish(r runReport) {
+	j.write(jsonResult{
+		Type:       "result",
+		ExitReason: r.Reason,
+		ErrorKind:  string(r.Kind),
+		Message:    r.Message,
+		SessionID:  r.SessionID,
+		Turns:      len(r.Turns),
+	})
+}
+
+// The JSON stream carries only events and the result; progress, interrupt
+// notes and summaries belong to people.
+func (j *jsonView) status(string)                         {}
+func (j *jsonView) startBegin(string, string)             {}
+func (j *jsonView) sessionStarted(Session, time.Duration) {}
+func (j *jsonView) turnBegin(int, int, string)            {}
+func (j *jsonView) turnEnd(turnReport)                    {}
+func (j *jsonView) stopBegin()                            {}
+func (j *jsonView) close()                                {}

@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode"
+
+	"acpkit.dev/adapter"
+)
+
+// Env is everything Main takes from its process, so tests can supply fakes.
+type Env struct {
+	// Args are the command-line arguments without the program name.
+	Args []string
+	// Stdout receives the view or the JSON lines; Stderr usage text,
+	// interrupt notes and adapter logs.
+	Stdout, Stderr io.Writer
+	// Live selects the live view (progress indicator, colour): set it only
+	// when Stdout is a terminal.
+	Live bool
+	// Color allows ANSI colour in the live view.
+	Color bool
+	// Tick paces the progress indicator of the live view; nil disables it.
+	Tick <-chan time.Time
+	// Signals delivers os.Interrupt and syscall.SIGTERM; nil means none.
+	Signals <-chan os.Signal
+	// Getwd returns the current directory.
+	Getwd func() (string, error)
+	// Now reads the clock for durations.
+	Now func() time.Time
+	// NewRuntime builds the adapter binding, its logs going to logger.
+	NewRuntime func(logger *slog.Logger) (Runtime, error)
+	// ReferenceAgent returns the path of the reference agent's binary,
+	// building it when needed; it is called only when --command is absent.
+	ReferenceAgent func(ctx context.Context) (string, error)
+}
+
+// Main runs acprun and returns its exit status.
+func Main(env Env) int {
+	cfg, err := parseFlags(env.Args, env.Stderr, env.Getwd)
+	switch {
+	case errors.Is(err, errHelp):
+		return ExitCompleted
+	case err != nil:
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(env.Stderr, "acprun: %s\n", ue.Reason)
+		} else {
+			fmt.Fprintf(env.Stderr, "acprun: %v\n", err)
+		}
+		return ExitUsage
+	}
+	var v view
+	if cfg.JSON {
+		v = newJSONView(env.Stdout, env.Stderr)
+	} else {
+		v = newTextView(env.Stdout, env.Live, env.Color, env.Tick, env.Now)
+	}
+	defer v.close()
+	r := &run{cfg: cfg, env: env, view: v}
+	return r.main()
+}
+
+// run is one acprun invocation: one session, its turns, its teardown.
+type run struct {
+	cfg  Config
+	env  Env
+	view view
+
+	// hardCtx ends on the second interrupt (or SIGTERM): everything stops
+	// at once, including the teardown's graceful window.
+	hardCtx  context.Context
+	hardStop context.CancelFunc
+
+	mu         sync.Mutex
+	interrupts int
+	phase      context.CancelFunc // cancels the start or turn in progress
+	stopping   bool               // teardown has begun
+	rt         Runtime
+	sess       *Session // set once StartSession returned
+
+	stopOnce sync.Once
+	stopErr  error
+	stopTook time.Duration
+	bg       sync.WaitGroup // the hard-teardown goroutine
+}
+
+func (r *run) main() int {
+	began := r.env.Now()
+	r.hardCtx, r.hardStop = context.WithCancel(context.Background())
+	defer r.hardStop()
+
+	done := make(chan struct{})
+	var watch sync.WaitGroup
+	if r.env.Signals != nil {
+		watch.Go(func() { r.watchSignals(done) })
+	}
+	rep := r.session()
+	close(done)
+	watch.Wait()
+	r.bg.Wait()
+
+	rep.TotalTook = r.env.Now().Sub(began)
+	r.mu.Lock()
+	rep.Interrupts = r.interrupts
+	r.mu.Unlock()
+	r.view.finish(rep)
+	return rep.Status
+}
+
+// session runs start, turns and stop, and reports the outcome.
+func (r *run) session() runReport {
+	rep := runReport{}
+	fail := func(err error, status int, reason string) runReport {
+		rep.Status, rep.Reason = status, reason
+		rep.Kind, rep.Message = adapter.KindOf(err), err.Error()
+		return rep
+	}
+
+	command := r.cfg.Command
+	if !r.cfg.CommandGiven {
+		r.view.status("building the reference agent")
+		path, err := r.env.ReferenceAgent(r.hardCtx)
+		if err != nil {
+			err = &adapter.Error{Kind: adapter.KindAgentNotFound, Message: "the reference agent is unavailable", Err: err}
+			r.view.startupFailed(err)
+			return fail(err, ExitStartFailed, reasonStartFailed)
+		}
+		if strings.ContainsFunc(path, unicode.IsSpace) {
+			// agent.command is split on whitespace (LT-3).
+			err := &adapter.Error{Kind: adapter.KindAgentNotFound, Message: "the reference agent is unavailable",
+				Err: fmt.Errorf("its path %q contains whitespace, which agent.command cannot carry", path)}
+			r.view.startupFailed(err)
+			return fail(err, ExitStartFailed, reasonStartFailed)
+		}
+		command = path
+		if r.cfg.Demo {
+			command += demoFlags
+		}
+	}
+
+	logger := slog.New(slog.NewTextHandler(r.env.Stderr, &slog.HandlerOptions{Level: r.cfg.LogLevel}))
+	rt, err := r.env.NewRuntime(logger)
+	if err != nil {
+		r.view.startupFailed(err)
+		return fail(err, ExitStartFailed, reasonStartFailed)
+	}
+
+	params := adapter.StartParams{
+		WorkspacePath: r.cfg.Cwd,
+		Agent: adapter.AgentConfig{
+			Kind:          adapter.KindName,
+			Command:       command,
+			ReadTimeoutMS: millis(r.cfg.ReadTimeout),
+			TurnTimeoutMS: millis(r.cfg.TurnTimeout),
+			StopGraceMS:   millis(r.cfg.StopGrace),
+		},
+		ResumeSessionID:        r.cfg.Resume,
+		MCPConfigPath:          r.cfg.MCPConfig,
+		CredentialVerification: r.cfg.VerifyCredential,
+	}
+	r.view.startBegin(command, r.cfg.Cwd)
+	startCtx, cancelStart := context.WithCancel(r.hardCtx)
+	r.setPhase(cancelStart)
+	t0 := r.env.Now()
+	sess, err := rt.StartSession(startCtx, params)
+	rep.StartTook = r.env.Now().Sub(t0)
+	r.setPhase(nil)
+	cancelStart()
+	r.mu.Lock()
+	r.rt, r.sess = rt, &sess
+	hard := r.hardCtx.Err() != nil
+	r.mu.Unlock()
+	rep.SessionID, rep.AgentPID = sess.ID, sess.AgentPID
+	if hard {
+		// A second interrupt during the start: tear down now.
+		r.stopAsync()
+	}
+	if err != nil {
+		r.view.startupFailed(err)
+		r.stop(&rep)
+		status, reason := ExitStartFailed, reasonStartFailed
+		if r.interrupted() {
+			status, reason = ExitCancelled, reasonCancelled
+		}
+		return fail(err, status, reason)
+	}
+	r.view.sessionStarted(sess, rep.StartTook)
+
+	rep.Status, rep.Reason = ExitCompleted, reasonCompleted
+	for i, prompt := range r.cfg.Prompts {
+		if r.interrupted() {
+			rep.Skipped = len(r.cfg.Prompts) - i
+			rep.Status, rep.Reason = ExitCancelled, reasonCancelled
+			rep.Kind, rep.Message = adapter.KindTurnCancelled, "interrupted before the turn started"
+			break
+		}
+		t := r.turn(sess, i+1, prompt)
+		rep.Turns = append(rep.Turns, t)
+		if t.Outcome == adapter.EventTurnCompleted && t.Kind == "" {
+			continue
+		}
+		rep.Status, rep.Reason = statusOf(t)
+		if r.interrupted() {
+			// However the turn ended (a hard teardown ends it as a lost
+			// connection), a person stopped it.
+			rep.Status, rep.Reason = ExitCancelled, reasonCancelled
+		}
+		rep.Kind, rep.Message = t.Kind, t.Message
+		rep.Skipped = len(r.cfg.Prompts) - i - 1
+		break
+	}
+	r.stop(&rep)
+	return rep
+}
+
+// turn runs one prompt.
+func (r *run) turn(sess Session, n int, prompt string) turnReport {
+	r.view.turnBegin(n, len(r.cfg.Prompts), prompt)
+	ctx, cancel := context.WithCancel(r.hardCtx)
+	defer cancel()
+	if r.cfg.TurnTimeout > 0 {
+		// The orchestrator, not the adapter, bounds a turn (CFG-4): the
+		// deadline cancels the turn through the protocol like an interrupt.
+		ctx, cancel = context.WithTimeout(ctx, r.cfg.TurnTimeout)
+		defer cancel()
+	}
+	r.setPhase(cancel)
+	t0 := r.env.Now()
+	res, err := r.rt.RunTurn(ctx, sess, adapter.TurnParams{Prompt: prompt, OnEvent: r.view.event})
+	took := r.env.Now().Sub(t0)
+	r.setPhase(nil)
+
+	t := turnReport{N: n, Outcome: res.Outcome, Kind: res.Kind, Message: res.Message, Took: took, Result: res}
+	if err != nil {
+		if t.Kind == "" {
+			t.Kind = adapter.KindOf(err)
+		}
+		if t.Message == "" {
+			t.Message = err.Error()
+		}
+		if t.Outcome == "" || t.Outcome == adapter.EventTurnCompleted {
+			// An error without a terminal outcome (e.g. a refused turn
+			// start) is still a failed turn.
+			t.Outcome = adapter.EventTurnFailed
+		}
+		if t.Kind == "" {
+			t.Kind = adapter.KindTurnFailed
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && !r.interrupted() {
+		// The turn bound elapsed: report it as the orchestrator would.
+		t.Outcome, t.Kind = adapter.EventTurnFailed, adapter.KindTurnTimeout
+		t.Message = fmt.Sprintf("turn timed out after %s", r.cfg.TurnTimeout)
+	}
+	r.view.turnEnd(t)
+	return t
+}
+
+// stop runs StopSession exactly once and records its duration.
+func (r *run) stop(rep *runReport) {
+	r.mu.Lock()
+	r.stopping = true
+	r.mu.Unlock()
+	r.view.stopBegin()
+	r.doStop()
+	rep.StopTook, rep.StopErr = r.stopTook, r.stopErr
+}
+
+func (r *run) doStop() {
+	r.stopOnce.Do(func() {
+		r.mu.Lock()
+		rt, sess := r.rt, r.sess
+		r.mu.Unlock()
+		if rt == nil || sess == nil {
+			return
+		}
+		t0 := r.env.Now()
+		// hardCtx is the teardown's context: the second interrupt ends the
+		// graceful window at once (TD-5 then force-kills the group).
+		r.stopErr = rt.StopSession(r.hardCtx, *sess)
+		r.stopTook = r.env.Now().Sub(t0)
+	})
+}
+
+// stopAsync starts the teardown from the signal watcher; it runs beside a
+// turn still in flight, whose wait it ends by ending the runtime.
+func (r *run) stopAsync() {
+	r.bg.Go(r.doStop)
+}
+
+// setPhase records the cancel function of the start or turn in progress.
+func (r *run) setPhase(cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.phase = cancel
+	if cancel != nil && r.interrupts > 0 {
+		// An interrupt arrived before this phase began.
+		cancel()
+	}
+}
+
+func (r *run) interrupted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.interrupts > 0
+}
+
+// watchSignals applies the interrupt policy until done closes: the first
+// interrupt cancels the start or turn in progress (the adapter sends
+// session/cancel) and lets teardown run gracefully; the second, or a
+// SIGTERM, tears everything down at once.
+func (r *run) watchSignals(done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case sig := <-r.env.Signals:
+			r.mu.Lock()
+			r.interrupts++
+			hard := r.interrupts > 1 || sig == syscall.SIGTERM || r.stopping
+			phase := r.phase
+			started := r.sess != nil
+			r.mu.Unlock()
+			if !hard {
+				r.view.interrupted(false)
+				if phase != nil {
+					phase()
+				}
+				continue
+			}
+			r.view.interrupted(true)
+			r.hardStop()
+			if started {
+				r.stopAsync()
+			}
+		}
+	}
+}

@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"acpkit.dev/adapter"
+)
+
+// ANSI sequences of the live view.
+const (
+	ansiClearLine = "\r\x1b[2K"
+	ansiReset     = "\x1b[0m"
+	ansiBold      = "\x1b[1m"
+	ansiDim       = "\x1b[2m"
+	ansiRed       = "\x1b[31m"
+	ansiGreen     = "\x1b[32m"
+	ansiYellow    = "\x1b[33m"
+	ansiCyan      = "\x1b[36m"
+)
+
+// spinnerFrames animate the progress indicator.
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// tagWidth aligns the event lines' text after their tag.
+const tagWidth = 10
+
+// textView is the readable view. Without live it writes plain lines only,
+// identical from run to run but for what the runtime and the clock report;
+// with live it adds colour and a progress indicator redrawn on every tick
+// while acprun waits on the runtime.
+type textView struct {
+	mu    sync.Mutex
+	w     io.Writer
+	live  bool
+	color bool
+	now   func() time.Time
+
+	waiting bool      // the progress indicator is shown
+	label   string    // what acprun waits for
+	since   time.Time // when the wait began
+	frame   int
+	drawn   bool // the indicator occupies the current line
+	chunks  int  // streamed text chunks of the message being written
+
+	quit chan struct{}
+	done chan struct{}
+}
+
+func newTextView(w io.Writer, live, color bool, tick <-chan time.Time, now func() time.Time) *textView {
+	v := &textView{w: w, live: live, color: live && color, now: now, quit: make(chan struct{}), done: make(chan struct{})}
+	if live && tick != nil {
+		go v.spin(tick)
+	} else {
+		close(v.done)
+	}
+	return v
+}
+
+// spin redraws the progress indicator on every tick until close.
+func (v *textView) spin(tick <-chan time.Time) {
+	defer close(v.done)
+	for {
+		select {
+		case <-v.quit:
+			return
+		case <-tick:
+			v.mu.Lock()
+			v.drawSpinner()
+			v.mu.Unlock()
+		}
+	}
+}
+
+// drawSpinner draws the indicator line; v.mu is held.
+func (v *textView) drawSpinner() {
+	if !v.waiting {
+		return
+	}
+	v.frame = (v.frame + 1) % len(spinnerFrames)
+	label := v.label
+	if v.chunks > 0 {
+		label = fmt.Sprintf("the agent is writing (%d chunks)", v.chunks)
+	}
+	elapsed := v.now().Sub(v.since)
+	fmt.Fprintf(v.w, "%s%s %s %s", ansiClearLine, v.paint(ansiCyan, spinnerFrames[v.frame]), label, v.paint(ansiDim, fmtDur(elapsed)))
+	v.drawn = true
+}
+
+// wait shows the indicator with label; v.mu is held.
+func (v *textView) wait(label string) {
+	v.waiting, v.label, v.since = true, label, v.now()
+}
+
+// line writes one line, first clearing the indicator; v.mu is held.
+func (v *textView) line(format string, args ...any) {
+	if v.drawn {
+		io.WriteString(v.w, ansiClearLine)
+		v.drawn = false
+	}
+	fmt.Fprintf(v.w, format+"\n", args...)
+}
+
+// tagged writes an event line: a fixed-width tag, then text whose further
+// lines are indented under the first.
+func (v *textView) tagged(color, tag, text string) {
+	pad := strings.Repeat(" ", 2+tagWidth)
+	text = strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+pad)
+	v.line("  %s%s", v.paint(color, fmt.Sprintf("%-*s", tagWidth, tag)), text)
+}
+
+func (v *textView) paint(color, s string) string {
+	if !v.color || color == "" {
+		return s
+	}
+	return color + s + ansiReset
+}
+
+func (v *textView) status(label string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.wait(label)
+}
+
+func (v *textView) startBegin(command, cwd string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line("%s %s", v.paint(ansiBold, "acprun"), fmt.Sprintf("starting %s in %s", command, cwd))
+	v.wait("starting the runtime")
+}
+
+func (v *textView) startupFailed(err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waiting = false
+	v.line("%s %s", v.paint(ansiRed, "startup failed:"), describeErr(adapter.KindOf(err), err.Error()))
+}
+
+func (v *textView) sessionStarted(s Session, took time.Duration) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waiting = false
+	v.line("session %s started (agent pid %s) in %s", s.ID, s.AgentPID, fmtDur(took))
+}
+
+func (v *textView) turnBegin(n, total int, prompt string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line("%s %s", v.paint(ansiBold, fmt.Sprintf("turn %d/%d", n, total)), firstLine(prompt, 72))
+	v.chunks = 0
+	v.wait("waiting for the agent")
+}
+
+func (v *textView) event(e adapter.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch e.Type {
+	case adapter.EventNotification:
+		switch classifyNotice(e.Message) {
+		case noticeChunk:
+			// One streamed chunk (EV-3): the text arrives whole when the
+			// message completes, exactly as Sortie sees it.
+			v.chunks++
+			return
+		case noticeAgentText:
+			tag := "agent"
+			if v.chunks > 0 {
+				tag = fmt.Sprintf("agent ×%d", v.chunks)
+			}
+			v.chunks = 0
+			v.tagged(ansiBold, tag, e.Message)
+		case noticeRefused:
+			v.tagged(ansiYellow, "refused", e.Message)
+		case noticeNeedsPerson:
+			v.tagged(ansiYellow, "needs you", e.Message)
+		case noticeGap:
+			v.tagged(ansiYellow, "gap", e.Message)
+		case noticeToolGated:
+			v.tagged(ansiYellow, "gated", e.Message)
+		}
+	case adapter.EventToolResult:
+		status, color := "ok", ansiGreen
+		if e.ToolError {
+			status, color = "failed", ansiRed
+		}
+		v.tagged(ansiCyan, "tool", fmt.Sprintf("%s %s %s  %s", e.ToolName, v.paint(color, status), fmtDur(time.Duration(e.ToolDurationMS)*time.Millisecond), e.Message))
+	case adapter.EventOtherMessage:
+		v.tagged(ansiDim, "other", e.Message)
+	case adapter.EventTokenUsage:
+		if e.Usage != nil {
+			v.tagged(ansiDim, "usage", fmt.Sprintf("input %d, output %d, total %d, cache read %d%s",
+				e.Usage.Input, e.Usage.Output, e.Usage.Total, e.Usage.CacheRead, modelSuffix(e.Model)))
+		}
+	case adapter.EventMalformed:
+		v.tagged(ansiRed, "malformed", e.Message)
+	case adapter.EventSessionStarted, adapter.EventTurnCompleted, adapter.EventTurnFailed,
+		adapter.EventTurnCancelled, adapter.EventTurnInputRequired, adapter.EventTurnEndedWithError:
+		// The session line and turnEnd say these with more context.
+		return
+	default:
+		v.tagged(ansiDim, string(e.Type), e.Message)
+	}
+	if v.waiting {
+		v.since = v.now()
+	}
+}
+
+func (v *textView) turnEnd(t turnReport) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waiting = false
+	head := fmt.Sprintf("turn %d", t.N)
+	switch t.Outcome {
+	case adapter.EventTurnCompleted:
+		v.line("%s %s in %s", head, v.paint(ansiGreen, "completed"), fmtDur(t.Took))
+	case adapter.EventTurnCancelled:
+		v.line("%s %s in %s: %s", head, v.paint(ansiYellow, "cancelled"), fmtDur(t.Took), describeErr(t.Kind, t.Message))
+	case adapter.EventTurnInputRequired:
+		v.line("%s %s in %s: %s", head, v.paint(ansiYellow, "needs a person"), fmtDur(t.Took), describeErr(t.Kind, t.Message))
+	default:
+		v.line("%s %s in %s: %s", head, v.paint(ansiRed, "failed"), fmtDur(t.Took), describeErr(t.Kind, t.Message))
+	}
+}
+
+// interruptNote is what a person sees after pressing Ctrl-C.
+func interruptNote(hard bool) string {
+	if hard {
+		return "acprun: interrupted again, stopping the runtime at once"
+	}
+	return "acprun: interrupted, cancelling (press Ctrl-C again to stop at once)"
+}
+
+func (v *textView) interrupted(hard bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line("%s", v.paint(ansiYellow, interruptNote(hard)))
+}
+
+func (v *textView) stopBegin() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.wait("stopping the session")
+}
+
+func (v *textView) finish(r runReport) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waiting = false
+	v.line("%s", v.paint(ansiBold, "summary"))
+	row := func(k, val string) { v.line("  %-11s %s", k, val) }
+	if r.SessionID != "" {
+		row("session", fmt.Sprintf("%s (agent pid %s)", r.SessionID, r.AgentPID))
+	}
+	turns := fmt.Sprintf("%d", len(r.Turns))
+	if r.Skipped > 0 {
+		turns += fmt.Sprintf(" (%d not run)", r.Skipped)
+	}
+	row("turns", turns)
+	color := ansiGreen
+	if r.Status != ExitCompleted {
+		color = ansiRed
+	}
+	row("result", v.paint(color, fmt.Sprintf("%s (exit %d)", r.Reason, r.Status)))
+	if r.Kind != "" {
+		row("error kind", string(r.Kind))
+	}
+	if r.Message != "" {
+		row("message", r.Message)
+	}
+	var per []string
+	for _, t := range r.Turns {
+		per = append(per, fmtDur(t.Took))
+	}
+	durs := "start " + fmtDur(r.StartTook)
+	if len(per) > 0 {
+		durs += ", turns " + strings.Join(per, " + ")
+	}
+	durs += ", stop " + fmtDur(r.StopTook) + ", total " + fmtDur(r.TotalTook)
+	row("durations", durs)
+	if r.StopErr != nil {
+		row("stop error", r.StopErr.Error())
+	}
+}
+
+// close stops the progress indicator and clears its line.
+func (v *textView) close() {
+	close(v.quit)
+	<-v.done
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.drawn {
+		io.WriteString(v.w, ansiClearLine)
+		v.drawn = false
+	}
+}
+
+// describeErr renders "kind: message", or the message alone without a kind.
+func describeErr(kind adapter.Kind, msg string) string {
+	if kind == "" {
+		return msg
+	}
+	return string(kind) + ": " + msg
+}
+
+func modelSuffix(model string) string {
+	if model == "" {
+		return ""
+	}
+	return ", model " + model
+}
+
+// fmtDur renders a duration for people: milliseconds below a second, else
+// seconds with two decimals.
+func fmtDur(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// firstLine returns s's first line, cut to max runes with an ellipsis.
+func firstLine(s string, max int) string {
+	s, _, cut := strings.Cut(s, "\n")
+	if utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		return string(r[:max]) + "…"
+	}
+	if cut {
+		return s + " …"
+	}
+	return s
+}
