@@ -65,6 +65,7 @@ const summary = {
   stopReasons: [],
   permission: { requests: 0, options: [], selected: null },
   replay: null,
+  outOfTurn: {},
   agentExits: [],
 };
 let phase = "start";
@@ -141,7 +142,16 @@ async function stopAgent(agent) {
 }
 
 // The collector receives session/update notifications for the current step.
-let collect = () => fail("session/update outside any step");
+// Between steps, updates are legal (agents send some outside turns) but are
+// counted apart, so the summary shows them.
+function outOfTurn(params) {
+  count(summary.outOfTurn, params.update.sessionUpdate);
+}
+let collect = outOfTurn;
+
+// Sessions the client has sent session/cancel for: a permission request
+// for them is answered "cancelled", as the protocol asks of clients.
+const cancelledSessions = new Set();
 
 function newApp() {
   return acp
@@ -154,7 +164,10 @@ function newApp() {
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       summary.permission.requests++;
       summary.permission.options = params.options.map((o) => ({ optionId: o.optionId, kind: o.kind }));
-      if (phase !== "prompt permission") fail("unexpected session/request_permission");
+      if (cancelledSessions.has(params.sessionId)) {
+        return { outcome: { outcome: "cancelled" } };
+      }
+      if (phase !== "prompt permission") fail(`unexpected session/request_permission during ${phase}`);
       const reject = params.options.find((o) => o.kind === "reject_once");
       if (!reject) {
         fail("permission request offers no reject_once option");
@@ -198,6 +211,7 @@ async function promptTurn(ctx, sessionId, name) {
     // cancel sent now cannot overtake the prompt.
     if (name === "slow" && !cancelSent) {
       cancelSent = true;
+      cancelledSessions.add(sessionId);
       agentCx.notify(acp.methods.agent.session.cancel, { sessionId }).catch((err) => fail(`session/cancel: ${err.message}`));
     }
   };
@@ -205,6 +219,7 @@ async function promptTurn(ctx, sessionId, name) {
     sessionId,
     prompt: [{ type: "text", text: PROMPTS[name] }],
   });
+  cancelledSessions.delete(sessionId);
   turn.stopReason = res.stopReason;
   summary.stopReasons.push(res.stopReason);
   summary.turns.push(turn);
@@ -230,7 +245,7 @@ async function main() {
     await promptTurn(ctx, sessionId, "plain");
     await promptTurn(ctx, sessionId, "permission");
     await promptTurn(ctx, sessionId, "slow");
-    collect = () => fail("session/update after the last turn");
+    collect = outOfTurn;
     return summary.agent.loadSession;
   });
   phase = "stop first agent";
@@ -255,7 +270,7 @@ async function main() {
       }
     };
     await ctx.request(acp.methods.agent.session.load, { sessionId: summary.sessionId, cwd: storeDir, mcpServers: [] });
-    collect = () => fail("session/update after session/load answered");
+    collect = outOfTurn;
     summary.replay = replay;
   });
   phase = "stop second agent";

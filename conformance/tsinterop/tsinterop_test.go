@@ -61,6 +61,8 @@ type summary struct {
 		Chunks     int               `json:"chunks"`
 		Transcript []transcriptEntry `json:"transcript"`
 	} `json:"replay"`
+	// Updates that arrived between the flow's steps, by kind.
+	OutOfTurn map[string]int `json:"outOfTurn"`
 	// An exit code (float64 after decoding) or "signal NAME" per agent process.
 	AgentExits []any `json:"agentExits"`
 }
@@ -178,6 +180,8 @@ func requireFlow(t *testing.T, s summary, agentName string) {
 	assert.Equal(t, map[string]int{"user_message_chunk": 3, "agent_message_chunk": 8}, s.Replay.Updates)
 	assert.Equal(t, 11, s.Replay.Chunks)
 	assert.Equal(t, wantTranscript(promptPlain, promptPermission, promptSlow), s.Replay.Transcript)
+
+	assert.Empty(t, s.OutOfTurn, "updates outside the flow's steps")
 
 	// Both agent processes exited by themselves, successfully, once their
 	// stdin closed.
