@@ -142,9 +142,6 @@ func (r *run) session() runReport {
 			return fail(err, ExitStartFailed, reasonStartFailed)
 		}
 		command = path
-		if r.cfg.Demo {
-			command += demoFlags
-		}
 	}
 
 	logger := slog.New(slog.NewTextHandler(r.env.Stderr, &slog.HandlerOptions{Level: r.cfg.LogLevel}))

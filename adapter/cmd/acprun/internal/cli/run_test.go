@@ -179,7 +179,7 @@ func TestDemoRunsItsPromptsOnTheReferenceAgent(t *testing.T) {
 	h := newHarness(rt)
 	require.Equal(t, ExitCompleted, h.run("--demo"), h.stderr.String())
 	assert.Equal(t, demoPrompts, rt.prompts)
-	assert.Equal(t, "/opt/acpkit/refagent"+demoFlags, rt.start.Agent.Command)
+	assert.Equal(t, "/opt/acpkit/refagent", rt.start.Agent.Command)
 }
 
 func TestReferenceAgentUnavailableIsAStartFailure(t *testing.T) {
