@@ -1,0 +1,143 @@
+// Package launch resolves what a session start runs and starts it: the
+// workspace and command checks of spec §3 (LT-*), and the Launcher seam
+// with its local Unix implementation (§5: SP-1..SP-4, SP-8's pipes, SP-9).
+//
+// The seam is shaped for the launchers that come later. An SSH launcher
+// (§21) resolves to the local ssh binary (Resolve already does, LT-4) and
+// returns the same *Process for the relay; a Windows launcher (SP-5..SP-7)
+// fills the same Process with job-object control. Neither ships here.
+package launch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Spec describes one process to start.
+type Spec struct {
+	// Program is the absolute path of the executable (Target.Program).
+	Program string
+	// Args are the arguments after the program name.
+	Args []string
+	// Dir is the workspace, re-verified immediately before the start (LT-5)
+	// and made the child's working directory.
+	Dir string
+	// Env holds assignments appended after the inherited parent environment,
+	// so they override same-named variables (SP-1): the measurement sources'
+	// assignments on a local launch.
+	Env []string
+	// Grace is how long the group has between the graceful signal and the
+	// kill when the start's context ends (SP-3). Non-positive means 5 s.
+	Grace time.Duration
+}
+
+// DefaultGrace is the SP-3 grace used when Spec.Grace is not positive; it
+// equals the stop-grace default of CFG-6.
+const DefaultGrace = 5 * time.Second
+
+// Launcher starts a runtime process.
+//
+// ctx binds the process's whole life, not just the start (SP-3): when it
+// ends, the process group gets the graceful signal and, grace later, the
+// kill. A caller that wants the process to outlive ctx passes
+// context.WithoutCancel(ctx).
+type Launcher interface {
+	Launch(ctx context.Context, spec Spec) (*Process, error)
+}
+
+// groupControl signals the process group a Process runs in. Each platform
+// or transport (local Unix group, Windows job, ssh relay) has its own.
+type groupControl interface {
+	// terminate sends the graceful signal; it never waits.
+	terminate() error
+	// kill force-terminates every member of the group.
+	kill() error
+}
+
+// Process is a started runtime: its pipes, its group and its reap.
+//
+// The session owns the read ends of stdout and stderr for the whole
+// session: the reap never closes them (SP-2), so output written by a
+// descendant after the runtime exited is still readable, and closing them
+// is the session's last teardown step (TD-10).
+type Process struct {
+	pid    int
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr io.ReadCloser
+	group  groupControl
+
+	exited chan struct{}
+	status ExitStatus // written once, before exited is closed
+}
+
+// PID is the process id as a decimal string (SP-9).
+func (p *Process) PID() string { return strconv.Itoa(p.pid) }
+
+// Stdin is the write end of the child's standard input.
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// Stdout is the read end of the child's standard output.
+func (p *Process) Stdout() io.ReadCloser { return p.stdout }
+
+// Stderr is the read end of the child's standard error.
+func (p *Process) Stderr() io.ReadCloser { return p.stderr }
+
+// Terminate sends the graceful signal (SIGTERM) to the process group
+// (TD-3). It never waits, and its failures are ignored: the group may
+// already be gone, and the kill that follows in teardown is the backstop.
+func (p *Process) Terminate() { _ = p.group.terminate() }
+
+// Kill sends SIGKILL to the process group (TD-6). It is safe to call after
+// the reap: members that stayed in the group (for example a descendant
+// holding stdout) are still killed. A descendant that moved itself into
+// another group survives (TD-12).
+func (p *Process) Kill() { _ = p.group.kill() }
+
+// CloseStdin closes the write end of the child's standard input (TD-4).
+// Closing a pipe does not block; a write blocked in another goroutine
+// returns an error.
+func (p *Process) CloseStdin() { _ = p.stdin.Close() }
+
+// Exited is closed once the child has exited and been reaped. The reap
+// happens exactly once, on a goroutine of the launcher.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Status is the exit status. It is meaningful only after Exited is closed;
+// before that it returns the zero value.
+func (p *Process) Status() ExitStatus {
+	select {
+	case <-p.exited:
+		return p.status
+	default:
+		return ExitStatus{}
+	}
+}
+
+// ExitStatus is how a reaped process ended.
+type ExitStatus struct {
+	// Code is the exit code, or -1 when a signal ended the process or the
+	// wait itself failed.
+	Code int
+	// Signal names the signal that ended the process ("terminated",
+	// "killed"), or is empty.
+	Signal string
+	// Err is set when the wait failed and the status is unknown.
+	Err error
+}
+
+// String renders the status the way the early exit report quotes it
+// (SS-3): "exit status 7", "exit status 0", "signal: killed".
+func (s ExitStatus) String() string {
+	switch {
+	case s.Err != nil:
+		return "exit status unknown: " + s.Err.Error()
+	case s.Signal != "":
+		return "signal: " + s.Signal
+	default:
+		return fmt.Sprintf("exit status %d", s.Code)
+	}
+}

@@ -1,0 +1,159 @@
+//go:build unix
+
+package launch
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"acpkit.dev/adapter/internal/fault"
+)
+
+// The SP-4 messages, byte for byte.
+const (
+	MsgStdinPipe  = "failed to create stdin pipe"
+	MsgStdoutPipe = "failed to create stdout pipe"
+	MsgStderrPipe = "failed to create stderr pipe"
+	MsgStart      = "failed to start subprocess"
+)
+
+// Local starts the runtime as a child of this process on Unix: in its own
+// process group, with the full parent environment plus Spec.Env, and with
+// stdin, stdout and stderr as pipes (SP-1, SP-2). The zero value is ready.
+type Local struct {
+	// pipe makes one pipe; tests replace it to fail a chosen pipe (SP-4).
+	pipe func() (r, w *os.File, err error)
+}
+
+var _ Launcher = Local{}
+
+// Launch re-verifies spec.Dir (LT-5), creates the three pipes, starts the
+// child in a new process group and starts its reaper. Failures are
+// *fault.Error values: invalid_workspace_cwd (LT-5) or port_exit (SP-4);
+// nothing is left running or open after a failure. A context already done
+// refuses the start as port_exit (the spec leaves this open, Q-9).
+func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
+	dir, err := CheckWorkspace(spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	mkpipe := l.pipe
+	if mkpipe == nil {
+		mkpipe = os.Pipe
+	}
+	// parentEnds are kept on success; childEnds are closed after the start
+	// either way, so the child holds the only copies.
+	var parentEnds, childEnds []*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			_ = f.Close()
+		}
+	}
+	stdinR, stdinW, err := mkpipe()
+	if err != nil {
+		return nil, fault.New(fault.PortExit, MsgStdinPipe, err)
+	}
+	parentEnds, childEnds = append(parentEnds, stdinW), append(childEnds, stdinR)
+	stdoutR, stdoutW, err := mkpipe()
+	if err != nil {
+		closeAll(parentEnds)
+		closeAll(childEnds)
+		return nil, fault.New(fault.PortExit, MsgStdoutPipe, err)
+	}
+	parentEnds, childEnds = append(parentEnds, stdoutR), append(childEnds, stdoutW)
+	stderrR, stderrW, err := mkpipe()
+	if err != nil {
+		closeAll(parentEnds)
+		closeAll(childEnds)
+		return nil, fault.New(fault.PortExit, MsgStderrPipe, err)
+	}
+	parentEnds, childEnds = append(parentEnds, stderrR), append(childEnds, stderrW)
+
+	if err := ctx.Err(); err != nil {
+		closeAll(parentEnds)
+		closeAll(childEnds)
+		return nil, fault.New(fault.PortExit, MsgStart, err)
+	}
+	cmd := &exec.Cmd{
+		Path:   spec.Program,
+		Args:   append([]string{spec.Program}, spec.Args...),
+		Dir:    dir,
+		Env:    append(os.Environ(), spec.Env...),
+		Stdin:  stdinR,
+		Stdout: stdoutW,
+		Stderr: stderrW,
+		// Setpgid with Pgid 0 makes the child the leader of a new group
+		// whose id is its pid, so signals reach everything it spawns.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = cmd.Start()
+	closeAll(childEnds)
+	if err != nil {
+		closeAll(parentEnds)
+		return nil, fault.New(fault.PortExit, MsgStart, err)
+	}
+	p := &Process{
+		pid:    cmd.Process.Pid,
+		stdin:  stdinW,
+		stdout: stdoutR,
+		stderr: stderrR,
+		group:  unixGroup(cmd.Process.Pid),
+		exited: make(chan struct{}),
+	}
+	grace := spec.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	stopBinding := context.AfterFunc(ctx, func() { p.endGroup(grace) })
+	go func() {
+		// cmd.Wait closes nothing of ours: every stdio is an *os.File we
+		// own, so no copying goroutines exist and the read ends stay open.
+		p.status = exitStatus(cmd.Wait())
+		close(p.exited)
+		stopBinding()
+	}()
+	return p, nil
+}
+
+// endGroup is the SP-3 binding: graceful signal, then the kill once grace
+// has passed without the reap.
+func (p *Process) endGroup(grace time.Duration) {
+	p.Terminate()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		p.Kill()
+	}
+}
+
+// exitStatus converts cmd.Wait's result.
+func exitStatus(err error) ExitStatus {
+	if err == nil {
+		return ExitStatus{Code: 0}
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return ExitStatus{Code: -1, Err: err}
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ExitStatus{Code: -1, Signal: ws.Signal().String()}
+	}
+	return ExitStatus{Code: ee.ExitCode()}
+}
+
+// unixGroup controls the process group whose id is the leader's pid. After
+// the group is empty its id may in principle be reused by an unrelated new
+// group leader; the window is the instant between the last member's death
+// and a teardown's kill, which the kernel's pid allocation makes remote.
+type unixGroup int
+
+func (g unixGroup) terminate() error { return unix.Kill(-int(g), unix.SIGTERM) }
+func (g unixGroup) kill() error      { return unix.Kill(-int(g), unix.SIGKILL) }
