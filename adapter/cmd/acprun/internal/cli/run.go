@@ -59,21 +59,24 @@ func Main(env Env) int {
 		return ExitUsage
 	}
 	var v view
+	logTo := env.Stderr
 	if cfg.JSON {
 		v = newJSONView(env.Stdout, env.Stderr)
 	} else {
-		v = newTextView(env.Stdout, env.Live, env.Color, env.Tick, env.Now)
+		tv := newTextView(env.Stdout, env.Live, env.Color, env.Tick, env.Now)
+		v, logTo = tv, tv.logWriter(env.Stderr)
 	}
 	defer v.close()
-	r := &run{cfg: cfg, env: env, view: v}
+	r := &run{cfg: cfg, env: env, view: v, logTo: logTo}
 	return r.main()
 }
 
 // run is one acprun invocation: one session, its turns, its teardown.
 type run struct {
-	cfg  Config
-	env  Env
-	view view
+	cfg   Config
+	env   Env
+	view  view
+	logTo io.Writer // where adapter log records go
 
 	// hardCtx ends on the second interrupt (or SIGTERM): everything stops
 	// at once, including the teardown's graceful window.
@@ -144,7 +147,7 @@ func (r *run) session() runReport {
 		command = path
 	}
 
-	logger := slog.New(slog.NewTextHandler(r.env.Stderr, &slog.HandlerOptions{Level: r.cfg.LogLevel}))
+	logger := slog.New(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}))
 	rt, err := r.env.NewRuntime(logger)
 	if err != nil {
 		r.view.startupFailed(err)

@@ -286,6 +286,29 @@ func (v *textView) finish(r runReport) {
 	}
 }
 
+// logWriter returns a writer for stderr that first clears the progress
+// indicator, so log records never land in the middle of its line when both
+// streams are the same terminal.
+func (v *textView) logWriter(stderr io.Writer) io.Writer {
+	if !v.live {
+		return stderr
+	}
+	return writerFunc(func(p []byte) (int, error) {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if v.drawn {
+			io.WriteString(v.w, ansiClearLine)
+			v.drawn = false
+		}
+		return stderr.Write(p)
+	})
+}
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
 // close stops the progress indicator and clears its line.
 func (v *textView) close() {
 	close(v.quit)

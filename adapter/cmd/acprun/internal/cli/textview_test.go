@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -44,33 +45,45 @@ func TestMillis(t *testing.T) {
 	assert.Equal(t, 1500, millis(1500*time.Millisecond))
 }
 
-// TestLiveViewDrawsAndClearsTheProgressIndicator drives the live view with a
-// hand-fed tick channel: each send returns once the previous tick is drawn.
+// draw redraws the indicator as one tick of the spinner goroutine does.
+func draw(v *textView) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.drawSpinner()
+}
+
 func TestLiveViewDrawsAndClearsTheProgressIndicator(t *testing.T) {
 	var out bytes.Buffer
-	tick := make(chan time.Time)
 	now := epoch
-	v := newTextView(&out, true, true, tick, func() time.Time { return now })
+	v := newTextView(&out, true, true, nil, func() time.Time { return now })
 	v.turnBegin(1, 1, "hello")
 	now = epoch.Add(1500 * time.Millisecond)
-	tick <- now
+	draw(v)
+	assert.Contains(t, out.String(), "waiting for the agent "+ansiDim+"1.50s", "the indicator says what acprun waits for, and for how long")
 	v.event(ev(adapter.EventNotification, ""))
-	tick <- now
-	tick <- now // the second draw is done once this send is taken
+	draw(v)
+	assert.Contains(t, out.String(), "the agent is writing (1 chunks)", "streamed chunks show as progress")
 	v.event(ev(adapter.EventNotification, "Done."))
+	assert.True(t, strings.HasSuffix(out.String(), ansiClearLine+"  "+ansiBold+"agent ×1  "+ansiReset+"Done.\n"), "a line first clears the indicator")
 	v.turnEnd(turnReport{N: 1, Outcome: adapter.EventTurnCompleted})
-	tick <- now // not waiting any more: nothing drawn
-	tick <- now
+	assert.Contains(t, out.String(), ansiGreen+"completed"+ansiReset)
+	before := out.Len()
+	draw(v)
+	assert.Equal(t, before, out.Len(), "nothing is drawn once the turn ended")
 	v.close()
+}
 
+func TestLiveViewSpinsOnTicks(t *testing.T) {
+	var out bytes.Buffer
+	tick := make(chan time.Time)
+	v := newTextView(&out, true, false, tick, func() time.Time { return epoch })
+	v.status("starting the runtime")
+	tick <- epoch
+	tick <- epoch // taken only after the first tick was drawn
+	v.close()
 	s := out.String()
-	assert.Contains(t, s, "waiting for the agent", "the indicator says what acprun waits for")
-	assert.Contains(t, s, "1.50s", "and for how long")
-	assert.Contains(t, s, "the agent is writing (1 chunks)", "streamed chunks show as progress")
-	assert.Contains(t, s, ansiClearLine+"  "+ansiBold+"agent ×1  "+ansiReset+"Done.\n", "a line first clears the indicator")
-	assert.Contains(t, s, ansiGreen+"completed"+ansiReset)
-	last := s[strings.LastIndex(s, "\n")+1:]
-	assert.Empty(t, last, "nothing is drawn after the turn ended")
+	assert.Contains(t, s, spinnerFrames[1]+" starting the runtime 0ms")
+	assert.True(t, strings.HasSuffix(s, ansiClearLine), "close clears the indicator")
 }
 
 func TestLiveViewWithoutColor(t *testing.T) {
@@ -79,4 +92,22 @@ func TestLiveViewWithoutColor(t *testing.T) {
 	v.turnEnd(turnReport{N: 1, Outcome: adapter.EventTurnFailed, Kind: adapter.KindPortExit, Message: "gone"})
 	v.close()
 	assert.Equal(t, "turn 1 failed in 0ms: port_exit: gone\n", out.String())
+}
+
+func TestLiveViewClearsTheIndicatorBeforeALogRecord(t *testing.T) {
+	var out, logs bytes.Buffer
+	v := newTextView(&out, true, false, nil, func() time.Time { return epoch })
+	v.status("building the reference agent")
+	draw(v)
+	w := v.logWriter(&logs)
+	_, err := w.Write([]byte("level=WARN msg=x\n"))
+	assert.NoError(t, err)
+	assert.True(t, strings.HasSuffix(out.String(), "0ms"+ansiClearLine), "the indicator line is cleared before the record")
+	assert.Equal(t, "level=WARN msg=x\n", logs.String())
+	v.close()
+
+	var plain bytes.Buffer
+	pv := newTextView(&out, false, false, nil, time.Now)
+	assert.Equal(t, io.Writer(&plain), pv.logWriter(&plain), "plain output needs no clearing")
+	pv.close()
 }
