@@ -1,0 +1,182 @@
+package stderrlog
+
+import (
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Sanitize removes terminal escape sequences (CSI, OSC, DCS/SOS/PM/APC
+// strings and two-byte escapes, also in their 8-bit C1 forms) and every
+// other control character from s; a tab becomes a space and invalid UTF-8
+// becomes U+FFFD. What is left is safe to print on one log line (SS-3).
+func Sanitize(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+			i++
+		case r == '\t':
+			b.WriteByte(' ')
+			i += n
+		case r == 0x1b: // ESC: an escape sequence, or a lone ESC
+			i = skipEscape(s, i+n)
+		case r == 0x9b: // C1 CSI
+			i = skipCSI(s, i+n)
+		case r == 0x9d, r == 0x90, r == 0x98, r == 0x9e, r == 0x9f: // C1 OSC, DCS, SOS, PM, APC
+			i = skipString(s, i+n)
+		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+			i += n
+		default:
+			b.WriteString(s[i : i+n])
+			i += n
+		}
+	}
+	return b.String()
+}
+
+// skipEscape skips what follows an ESC at s[i:] and returns the index after
+// the sequence.
+func skipEscape(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '[':
+		return skipCSI(s, i+1)
+	case ']', 'P', 'X', '^', '_':
+		return skipString(s, i+1)
+	}
+	// nF/Fp/Fe/Fs escapes: intermediates 0x20-0x2F, then one final byte.
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// skipCSI skips parameter and intermediate bytes and the final byte.
+func skipCSI(s string, i int) int {
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x3f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// skipString skips a control string up to its terminator (BEL, ESC \ or
+// C1 ST) or the end of the line.
+func skipString(s string, i int) int {
+	for i < len(s) {
+		switch {
+		case s[i] == 0x07:
+			return i + 1
+		case s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\':
+			return i + 2
+		case strings.HasPrefix(s[i:], "\u009c"):
+			return i + len("\u009c")
+		}
+		i++
+	}
+	return i
+}
+
+// Mask is the text that replaces a secret.
+const Mask = "***"
+
+var (
+	// secretAssignment is key=value or key: value whose key names a
+	// credential; the value is masked, the key kept for diagnosis.
+	secretAssignment = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:api[_-]?key|token|secret|passw(?:or)?d|credential|auth)[A-Za-z0-9_.-]*["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&"']+)`)
+	// authScheme is an Authorization header value.
+	authScheme = regexp.MustCompile(`(?i)(\bbearer|authorization:\s*basic)(\s+)[A-Za-z0-9._~+/=-]{6,}`)
+	// urlUserinfo is user:password@ in a URL.
+	urlUserinfo = regexp.MustCompile(`(://)[^/\s:@]+:[^/\s@]+@`)
+	// knownToken matches credential formats that identify themselves.
+	knownToken = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|gh[posur]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{10,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`)
+	// secretName marks environment variables whose values are secrets.
+	secretName = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|passw(or)?d|credential|auth)`)
+)
+
+// minSecretLen keeps short environment values (say "1" or "true") from
+// being masked all over a line.
+const minSecretLen = 8
+
+// Masker replaces secrets in text: values of the environment variables
+// whose names mark them as credentials (the runtime inherits them and may
+// echo them), credential-looking assignments, authorization schemes, URL
+// passwords and self-identifying token formats.
+type Masker struct {
+	values []string // longest first, so a value containing another wins
+}
+
+// NewMasker builds a Masker for environ (KEY=value entries, as from
+// os.Environ).
+func NewMasker(environ []string) *Masker {
+	m := &Masker{}
+	seen := map[string]bool{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || len(v) < minSecretLen || !secretName.MatchString(k) || seen[v] {
+			continue
+		}
+		seen[v] = true
+		m.values = append(m.values, v)
+	}
+	sort.Slice(m.values, func(i, j int) bool { return len(m.values[i]) > len(m.values[j]) })
+	return m
+}
+
+// DefaultMasker masks this process's environment secrets (what a child
+// inherits, SP-1).
+func DefaultMasker() *Masker { return NewMasker(os.Environ()) }
+
+// Mask returns s with secrets replaced by Mask. Each pattern runs only when
+// a cheap keyword test says it can match, so ordinary output costs little.
+func (m *Masker) Mask(s string) string {
+	for _, v := range m.values {
+		s = strings.ReplaceAll(s, v, Mask)
+	}
+	lower := strings.ToLower(s)
+	if strings.Contains(lower, "://") {
+		s = urlUserinfo.ReplaceAllString(s, "${1}"+Mask+"@")
+	}
+	if strings.Contains(lower, "bearer") || strings.Contains(lower, "basic") {
+		s = authScheme.ReplaceAllString(s, "${1}${2}"+Mask)
+	}
+	if containsAny(lower, "key", "token", "secret", "passw", "credential", "auth") {
+		s = secretAssignment.ReplaceAllStringFunc(s, func(match string) string {
+			sub := secretAssignment.FindStringSubmatch(match)
+			switch strings.ToLower(sub[2]) {
+			case strings.ToLower(Mask), "bearer", "basic":
+				// already masked, or an authorization scheme whose
+				// credential authScheme masked
+				return match
+			}
+			return sub[1] + Mask
+		})
+	}
+	if containsAny(s, "sk-", "gh", "github_pat_", "xox", "AKIA", "AIza", "ya29.", "eyJ") {
+		s = knownToken.ReplaceAllString(s, Mask)
+	}
+	return s
+}
+
+// containsAny reports whether s contains any of subs.
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
