@@ -130,7 +130,7 @@ func checkAgentInfo(ctx context.Context, s *Session) error {
 
 func checkUnknownMethod(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	for _, method := range []string{"acpcheck/no_such_method", "_acpcheck/no_such_method"} {
 		m, err := s.Call(ctx, method, map[string]any{})
@@ -161,19 +161,15 @@ func strayResponses(msgs []*Message, ours map[string]bool) []*Message {
 
 func checkUnknownNotification(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	from := s.Mark()
 	if err := s.Notify("_acpcheck/unknown_notification", map[string]any{"probe": true}); err != nil {
 		return Failf("%v", err)
 	}
-	id, err := s.Send("session/new", map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	id, m, err := s.ping(ctx)
 	if err != nil {
-		return Failf("%v", err)
-	}
-	m, err := s.Await(ctx, id)
-	if err != nil {
-		return Failf("after an unknown extension notification, session/new: %v", err)
+		return Failf("after an unknown extension notification: %v", err)
 	}
 	if stray := strayResponses(between(s.Since(from), m.Seq), map[string]bool{fmt.Sprint(id): true}); len(stray) > 0 {
 		return Failf("agent answered the notification: %s", truncate(string(stray[0].Raw), 200))
@@ -183,19 +179,15 @@ func checkUnknownNotification(ctx context.Context, s *Session) error {
 
 func checkParseError(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	from := s.Mark()
 	if err := s.WriteRaw([]byte(`{"jsonrpc":"2.0","id":99,"method":`)); err != nil {
 		return Failf("%v", err)
 	}
-	id, err := s.Send("session/new", map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	id, m, err := s.ping(ctx)
 	if err != nil {
-		return Failf("%v", err)
-	}
-	m, err := s.Await(ctx, id)
-	if err != nil {
-		return Failf("after a non-JSON line, session/new: %v", err)
+		return Failf("after a non-JSON line: %v", err)
 	}
 	for _, r := range strayResponses(between(s.Since(from), m.Seq), map[string]bool{fmt.Sprint(id): true}) {
 		if r.Error == nil || r.Error.Code != -32700 {
@@ -205,15 +197,12 @@ func checkParseError(ctx context.Context, s *Session) error {
 			return Failf("-32700 answer carries id %s, want null", r.ID)
 		}
 	}
-	if m.Error != nil {
-		return Failf("after a non-JSON line, session/new answered %v", m.Error)
-	}
 	return nil
 }
 
 func checkNewSession(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	_, err := s.NewSession(ctx)
 	return err
@@ -221,7 +210,7 @@ func checkNewSession(ctx context.Context, s *Session) error {
 
 func checkUnknownSession(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	m, err := s.Call(ctx, "session/prompt", PromptParams(UnknownSessionID, TurnPrompt))
 	if err != nil {
@@ -235,11 +224,11 @@ func checkUnknownSession(ctx context.Context, s *Session) error {
 
 func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	sid, err := s.NewSession(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	turn, err := s.Prompt(ctx, sid, TurnPrompt)
 	if err != nil {
@@ -248,8 +237,8 @@ func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
 	// A barrier: whatever the agent sends before answering this request was
 	// sent, in wire order, after the prompt response.
 	after := turn.Response.Seq + 1
-	if _, err := s.NewSession(ctx); err != nil {
-		return Failf("barrier session/new after the turn: %v", err)
+	if _, _, err := s.ping(ctx); err != nil {
+		return Failf("barrier request after the turn: %v", err)
 	}
 	for _, u := range Updates(s.Since(after)) {
 		if u.SessionID == sid && turnUpdates[u.Kind] {
@@ -261,11 +250,11 @@ func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
 
 func checkCancel(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	sid, err := s.NewSession(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	from := s.Mark()
 	id, err := s.Send("session/prompt", PromptParams(sid, CancelPrompt))
@@ -321,14 +310,14 @@ func sessionParams(s *Session, sid string) map[string]any {
 func checkLoad(ctx context.Context, s *Session) error {
 	h, err := s.Initialize(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	if !h.LoadSession() {
 		return Skipf("agent does not advertise loadSession")
 	}
 	sid, err := priorTurn(ctx, s)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	from := s.Mark()
 	m, err := s.Call(ctx, "session/load", sessionParams(s, sid))
@@ -349,14 +338,14 @@ func checkLoad(ctx context.Context, s *Session) error {
 func checkResume(ctx context.Context, s *Session) error {
 	h, err := s.Initialize(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	if !h.SessionCapability("resume") {
 		return Skipf("agent does not advertise sessionCapabilities.resume")
 	}
 	sid, err := priorTurn(ctx, s)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	from := s.Mark()
 	m, err := s.Call(ctx, "session/resume", sessionParams(s, sid))
@@ -377,14 +366,14 @@ func checkResume(ctx context.Context, s *Session) error {
 func checkClose(ctx context.Context, s *Session) error {
 	h, err := s.Initialize(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	if !h.SessionCapability("close") {
 		return Skipf("agent does not advertise sessionCapabilities.close")
 	}
 	sid, err := s.NewSession(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	m, err := s.Call(ctx, "session/close", map[string]any{"sessionId": sid})
 	if err != nil {
@@ -399,14 +388,14 @@ func checkClose(ctx context.Context, s *Session) error {
 func checkDelete(ctx context.Context, s *Session) error {
 	h, err := s.Initialize(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	if !h.SessionCapability("delete") {
 		return Skipf("agent does not advertise sessionCapabilities.delete")
 	}
 	sid, err := s.NewSession(ctx)
 	if err != nil {
-		return err
+		return prereq(err)
 	}
 	for _, id := range []string{sid, UnknownSessionID} {
 		m, err := s.Call(ctx, "session/delete", map[string]any{"sessionId": id})
@@ -422,7 +411,7 @@ func checkDelete(ctx context.Context, s *Session) error {
 
 func checkStdinClose(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	s.CloseStdin()
 	if !s.WaitExit(s.ExitBound) {
@@ -433,7 +422,7 @@ func checkStdinClose(ctx context.Context, s *Session) error {
 
 func checkTerminate(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
-		return err
+		return prereq(err)
 	}
 	if err := s.Terminate(); err != nil {
 		return Failf("sending %s: %v", signalName, err)
@@ -442,4 +431,28 @@ func checkTerminate(ctx context.Context, s *Session) error {
 		return Failf("still running %v after %s", s.ExitBound, signalName)
 	}
 	return nil
+}
+
+// prereq turns the failure of a step another check grades (initialize,
+// session/new, a plain prompt turn) into a skip, so each broken requirement
+// fails exactly one check.
+func prereq(err error) error {
+	if o, ok := asOutcome(err); ok && o.status == StatusFail {
+		return Skipf("prerequisite failed: %s", o.reason)
+	}
+	return err
+}
+
+// PingMethod is the request acpcheck uses to prove the agent still answers:
+// any response, even an error, will do.
+const PingMethod = "acpcheck/ping"
+
+// ping sends PingMethod and waits for any response.
+func (s *Session) ping(ctx context.Context) (int64, *Message, error) {
+	id, err := s.Send(PingMethod, map[string]any{})
+	if err != nil {
+		return 0, nil, err
+	}
+	m, err := s.Await(ctx, id)
+	return id, m, err
 }

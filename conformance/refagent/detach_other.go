@@ -1,0 +1,8 @@
+//go:build !unix
+
+package refagent
+
+import "os/exec"
+
+// detach has no process groups to leave on this platform.
+func detach(*exec.Cmd) {}

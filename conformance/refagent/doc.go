@@ -1,0 +1,147 @@
+// Package refagent is the deterministic reference ACP agent that the rest of
+// acpkit tests against (binary: acpkit.dev/conformance/cmd/refagent). It
+// speaks protocol version 1 over stdin/stdout, logs to stderr (log/slog
+// text, component=refagent), and does exactly what its flags and the words
+// of each prompt ask — including every misbehaviour real runtimes show.
+//
+// # Default behaviour
+//
+// initialize answers the requested version (1), with agentInfo
+// {name: "acpkit-refagent", version: "1.0.0"}, no auth methods and no
+// optional capability. session/new returns ids "sess-1", "sess-2", … (the
+// first unused, also counting --state-dir). A prompt with no content word
+// streams two agent messages in several agent_message_chunk updates, each
+// message with its own messageId ("<sid>-t<turn>-m1": "Hello", ", ",
+// "from the reference agent."; "<sid>-t<turn>-m2": "You said: ",
+// <prompt text>) and ends with end_turn. A prompt for an unknown session id
+// is error -32002. Unknown methods get -32601; unknown notifications are
+// ignored; a line that is not JSON gets -32700 with "id": null. When stdin
+// closes the process exits 0 at once; SIGTERM has its default effect.
+//
+// # Prompt words
+//
+// Words are whitespace-separated tokens of the prompt text (surrounding
+// punctuation ignored); other text is ignored. The --words flag applies
+// words to every prompt (and rejects unknown ones). The turn plays its
+// words in this fixed order:
+//
+//	thought               an agent_thought_chunk
+//	plan                  a plan with two entries
+//	exit=CODE             after the updates so far (at least one chunk), exit
+//	                      the process with status CODE, mid-turn
+//	garbage               write the line "refagent: this line is not JSON"
+//	oversize              write a valid session/update line of
+//	                      --oversize-bytes bytes (default 10 MiB + 1: over
+//	                      the SDK's default bound)
+//	foreign               an agent_message_chunk for session id
+//	                      "refagent-foreign-session"
+//	unknown-update        an update with sessionUpdate "refagent_custom_update"
+//	tools                 tool calls "read-1" (read), "edit-1" (edit) going
+//	                      pending → in_progress → completed, and "exec-1"
+//	                      (execute) going pending → in_progress → failed
+//	permission            tool call "perm-1" (delete), then
+//	                      session/request_permission offering allow_once
+//	                      "allow" and reject_once "reject"; the tool call
+//	                      completes only if an allow option was selected, and
+//	                      a message chunk reports the outcome
+//	permission-allow-only the same, offering only allow_once "allow" and
+//	                      allow_always "allow-always"
+//	elicit                elicitation/create (form mode); a chunk reports the
+//	                      answer or error
+//	call-unknown          call the client method "refagent/unknown_method";
+//	                      a chunk reports the error
+//	image                 an agent_message_chunk with image content
+//	text                  the two default messages (implied when no other
+//	                      content word — thought, plan, tools, image — is
+//	                      given)
+//	full                  thought, plan, tools and text together
+//	slow                  after the above, keep reporting progress every
+//	                      100ms until session/cancel (stop reason: the
+//	                      --cancel-stop-reason, default cancelled) or
+//	                      --slow-for passes (end_turn)
+//	slow-ignore-cancel    the same but session/cancel is ignored: the turn
+//	                      ends with end_turn after --slow-for
+//	usage                 a usage_update, and the prompt result carries
+//	                      _meta.quota.token_count {input_tokens: 120,
+//	                      output_tokens: 34}
+//	stop=REASON           end with stopReason REASON — any string, also one
+//	                      the schema does not know (stop=paused)
+//	after                 after the prompt response, a session_info_update
+//	error=CODE            answer the prompt with JSON-RPC error CODE
+//	                      (-32000 "authentication required", 400–599
+//	                      "model backend unavailable")
+//
+// A session/cancel during a turn without "slow" ends it with the cancel
+// stop reason as well.
+//
+// # Flags
+//
+// Handshake:
+//
+//	--agent-name S, --agent-version S   agentInfo fields
+//	--no-agent-info                     omit agentInfo
+//	--protocol-version N                answer initialize with N (e.g. 2)
+//	--fail-initialize CODE              answer initialize with error CODE
+//	--malformed-capabilities            advertise "loadSession": "yes" and
+//	                                    "sessionCapabilities": {"resume": true}
+//
+// Capabilities (advertised and served):
+//
+//	--load-session    loadSession: true; session/load replays every
+//	                  exchange as user_message_chunk + agent_message_chunk
+//	                  (messageIds "<sid>-u<n>", "<sid>-a<n>"), then responds
+//	--resume          sessionCapabilities.resume; session/resume responds
+//	                  without replaying
+//	--close           sessionCapabilities.close; session/close forgets the
+//	                  session (an unknown id is -32002)
+//	--delete          sessionCapabilities.delete; session/delete removes it
+//	                  (an unknown id succeeds)
+//	--mcp-http        mcpCapabilities.http: true
+//
+// A method whose capability is not advertised is answered like an unknown
+// method.
+//
+// Sessions and turns:
+//
+//	--state-dir DIR             keep conversations in DIR/<id>.json so a
+//	                            later process can load or resume them
+//	--record-mcp FILE           append one JSON line per session/new, load
+//	                            and resume: {"method", "sessionId", "cwd",
+//	                            "mcpServers" (exactly as received)}; see
+//	                            [Record]
+//	--fail-new-session CODE     answer session/new with error CODE (-32000:
+//	                            "authentication required")
+//	--accept-unknown-session    serve prompts for ids it never created
+//	--chatty                    before the session/new response send the
+//	                            vendor notification "_refagent/status" (no
+//	                            session id); right after it an
+//	                            available_commands_update
+//	--words "W …"               prompt words for every prompt
+//	--slow-for D                bound of a slow turn (default 30s)
+//	--cancel-stop-reason S      stop reason of a cancelled turn (default
+//	                            cancelled; end_turn mimics runtimes that
+//	                            ignore the spec)
+//	--late-updates              send the last text chunk of each turn after
+//	                            the prompt response
+//	--prompt-error CODE         answer every prompt with error CODE
+//	--oversize-bytes N          length of the oversize word's line
+//	--load-replay-after-response  respond to session/load, then replay
+//	--resume-replays            replay on session/resume
+//	--fail-close, --fail-delete answer those methods with -32603
+//
+// Protocol and process faults:
+//
+//	--unknown-method-code CODE  answer unknown methods with CODE, not -32601
+//	--answer-notifications      answer unknown notifications with an error
+//	                            response (id null)
+//	--die-on-garbage            exit with status 3 on a line that is not JSON
+//	--ignore-stdin-close        keep running after stdin closes (until
+//	                            SIGINT, SIGTERM or SIGKILL)
+//	--ignore-sigterm            ignore SIGTERM
+//	--descendant group|detached at start, fork a copy of itself that only
+//	                            sleeps for --descendant-for (default 60s),
+//	                            holding stdout open after the agent exits; in
+//	                            the agent's process group or in its own
+//	--descendant-pidfile FILE   write the descendant's pid there (it is also
+//	                            logged as descendant_pid)
+package refagent

@@ -1,0 +1,133 @@
+package refagent
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+)
+
+// ErrUsage is the kind of every command-line error.
+var ErrUsage = errors.New("refagent: bad usage")
+
+// Options select the agent's behaviour. Every field has a flag of the same
+// meaning (see the package doc); the zero value plus DefaultOptions' values
+// is a well-behaved agent.
+type Options struct {
+	// Identity and handshake.
+	AgentName, AgentVersion string
+	NoAgentInfo             bool
+	ProtocolVersion         int // <0: answer the requested version when supported, else 1
+	FailInitialize          int // non-zero: answer initialize with this error code
+	MalformedCapabilities   bool
+
+	// Advertised capabilities.
+	LoadSession, Resume, Close, Delete, MCPHTTP bool
+
+	// Sessions.
+	FailNewSession       int    // non-zero: answer session/new with this error code
+	StateDir             string // persist conversations here so another process can load them
+	RecordMCP            string // append the MCP servers of every session request to this file
+	AcceptUnknownSession bool
+	Chatty               bool // send notifications between turns
+
+	// Turns.
+	Words            string        // prompt words applied to every prompt
+	SlowFor          time.Duration // how long a slow turn lasts at most
+	CancelStopReason string        // the stop reason a cancelled turn ends with
+	LateUpdates      bool          // send a turn's last chunk after the prompt response
+	PromptError      int           // non-zero: answer every prompt with this error code
+	OversizeBytes    int           // size of the line the "oversize" word writes
+
+	// Continuation and teardown methods.
+	LoadReplayAfterResponse bool
+	ResumeReplays           bool
+	FailClose, FailDelete   bool
+
+	// Protocol-level faults.
+	UnknownMethodCode   int // the code unknown methods are answered with
+	AnswerNotifications bool
+	DieOnGarbage        bool
+
+	// Process-level faults.
+	IgnoreStdinClose  bool
+	IgnoreSIGTERM     bool
+	Descendant        string // "", "group" or "detached"
+	DescendantFor     time.Duration
+	DescendantPIDFile string
+
+	// beDescendant is the hidden mode the descendant itself runs in.
+	beDescendant time.Duration
+}
+
+// DefaultOptions is a cooperative agent with no optional capability.
+func DefaultOptions() Options {
+	return Options{
+		AgentName:         "acpkit-refagent",
+		AgentVersion:      "1.0.0",
+		ProtocolVersion:   -1,
+		SlowFor:           30 * time.Second,
+		CancelStopReason:  "cancelled",
+		OversizeBytes:     10<<20 + 1,
+		UnknownMethodCode: -32601,
+		DescendantFor:     60 * time.Second,
+	}
+}
+
+// ParseFlags parses the command line into Options.
+func ParseFlags(args []string, stderr io.Writer) (Options, error) {
+	o := DefaultOptions()
+	fs := flag.NewFlagSet("refagent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.AgentName, "agent-name", o.AgentName, "agentInfo.name")
+	fs.StringVar(&o.AgentVersion, "agent-version", o.AgentVersion, "agentInfo.version")
+	fs.BoolVar(&o.NoAgentInfo, "no-agent-info", false, "answer initialize without agentInfo")
+	fs.IntVar(&o.ProtocolVersion, "protocol-version", o.ProtocolVersion, "answer initialize with this protocolVersion (negative: negotiate)")
+	fs.IntVar(&o.FailInitialize, "fail-initialize", 0, "answer initialize with this JSON-RPC error code")
+	fs.BoolVar(&o.MalformedCapabilities, "malformed-capabilities", false, "advertise capabilities with wrong JSON types")
+	fs.BoolVar(&o.LoadSession, "load-session", false, "advertise and serve session/load")
+	fs.BoolVar(&o.Resume, "resume", false, "advertise and serve session/resume")
+	fs.BoolVar(&o.Close, "close", false, "advertise and serve session/close")
+	fs.BoolVar(&o.Delete, "delete", false, "advertise and serve session/delete")
+	fs.BoolVar(&o.MCPHTTP, "mcp-http", false, "advertise mcpCapabilities.http")
+	fs.IntVar(&o.FailNewSession, "fail-new-session", 0, "answer session/new with this JSON-RPC error code (e.g. -32000)")
+	fs.StringVar(&o.StateDir, "state-dir", "", "directory to persist conversations in, for session/load across processes")
+	fs.StringVar(&o.RecordMCP, "record-mcp", "", "append each session request's mcpServers as a JSON line to this file")
+	fs.BoolVar(&o.AcceptUnknownSession, "accept-unknown-session", false, "serve prompts for session ids it never created")
+	fs.BoolVar(&o.Chatty, "chatty", false, "send notifications between turns")
+	fs.StringVar(&o.Words, "words", "", "prompt words applied to every prompt (see the package doc)")
+	fs.DurationVar(&o.SlowFor, "slow-for", o.SlowFor, "how long a slow turn lasts at most")
+	fs.StringVar(&o.CancelStopReason, "cancel-stop-reason", o.CancelStopReason, "stop reason a cancelled turn ends with")
+	fs.BoolVar(&o.LateUpdates, "late-updates", false, "send each turn's last message chunk after the prompt response")
+	fs.IntVar(&o.PromptError, "prompt-error", 0, "answer every session/prompt with this JSON-RPC error code")
+	fs.IntVar(&o.OversizeBytes, "oversize-bytes", o.OversizeBytes, "length of the line the oversize word writes")
+	fs.BoolVar(&o.LoadReplayAfterResponse, "load-replay-after-response", false, "answer session/load before replaying")
+	fs.BoolVar(&o.ResumeReplays, "resume-replays", false, "replay the conversation on session/resume")
+	fs.BoolVar(&o.FailClose, "fail-close", false, "answer session/close with an internal error")
+	fs.BoolVar(&o.FailDelete, "fail-delete", false, "answer session/delete with an internal error")
+	fs.IntVar(&o.UnknownMethodCode, "unknown-method-code", o.UnknownMethodCode, "JSON-RPC error code for unknown methods")
+	fs.BoolVar(&o.AnswerNotifications, "answer-notifications", false, "answer unknown notifications with an error response")
+	fs.BoolVar(&o.DieOnGarbage, "die-on-garbage", false, "exit with status 3 on a line that is not JSON")
+	fs.BoolVar(&o.IgnoreStdinClose, "ignore-stdin-close", false, "keep running after stdin closes")
+	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")
+	fs.StringVar(&o.Descendant, "descendant", "", "at start, fork a descendant holding stdout: \"group\" (same process group) or \"detached\" (its own group)")
+	fs.DurationVar(&o.DescendantFor, "descendant-for", o.DescendantFor, "how long the descendant lives")
+	fs.StringVar(&o.DescendantPIDFile, "descendant-pidfile", "", "write the descendant's pid to this file")
+	fs.DurationVar(&o.beDescendant, "be-descendant", 0, "internal: run as the stdout-holding descendant for this long")
+	if err := fs.Parse(args); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	switch o.Descendant {
+	case "", "group", "detached":
+	default:
+		return o, fmt.Errorf("%w: --descendant must be group or detached, not %q", ErrUsage, o.Descendant)
+	}
+	if _, err := ParseWords(o.Words); err != nil {
+		return o, fmt.Errorf("%w: --words: %w", ErrUsage, err)
+	}
+	return o, nil
+}

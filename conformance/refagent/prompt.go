@@ -1,0 +1,365 @@
+package refagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// pngPixel is a 1×1 transparent PNG, the "image" word's content.
+const pngPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+// turnRun is the state of one prompt turn while its script plays.
+type turnRun struct {
+	a     *Agent
+	ctx   context.Context
+	sid   string
+	n     int // the turn's number in its session, for message ids
+	t     *turn
+	reply strings.Builder // the agent text, kept for replay
+	sent  int             // updates sent so far
+}
+
+func (r *turnRun) send(u map[string]any) error {
+	r.sent++
+	return r.a.c.writeLines(update(r.sid, u))
+}
+
+func (r *turnRun) say(messageID string, parts ...string) error {
+	for _, p := range parts {
+		if err := r.send(chunk("agent_message_chunk", messageID, p)); err != nil {
+			return err
+		}
+		r.reply.WriteString(p)
+	}
+	return nil
+}
+
+func (r *turnRun) msgID(k int) string { return fmt.Sprintf("%s-t%d-m%d", r.sid, r.n, k) }
+
+func toolCall(id, title, kind string) map[string]any {
+	return map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": title, "kind": kind, "status": "pending"}
+}
+
+func toolUpdate(id, status string, extra map[string]any) map[string]any {
+	u := map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status}
+	for k, v := range extra {
+		u[k] = v
+	}
+	return u
+}
+
+func toolText(text string) []any {
+	return []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": text}}}
+}
+
+func (a *Agent) prompt(ctx context.Context, params json.RawMessage) (reply, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Prompt    []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"prompt"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return reply{}, err
+	}
+	if p.SessionID == "" || p.Prompt == nil {
+		return reply{}, errorf(-32602, "invalid params: sessionId and prompt are required")
+	}
+	s, ok := a.store.get(p.SessionID)
+	if !ok {
+		if !a.opts.AcceptUnknownSession {
+			return reply{}, errorf(-32002, "session not found: %s", p.SessionID)
+		}
+		s = &Session{ID: p.SessionID}
+	}
+	if a.opts.PromptError != 0 {
+		return reply{}, failure(a.opts.PromptError)
+	}
+	var text strings.Builder
+	for _, b := range p.Prompt {
+		if b.Type == "text" {
+			text.WriteString(b.Text)
+		}
+	}
+	sc := ScriptFor(a.opts.Words, text.String())
+	if sc.ErrorCode != 0 {
+		return reply{}, failure(sc.ErrorCode)
+	}
+	t := &turn{cancelled: make(chan struct{})}
+	a.mu.Lock()
+	a.turns[s.ID] = t
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		if a.turns[s.ID] == t {
+			delete(a.turns, s.ID)
+		}
+		a.mu.Unlock()
+	}()
+	r := &turnRun{a: a, ctx: ctx, sid: s.ID, n: len(a.store.history(s)) + 1, t: t}
+	a.log.Info("turn started", "session_id", s.ID, "prompt", clip(text.String()))
+	rep, err := r.play(sc, text.String())
+	if err != nil {
+		return reply{}, err
+	}
+	if err := a.store.append(s, Exchange{User: text.String(), Agent: r.reply.String()}); err != nil {
+		a.log.Error("saving the conversation", "session_id", s.ID, "error", err)
+	}
+	return rep, nil
+}
+
+// play runs the script in a fixed order, so every transcript is
+// reproducible: thought, plan, misbehaviours, tools, permission,
+// elicitation, unknown call, image, text, slow wait, usage.
+func (r *turnRun) play(sc Script, prompt string) (reply, error) {
+	a := r.a
+	if sc.Thought {
+		if err := r.send(chunk("agent_thought_chunk", r.msgID(0), "Thinking about the request.")); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Plan {
+		if err := r.send(map[string]any{"sessionUpdate": "plan", "entries": []any{
+			map[string]any{"content": "Read the request", "priority": "high", "status": "completed"},
+			map[string]any{"content": "Answer it", "priority": "medium", "status": "in_progress"},
+		}}); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Exit != nil {
+		if r.sent == 0 {
+			if err := r.say(r.msgID(1), "Exiting mid-turn."); err != nil {
+				return reply{}, err
+			}
+		}
+		a.log.Warn("exiting mid-turn on request", "status", *sc.Exit)
+		a.exit(*sc.Exit)
+	}
+	if sc.Garbage {
+		if err := a.c.writeLines(rawLine("refagent: this line is not JSON")); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Oversize {
+		if err := a.c.writeLines(oversizeLine(r.sid, r.msgID(9), a.opts.OversizeBytes)); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Foreign {
+		if err := a.c.writeLines(update(ForeignSessionID, chunk("agent_message_chunk", "foreign-1", "This update names another session."))); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.UnknownUpdate {
+		if err := r.send(map[string]any{"sessionUpdate": "refagent_custom_update", "detail": "a variant the schema does not know"}); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Tools {
+		if err := r.tools(); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Permission != "" {
+		if err := r.permission(sc.Permission); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Elicit {
+		if err := r.elicit(); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.CallUnknown {
+		_, err := a.c.Call(r.ctx, UnknownClientMethod, map[string]any{"sessionId": r.sid})
+		if err := r.say(r.msgID(3), "Calling an unknown client method: "+outcomeText(err)); err != nil {
+			return reply{}, err
+		}
+	}
+	if sc.Image {
+		if err := r.send(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": r.msgID(4),
+			"content": map[string]any{"type": "image", "mimeType": "image/png", "data": pngPixel}}); err != nil {
+			return reply{}, err
+		}
+	}
+	var late []any
+	if sc.Text {
+		if err := r.say(r.msgID(1), "Hello", ", ", "from the reference agent."); err != nil {
+			return reply{}, err
+		}
+		last := prompt
+		if last == "" {
+			last = "(nothing)"
+		}
+		if err := r.say(r.msgID(2), "You said: "); err != nil {
+			return reply{}, err
+		}
+		if a.opts.LateUpdates {
+			late = append(late, update(r.sid, chunk("agent_message_chunk", r.msgID(2), last)))
+			r.reply.WriteString(last)
+		} else if err := r.say(r.msgID(2), last); err != nil {
+			return reply{}, err
+		}
+	}
+	cancelled := r.t.isCancelled()
+	if sc.Slow {
+		cancelled = r.slow(sc.IgnoreCancel)
+	}
+	stop := "end_turn"
+	switch {
+	case cancelled:
+		stop = a.opts.CancelStopReason
+	case sc.StopReason != "":
+		stop = sc.StopReason
+	}
+	result := map[string]any{"stopReason": stop}
+	if sc.Usage {
+		if err := r.send(map[string]any{"sessionUpdate": "usage_update", "used": 1234, "size": 200000}); err != nil {
+			return reply{}, err
+		}
+		result["_meta"] = map[string]any{"quota": map[string]any{"token_count": map[string]any{"input_tokens": 120, "output_tokens": 34}}}
+	}
+	if sc.After {
+		late = append(late, update(r.sid, map[string]any{"sessionUpdate": "session_info_update", "title": "Reference agent session"}))
+	}
+	a.log.Info("turn ended", "session_id", r.sid, "stop_reason", stop)
+	return reply{result: result, after: late}, nil
+}
+
+// slow waits for session/cancel or --slow-for, reporting progress; it
+// reports whether the turn was cancelled.
+func (r *turnRun) slow(ignoreCancel bool) bool {
+	deadline := time.NewTimer(r.a.opts.SlowFor)
+	defer deadline.Stop()
+	tick := time.NewTicker(slowTick)
+	defer tick.Stop()
+	cancelled := r.t.cancelled
+	if ignoreCancel {
+		cancelled = nil // a nil channel never fires: the cancel is ignored
+	}
+	for i := 1; ; i++ {
+		select {
+		case <-cancelled:
+			return true
+		case <-deadline.C:
+			return false
+		case <-r.ctx.Done():
+			return true
+		case <-tick.C:
+			_ = r.say(r.msgID(5), fmt.Sprintf(" %d", i))
+		}
+	}
+}
+
+func (r *turnRun) tools() error {
+	steps := []map[string]any{
+		toolCall("read-1", "Read README.md", "read"),
+		toolUpdate("read-1", "in_progress", nil),
+		toolUpdate("read-1", "completed", map[string]any{"title": "Read README.md", "content": toolText("# README")}),
+		toolCall("edit-1", "Edit main.go", "edit"),
+		toolUpdate("edit-1", "in_progress", nil),
+		toolUpdate("edit-1", "completed", map[string]any{"title": "Edited main.go"}),
+		toolCall("exec-1", "Run the tests", "execute"),
+		toolUpdate("exec-1", "in_progress", nil),
+		toolUpdate("exec-1", "failed", map[string]any{"title": "Tests failed", "content": toolText("exit status 1")}),
+	}
+	for _, u := range steps {
+		if err := r.send(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *turnRun) permission(kind string) error {
+	id := "perm-1"
+	if err := r.send(toolCall(id, "Delete the build cache", "delete")); err != nil {
+		return err
+	}
+	options := []any{
+		map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+		map[string]any{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+	}
+	if kind == "allow-only" {
+		options = []any{
+			map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+			map[string]any{"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+		}
+	}
+	res, err := r.a.c.Call(r.ctx, "session/request_permission", map[string]any{
+		"sessionId": r.sid,
+		"toolCall":  map[string]any{"toolCallId": id, "title": "Delete the build cache", "kind": "delete", "status": "pending"},
+		"options":   options,
+	})
+	var out struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	status, verdict := "failed", "permission request failed: "+outcomeText(err)
+	if err == nil {
+		if jerr := json.Unmarshal(res, &out); jerr != nil {
+			verdict = "permission answer did not decode"
+		} else if out.Outcome.Outcome == "selected" {
+			verdict = "permission outcome: selected " + out.Outcome.OptionID
+			if strings.HasPrefix(out.Outcome.OptionID, "allow") {
+				status = "completed"
+			}
+		} else {
+			verdict = "permission outcome: " + out.Outcome.Outcome
+		}
+	}
+	if err := r.send(toolUpdate(id, status, map[string]any{"title": verdict})); err != nil {
+		return err
+	}
+	return r.say(r.msgID(6), verdict)
+}
+
+func (r *turnRun) elicit() error {
+	res, err := r.a.c.Call(r.ctx, "elicitation/create", map[string]any{
+		"sessionId": r.sid,
+		"mode":      "form",
+		"message":   "Which branch should I use?",
+		"requestedSchema": map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"branch": map[string]any{"type": "string", "title": "Branch"}},
+		},
+	})
+	verdict := "elicitation failed: " + outcomeText(err)
+	if err == nil {
+		verdict = "elicitation answered: " + string(res)
+	}
+	return r.say(r.msgID(7), verdict)
+}
+
+// outcomeText renders a call's error for the agent's reply text.
+func outcomeText(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return "answered"
+	case errors.As(err, &e):
+		return fmt.Sprintf("error %d (%s)", e.Code, e.Message)
+	default:
+		return err.Error()
+	}
+}
+
+// oversizeLine is a valid session/update whose text makes the line at
+// least n bytes long.
+func oversizeLine(sid, messageID string, n int) rawLine {
+	prefix := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"agent_message_chunk","messageId":%q,"content":{"type":"text","text":"`, sid, messageID)
+	suffix := `"}}}}`
+	pad := max(n-len(prefix)-len(suffix), 0)
+	line := make([]byte, 0, len(prefix)+pad+len(suffix))
+	line = append(line, prefix...)
+	line = append(line, strings.Repeat("x", pad)...)
+	return append(line, suffix...)
+}

@@ -1,0 +1,98 @@
+package refagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Main runs the reference agent as a process over os.Stdin and os.Stdout
+// with args as its flags, and returns the exit status.
+func Main(args []string) int {
+	opts, err := ParseFlags(args, os.Stderr)
+	if err != nil {
+		if !errors.Is(err, ErrUsage) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		return 2
+	}
+	if opts.beDescendant > 0 {
+		// The stdout-holding descendant: it only has to exist.
+		time.Sleep(opts.beDescendant)
+		return 0
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "refagent", "pid", os.Getpid())
+	if opts.IgnoreSIGTERM {
+		signal.Ignore(syscall.SIGTERM)
+		log.Info("ignoring SIGTERM")
+	}
+	if opts.Descendant != "" {
+		if err := spawnDescendant(opts, log); err != nil {
+			log.Error("starting the descendant", "error", err)
+			return 1
+		}
+	}
+	err = Serve(context.Background(), opts, os.Stdin, os.Stdout, log, os.Exit)
+	if err != nil {
+		log.Error("serving", "error", err)
+		return 1
+	}
+	if opts.IgnoreStdinClose {
+		log.Info("stdin closed; staying alive as asked (--ignore-stdin-close)")
+		waitForInterrupt()
+	}
+	log.Info("stdin closed; exiting")
+	return 0
+}
+
+// Serve runs the agent over r and w until r ends. exit is called for the
+// deliberate mid-turn exits (exit=CODE, --die-on-garbage).
+func Serve(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slog.Logger, exit func(int)) error {
+	c := newConn(w)
+	a := newAgent(opts, c, log, exit)
+	return c.serve(ctx, r, a)
+}
+
+// waitForInterrupt blocks until SIGINT; SIGTERM keeps its default action
+// unless --ignore-sigterm, and SIGKILL always works.
+func waitForInterrupt() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	<-ch
+}
+
+// spawnDescendant starts a copy of this program that only sleeps, holding
+// the agent's stdout open after the agent exits: in the agent's process
+// group ("group") or in its own ("detached").
+func spawnDescendant(opts Options, log *slog.Logger) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "--be-descendant", opts.DescendantFor.String())
+	cmd.Stdout = os.Stdout // the point: the descendant shares the agent's stdout
+	cmd.Stderr = os.Stderr
+	if opts.Descendant == "detached" {
+		detach(cmd)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pid := cmd.Process.Pid
+	log.Info("descendant holding stdout", "descendant_pid", pid, "mode", opts.Descendant, "for", opts.DescendantFor)
+	if opts.DescendantPIDFile != "" {
+		if err := os.WriteFile(opts.DescendantPIDFile, []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	go func() { _ = cmd.Wait() }() // reap it if it ends first
+	return nil
+}
