@@ -1,0 +1,82 @@
+package acpsdk
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// pendingCall is an outgoing request waiting for its answer. Its outcome
+// fields are written once, before done is closed, by whoever took it out of
+// the pending table.
+type pendingCall struct {
+	id     int64
+	method string
+	done   chan struct{}
+	result json.RawMessage
+	err    error
+	// lifts: made from inside a handler of this conn, so the inbound bound
+	// is lifted while it is outstanding. inHandler: made from inside the
+	// running notification handler, so its answer skips the ordering
+	// barrier (the handler would otherwise wait on itself).
+	lifts, inHandler bool
+	cancelOnce       sync.Once
+}
+
+func (p *pendingCall) decode(into any) error {
+	if p.err != nil {
+		return p.err
+	}
+	switch v := into.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		*v = p.result
+		return nil
+	}
+	if err := json.Unmarshal(p.result, into); err != nil {
+		return fmt.Errorf("acpsdk: decoding %s result: %w", p.method, err)
+	}
+	return nil
+}
+
+// PendingCall is an outgoing request whose answer may still be coming; see
+// [Conn.Go]. It always completes: with the peer's answer, or with an error
+// when the request could not be written or the connection ends.
+type PendingCall struct {
+	c *Conn
+	p *pendingCall
+}
+
+// ID returns the request's id on the wire.
+func (pc *PendingCall) ID() int64 { return pc.p.id }
+
+// Done is closed once the outcome is known.
+func (pc *PendingCall) Done() <-chan struct{} { return pc.p.done }
+
+// Result waits for the outcome and decodes the result into into (see
+// [Conn.Call] for the accepted forms). An error answer is an *Error.
+func (pc *PendingCall) Result(into any) error {
+	<-pc.p.done
+	return pc.p.decode(into)
+}
+
+// Wait is Result bounded by ctx: if ctx ends first it returns ctx's error
+// and the call stays outstanding.
+func (pc *PendingCall) Wait(ctx context.Context, into any) error {
+	select {
+	case <-pc.p.done:
+		return pc.p.decode(into)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Cancel asks the peer to abandon the request by sending $/cancel_request
+// (once, however often Cancel is called). The call stays outstanding: the
+// peer still answers, with a result or an error such as -32800.
+func (pc *PendingCall) Cancel() {
+	pc.p.cancelOnce.Do(func() { pc.c.sendCancel(pc.p.id) })
+}

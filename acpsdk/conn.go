@@ -1,0 +1,750 @@
+package acpsdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"reflect"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// Defaults for [Options].
+const (
+	DefaultMaxQueuedMessages = 64
+	DefaultMaxQueuedBytes    = 8 << 20
+	DefaultWriteQueue        = 64
+)
+
+// MethodCancelRequest is the protocol-level cancellation notification,
+// handled by the connection itself in both directions (SDK-8).
+const MethodCancelRequest = "$/cancel_request"
+
+// Request is one inbound request or notification as given to a [Handler].
+type Request struct {
+	// Method is the JSON-RPC method name.
+	Method string
+	// Params is the raw params member; nil when absent.
+	Params json.RawMessage
+	// ID is the peer's id exactly as sent; nil for a notification.
+	ID json.RawMessage
+}
+
+// IsNotification reports whether the message expects no answer.
+func (r *Request) IsNotification() bool { return r.ID == nil }
+
+// Handler handles inbound requests and notifications.
+//
+// For a request, the result is encoded as the response's result and an
+// error becomes the response's error: an *Error (or an error wrapping one)
+// is sent as is, a context error after the request was cancelled becomes
+// -32800, anything else -32603. For a notification the result is ignored;
+// an error matching ErrMethodNotFound is reported to
+// Observer.UnhandledNotification and any other error to
+// Observer.NotificationFailed.
+//
+// A handler may call the peer through the Conn with the ctx it was given
+// (or one derived from it); see the package documentation for why the ctx
+// matters.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (result any, err error)
+}
+
+// HandlerFunc adapts a function to [Handler].
+type HandlerFunc func(ctx context.Context, req *Request) (any, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
+
+// Options configure a [Conn]. The zero value gives the defaults.
+type Options struct {
+	// MaxLineBytes bounds one inbound line; longer lines are skipped and
+	// reported (default DefaultMaxLineBytes, 10 MiB).
+	MaxLineBytes int
+	// MaxQueuedMessages bounds inbound messages queued for the dispatcher
+	// plus requests still being handled (default 64).
+	MaxQueuedMessages int
+	// MaxQueuedBytes bounds the bytes of those messages (default 8 MiB);
+	// one message is always admitted, however large.
+	MaxQueuedBytes int
+	// WriteQueue is the number of outgoing messages that may wait for the
+	// writer goroutine before senders block (default 64).
+	WriteQueue int
+	// Observer receives noteworthy events.
+	Observer Observer
+	// Tap, when set, sees every line read or written, without its
+	// newline. It runs on the reader or writer goroutine and must not
+	// modify or retain-and-modify the line.
+	Tap func(dir Direction, line []byte)
+	// Logger receives structured debug records; nil discards them.
+	Logger *slog.Logger
+	// NullIDIsNotification treats a message with "id": null as a
+	// notification (never answered) instead of a request whose null id is
+	// echoed. Some clients need this (e.g. Sortie's EV-12).
+	NullIDIsNotification bool
+}
+
+// Conn is a JSON-RPC 2.0 connection over newline-delimited JSON. It
+// implements the Caller interface the generated typed peers need.
+//
+// All methods are safe for concurrent use.
+type Conn struct {
+	r       io.Reader
+	w       io.Writer
+	handler Handler
+	ev      events
+	tap     func(Direction, []byte)
+	nullID  bool
+
+	lines *lineReader
+	inbox inbox
+	outq  chan outFrame
+
+	baseCtx    context.Context
+	cancelBase context.CancelFunc
+	notifScope scope
+	notifCtx   context.Context
+
+	nextID atomic.Int64
+
+	mu        sync.Mutex
+	pending   map[int64]*pendingCall
+	abandoned map[int64]struct{}
+	inflight  map[string]*inflight
+	endErr    error // set once no response can arrive any more
+	closing   atomic.Bool
+
+	writeErr   atomic.Pointer[ConnError]
+	writerStop chan struct{}
+	writerDone chan struct{}
+	readerDone chan struct{}
+
+	done       chan struct{}
+	err        error
+	finishOnce sync.Once
+	closeOnce  sync.Once
+	closeErr   error
+	wg         sync.WaitGroup // dispatcher, request handlers, cancel senders
+}
+
+// outFrame is one queued write: a complete line, or a flush marker.
+type outFrame struct {
+	data  []byte
+	call  *pendingCall  // fails with the write error if this write fails
+	flush chan struct{} // closed once everything before it is written
+}
+
+// scope marks a handler's context so that calls made from inside a handler
+// can be recognised (see inbox).
+type scope struct {
+	conn         *Conn
+	notification bool
+	active       atomic.Bool
+}
+
+type scopeKey struct{}
+type keepWaitingKey struct{}
+
+// inflight is an inbound request, cancellable by $/cancel_request from the
+// moment it is read.
+type inflight struct {
+	mu        sync.Mutex
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+func (f *inflight) start(cancel context.CancelFunc) {
+	f.mu.Lock()
+	f.cancel = cancel
+	if f.cancelled {
+		cancel()
+	}
+	f.mu.Unlock()
+}
+
+func (f *inflight) cancelNow() {
+	f.mu.Lock()
+	f.cancelled = true
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.mu.Unlock()
+}
+
+var errConnClosed = &ConnError{Op: "close"}
+
+// NewConn starts a connection reading r and writing w, with h handling
+// inbound messages (nil answers every request with -32601 and ignores
+// notifications). opts may be nil.
+//
+// Close closes r and w when they implement io.Closer; if r does not, the
+// reader goroutine stays blocked in Read until r returns.
+func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.MaxQueuedMessages <= 0 {
+		o.MaxQueuedMessages = DefaultMaxQueuedMessages
+	}
+	if o.MaxQueuedBytes <= 0 {
+		o.MaxQueuedBytes = DefaultMaxQueuedBytes
+	}
+	if o.WriteQueue <= 0 {
+		o.WriteQueue = DefaultWriteQueue
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Conn{
+		r:          r,
+		w:          w,
+		handler:    h,
+		ev:         events{obs: o.Observer, log: o.Logger},
+		tap:        o.Tap,
+		nullID:     o.NullIDIsNotification,
+		lines:      newLineReader(r, o.MaxLineBytes),
+		outq:       make(chan outFrame, o.WriteQueue),
+		pending:    make(map[int64]*pendingCall),
+		abandoned:  make(map[int64]struct{}),
+		inflight:   make(map[string]*inflight),
+		writerStop: make(chan struct{}),
+		writerDone: make(chan struct{}),
+		readerDone: make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes)
+	c.baseCtx, c.cancelBase = context.WithCancel(context.Background())
+	c.notifScope = scope{conn: c, notification: true}
+	c.notifCtx = context.WithValue(c.baseCtx, scopeKey{}, &c.notifScope)
+	c.wg.Add(1)
+	go c.readLoop()
+	go c.dispatchLoop()
+	go c.writeLoop()
+	return c
+}
+
+// KeepWaiting returns a context under which [Conn.Call], when the context
+// ends, still sends $/cancel_request but then keeps waiting for the peer's
+// final answer (a result or an error such as -32800) and returns it, instead
+// of returning the context's error. The wait ends at the latest when the
+// connection does. Use it for calls whose real outcome matters after a
+// cancellation, like session/prompt after session/cancel.
+func KeepWaiting(ctx context.Context) context.Context {
+	return context.WithValue(ctx, keepWaitingKey{}, true)
+}
+
+// Call sends a request and waits for its answer, decoding the result into
+// result (a pointer; nil discards it; *json.RawMessage takes the raw bytes).
+// An error answer is returned as an *Error.
+//
+// If ctx ends first, Call sends $/cancel_request for the request and
+// returns ctx's error, unless ctx came from [KeepWaiting].
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	pc, err := c.Go(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-pc.p.done:
+		return pc.p.decode(result)
+	case <-ctx.Done():
+	}
+	select {
+	case <-pc.p.done: // answered while ctx ended: the answer wins
+		return pc.p.decode(result)
+	default:
+	}
+	pc.Cancel()
+	if keep, _ := ctx.Value(keepWaitingKey{}).(bool); keep {
+		<-pc.p.done
+		return pc.p.decode(result)
+	}
+	c.abandon(pc.p, ctx.Err())
+	return ctx.Err()
+}
+
+// Go sends a request and returns a handle on its answer without waiting for
+// it. ctx bounds only the send; the call stays outstanding until the peer
+// answers or the connection ends, whatever happens to ctx.
+func (c *Conn) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	id := c.nextID.Add(1)
+	data, err := appendRequest(nil, id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	p := &pendingCall{id: id, method: method, done: make(chan struct{})}
+	if s, _ := ctx.Value(scopeKey{}).(*scope); s != nil && s.conn == c && s.active.Load() {
+		p.lifts, p.inHandler = true, s.notification
+	}
+	c.mu.Lock()
+	if err := c.endErr; err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.pending[id] = p
+	c.mu.Unlock()
+	if p.lifts {
+		c.inbox.lift(1)
+	}
+	if err := c.send(ctx, outFrame{data: data, call: p}); err != nil {
+		if c.take(id) != nil {
+			p.err = err
+			c.complete(p)
+		}
+		return nil, err
+	}
+	return &PendingCall{c: c, p: p}, nil
+}
+
+// Notify sends a notification. It returns once the message is queued for
+// the writer (use [Conn.Flush] to wait until it is written); ctx bounds the
+// wait for queue space.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := appendNotification(nil, method, params)
+	if err != nil {
+		return err
+	}
+	return c.send(ctx, outFrame{data: data})
+}
+
+// WriteRaw queues line, followed by a newline, exactly as given: no
+// validation and no framing check. It exists for tests and conformance
+// tools that must send malformed input on purpose.
+func (c *Conn) WriteRaw(ctx context.Context, line []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data := append(append(make([]byte, 0, len(line)+1), line...), '\n')
+	return c.send(ctx, outFrame{data: data})
+}
+
+// Flush waits until every message queued before it has been written to the
+// underlying writer, or ctx ends.
+func (c *Conn) Flush(ctx context.Context) error {
+	f := outFrame{flush: make(chan struct{})}
+	if err := c.send(ctx, f); err != nil {
+		return err
+	}
+	select {
+	case <-f.flush:
+		if err := c.writeErr.Load(); err != nil {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.writerDone:
+		return errConnClosed
+	}
+}
+
+// Done is closed when the connection has ended: Close was called, or the
+// inbound stream ended and every message read before the end was dispatched.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended (a *ConnError), or nil while it runs.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close ends the connection: pending calls fail with an error matching
+// ErrClosed, handlers' contexts are cancelled, the reader and writer are
+// closed when they implement io.Closer, and Close waits for the
+// connection's goroutines, including running handlers, to return. Messages
+// still queued for writing are dropped; call Flush first to keep them.
+// Close returns errors from closing the streams, ignoring "already closed".
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing.Store(true)
+		c.mu.Unlock()
+		c.endCalls(errConnClosed)
+		c.cancelBase()
+		for _, p := range c.inbox.stop() {
+			c.complete(p)
+		}
+		close(c.writerStop)
+		var errs []error
+		wc, wok := c.w.(io.Closer)
+		rc, rok := c.r.(io.Closer)
+		if wok {
+			errs = append(errs, closeQuietly(wc))
+		}
+		if rok && !(wok && sameCloser(rc, wc)) {
+			errs = append(errs, closeQuietly(rc))
+		}
+		c.wg.Wait()
+		<-c.writerDone
+		if rok {
+			<-c.readerDone
+		}
+		c.finish(errConnClosed)
+		c.closeErr = errors.Join(errs...)
+	})
+	return c.closeErr
+}
+
+func sameCloser(a, b io.Closer) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}
+
+func closeQuietly(c io.Closer) error {
+	err := c.Close()
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
+		return nil
+	}
+	return err
+}
+
+// finish records the end once and wakes Done.
+func (c *Conn) finish(err error) {
+	c.finishOnce.Do(func() {
+		c.err = err
+		c.cancelBase()
+		close(c.done)
+	})
+}
+
+// endCalls makes every outstanding and future call fail with err; answers
+// already read but deferred behind notifications are not touched.
+func (c *Conn) endCalls(err error) {
+	c.mu.Lock()
+	if c.endErr == nil {
+		c.endErr = err
+	}
+	pend := c.pending
+	c.pending = make(map[int64]*pendingCall)
+	clear(c.abandoned)
+	c.mu.Unlock()
+	for _, p := range pend {
+		p.err = err
+		c.complete(p)
+	}
+}
+
+// take removes a call from the pending table; the taker owns completing it.
+func (c *Conn) take(id int64) *pendingCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pending[id]
+	if p != nil {
+		delete(c.pending, id)
+	}
+	return p
+}
+
+// abandon gives up on a call whose caller stopped waiting; a late answer is
+// then dropped quietly rather than reported as unmatched.
+func (c *Conn) abandon(p *pendingCall, err error) {
+	c.mu.Lock()
+	_, ok := c.pending[p.id]
+	if ok {
+		delete(c.pending, p.id)
+		if c.endErr == nil {
+			c.abandoned[p.id] = struct{}{}
+		}
+	}
+	c.mu.Unlock()
+	if ok {
+		p.err = err
+		c.complete(p)
+	}
+}
+
+// complete hands a call its outcome (already stored in p).
+func (c *Conn) complete(p *pendingCall) {
+	if p.lifts {
+		c.inbox.lift(-1)
+	}
+	close(p.done)
+}
+
+// send queues a frame for the writer.
+func (c *Conn) send(ctx context.Context, f outFrame) error {
+	if err := c.writeErr.Load(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-c.writerStop:
+		return errConnClosed
+	default:
+	}
+	select {
+	case c.outq <- f:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.writerStop:
+		return errConnClosed
+	}
+}
+
+// sendCancel queues $/cancel_request for one of our calls without making
+// the caller wait for queue space.
+func (c *Conn) sendCancel(id int64) {
+	data, err := appendNotification(nil, MethodCancelRequest, cancelParams{RequestID: id})
+	if err != nil {
+		return
+	}
+	select {
+	case c.outq <- outFrame{data: data}:
+		return
+	case <-c.writerStop:
+		return
+	default:
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing.Load() {
+		return // Close has started waiting on wg
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		_ = c.send(c.baseCtx, outFrame{data: data})
+	}()
+}
+
+type cancelParams struct {
+	RequestID int64 `json:"requestId"`
+}
+
+type inboundCancelParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+}
+
+// readLoop reads lines, answers bad ones, routes responses to their calls
+// and queues requests and notifications for the dispatcher.
+func (c *Conn) readLoop() {
+	defer close(c.readerDone)
+	for {
+		line, err := c.lines.next()
+		if c.closing.Load() {
+			return
+		}
+		if err != nil {
+			if over, ok := errors.AsType[*OversizeError](err); ok {
+				c.ev.oversize(over)
+				continue
+			}
+			c.endCalls(&ConnError{Op: "read", Err: err})
+			c.inbox.end()
+			return
+		}
+		if c.tap != nil {
+			c.tap(DirectionIn, line)
+		}
+		if !c.handleLine(line) {
+			return
+		}
+	}
+}
+
+// handleLine processes one line; it reports false once the connection is
+// closing.
+func (c *Conn) handleLine(line []byte) bool {
+	m := classify(line, c.nullID)
+	switch m.kind {
+	case kindResponse:
+		c.handleResponse(&m)
+	case kindNotification:
+		if m.method == MethodCancelRequest {
+			c.cancelInbound(m.params)
+			return true
+		}
+		return c.inbox.push(inItem{msg: m, size: len(line)})
+	case kindRequest:
+		f := &inflight{}
+		c.mu.Lock()
+		c.inflight[string(m.id)] = f
+		c.mu.Unlock()
+		return c.inbox.push(inItem{msg: m, size: len(line), req: f})
+	default:
+		if m.code == CodeParseError {
+			c.ev.unparsable(line)
+		} else {
+			c.ev.invalid(line, m.why)
+		}
+		msg := ErrInvalidRequest.Message + ": " + m.why
+		if m.code == CodeParseError {
+			msg = ErrParse.Message
+		}
+		_ = c.send(c.baseCtx, outFrame{data: appendError(nil, m.id, &Error{Code: m.code, Message: msg})})
+	}
+	return true
+}
+
+func (c *Conn) handleResponse(m *inMsg) {
+	id, ok := parseOutgoingID(m.id)
+	var p *pendingCall
+	if ok {
+		c.mu.Lock()
+		p = c.pending[id]
+		if p != nil {
+			delete(c.pending, id)
+		} else if _, gone := c.abandoned[id]; gone {
+			delete(c.abandoned, id)
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+	}
+	if p == nil {
+		c.ev.unmatched(m.id)
+		return
+	}
+	if m.errObj != nil {
+		e, err := decodeErrorObject(m.errObj)
+		if err != nil {
+			p.err = err
+		} else {
+			p.err = e
+		}
+	} else {
+		p.result = m.result
+	}
+	if c.inbox.answered(p) {
+		c.complete(p)
+	}
+}
+
+func (c *Conn) cancelInbound(params json.RawMessage) {
+	var cp inboundCancelParams
+	if params == nil || json.Unmarshal(params, &cp) != nil || cp.RequestID == nil {
+		c.ev.notificationFailed(MethodCancelRequest, fmt.Errorf("%w: missing requestId", ErrInvalidParams))
+		return
+	}
+	c.mu.Lock()
+	f := c.inflight[string(cp.RequestID)]
+	c.mu.Unlock()
+	if f != nil {
+		f.cancelNow()
+	}
+}
+
+// dispatchLoop runs notification handlers in arrival order and starts
+// request handlers in arrival order (each on its own goroutine).
+func (c *Conn) dispatchLoop() {
+	for {
+		it, ok := c.inbox.pop()
+		if !ok {
+			break
+		}
+		if it.msg.kind == kindNotification {
+			c.runNotification(&it)
+			for _, p := range c.inbox.notificationHandled(it.size) {
+				c.complete(p)
+			}
+			continue
+		}
+		c.wg.Add(1)
+		go c.runRequest(it)
+	}
+	// Every message read before the stream ended has been dispatched.
+	c.mu.Lock()
+	err := c.endErr
+	c.mu.Unlock()
+	if c.closing.Load() || err == nil {
+		err = errConnClosed
+	}
+	c.finish(err)
+	c.wg.Done()
+}
+
+func (c *Conn) runNotification(it *inItem) {
+	req := &Request{Method: it.msg.method, Params: it.msg.params}
+	c.notifScope.active.Store(true)
+	_, err := c.invoke(c.notifCtx, req)
+	c.notifScope.active.Store(false)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrMethodNotFound):
+		c.ev.unhandled(req.Method)
+	default:
+		c.ev.notificationFailed(req.Method, err)
+	}
+}
+
+func (c *Conn) runRequest(it inItem) {
+	defer c.wg.Done()
+	ctx, cancel := context.WithCancel(c.baseCtx)
+	s := &scope{conn: c}
+	s.active.Store(true)
+	ctx = context.WithValue(ctx, scopeKey{}, s)
+	it.req.start(cancel)
+	req := &Request{Method: it.msg.method, Params: it.msg.params, ID: it.msg.id}
+	result, err := c.invoke(ctx, req)
+	s.active.Store(false)
+
+	var frame []byte
+	if err == nil {
+		frame, err = appendResult(nil, req.ID, result)
+	}
+	if err != nil {
+		e := wireError(ctx, err)
+		if e.Code == CodeMethodNotFound {
+			c.ev.methodNotFound(req.Method, req.ID)
+		}
+		frame = appendError(nil, req.ID, e)
+	}
+	cancel()
+	c.mu.Lock()
+	if c.inflight[string(req.ID)] == it.req {
+		delete(c.inflight, string(req.ID))
+	}
+	c.mu.Unlock()
+	_ = c.send(context.Background(), outFrame{data: frame})
+	c.inbox.release(it.size)
+}
+
+// invoke calls the handler, turning a panic into an internal error so one
+// bad handler cannot take the connection down.
+func (c *Conn) invoke(ctx context.Context, req *Request) (result any, err error) {
+	if c.handler == nil {
+		return nil, ErrMethodNotFound
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.ev.log.Error("handler panicked", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("handler panicked: %v", r)}
+		}
+	}()
+	return c.handler.Handle(ctx, req)
+}
+
+// wireError maps a handler error to the error sent to the peer.
+func wireError(ctx context.Context, err error) *Error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ErrRequestCancelled
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}

@@ -1,0 +1,68 @@
+// Package acpsdk is the runtime of the Agent Client Protocol SDK: a JSON-RPC
+// 2.0 connection over newline-delimited JSON ([Conn]), and the typed client
+// and agent sides built on the generated wire types in acpsdk/gen.
+//
+// # Concurrency model
+//
+// A [Conn] runs three goroutines:
+//
+//   - The reader splits the inbound stream into lines (at most
+//     Options.MaxLineBytes each; a longer line is skipped and reported to
+//     Observer.OversizeLine), answers lines that are not messages, hands
+//     each response to its waiting call, and queues every request and
+//     notification, in arrival order, for the dispatcher.
+//   - The dispatcher takes that queue in order. It runs each notification
+//     handler itself, one at a time, so notifications are handled in
+//     arrival order; it starts each request handler on a goroutine of its
+//     own, so a request that waits (for a person, for another call) never
+//     holds up the messages behind it.
+//   - The writer is the only goroutine that writes. Every outgoing message
+//     is queued for it (Options.WriteQueue); senders wait for queue space
+//     under their context. [Conn.Flush] waits until everything queued
+//     before it has been written.
+//
+// Ordering (SDK-7): a response is delivered to its caller only after every
+// notification read before it has been handled. So when [Conn.Call] for
+// session/prompt returns, the handler has seen every session/update the
+// agent sent before answering.
+//
+// Backpressure (SDK-9): the queue between reader and dispatcher is bounded
+// (Options.MaxQueuedMessages and MaxQueuedBytes, counting requests whose
+// handlers are still running). When it is full the reader stops reading, so
+// a slow handler slows the peer down; no message is dropped and the
+// connection is not closed for it.
+//
+// Handlers calling the peer: a handler may call [Conn.Call], [Conn.Go],
+// [Conn.Notify] or any typed peer method. Pass it the ctx the handler was
+// given (or a context derived from it): the connection recognises such
+// calls and, while one is outstanding, lifts the queue bound so the reader
+// can reach the answer. A call made from inside a notification handler is
+// answered as soon as its response is read, without waiting for the
+// notifications queued behind the handler, which could not run before it
+// returns anyway. A handler that calls the peer with an unrelated context
+// can deadlock when the queue is full or when a notification handler waits
+// on it; this is the one rule users must follow.
+//
+// Cancellation (SDK-8): when the context of [Conn.Call] ends, the call
+// sends $/cancel_request and returns the context's error; under a context
+// from [KeepWaiting] it sends $/cancel_request and goes on waiting for the
+// peer's final answer. [Conn.Go] returns a [PendingCall] that is never
+// abandoned: it completes with the peer's answer or when the connection
+// ends. An inbound $/cancel_request cancels the context of the handler of
+// that request; the request is still answered, with -32800 when the
+// handler returns the context's error.
+//
+// Bad input (SDK-10): a line that is not JSON is answered with -32700 and
+// "id": null; JSON that is not a message (an array, an object without
+// method, result or error, an id that is not a number, string or null) with
+// -32600; a request the handler does not implement with -32601; a response
+// whose id matches no call is dropped and reported. None of them stops the
+// connection.
+//
+// Ends: the connection ends when [Conn.Close] is called or the inbound
+// stream ends. After a stream end, messages already read are still
+// dispatched, then [Conn.Done] is closed and [Conn.Err] says why. Calls that
+// can no longer be answered fail with an error matching [ErrClosed]; a
+// failed write fails with an error matching [ErrWriteFailed] but leaves the
+// reader running, because answers to earlier calls may still arrive.
+package acpsdk

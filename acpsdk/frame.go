@@ -1,0 +1,95 @@
+package acpsdk
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// DefaultMaxLineBytes is the default bound on one inbound line (SDK-9).
+const DefaultMaxLineBytes = 10 << 20
+
+// readBufferSize is the framer's read buffer: big enough that the common
+// line (a few KiB) is returned by a single ReadSlice without copying twice.
+const readBufferSize = 64 << 10
+
+// lineReader splits an NDJSON stream into lines. A line longer than max is
+// consumed and discarded chunk by chunk, so it never costs more than max
+// bytes of memory, and is reported to the caller instead of ending the
+// stream.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, readBufferSize), max: max}
+}
+
+// next returns the next non-blank line without its line terminator ("\n" or
+// "\r\n"). Each returned line is a fresh allocation the caller may keep.
+//
+// When a line exceeds the bound, next returns a nil line and an
+// *OversizeError; the caller reports it and calls next again. A final line
+// without a newline before EOF is returned as a line; the EOF follows on the
+// next call. Any other error ends the stream.
+func (r *lineReader) next() ([]byte, error) {
+	for {
+		var (
+			line []byte
+			size int64 // bytes of the line so far, terminator excluded
+			over bool
+		)
+		for {
+			chunk, err := r.br.ReadSlice('\n')
+			body := chunk
+			if err == nil {
+				body = chunk[:len(chunk)-1]
+			}
+			size += int64(len(body))
+			switch {
+			case over:
+			case size > int64(r.max):
+				// Drop what was kept; the rest of the line is counted, not stored.
+				over, line = true, nil
+			case line == nil && err == nil:
+				// Common case: the whole line is in the buffer; one exact copy.
+				line = append(make([]byte, 0, len(body)), body...)
+			default:
+				line = append(line, body...)
+			}
+			if err == nil {
+				break
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if size == 0 || !errors.Is(err, io.EOF) {
+				// Nothing pending, or the stream failed mid-line: a
+				// partial line from a broken stream is not a message.
+				return nil, err
+			}
+			break // EOF after an unterminated final line: deliver it.
+		}
+		if over {
+			return nil, &OversizeError{Size: size, Limit: r.max}
+		}
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if !blank(line) {
+			return line, nil
+		}
+	}
+}
+
+// blank reports whether a line holds only JSON whitespace; such lines are
+// skipped silently rather than answered as parse errors.
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}

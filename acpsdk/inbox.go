@@ -1,0 +1,181 @@
+package acpsdk
+
+import "sync"
+
+// inItem is one inbound request or notification waiting for the dispatcher.
+type inItem struct {
+	msg  inMsg
+	size int       // line length, for the byte bound
+	req  *inflight // requests only: the cancel handle $/cancel_request uses
+}
+
+// inbox is the ordered, bounded queue between the reader and the dispatcher,
+// and the one place the ordering rules live (SDK-7, SDK-9):
+//
+//   - Requests and notifications leave in arrival order.
+//   - The bound counts messages queued plus requests still being handled,
+//     so a slow handler of either kind eventually blocks the reader
+//     (backpressure) instead of growing memory.
+//   - The bound is lifted while a handler waits on a call it made to the
+//     peer: that call's response is behind the blocked reader, so keeping
+//     the bound would deadlock.
+//   - A response is deferred until every notification read before it has
+//     been handled (its barrier), unless its call was made from inside the
+//     running notification handler, which would otherwise wait on itself.
+type inbox struct {
+	mu   sync.Mutex
+	cond sync.Cond
+
+	items []inItem
+	head  int
+
+	count, bytes       int // messages queued or being handled as requests
+	maxCount, maxBytes int
+	lifted             int // handler-made calls outstanding
+	ended              bool
+	stopped            bool
+
+	readNotifs    uint64 // notifications queued so far
+	handledNotifs uint64 // notifications handled so far
+	deferred      []deferredResponse
+}
+
+type deferredResponse struct {
+	call    *pendingCall
+	barrier uint64
+}
+
+func (q *inbox) init(maxCount, maxBytes int) {
+	q.cond.L = &q.mu
+	q.maxCount, q.maxBytes = maxCount, maxBytes
+}
+
+// push queues a message, waiting while the bound is reached. It reports
+// false once the inbox is stopped.
+func (q *inbox) push(it inItem) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for !q.stopped && q.lifted == 0 && q.count > 0 &&
+		(q.count >= q.maxCount || q.bytes+it.size > q.maxBytes) {
+		q.cond.Wait()
+	}
+	if q.stopped {
+		return false
+	}
+	q.items = append(q.items, it)
+	q.count++
+	q.bytes += it.size
+	if it.msg.kind == kindNotification {
+		q.readNotifs++
+	}
+	q.cond.Broadcast()
+	return true
+}
+
+// pop takes the next message in arrival order. It reports false when the
+// inbox is stopped, or ended and empty.
+func (q *inbox) pop() (inItem, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.head == len(q.items) && !q.ended && !q.stopped {
+		q.cond.Wait()
+	}
+	if q.stopped || q.head == len(q.items) {
+		return inItem{}, false
+	}
+	it := q.items[q.head]
+	q.items[q.head] = inItem{} // let the line be collected once handled
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	} else if q.head >= 1024 && q.head*2 >= len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	return it, true
+}
+
+// release frees the bound held by a message once it is handled.
+func (q *inbox) release(size int) {
+	q.mu.Lock()
+	q.count--
+	q.bytes -= size
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// notificationHandled releases a handled notification's bound and returns
+// the deferred responses that may now be delivered.
+func (q *inbox) notificationHandled(size int) []*pendingCall {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.count--
+	q.bytes -= size
+	q.handledNotifs++
+	q.cond.Broadcast()
+	return q.takeReady()
+}
+
+func (q *inbox) takeReady() []*pendingCall {
+	n := 0
+	for n < len(q.deferred) && q.deferred[n].barrier <= q.handledNotifs {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	ready := make([]*pendingCall, n)
+	for i := range n {
+		ready[i] = q.deferred[i].call
+	}
+	rest := copy(q.deferred, q.deferred[n:])
+	clear(q.deferred[rest:])
+	q.deferred = q.deferred[:rest]
+	return ready
+}
+
+// answered reports whether a call's response may be delivered now; if not,
+// it is deferred until the notifications read before it are handled.
+func (q *inbox) answered(p *pendingCall) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if p.inHandler || (len(q.deferred) == 0 && q.handledNotifs >= q.readNotifs) {
+		return true
+	}
+	q.deferred = append(q.deferred, deferredResponse{call: p, barrier: q.readNotifs})
+	return false
+}
+
+// lift adds delta to the number of outstanding handler-made calls.
+func (q *inbox) lift(delta int) {
+	q.mu.Lock()
+	q.lifted += delta
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// end marks that no more messages will be pushed; pop drains what is queued.
+func (q *inbox) end() {
+	q.mu.Lock()
+	q.ended = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// stop wakes every waiter, drops what is queued and returns the deferred
+// responses so their callers still get the answers that arrived.
+func (q *inbox) stop() []*pendingCall {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.stopped = true
+	q.cond.Broadcast()
+	clear(q.items)
+	q.items, q.head = nil, 0
+	ready := make([]*pendingCall, len(q.deferred))
+	for i, d := range q.deferred {
+		ready[i] = d.call
+	}
+	q.deferred = nil
+	return ready
+}

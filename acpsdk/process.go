@@ -1,0 +1,35 @@
+package acpsdk
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+)
+
+// StartCommand starts cmd and returns a Conn over its stdin and stdout;
+// cmd.Stderr is left as the caller set it (the protocol never uses it).
+// cmd.Stdin and cmd.Stdout must be nil.
+//
+// To end the session, Close the Conn (which closes both pipes) or wait for
+// Done (the child closed its stdout), then call cmd.Wait to reap the child.
+// Calling cmd.Wait first may lose output the Conn has not read yet, because
+// Wait closes the stdout pipe.
+func StartCommand(cmd *exec.Cmd, h Handler, opts *Options) (*Conn, error) {
+	if cmd.Stdin != nil || cmd.Stdout != nil {
+		return nil, errors.New("acpsdk: StartCommand needs cmd.Stdin and cmd.Stdout unset")
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("acpsdk: stdin pipe: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		_ = stdin.Close()
+		return nil, fmt.Errorf("acpsdk: stdout pipe: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		// Start closes the pipes it made when it fails.
+		return nil, fmt.Errorf("acpsdk: starting %s: %w", cmd.Path, err)
+	}
+	return NewConn(stdout, stdin, h, opts), nil
+}

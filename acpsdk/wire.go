@@ -1,0 +1,270 @@
+package acpsdk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// msgKind classifies one inbound line.
+type msgKind uint8
+
+const (
+	kindInvalid      msgKind = iota // answered -32600 (or -32700), never dispatched
+	kindRequest                     // method and id: answered
+	kindNotification                // method, no id: never answered
+	kindResponse                    // result or error, with an id
+)
+
+// wireMsg is the envelope as decoded, every member kept raw so that presence
+// (absent vs null) and the peer's exact id bytes survive.
+type wireMsg struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// inMsg is a classified inbound message. Its raw slices alias the line they
+// came from, which is never reused, so they may be kept.
+type inMsg struct {
+	kind   msgKind
+	method string
+	id     json.RawMessage // exact bytes; nil when absent
+	params json.RawMessage
+	result json.RawMessage
+	errObj json.RawMessage
+	// code and why say what is wrong with an invalid message.
+	code int64
+	why  string
+}
+
+// parseFlags: zero-copy (lines are never reused) and exact member names, so
+// "ID" or "Method" are not mistaken for envelope members.
+const parseFlags = json.ZeroCopy | json.DontMatchCaseInsensitiveStructFields
+
+// classify decodes and classifies one line (SDK-10). It never fails: a bad
+// line comes back as kindInvalid with the code to answer (-32700 for a line
+// that is not JSON, -32600 for JSON that is not a message) and, when the
+// peer's id could be read, that id for the answer.
+func classify(line []byte, nullIDIsNotification bool) inMsg {
+	var w wireMsg
+	start := skipSpace(line)
+	if len(start) == 0 || start[0] != '{' {
+		if json.Valid(line) {
+			return inMsg{code: CodeInvalidRequest, why: "not a JSON-RPC object (batches are not supported)"}
+		}
+		return inMsg{code: CodeParseError, why: "line is not JSON"}
+	}
+	rest, err := json.Parse(line, &w, parseFlags)
+	if err != nil || len(rest) != 0 {
+		return inMsg{code: CodeParseError, why: "line is not JSON"}
+	}
+	m := inMsg{params: w.Params, result: w.Result, errObj: w.Error}
+	if w.JSONRPC != nil && !bytes.Equal(w.JSONRPC, []byte(`"2.0"`)) {
+		m.code, m.why = CodeInvalidRequest, `"jsonrpc" is not "2.0"`
+		m.id = validID(w.ID)
+		return m
+	}
+	if w.ID != nil {
+		if validID(w.ID) == nil {
+			m.code, m.why = CodeInvalidRequest, "id is not a number, string or null"
+			return m
+		}
+		m.id = w.ID
+	}
+	if w.Method != nil {
+		if w.Result != nil || w.Error != nil {
+			m.code, m.why = CodeInvalidRequest, "message has both a method and a result or error"
+			return m
+		}
+		if len(w.Method) < 2 || w.Method[0] != '"' {
+			m.code, m.why = CodeInvalidRequest, "method is not a string"
+			return m
+		}
+		m.method = unquote(w.Method)
+		if m.method == "" {
+			m.code, m.why = CodeInvalidRequest, "method is empty"
+			return m
+		}
+		if isNull(m.params) {
+			m.params = nil // "params": null is read as no params, as most peers do
+		}
+		if p := m.params; p != nil && p[0] != '{' && p[0] != '[' {
+			m.code, m.why = CodeInvalidRequest, "params is not an object or array"
+			return m
+		}
+		switch {
+		case m.id == nil, nullIDIsNotification && isNull(m.id):
+			m.kind, m.id = kindNotification, nil
+		default:
+			m.kind = kindRequest
+		}
+		return m
+	}
+	if w.Result != nil || w.Error != nil {
+		switch {
+		case w.Result != nil && w.Error != nil:
+			m.code, m.why = CodeInvalidRequest, "response has both result and error"
+		case m.id == nil:
+			m.code, m.why = CodeInvalidRequest, "response has no id"
+		default:
+			m.kind = kindResponse
+		}
+		return m
+	}
+	m.code, m.why = CodeInvalidRequest, "object is neither a request, a notification nor a response"
+	return m
+}
+
+// validID returns id when it is a JSON-RPC id (number, string or null), else
+// nil.
+func validID(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return nil
+	}
+	switch c := id[0]; {
+	case c == '"', c == 'n', c == '-', c >= '0' && c <= '9':
+		return id
+	}
+	return nil
+}
+
+func isNull(b []byte) bool { return len(b) == 4 && string(b) == "null" }
+
+// unquote decodes a JSON string; the common escape-free case costs one
+// string allocation.
+func unquote(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return ""
+	}
+	return s
+}
+
+func skipSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
+}
+
+// parseOutgoingID reads an id we issued (a positive decimal integer) from a
+// response; anything else cannot match a call of ours.
+func parseOutgoingID(id []byte) (int64, bool) {
+	if len(id) == 0 || len(id) > 18 || id[0] < '1' || id[0] > '9' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return n, err == nil
+}
+
+// decodeErrorObject decodes a response's error member.
+func decodeErrorObject(raw []byte) (*Error, error) {
+	var e Error
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, fmt.Errorf("%w: error member is not an object", ErrMalformedResponse)
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedResponse, err)
+	}
+	return &e, nil
+}
+
+// Outgoing messages are built by appending into one buffer: the envelope by
+// hand, the payload by segmentio/encoding. Every frame ends with "\n".
+
+var jsonrpcPrefix = []byte(`{"jsonrpc":"2.0"`)
+
+func appendRequest(b []byte, id int64, method string, params any) ([]byte, error) {
+	b = append(b, jsonrpcPrefix...)
+	b = append(b, `,"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return appendCall(b, method, params)
+}
+
+func appendNotification(b []byte, method string, params any) ([]byte, error) {
+	b = append(b, jsonrpcPrefix...)
+	return appendCall(b, method, params)
+}
+
+func appendCall(b []byte, method string, params any) ([]byte, error) {
+	b = append(b, `,"method":`...)
+	b = json.AppendEscape(b, method, 0)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		var err error
+		if b, err = json.Append(b, params, 0); err != nil {
+			return nil, fmt.Errorf("acpsdk: encoding %s params: %w", method, err)
+		}
+	}
+	return finishFrame(append(b, '}'))
+}
+
+func appendResult(b []byte, id json.RawMessage, result any) ([]byte, error) {
+	b = append(b, jsonrpcPrefix...)
+	b = append(b, `,"id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	var err error
+	if b, err = json.Append(b, result, 0); err != nil {
+		return nil, fmt.Errorf("acpsdk: encoding result: %w", err)
+	}
+	return finishFrame(append(b, '}'))
+}
+
+func appendError(b []byte, id json.RawMessage, e *Error) []byte {
+	b = append(b, jsonrpcPrefix...)
+	b = append(b, `,"id":`...)
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b = append(b, id...)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, e.Code, 10)
+	b = append(b, `,"message":`...)
+	b = json.AppendEscape(b, e.Message, 0)
+	if len(e.Data) > 0 {
+		if data, err := json.Append(nil, e.Data, 0); err == nil {
+			b = append(b, `,"data":`...)
+			b = append(b, data...)
+		}
+	}
+	b = append(b, "}}"...)
+	out, err := finishFrame(b)
+	if err != nil {
+		// Only Data can make the frame bad, and it was validated; keep
+		// the code and message.
+		return appendError(b[:0], id, &Error{Code: e.Code, Message: e.Message})
+	}
+	return out
+}
+
+// errNewlineInFrame is returned when an encoded frame holds a raw newline
+// that compaction could not remove.
+var errNewlineInFrame = errors.New("acpsdk: encoded message is not a single line")
+
+// finishFrame makes sure the frame is one line: string encoding escapes
+// newlines, but a MarshalJSON or RawMessage payload may carry formatting
+// whitespace, which is compacted away (the rare, slow path).
+func finishFrame(b []byte) ([]byte, error) {
+	if bytes.IndexByte(b, '\n') >= 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return nil, fmt.Errorf("acpsdk: compacting message: %w", err)
+		}
+		if bytes.IndexByte(buf.Bytes(), '\n') >= 0 {
+			return nil, errNewlineInFrame
+		}
+		b = buf.Bytes()
+	}
+	return append(b, '\n'), nil
+}
