@@ -1,0 +1,264 @@
+// Package fakeagent is a scripted Agent Client Protocol runtime for the
+// adapter's tests: the faults a cooperative agent never produces (early
+// exits, garbage, oversize lines, ignored signals, descendants holding
+// stdout, answers racing a cancel) are written as small Go scenarios that
+// run in a re-executed test binary and speak NDJSON over real pipes.
+//
+// A test package calls Main from its TestMain with its scenarios; a command
+// line whose first argument is "fakeagent:<name>" then runs that scenario
+// instead of the tests.
+package fakeagent
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// Scenario is one scripted runtime behaviour.
+type Scenario func(a *Agent)
+
+const (
+	scenarioPrefix = "fakeagent:"
+	holderPrefix   = "fakeagent-holder:"
+)
+
+// Main runs the scenario named by os.Args[1] when the process was started as
+// a fake agent and exits; otherwise it returns and the tests run. The
+// remaining arguments are available to the scenario as Agent.Args.
+func Main(scenarios map[string]Scenario) {
+	if len(os.Args) < 2 {
+		return
+	}
+	arg := os.Args[1]
+	switch {
+	case strings.HasPrefix(arg, holderPrefix):
+		hold(strings.TrimPrefix(arg, holderPrefix))
+		os.Exit(0)
+	case strings.HasPrefix(arg, scenarioPrefix):
+		name := strings.TrimPrefix(arg, scenarioPrefix)
+		s, ok := scenarios[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "fakeagent: no scenario %q\n", name)
+			os.Exit(2)
+		}
+		a := New(os.Stdin, os.Stdout)
+		a.Args = os.Args[2:]
+		s(a)
+		os.Exit(0)
+	}
+}
+
+// Command returns the agent.command line that runs scenario name from the
+// current test binary, followed by args.
+func Command(name string, args ...string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return strings.Join(append([]string{exe, scenarioPrefix + name}, args...), " ")
+}
+
+// Msg is one inbound JSON-RPC message as the agent read it.
+type Msg struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+	// Raw is the line as read.
+	Raw []byte `json:"-"`
+}
+
+// Agent is the scripted side of one connection. Writes are serialised so a
+// scenario may write from several goroutines.
+type Agent struct {
+	// Args are the command-line arguments after the scenario name.
+	Args   []string
+	in     *bufio.Reader
+	out    io.Writer
+	mu     sync.Mutex
+	nextID int
+}
+
+// New returns an Agent reading r and writing w.
+func New(r io.Reader, w io.Writer) *Agent {
+	return &Agent{in: bufio.NewReaderSize(r, 1<<16), out: w}
+}
+
+// Fail reports a script violation on stderr and exits with status 3, which
+// the test sees as an early exit carrying this text.
+func (a *Agent) Fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "fakeagent: "+format+"\n", args...)
+	os.Exit(3)
+}
+
+// Read returns the next message; io.EOF when the client closed stdin.
+func (a *Agent) Read() (Msg, error) {
+	line, err := a.in.ReadBytes('\n')
+	if len(bytes.TrimSpace(line)) == 0 && err != nil {
+		return Msg{}, err
+	}
+	var m Msg
+	if err := json.Unmarshal(line, &m); err != nil {
+		return Msg{Raw: line}, fmt.Errorf("fakeagent: bad line %q: %w", line, err)
+	}
+	m.Raw = line
+	return m, nil
+}
+
+// Expect reads the next message and fails the script unless it is method.
+func (a *Agent) Expect(method string) Msg {
+	m, err := a.Read()
+	if err != nil {
+		a.Fail("waiting for %s: %v", method, err)
+	}
+	if m.Method != method {
+		a.Fail("got %q, want %s: %s", m.Method, method, m.Raw)
+	}
+	return m
+}
+
+// WaitEOF reads and discards messages until stdin ends.
+func (a *Agent) WaitEOF() {
+	for {
+		if _, err := a.Read(); err == io.EOF {
+			return
+		}
+	}
+}
+
+// Reply answers request m with result.
+func (a *Agent) Reply(m Msg, result any) {
+	a.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+}
+
+// ReplyError answers request m with an error; data is omitted when nil.
+func (a *Agent) ReplyError(m Msg, code int, message string, data any) {
+	e := map[string]any{"code": code, "message": message}
+	if data != nil {
+		e["data"] = data
+	}
+	a.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": e})
+}
+
+// Notify sends a notification.
+func (a *Agent) Notify(method string, params any) {
+	a.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+// Update sends session/update for sessionID with a raw update object.
+func (a *Agent) Update(sessionID, update string) {
+	a.Notify("session/update", map[string]any{"sessionId": sessionID, "update": json.RawMessage(update)})
+}
+
+// Request sends a request with a fresh integer id and returns the id.
+func (a *Agent) Request(method string, params any) int {
+	a.mu.Lock()
+	a.nextID++
+	id := a.nextID
+	a.mu.Unlock()
+	a.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return id
+}
+
+// WriteLine writes raw followed by a newline, for garbage and hand-built lines.
+func (a *Agent) WriteLine(raw string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, err := io.WriteString(a.out, raw+"\n"); err != nil {
+		os.Exit(4)
+	}
+}
+
+func (a *Agent) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		a.Fail("marshal: %v", err)
+	}
+	a.WriteLine(string(b))
+}
+
+// InitResult is a conventional initialize result; caps is merged into
+// agentCapabilities.
+func InitResult(caps map[string]any) map[string]any {
+	ac := map[string]any{}
+	for k, v := range caps {
+		ac[k] = v
+	}
+	return map[string]any{
+		"protocolVersion":   1,
+		"agentCapabilities": ac,
+		"agentInfo":         map[string]any{"name": "fakeagent", "version": "1.0.0"},
+	}
+}
+
+// Handshake answers initialize with result and session/new with sessionID,
+// returning the session/new request.
+func (a *Agent) Handshake(result any, sessionID string) Msg {
+	a.Reply(a.Expect("initialize"), result)
+	m := a.Expect("session/new")
+	a.Reply(m, map[string]any{"sessionId": sessionID})
+	return m
+}
+
+// IgnoreTerm makes the process ignore SIGTERM, like runtimes that only die
+// by SIGKILL.
+func IgnoreTerm() { signal.Ignore(syscall.SIGTERM) }
+
+// Hang blocks forever (until a signal ends the process).
+func Hang() { select {} }
+
+// SpawnHolder starts a descendant that inherits this process's stdout and
+// stderr and keeps them open until the unix socket at socketPath closes.
+// With detach it moves into its own session (outside the process group, so
+// the group kill does not reach it, TD-12); without, it stays in the group.
+// It returns once the descendant has connected, so it holds stdout by then.
+func SpawnHolder(socketPath string, detach bool) {
+	exe, err := os.Executable()
+	if err != nil {
+		os.Exit(5)
+	}
+	cmd := exec.Command(exe, holderPrefix+socketPath)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	r, w, err := os.Pipe()
+	if err != nil {
+		os.Exit(5)
+	}
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: detach}
+	if err := cmd.Start(); err != nil {
+		os.Exit(5)
+	}
+	w.Close()
+	// The holder closes fd 3 once connected.
+	io.Copy(io.Discard, r)
+	r.Close()
+}
+
+// hold is the descendant: connect, say so, and block until the socket ends.
+func hold(socketPath string) {
+	c, err := net.Dial("unix", socketPath)
+	if f := os.NewFile(3, "ready"); f != nil {
+		f.Close()
+	}
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "%d\n", os.Getpid())
+	io.Copy(io.Discard, c)
+}

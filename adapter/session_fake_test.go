@@ -1,0 +1,381 @@
+package adapter
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/adapter/internal/fakeagent"
+)
+
+// coopAgent is the scripted runtime of these tests. Its arguments configure
+// the handshake and what happens around session creation; the prompt text
+// is a list of space-separated commands it executes in order, ending the
+// turn with end_turn unless a command answered otherwise. It appends every
+// line it reads to the file named by record=, so tests see the wire.
+//
+// Arguments (key or key=value): record=PATH, sid=ID, load, resume, close,
+// delete, noinfo, http, version=N, initerr=CODE, initerrdata=TEXT,
+// newerr=CODE, newbad, exit-before-init, ignore-term, no-eof-exit,
+// loadreplay, loadreplayother, loaderr=CODE, resumeerr=CODE, hang-control,
+// hang-load, control-ok, closeerr=CODE, hang-close,
+// beforenew=CMDS, afternew=CMDS (commands joined by commas),
+// holder=SOCKET, init-hang.
+func coopAgent(a *fakeagent.Agent) {
+	cfg := map[string]string{}
+	for _, arg := range a.Args {
+		k, v, _ := strings.Cut(arg, "=")
+		cfg[k] = v
+	}
+	has := func(k string) bool { _, ok := cfg[k]; return ok }
+	var rec *os.File
+	if p := cfg["record"]; p != "" {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			a.Fail("record: %v", err)
+		}
+		rec = f
+	}
+	if has("exit-before-init") {
+		fmt.Fprintln(os.Stderr, "boom: \x1b[31mno credentials\x1b[0m")
+		fmt.Fprintln(os.Stderr, "second line")
+		os.Exit(7)
+	}
+	if has("ignore-term") {
+		fakeagent.IgnoreTerm()
+	}
+	sid := "sess-1"
+	if v := cfg["sid"]; v != "" {
+		sid = v
+	}
+	r := &runner{a: a, cfg: cfg, sid: sid, rec: rec}
+	for {
+		m, err := r.read()
+		if err == io.EOF {
+			if has("no-eof-exit") {
+				fakeagent.Hang()
+			}
+			return
+		}
+		if err != nil {
+			continue
+		}
+		r.dispatch(m)
+	}
+}
+
+type runner struct {
+	a   *fakeagent.Agent
+	cfg map[string]string
+	sid string
+	rec *os.File
+}
+
+func (r *runner) has(k string) bool { _, ok := r.cfg[k]; return ok }
+
+func (r *runner) code(k string) int {
+	n, err := strconv.Atoi(r.cfg[k])
+	if err != nil {
+		r.a.Fail("bad %s: %v", k, err)
+	}
+	return n
+}
+
+func (r *runner) read() (fakeagent.Msg, error) {
+	m, err := r.a.Read()
+	if r.rec != nil && len(m.Raw) > 0 {
+		r.rec.Write(m.Raw)
+	}
+	return m, err
+}
+
+func (r *runner) dispatch(m fakeagent.Msg) {
+	a := r.a
+	switch m.Method {
+	case "initialize":
+		if r.has("init-hang") {
+			return
+		}
+		if r.has("initerr") {
+			var data any
+			if d := r.cfg["initerrdata"]; d != "" {
+				data = d
+			}
+			a.ReplyError(m, r.code("initerr"), "Authentication required", data)
+			return
+		}
+		caps := map[string]any{}
+		sc := map[string]any{}
+		if r.has("load") {
+			caps["loadSession"] = true
+		}
+		for _, k := range []string{"resume", "close", "delete"} {
+			if r.has(k) {
+				sc[k] = map[string]any{}
+			}
+		}
+		if len(sc) > 0 {
+			caps["sessionCapabilities"] = sc
+		}
+		if r.has("http") {
+			caps["mcpCapabilities"] = map[string]any{"http": true}
+		}
+		res := fakeagent.InitResult(caps)
+		if r.has("noinfo") {
+			delete(res, "agentInfo")
+		}
+		if v := r.cfg["version"]; v != "" {
+			n, _ := strconv.Atoi(v)
+			res["protocolVersion"] = n
+		}
+		if r.has("initbad") {
+			a.Reply(m, "not an object")
+			return
+		}
+		a.Reply(m, res)
+	case "session/new":
+		r.script(r.cfg["beforenew"])
+		if r.has("newerr") {
+			a.ReplyError(m, r.code("newerr"), "no session for you", map[string]any{"why": "test"})
+			return
+		}
+		if r.has("newbad") {
+			a.Reply(m, map[string]any{"sessionId": 42})
+			return
+		}
+		a.Reply(m, map[string]any{"sessionId": r.sid})
+		r.script(r.cfg["afternew"])
+	case "_sortie.dev/probe/unimplemented":
+		switch {
+		case r.has("hang-control"):
+		case r.has("control-ok"):
+			a.Reply(m, map[string]any{})
+		default:
+			a.ReplyError(m, -32601, "Method not found", nil)
+		}
+	case "session/load":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		json.Unmarshal(m.Params, &p)
+		switch {
+		case r.has("hang-load"):
+			return
+		case r.has("loaderr"):
+			a.ReplyError(m, r.code("loaderr"), "cannot load", nil)
+			return
+		}
+		if r.has("loadreplay") {
+			a.Update(p.SessionID, `{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"earlier question"}}`)
+			a.Update(p.SessionID, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"earlier answer"},"messageId":"old"}`)
+		}
+		if r.has("loadreplayother") {
+			a.Update("someone-else", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}`)
+		}
+		r.sid = p.SessionID
+		a.Reply(m, map[string]any{})
+	case "session/resume":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if r.has("resumeerr") {
+			a.ReplyError(m, r.code("resumeerr"), "cannot resume", nil)
+			return
+		}
+		r.sid = p.SessionID
+		a.Reply(m, map[string]any{})
+	case "session/close", "session/delete":
+		switch {
+		case r.has("hang-close"):
+		case r.has("closeerr"):
+			a.ReplyError(m, r.code("closeerr"), "secret detail that must not be logged", nil)
+		default:
+			a.Reply(m, map[string]any{})
+		}
+	case "session/prompt":
+		var p struct {
+			Prompt []struct {
+				Text string `json:"text"`
+			} `json:"prompt"`
+		}
+		json.Unmarshal(m.Params, &p)
+		text := ""
+		if len(p.Prompt) > 0 {
+			text = p.Prompt[0].Text
+		}
+		r.prompt(m, strings.Fields(text))
+	case "":
+		// A response to one of our requests outside a wait: ignore.
+	default:
+		if m.ID != nil {
+			a.ReplyError(m, -32601, "Method not found", nil)
+		}
+	}
+}
+
+// script runs between-turn commands (comma-separated).
+func (r *runner) script(s string) {
+	if s == "" {
+		return
+	}
+	for _, c := range strings.Split(s, ",") {
+		r.command(fakeagent.Msg{}, c)
+	}
+}
+
+// prompt runs a prompt's commands; the last answer wins unless a command
+// answered already.
+func (r *runner) prompt(m fakeagent.Msg, cmds []string) {
+	for _, c := range cmds {
+		if r.command(m, c) {
+			return
+		}
+	}
+	r.a.Reply(m, map[string]any{"stopReason": "end_turn"})
+}
+
+// command executes one command; true when it answered the prompt (or
+// must not go on).
+func (r *runner) command(m fakeagent.Msg, c string) bool {
+	a := r.a
+	name, arg, _ := strings.Cut(c, ":")
+	switch name {
+	case "chunk": // chunk:ID:TEXT (ID may be empty)
+		id, text, _ := strings.Cut(arg, ":")
+		u := map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}}
+		if id != "" {
+			u["messageId"] = id
+		}
+		b, _ := json.Marshal(u)
+		a.Update(r.sid, string(b))
+	case "long": // long:N: one chunk of N runes
+		n, _ := strconv.Atoi(arg)
+		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`+strings.Repeat("é", n)+`"}}`)
+	case "user":
+		a.Update(r.sid, `{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}`)
+	case "thought":
+		a.Update(r.sid, `{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}}`)
+	case "plan":
+		a.Update(r.sid, `{"sessionUpdate":"plan","entries":[]}`)
+	case "image":
+		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"AA==","mimeType":"image/png"}}`)
+	case "usage":
+		a.Update(r.sid, `{"sessionUpdate":"usage_update","used":10,"size":100}`)
+	case "commands":
+		a.Update(r.sid, `{"sessionUpdate":"available_commands_update","availableCommands":[]}`)
+	case "mystery":
+		a.Update(r.sid, `{"sessionUpdate":"mystery_update","x":1}`)
+	case "tool": // tool:ID:KIND
+		id, kind, _ := strings.Cut(arg, ":")
+		a.Update(r.sid, `{"sessionUpdate":"tool_call","toolCallId":"`+id+`","title":"start","kind":"`+kind+`","name":7}`)
+	case "tooldone": // tooldone:ID:STATUS:TITLE
+		parts := strings.SplitN(arg, ":", 3)
+		for len(parts) < 3 {
+			parts = append(parts, "")
+		}
+		a.Update(r.sid, `{"sessionUpdate":"tool_call_update","toolCallId":"`+parts[0]+`","status":"`+parts[1]+`","title":"`+parts[2]+`"}`)
+	case "foreign":
+		a.Update("other-session", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"not yours"}}`)
+	case "badupdate":
+		a.Notify("session/update", map[string]any{"nope": true})
+	case "nullid":
+		a.WriteLine(`{"jsonrpc":"2.0","id":null,"method":"session/update","params":{"sessionId":"` + r.sid + `","update":{"sessionUpdate":"plan","entries":[]}}}`)
+	case "vendornote":
+		a.Notify("_vendor/note", map[string]any{})
+	case "garbage":
+		a.WriteLine("this is not json")
+	case "oversize":
+		a.WriteLine(`{"jsonrpc":"2.0","method":"session/update","params":{"pad":"` + strings.Repeat("x", 11<<20) + `"}}`)
+	case "stray":
+		a.WriteLine(`{"jsonrpc":"2.0","id":999,"result":{}}`)
+	case "perm": // perm:KIND,KIND... — the answer is echoed back as a chunk
+		var opts []map[string]any
+		if arg != "" {
+			for i, k := range strings.Split(arg, "+") {
+				opts = append(opts, map[string]any{"optionId": fmt.Sprintf("opt-%d-%s", i, k), "name": k, "kind": k})
+			}
+		}
+		id := a.Request("session/request_permission", map[string]any{
+			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t"}, "options": opts,
+		})
+		ans := r.awaitResponse(id)
+		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("answer="+string(ans))+`},"messageId":"ans"}`)
+	case "elicit":
+		id := a.Request("elicitation/create", map[string]any{"message": "what?"})
+		ans := r.awaitResponse(id)
+		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("answer="+string(ans))+`},"messageId":"ans"}`)
+	case "unknownreq":
+		id := a.Request("fs/read_text_file", map[string]any{"sessionId": r.sid, "path": "/etc/passwd"})
+		ans := r.awaitResponse(id)
+		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("answer="+string(ans))+`},"messageId":"ans"}`)
+	case "stop": // stop:REASON
+		a.Reply(m, map[string]any{"stopReason": arg})
+		return true
+	case "err": // err:CODE
+		n, _ := strconv.Atoi(arg)
+		a.ReplyError(m, n, "prompt went wrong", nil)
+		return true
+	case "badresult":
+		a.Reply(m, map[string]any{"stopReason": 5})
+		return true
+	case "crash":
+		fmt.Fprintln(os.Stderr, "crashing now")
+		os.Exit(7)
+	case "exit0":
+		os.Exit(0)
+	case "hang":
+		return true // never answer; keep reading in the main loop
+	case "waitcancel": // waitcancel:REASON|none — answer after session/cancel
+		r.awaitCancel()
+		if arg != "none" {
+			a.Reply(m, map[string]any{"stopReason": arg})
+		}
+		return true
+	case "holder": // leave a descendant holding stdout, then exit
+		_, detach := r.cfg["detach"]
+		fakeagent.SpawnHolder(r.cfg["holder"], detach)
+		os.Exit(0)
+	default:
+		a.Fail("unknown command %q", c)
+	}
+	return false
+}
+
+// awaitResponse reads until the response to id arrives, recording lines.
+func (r *runner) awaitResponse(id int) []byte {
+	want := strconv.Itoa(id)
+	for {
+		m, err := r.read()
+		if err != nil {
+			os.Exit(0)
+		}
+		if m.Method == "" && string(m.ID) == want {
+			if m.Error != nil {
+				b, _ := json.Marshal(m.Error)
+				return b
+			}
+			return m.Result
+		}
+		if m.Method == "session/cancel" {
+			continue
+		}
+	}
+}
+
+// awaitCancel reads until session/cancel arrives.
+func (r *runner) awaitCancel() {
+	for {
+		m, err := r.read()
+		if err != nil {
+			os.Exit(0)
+		}
+		if m.Method == "session/cancel" {
+			return
+		}
+	}
+}

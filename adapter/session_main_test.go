@@ -1,0 +1,140 @@
+package adapter
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"acpkit.dev/adapter/internal/fakeagent"
+)
+
+// TestMain runs a fake agent scenario when the binary was started as one,
+// and otherwise the tests, checking that none leaves a goroutine behind.
+func TestMain(m *testing.M) {
+	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent})
+	goleak.VerifyTestMain(m)
+}
+
+// record is one captured log record.
+type record struct {
+	Level   slog.Level
+	Message string
+	Attrs   map[string]string
+}
+
+// captureHandler keeps every record, with attributes rendered as strings.
+type captureHandler struct {
+	mu    *sync.Mutex
+	recs  *[]record
+	attrs []slog.Attr
+}
+
+func newCapture() (*slog.Logger, *captureHandler) {
+	h := &captureHandler{mu: &sync.Mutex{}, recs: &[]record{}}
+	return slog.New(h), h
+}
+
+func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *captureHandler) Handle(_ context.Context, r slog.Record) error {
+	rec := record{Level: r.Level, Message: r.Message, Attrs: map[string]string{}}
+	for _, a := range h.attrs {
+		rec.Attrs[a.Key] = a.Value.String()
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		rec.Attrs[a.Key] = a.Value.String()
+		return true
+	})
+	h.mu.Lock()
+	*h.recs = append(*h.recs, rec)
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *captureHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &captureHandler{mu: h.mu, recs: h.recs, attrs: append(slices.Clone(h.attrs), as...)}
+}
+
+func (h *captureHandler) WithGroup(string) slog.Handler { return h }
+
+// find returns the records with message msg.
+func (h *captureHandler) find(msg string) []record {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []record
+	for _, r := range *h.recs {
+		if r.Message == msg {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (h *captureHandler) all() []record {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(*h.recs)
+}
+
+// events collects a turn's events.
+type events struct {
+	mu  sync.Mutex
+	evs []Event
+}
+
+func (e *events) on(ev Event) {
+	e.mu.Lock()
+	e.evs = append(e.evs, ev)
+	e.mu.Unlock()
+}
+
+func (e *events) list() []Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.evs)
+}
+
+func (e *events) messages(t EventType) []string {
+	var out []string
+	for _, ev := range e.list() {
+		if ev.Type == t {
+			out = append(out, ev.Message)
+		}
+	}
+	return out
+}
+
+// texts are the non-empty notification messages.
+func (e *events) texts() []string {
+	var out []string
+	for _, m := range e.messages(EventNotification) {
+		if m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (e *events) types() []EventType {
+	var out []EventType
+	for _, ev := range e.list() {
+		out = append(out, ev.Type)
+	}
+	return out
+}
+
+// readLines reads a transcript file the fake agent appended to.
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}

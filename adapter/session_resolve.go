@@ -1,0 +1,171 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/adapter/internal/mcpconfig"
+	"acpkit.dev/adapter/internal/normalize"
+)
+
+// newSessionParams is session/new's request (SR-1); mcpServers is always an
+// array (MCP-11).
+type newSessionParams struct {
+	Cwd        string           `json:"cwd"`
+	McpServers []mcpconfig.Wire `json:"mcpServers"`
+}
+
+type loadSessionParams struct {
+	SessionID  string           `json:"sessionId"`
+	Cwd        string           `json:"cwd"`
+	McpServers []mcpconfig.Wire `json:"mcpServers"`
+}
+
+// resumeSessionParams carries mcpServers only when non-empty (MCP-11).
+type resumeSessionParams struct {
+	SessionID  string           `json:"sessionId"`
+	Cwd        string           `json:"cwd"`
+	McpServers []mcpconfig.Wire `json:"mcpServers,omitempty"`
+}
+
+// resolveSession creates or continues the session (§10) and returns the id
+// the runtime actually created (SR-11). caps is lowered for continuation
+// when the route is missing or unconfirmed (CAP-5).
+func (s *session) resolveSession(ctx context.Context, f handshakeFacts, cwd string, servers []mcpconfig.Wire, caps *normalize.Capabilities) (string, error) {
+	if !f.loadSession && !f.resume {
+		caps.Lower(normalize.SessionContinuation)
+	}
+	resumeID := s.params.ResumeSessionID
+	if resumeID == "" || s.params.CredentialVerification || (!f.loadSession && !f.resume) {
+		return s.newSession(ctx, cwd, servers)
+	}
+	method := methodSessionResume
+	if f.loadSession {
+		method = methodSessionLoad
+	}
+	id, ok, err := s.continueSession(ctx, method, resumeID, cwd, servers)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return id, nil
+	}
+	// SR-7: fall back inside this start; a failure of the fallback is
+	// reported as if no continuation had been tried.
+	caps.Lower(normalize.SessionContinuation)
+	return s.newSession(ctx, cwd, servers)
+}
+
+// continueSession runs the negative control and the continuation call
+// (SR-3..SR-9). ok is false when the caller should fall back to
+// session/new; err is set only for failures that fail the start.
+func (s *session) continueSession(ctx context.Context, method, id, cwd string, servers []mcpconfig.Wire) (string, bool, error) {
+	// SR-3: the negative control, and the code it answers with.
+	var controlCode *int64
+	cctx, cancel := context.WithTimeout(ctx, s.readTimeout)
+	err := s.conn.Call(cctx, methodNegativeControl, struct{}{}, nil)
+	cancel()
+	if err != nil {
+		err = callError(ctx, cctx, err)
+		if e, ok := errors.AsType[*acpsdk.Error](err); ok {
+			controlCode = &e.Code
+		} else if KindOf(err) == KindResponseTimeout {
+			s.log.Warn(logNegativeControlTimout, "method", method)
+			return "", false, nil
+		} else {
+			return "", false, err
+		}
+	}
+
+	var w *loadWatch
+	var params any
+	if method == methodSessionLoad {
+		// SR-9: never load a session this process created inside its
+		// creation minute.
+		if d := s.a.loadHold(cwd, id); d > 0 {
+			s.log.Debug(logLoadDeferred, "session_id", id, "wait_ms", d.Milliseconds())
+			if err := s.a.wait(ctx, d); err != nil {
+				return "", false, newError(KindPortExit, msgLoadHoldCancelled, err)
+			}
+		}
+		w = &loadWatch{id: id, seen: make(chan struct{})}
+		// Announced before the call, so only chunks after it count (SR-5).
+		if !s.pump.send(ctx, pumpLoad{w}) {
+			return "", false, newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
+		}
+		params = loadSessionParams{SessionID: id, Cwd: cwd, McpServers: servers}
+	} else {
+		params = resumeSessionParams{SessionID: id, Cwd: cwd, McpServers: servers}
+	}
+	unconfirmed := func() (string, bool, error) {
+		if w != nil {
+			s.pump.send(ctx, pumpLoadEnd{}) // SR-6
+		}
+		return "", false, nil
+	}
+
+	cctx, cancel = context.WithTimeout(ctx, s.readTimeout)
+	err = s.conn.Call(cctx, method, params, nil)
+	cancel()
+	if err != nil {
+		err = callError(ctx, cctx, err)
+		if e, ok := errors.AsType[*acpsdk.Error](err); ok {
+			if controlCode != nil && *controlCode == e.Code {
+				s.log.Debug(logContinuationNotImpl, "method", method)
+			} else {
+				s.log.Warn(logContinuationFailed, "method", method, "code", e.Code)
+			}
+			return unconfirmed()
+		}
+		if KindOf(err) == KindResponseTimeout {
+			s.log.Warn(logContinuationTimedOut, "method", method)
+			return unconfirmed()
+		}
+		return "", false, err
+	}
+	if w == nil {
+		return id, true, nil // SR-4: resume's success confirms it
+	}
+	// SR-5: a load needs replay, before the answer or within the read
+	// timeout after it.
+	t := time.NewTimer(s.readTimeout)
+	defer t.Stop()
+	select {
+	case <-w.seen:
+		return id, true, nil
+	case <-t.C:
+		return unconfirmed()
+	case <-ctx.Done():
+		return "", false, newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
+	}
+}
+
+// newSession creates a session (SR-1, SR-10) and records its creation for
+// SR-9.
+func (s *session) newSession(ctx context.Context, cwd string, servers []mcpconfig.Wire) (string, error) {
+	if servers == nil {
+		servers = []mcpconfig.Wire{}
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.readTimeout)
+	defer cancel()
+	var raw json.RawMessage
+	if err := s.conn.Call(cctx, methodSessionNew, newSessionParams{Cwd: cwd, McpServers: servers}, &raw); err != nil {
+		err = callError(ctx, cctx, err)
+		if e, ok := errors.AsType[*acpsdk.Error](err); ok {
+			return "", rpcStartError(msgNewError, e)
+		}
+		return "", err
+	}
+	var res struct {
+		SessionID *string `json:"sessionId"`
+	}
+	if json.Unmarshal(raw, &res) != nil || res.SessionID == nil || *res.SessionID == "" {
+		return "", newError(KindResponseError, msgNewUndecodable, nil)
+	}
+	s.a.recordCreation(cwd, *res.SessionID)
+	return *res.SessionID, nil
+}

@@ -1,0 +1,289 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/adapter/internal/normalize"
+)
+
+// turnRequest is RunTurn's side of the turn-start handshake (TU-2): the pump
+// answers on accept (nil = started, else the refusal) unless RunTurn has
+// given up and closed abandon first; the result comes on reply.
+type turnRequest struct {
+	ctx     context.Context
+	onEvent func(Event)
+	prompt  string
+	accept  chan error
+	abandon chan struct{}
+	reply   chan turnReply
+}
+
+type turnReply struct {
+	result TurnResult
+	err    error
+}
+
+// turnState is the pump's open turn.
+type turnState struct {
+	seq     uint64
+	ctx     context.Context
+	onEvent func(Event)
+	reply   chan turnReply
+	// ending: an end attempt is pending (TU-7, PM-6) with this override.
+	ending   bool
+	override *normalize.Outcome
+	timer    *time.Timer
+	// writeFailed: the prompt could not be written; the turn waits up to
+	// the read timeout for the stream's own end (TU-9).
+	writeFailed  bool
+	reachedModel bool
+}
+
+func (t *turnState) deliver(e Event) {
+	if t.onEvent != nil {
+		t.onEvent(e)
+	}
+}
+
+// RunTurn sends one prompt on the session and relays its events to
+// p.OnEvent until the turn ends (§13). The returned error is non-nil
+// exactly when the outcome is not turn_completed (DI-9); it is an *Error
+// whose kind classifies the failure. When ctx ends during the turn the
+// runtime is asked to cancel and the result is turn_cancelled (TU-7).
+func (a *Adapter) RunTurn(ctx context.Context, sess Session, p TurnParams) (TurnResult, error) {
+	s := sess.s
+	if s == nil || s.pump == nil {
+		err := newError(KindPortExit, msgSessionNotStarted, nil)
+		return TurnResult{SessionID: sess.ID, Kind: err.Kind, Message: err.Message}, err
+	}
+	if !s.inTurn.CompareAndSwap(false, true) {
+		err := newError(KindResponseError, msgTurnInFlight, nil)
+		return TurnResult{SessionID: s.id, Kind: err.Kind, Message: err.Message}, err
+	}
+	defer s.inTurn.Store(false)
+
+	req := &turnRequest{
+		ctx:     ctx,
+		onEvent: p.OnEvent,
+		prompt:  p.Prompt,
+		accept:  make(chan error),
+		abandon: make(chan struct{}),
+		reply:   make(chan turnReply, 1),
+	}
+	bound := time.NewTimer(s.readTimeout)
+	defer bound.Stop()
+	refuse := func(err error) (TurnResult, error) {
+		r := TurnResult{SessionID: s.id}
+		if e, ok := errors.AsType[*Error](err); ok {
+			r.Kind, r.Message = e.Kind, e.Message
+		}
+		return r, err
+	}
+	timeout := func() (TurnResult, error) {
+		return refuse(newError(KindResponseTimeout, msgTurnStartTimeout, nil))
+	}
+	select {
+	case s.pump.in <- pumpTurn{req}:
+	case <-ctx.Done():
+		return TurnResult{SessionID: s.id}, ctx.Err()
+	case <-bound.C:
+		return timeout()
+	case <-s.pump.done:
+		return refuse(newError(KindPortExit, s.endedMessage(), nil))
+	}
+	select {
+	case err := <-req.accept:
+		if err != nil {
+			return refuse(err)
+		}
+	case <-ctx.Done():
+		close(req.abandon)
+		return TurnResult{SessionID: s.id}, ctx.Err()
+	case <-bound.C:
+		close(req.abandon)
+		return timeout()
+	}
+	r := <-req.reply
+	return r.result, r.err
+}
+
+// endedMessage is TU-3's refusal text.
+func (s *session) endedMessage() string {
+	if s.abandoned.Load() {
+		return msgStdoutAbandoned
+	}
+	return msgStreamEndedNoTurn
+}
+
+// startTurn is the pump's side of the turn start (TU-3, TU-4, TU-5).
+func (p *pump) startTurn(req *turnRequest) {
+	var refusal error
+	switch {
+	case p.closing:
+		refusal = newError(KindPortExit, msgSessionNotStarted, nil)
+	case p.streamEnded || p.s.abandoned.Load():
+		refusal = newError(KindPortExit, p.s.endedMessage(), nil)
+	}
+	select {
+	case req.accept <- refusal:
+	case <-req.abandon:
+		return // TU-2: the caller gave up first; this turn never starts
+	}
+	if refusal != nil {
+		return
+	}
+	p.turnSeq++
+	t := &turnState{seq: p.turnSeq, ctx: req.ctx, onEvent: req.onEvent, reply: req.reply}
+	p.turn = t
+	now := p.s.a.now()
+	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(EventSessionStarted), Time: now, Message: msgSessionStarted}))
+	if msg, ok := p.caps.Notice(); ok {
+		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.Notification, Time: now, Message: msg}))
+	}
+	// EV-11 and EV-7: what arrived between turns, then the message that
+	// was still accumulating, dated at its last chunk.
+	queued := append(p.queue, p.norm.Flush()...)
+	p.queue = nil
+	for _, e := range queued {
+		t.deliver(p.s.event(p.sessionID, e))
+	}
+	if o := p.latched; o != nil {
+		// PM-7: the ending decided between turns ends this one unsent.
+		p.latched = nil
+		p.endTurn(*o, nil)
+		return
+	}
+	params := promptParams{SessionID: p.sessionID, Prompt: []textBlock{{Type: "text", Text: req.prompt}}}
+	conn, seq := p.s.conn, t.seq
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		var raw json.RawMessage
+		pc, err := conn.Go(p.ctx, methodSessionPrompt, params)
+		if err == nil {
+			err = pc.Result(&raw)
+		}
+		p.post(pumpPrompt{seq: seq, raw: raw, err: err})
+	}()
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type promptParams struct {
+	SessionID string      `json:"sessionId"`
+	Prompt    []textBlock `json:"prompt"`
+}
+
+type sessionIDParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// beginEnd starts an end attempt (TU-7, PM-6): one session/cancel, then a
+// read-timeout wait for the runtime's answer to the prompt. The first
+// override wins.
+func (p *pump) beginEnd(o normalize.Outcome) {
+	t := p.turn
+	if t == nil || t.ending {
+		return
+	}
+	t.ending, t.override = true, &o
+	t.timer = time.NewTimer(p.s.readTimeout)
+	conn, id := p.s.conn, p.sessionID
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		_ = conn.Notify(p.ctx, methodSessionCancel, sessionIDParams{SessionID: id})
+	}()
+}
+
+// timerFired: the read-timeout wait of an end attempt or of a failed write
+// ran out.
+func (p *pump) timerFired() {
+	t := p.turn
+	switch {
+	case t == nil:
+	case t.writeFailed:
+		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindPortExit), Message: msgPromptSendFailed}, nil)
+	case t.ending:
+		p.endTurn(*t.override, nil)
+	}
+}
+
+// promptDone applies the prompt call's outcome (DI-1..DI-8, TU-9).
+func (p *pump) promptDone(m pumpPrompt) {
+	t := p.turn
+	if t == nil || m.seq != t.seq || t.writeFailed {
+		return // an earlier turn's call, answered late
+	}
+	if t.ending {
+		p.endTurn(*t.override, nil) // DI-1: the override holds
+		return
+	}
+	if m.err != nil {
+		if o, ok := promptError(m.err); ok {
+			p.endTurn(o, m.err)
+			return
+		}
+		if errors.Is(m.err, acpsdk.ErrWriteFailed) {
+			if p.streamEnded {
+				p.endTurn(p.lostOutcome(), m.err)
+				return
+			}
+			t.writeFailed = true
+			if t.timer != nil {
+				t.timer.Stop()
+			}
+			t.timer = time.NewTimer(p.s.readTimeout)
+			return
+		}
+		p.endTurn(p.lostOutcome(), m.err)
+		return
+	}
+	var res struct {
+		StopReason json.RawMessage `json:"stopReason"`
+	}
+	var reason string
+	if json.Unmarshal(m.raw, &res) != nil || json.Unmarshal(res.StopReason, &reason) != nil {
+		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, nil)
+		return
+	}
+	p.endTurn(normalize.StopReason(reason, false), nil)
+}
+
+// endTurn closes the open turn: pending text first, then the terminal
+// event, then the reply; no event reaches the caller after it (TU-6, DI-9).
+func (p *pump) endTurn(o normalize.Outcome, cause error) {
+	t := p.turn
+	if t == nil {
+		return
+	}
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	for _, e := range p.norm.Flush() {
+		t.deliver(p.s.event(p.sessionID, e))
+	}
+	now := p.s.a.now()
+	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(o.Type), Time: now, Message: o.Message}))
+	p.turn = nil
+	r := TurnResult{
+		SessionID:        p.sessionID,
+		Outcome:          EventType(o.Type),
+		Kind:             Kind(o.Kind),
+		Message:          o.Message,
+		SpendUnaccounted: t.reachedModel,
+	}
+	var err error
+	if o.Type != normalize.TurnCompleted {
+		err = newError(Kind(o.Kind), o.Message, cause)
+	}
+	t.reply <- turnReply{result: r, err: err}
+}
