@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/segmentio/encoding/json"
 )
@@ -12,13 +11,21 @@ import (
 // WriteTable prints results as an aligned table (ID, tier, result, reason),
 // a summary line, and the wire transcript of every check that did not pass.
 func WriteTable(w io.Writer, rs []Result) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTIER\tRESULT\tREASON")
+	rows := [][]string{{"ID", "TIER", "RESULT", "REASON"}}
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Tier, label(r), oneLine(r.Reason))
+		rows = append(rows, []string{r.ID, string(r.Tier), label(r), oneLine(r.Reason)})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	var width [3]int
+	for _, row := range rows {
+		for i := range width {
+			width[i] = max(width[i], len([]rune(row[i])))
+		}
+	}
+	for _, row := range rows {
+		line := fmt.Sprintf("%-*s  %-*s  %-*s  %s", width[0], row[0], width[1], row[1], width[2], row[2], row[3])
+		if _, err := fmt.Fprintln(w, strings.TrimRight(line, " ")); err != nil {
+			return err
+		}
 	}
 	c := Count(rs)
 	verdict := "OK"

@@ -1,0 +1,191 @@
+package check_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"acpkit.dev/conformance/check"
+	"acpkit.dev/conformance/internal/testbin"
+)
+
+// refagent is the reference agent binary, built once in TestMain.
+var refagent string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "check-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	refagent, err = testbin.Build(dir, testbin.RefAgent)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
+
+// allCaps advertises every optional capability, so no check is skipped.
+var allCaps = []string{"--load-session", "--resume", "--close", "--delete"}
+
+func grade(t *testing.T, flags ...string) map[string]check.Result {
+	t.Helper()
+	results, err := check.Run(context.Background(), check.Standard(), check.Config{
+		Target:    check.Target{Argv: append([]string{refagent}, flags...), Dir: t.TempDir()},
+		Timeout:   3 * time.Second,
+		ExitBound: 1 * time.Second,
+	})
+	require.NoError(t, err)
+	byID := map[string]check.Result{}
+	for _, r := range results {
+		byID[r.ID] = r
+	}
+	require.Len(t, byID, len(check.Standard().Checks()))
+	return byID
+}
+
+func TestStandard_ReferenceAgentPassesEveryCheck(t *testing.T) {
+	results := grade(t, allCaps...)
+	var rs []check.Result
+	for _, c := range check.Standard().Checks() {
+		r := results[c.ID]
+		assert.Equal(t, check.StatusPass, r.Status, "%s: %s", c.ID, r.Reason)
+		assert.Empty(t, r.Transcript, "a passing check keeps no transcript")
+		rs = append(rs, r)
+	}
+	assert.False(t, check.Failed(rs))
+}
+
+func TestStandard_CapabilityChecksSkipWhenNotAdvertised(t *testing.T) {
+	results := grade(t)
+	for id, r := range results {
+		if r.Tier == check.TierCapability {
+			assert.Equal(t, check.StatusSkip, r.Status, id)
+			assert.Contains(t, r.Reason, "does not advertise", id)
+		} else {
+			assert.Equal(t, check.StatusPass, r.Status, "%s: %s", id, r.Reason)
+		}
+	}
+}
+
+// breakers maps every check to the one reference-agent flag set that breaks
+// exactly its requirement. Capability flags only advertise what the broken
+// behaviour needs to be exercised.
+var breakers = map[string][]string{
+	"initialize.version":             {"--protocol-version", "2"},
+	"initialize.capabilities":        {"--malformed-capabilities"},
+	"initialize.agent-info":          {"--no-agent-info"},
+	"rpc.unknown-method":             {"--unknown-method-code", "-32603"},
+	"rpc.unknown-notification":       {"--answer-notifications"},
+	"rpc.parse-error":                {"--die-on-garbage"},
+	"session.new":                    {"--fail-new-session", "-32603"},
+	"session.unknown-id":             {"--accept-unknown-session"},
+	"prompt.updates-before-response": {"--late-updates"},
+	"prompt.cancel":                  {"--cancel-stop-reason", "end_turn"},
+	"session.load":                   {"--load-session", "--load-replay-after-response"},
+	"session.resume":                 {"--resume", "--resume-replays"},
+	"session.close":                  {"--close", "--fail-close"},
+	"session.delete":                 {"--delete", "--fail-delete"},
+	"process.stdin-close":            {"--ignore-stdin-close"},
+	"process.sigterm":                {"--ignore-sigterm"},
+}
+
+func TestStandard_EveryCheckHasABreakingFlag(t *testing.T) {
+	for _, c := range check.Standard().Checks() {
+		assert.Contains(t, breakers, c.ID, "check %s has no breaking flag in the table", c.ID)
+	}
+}
+
+// TestStandard_EachBreakingFlagFailsExactlyItsCheck proves the grader can
+// fail: each broken agent fails the check for the requirement it breaks,
+// with a transcript, and no other check.
+func TestStandard_EachBreakingFlagFailsExactlyItsCheck(t *testing.T) {
+	for _, c := range check.Standard().Checks() {
+		t.Run(c.ID, func(t *testing.T) {
+			flags := breakers[c.ID]
+			require.NotEmpty(t, flags)
+			results := grade(t, flags...)
+			broken := results[c.ID]
+			assert.Equal(t, check.StatusFail, broken.Status, "flags %q: %s", flags, broken.Reason)
+			assert.NotEmpty(t, broken.Reason)
+			assert.NotEmpty(t, broken.Transcript, "a failed check keeps its transcript")
+			for id, r := range results {
+				if id != c.ID {
+					assert.NotEqual(t, check.StatusFail, r.Status, "flags %q also failed %s: %s", flags, id, r.Reason)
+				}
+			}
+			wantFailed := c.Tier != check.TierAdvisory
+			var rs []check.Result
+			for _, r := range results {
+				rs = append(rs, r)
+			}
+			assert.Equal(t, wantFailed, check.Failed(rs), "exit status follows the tier")
+		})
+	}
+}
+
+// TestStandard_PromptFailuresNeedAWorkingModel: a prompt refused for want
+// of credentials or backend is "needs a working model", not a failure.
+func TestStandard_PromptFailuresNeedAWorkingModel(t *testing.T) {
+	for _, code := range []string{"-32000", "503"} {
+		t.Run(code, func(t *testing.T) {
+			results := grade(t, append([]string{"--prompt-error", code}, allCaps...)...)
+			var rs []check.Result
+			for id, r := range results {
+				rs = append(rs, r)
+				switch {
+				case strings.HasPrefix(id, "prompt.") || id == "session.load" || id == "session.resume":
+					assert.Equal(t, check.StatusNeedsModel, r.Status, "%s: %s", id, r.Reason)
+					assert.Contains(t, r.Reason, code)
+				default:
+					assert.Equal(t, check.StatusPass, r.Status, "%s: %s", id, r.Reason)
+				}
+			}
+			assert.False(t, check.Failed(rs), "needing a model is not a conformance failure")
+		})
+	}
+}
+
+// TestStandard_PromptProtocolErrorIsAFailure: an error that is not about
+// the model (invalid params) still fails the prompt check.
+func TestStandard_PromptProtocolErrorIsAFailure(t *testing.T) {
+	results := grade(t, "--prompt-error", "-32602")
+	assert.Equal(t, check.StatusFail, results["prompt.updates-before-response"].Status)
+}
+
+func TestStandard_SilentAgentTimesOutAndEveryOtherCheckSkips(t *testing.T) {
+	// An agent that never answers: initialize times out, every check that
+	// needs it skips on the failed prerequisite instead of failing again.
+	results, err := check.Run(context.Background(), check.Standard(), check.Config{
+		Target:    check.Target{Argv: []string{refagent, "--be-descendant", "1m"}, Dir: t.TempDir()},
+		Timeout:   200 * time.Millisecond,
+		ExitBound: 200 * time.Millisecond,
+		Only:      []string{"initialize.version", "session.new"},
+	})
+	require.NoError(t, err)
+	require.Len(t, results, 2)
+	assert.Equal(t, check.StatusFail, results[0].Status)
+	assert.Contains(t, results[0].Reason, "timed out")
+	assert.Equal(t, check.StatusSkip, results[1].Status)
+	assert.Contains(t, results[1].Reason, "prerequisite failed")
+}
+
+func TestRun_LaunchFailureIsAnError(t *testing.T) {
+	_, err := check.Run(context.Background(), check.Standard(), check.Config{
+		Target:  check.Target{Argv: []string{t.TempDir() + "/no-such-agent"}, Dir: t.TempDir()},
+		Timeout: time.Second, ExitBound: time.Second,
+	})
+	require.Error(t, err)
+}

@@ -1,0 +1,51 @@
+// Package testbin builds the conformance binaries once per test binary, so
+// tests drive real processes without paying a build per test.
+package testbin
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// RefAgent is the reference agent's package path.
+const RefAgent = "acpkit.dev/conformance/cmd/refagent"
+
+// goTool finds the go command that is running the tests.
+func goTool() (string, error) {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p, nil
+	}
+	return exec.LookPath("go")
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// Build compiles pkg into dir and returns the binary's path.
+func Build(dir, pkg string) (string, error) {
+	gocmd, err := goTool()
+	if err != nil {
+		return "", fmt.Errorf("testbin: no go command: %w", err)
+	}
+	out := filepath.Join(dir, filepath.Base(pkg))
+	if runtime.GOOS == "windows" {
+		out += ".exe"
+	}
+	cmd := exec.Command(gocmd, "build", "-o", out, pkg)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("testbin: go build %s: %w: %s", pkg, err, stderr.String())
+	}
+	if !fileExists(out) {
+		return "", errors.New("testbin: go build produced no binary")
+	}
+	return out, nil
+}
