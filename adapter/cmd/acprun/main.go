@@ -1,0 +1,58 @@
+// Command acprun drives one session of an Agent Client Protocol runtime
+// through Sortie's adapter and shows what the orchestrator would see: a live
+// view on a terminal, plain lines otherwise, or one JSON object per line
+// with --json.
+//
+//	acprun [flags] [prompt ...]
+//
+// Without --command it runs the reference agent built from this repository,
+// so nothing external is needed; `acprun --demo` shows a complete session.
+// Point it at a runtime with --command, e.g. --command "gemini --acp".
+//
+// Exit status: 0 every turn completed, 2 usage error, 3 start failed, 4 a
+// turn failed, 5 cancelled, 6 input required (the run needs a person). The
+// first Ctrl-C cancels the turn through the protocol (session/cancel); a
+// second one, or SIGTERM, stops the runtime at once. The session is always
+// stopped, and the runtime's process group never outlives acprun.
+//
+// Run `acprun -h` for the flags.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"acpkit.dev/adapter/cmd/acprun/internal/cli"
+)
+
+// spinnerInterval paces the live view's progress indicator.
+const spinnerInterval = 100 * time.Millisecond
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
+	env := cli.Env{
+		Args:           os.Args[1:],
+		Stdout:         os.Stdout,
+		Stderr:         os.Stderr,
+		Live:           cli.IsTerminal(os.Stdout.Fd()),
+		Color:          os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
+		Signals:        signals,
+		Getwd:          os.Getwd,
+		Now:            time.Now,
+		NewRuntime:     newRuntime,
+		ReferenceAgent: cli.DefaultAgentLocator().Locate,
+	}
+	if env.Live {
+		ticker := time.NewTicker(spinnerInterval)
+		defer ticker.Stop()
+		env.Tick = ticker.C
+	}
+	return cli.Main(env)
+}
