@@ -1,0 +1,120 @@
+package jsonx
+
+import (
+	"iter"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// Members holds the members of a JSON object that its schema type does not
+// know, byte for byte and in arrival order, so that decoding and encoding a
+// message from a newer peer loses nothing. The zero value is empty.
+//
+// Internally it is the raw member text joined by commas ("a":1,"b":[2]):
+// one buffer, no per-member allocation, re-emitted with a single append.
+type Members struct {
+	raw []byte
+}
+
+// Add appends one raw member (`"key":value`, as produced by
+// ObjectIter.Member). Generated decoders call it; the bytes are copied.
+func (m *Members) Add(member []byte) {
+	if len(m.raw) > 0 {
+		m.raw = append(m.raw, ',')
+	}
+	m.raw = append(m.raw, member...)
+}
+
+// Len is the number of members.
+func (m Members) Len() int {
+	n := 0
+	for range m.All() {
+		n++
+	}
+	return n
+}
+
+// All iterates the members as (unescaped key, raw value) pairs.
+func (m Members) All() iter.Seq2[string, json.RawMessage] {
+	return func(yield func(string, json.RawMessage) bool) {
+		if len(m.raw) == 0 {
+			return
+		}
+		buf := make([]byte, 0, len(m.raw)+2)
+		buf = append(buf, '{')
+		buf = append(buf, m.raw...)
+		buf = append(buf, '}')
+		var it ObjectIter
+		if it.Reset(buf) != nil {
+			return
+		}
+		for it.Next() {
+			if !yield(string(it.Key()), json.RawMessage(it.Value())) {
+				return
+			}
+		}
+	}
+}
+
+// Get returns the raw value of the first member named key.
+func (m Members) Get(key string) (json.RawMessage, bool) {
+	for k, v := range m.All() {
+		if k == key {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// Set replaces the value of member key, or appends the member. The value
+// must be valid JSON.
+func (m *Members) Set(key string, value json.RawMessage) error {
+	if err := Validate(value); err != nil {
+		return err
+	}
+	var out Members
+	replaced := false
+	for k, v := range m.All() {
+		if k == key {
+			if replaced {
+				continue
+			}
+			v, replaced = value, true
+		}
+		out.add(k, v)
+	}
+	if !replaced {
+		out.add(key, value)
+	}
+	*m = out
+	return nil
+}
+
+// Delete removes every member named key.
+func (m *Members) Delete(key string) {
+	var out Members
+	for k, v := range m.All() {
+		if k != key {
+			out.add(k, v)
+		}
+	}
+	*m = out
+}
+
+func (m *Members) add(key string, value []byte) {
+	if len(m.raw) > 0 {
+		m.raw = append(m.raw, ',')
+	}
+	m.raw = AppendString(m.raw, key)
+	m.raw = append(m.raw, ':')
+	m.raw = append(m.raw, trimSpace(value)...)
+}
+
+// AppendTo appends the members to an object being encoded.
+func (m Members) AppendTo(b []byte) []byte {
+	if len(m.raw) == 0 {
+		return b
+	}
+	b = Sep(b)
+	return append(b, m.raw...)
+}

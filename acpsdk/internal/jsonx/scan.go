@@ -1,0 +1,495 @@
+package jsonx
+
+import "unicode/utf8"
+
+// MaxDepth bounds nesting so hostile input cannot exhaust the stack.
+const MaxDepth = 1000
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+func trimSpace(data []byte) []byte {
+	i := skipSpace(data, 0)
+	j := len(data)
+	for j > i && isSpace(data[j-1]) {
+		j--
+	}
+	return data[i:j]
+}
+
+// TrimSpace returns data without leading and trailing JSON whitespace.
+func TrimSpace(data []byte) []byte { return trimSpace(data) }
+
+func syntaxError(data []byte, i int, what string) error {
+	_ = data
+	return Errorf(ErrSyntax, what+" at offset "+itoa(i))
+}
+
+func itoa(i int) string {
+	var buf [20]byte
+	n := len(buf)
+	if i == 0 {
+		return "0"
+	}
+	for i > 0 {
+		n--
+		buf[n] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(buf[n:])
+}
+
+// skipValue validates the JSON value starting at data[i] (no leading
+// whitespace) and returns the offset just past it.
+func skipValue(data []byte, i, depth int) (int, error) {
+	if i >= len(data) {
+		return i, syntaxError(data, i, "unexpected end of input")
+	}
+	switch c := data[i]; {
+	case c == '"':
+		end, _, err := scanString(data, i)
+		return end, err
+	case c == '{':
+		if depth >= MaxDepth {
+			return i, syntaxError(data, i, "nesting too deep")
+		}
+		i = skipSpace(data, i+1)
+		if i < len(data) && data[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(data) || data[i] != '"' {
+				return i, syntaxError(data, i, "expected object key")
+			}
+			end, _, err := scanString(data, i)
+			if err != nil {
+				return end, err
+			}
+			i = skipSpace(data, end)
+			if i >= len(data) || data[i] != ':' {
+				return i, syntaxError(data, i, "expected ':'")
+			}
+			i = skipSpace(data, i+1)
+			if i, err = skipValue(data, i, depth+1); err != nil {
+				return i, err
+			}
+			i = skipSpace(data, i)
+			if i < len(data) && data[i] == ',' {
+				i = skipSpace(data, i+1)
+				continue
+			}
+			if i < len(data) && data[i] == '}' {
+				return i + 1, nil
+			}
+			return i, syntaxError(data, i, "expected ',' or '}'")
+		}
+	case c == '[':
+		if depth >= MaxDepth {
+			return i, syntaxError(data, i, "nesting too deep")
+		}
+		i = skipSpace(data, i+1)
+		if i < len(data) && data[i] == ']' {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if i, err = skipValue(data, i, depth+1); err != nil {
+				return i, err
+			}
+			i = skipSpace(data, i)
+			if i < len(data) && data[i] == ',' {
+				i = skipSpace(data, i+1)
+				continue
+			}
+			if i < len(data) && data[i] == ']' {
+				return i + 1, nil
+			}
+			return i, syntaxError(data, i, "expected ',' or ']'")
+		}
+	case c == 't':
+		return literal(data, i, "true")
+	case c == 'f':
+		return literal(data, i, "false")
+	case c == 'n':
+		return literal(data, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(data, i)
+	default:
+		return i, syntaxError(data, i, "unexpected character")
+	}
+}
+
+func literal(data []byte, i int, lit string) (int, error) {
+	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
+		return i, syntaxError(data, i, "invalid literal")
+	}
+	return i + len(lit), nil
+}
+
+// scanNumber validates the RFC 8259 number grammar.
+func scanNumber(data []byte, i int) (int, error) {
+	start := i
+	if data[i] == '-' {
+		i++
+	}
+	if i >= len(data) {
+		return i, syntaxError(data, start, "invalid number")
+	}
+	switch {
+	case data[i] == '0':
+		i++
+	case data[i] >= '1' && data[i] <= '9':
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	default:
+		return i, syntaxError(data, start, "invalid number")
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		d := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return i, syntaxError(data, start, "invalid number")
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return i, syntaxError(data, start, "invalid number")
+		}
+	}
+	return i, nil
+}
+
+// scanString validates the string starting at data[i] == '"' and returns the
+// offset past its closing quote and whether it contains escapes.
+func scanString(data []byte, i int) (int, bool, error) {
+	start := i
+	i++
+	escaped := false
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			return i + 1, escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(data) {
+				return i, escaped, syntaxError(data, start, "unterminated string")
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(data) || !isHex4(data[i+2:i+6]) {
+					return i, escaped, syntaxError(data, i, "invalid \\u escape")
+				}
+				i += 6
+			default:
+				return i, escaped, syntaxError(data, i, "invalid escape")
+			}
+		case c < 0x20:
+			return i, escaped, syntaxError(data, i, "control character in string")
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, escaped, syntaxError(data, i, "invalid UTF-8 in string")
+			}
+			i += n
+		}
+	}
+	return i, escaped, syntaxError(data, start, "unterminated string")
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// Valid reports whether data is exactly one JSON value (with optional
+// surrounding whitespace), using the same rules as the decoders.
+func Valid(data []byte) bool {
+	return Validate(data) == nil
+}
+
+// Validate is Valid with the reason.
+func Validate(data []byte) error {
+	i := skipSpace(data, 0)
+	end, err := skipValue(data, i, 0)
+	if err != nil {
+		return err
+	}
+	if skipSpace(data, end) != len(data) {
+		return syntaxError(data, end, "trailing data")
+	}
+	return nil
+}
+
+// ObjectIter walks the members of one JSON object, validating as it goes.
+// The zero value is unusable; call Reset first. It never allocates unless a
+// key contains escapes.
+type ObjectIter struct {
+	data   []byte
+	i      int
+	key    []byte
+	val    []byte
+	member []byte
+	err    error
+	done   bool
+}
+
+// Reset starts iterating data, which must be one JSON object (surrounding
+// whitespace allowed). A non-object is an ErrType error.
+func (it *ObjectIter) Reset(data []byte) error {
+	*it = ObjectIter{data: data}
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		it.done = true
+		if i >= len(data) {
+			it.err = syntaxError(data, i, "unexpected end of input")
+		} else {
+			it.err = typeError("object", data)
+		}
+		return it.err
+	}
+	it.i = skipSpace(data, i+1)
+	if it.i < len(data) && data[it.i] == '}' {
+		it.done = true
+		it.checkTrailing(it.i + 1)
+	}
+	return it.err
+}
+
+func (it *ObjectIter) checkTrailing(i int) {
+	if skipSpace(it.data, i) != len(it.data) {
+		it.err = syntaxError(it.data, i, "trailing data")
+	}
+}
+
+// Next advances to the next member; false at the end or on error (see Err).
+func (it *ObjectIter) Next() bool {
+	if it.done || it.err != nil {
+		return false
+	}
+	data, i := it.data, it.i
+	if i >= len(data) || data[i] != '"' {
+		it.err = syntaxError(data, i, "expected object key")
+		return false
+	}
+	kstart := i
+	end, escaped, err := scanString(data, i)
+	if err != nil {
+		it.err = err
+		return false
+	}
+	if escaped {
+		it.key = unescape(data[kstart:end])
+	} else {
+		it.key = data[kstart+1 : end-1]
+	}
+	i = skipSpace(data, end)
+	if i >= len(data) || data[i] != ':' {
+		it.err = syntaxError(data, i, "expected ':'")
+		return false
+	}
+	i = skipSpace(data, i+1)
+	vstart := i
+	if i, err = skipValue(data, i, 1); err != nil {
+		it.err = err
+		return false
+	}
+	it.val = data[vstart:i]
+	it.member = data[kstart:i]
+	i = skipSpace(data, i)
+	switch {
+	case i < len(data) && data[i] == ',':
+		it.i = skipSpace(data, i+1)
+	case i < len(data) && data[i] == '}':
+		it.done = true
+		it.checkTrailing(i + 1)
+	default:
+		it.err = syntaxError(data, i, "expected ',' or '}'")
+		it.done = true
+		// The current member is complete and valid, but the object is not:
+		// report the error instead of the member.
+		return false
+	}
+	return true
+}
+
+// Key is the current member's unescaped key.
+func (it *ObjectIter) Key() []byte { return it.key }
+
+// Value is the current member's raw, validated value.
+func (it *ObjectIter) Value() []byte { return it.val }
+
+// Member is the current member's raw bytes, `"key":value` as in the input.
+func (it *ObjectIter) Member() []byte { return it.member }
+
+// Err is the first syntax error met, if any.
+func (it *ObjectIter) Err() error { return it.err }
+
+// ArrayIter walks the items of one JSON array.
+type ArrayIter struct {
+	data []byte
+	i    int
+	n    int
+	val  []byte
+	err  error
+	done bool
+}
+
+// Reset starts iterating data, which must be one JSON array.
+func (it *ArrayIter) Reset(data []byte) error {
+	*it = ArrayIter{data: data, n: -1}
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		it.done = true
+		if i >= len(data) {
+			it.err = syntaxError(data, i, "unexpected end of input")
+		} else {
+			it.err = typeError("array", data)
+		}
+		return it.err
+	}
+	it.i = skipSpace(data, i+1)
+	if it.i < len(data) && data[it.i] == ']' {
+		it.done = true
+		if skipSpace(data, it.i+1) != len(data) {
+			it.err = syntaxError(data, it.i+1, "trailing data")
+		}
+	}
+	return it.err
+}
+
+// Next advances to the next item.
+func (it *ArrayIter) Next() bool {
+	if it.done || it.err != nil {
+		return false
+	}
+	data := it.data
+	start := it.i
+	i, err := skipValue(data, start, 1)
+	if err != nil {
+		it.err = err
+		return false
+	}
+	it.val = data[start:i]
+	it.n++
+	i = skipSpace(data, i)
+	switch {
+	case i < len(data) && data[i] == ',':
+		it.i = skipSpace(data, i+1)
+	case i < len(data) && data[i] == ']':
+		it.done = true
+		if skipSpace(data, i+1) != len(data) {
+			it.err = syntaxError(data, i+1, "trailing data")
+			return false
+		}
+	default:
+		it.err = syntaxError(data, i, "expected ',' or ']'")
+		it.done = true
+		return false
+	}
+	return true
+}
+
+// Value is the current item's raw bytes.
+func (it *ArrayIter) Value() []byte { return it.val }
+
+// Index is the current item's index.
+func (it *ArrayIter) Index() int { return it.n }
+
+// Err is the first syntax error met, if any.
+func (it *ArrayIter) Err() error { return it.err }
+
+// IsNull reports whether the raw value is the literal null.
+func IsNull(data []byte) bool {
+	d := trimSpace(data)
+	return len(d) == 4 && string(d) == "null"
+}
+
+// Tag finds the string member key at the top level of the object data (the
+// discriminator of a tagged union) with one scan. found is false when the
+// member is absent; a present non-string tag is an ErrType error at key.
+// The object is fully validated.
+func Tag(data []byte, key string) (tag []byte, found bool, err error) {
+	var it ObjectIter
+	if err := it.Reset(data); err != nil {
+		return nil, false, err
+	}
+	for it.Next() {
+		if string(it.Key()) == key && !found {
+			v := it.Value()
+			if len(v) == 0 || v[0] != '"' {
+				return nil, false, AtField(typeError("string", v), key)
+			}
+			tag, found = v, true
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, false, err
+	}
+	if !found {
+		return nil, false, nil
+	}
+	if b := tag[1 : len(tag)-1]; !hasBackslash(b) {
+		return b, true, nil
+	}
+	return unescape(tag), true, nil
+}
+
+func hasBackslash(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// HasKey reports whether the object data has a top-level member key. data
+// must already be validated (it is a value span from an iterator).
+func HasKey(data []byte, key string) bool {
+	var it ObjectIter
+	if it.Reset(data) != nil {
+		return false
+	}
+	for it.Next() {
+		if string(it.Key()) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstItem returns the first item of the array data, if any.
+func FirstItem(data []byte) ([]byte, bool) {
+	var it ArrayIter
+	if it.Reset(data) != nil || !it.Next() {
+		return nil, false
+	}
+	return it.Value(), true
+}

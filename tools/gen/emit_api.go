@@ -1,0 +1,230 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+)
+
+func sideConst(side string) string { return "Side" + goName(side) }
+
+// methodTable emits the method constants, Side, MethodInfo, Methods and
+// LookupMethod.
+func (e *emitter) methodTable(f *jen.File) {
+	var consts []jen.Code
+	for _, m := range e.m.Methods {
+		kind := "request"
+		if m.Notification {
+			kind = "notification"
+		}
+		consts = append(consts, jen.Comment(fmt.Sprintf("%s is the %s %s, handled by the %s side (params %s).", m.Const, kind, m.Name, m.Side, m.Params.Name)).Line().
+			Id(m.Const).Op("=").Lit(m.Name))
+	}
+	f.Comment("The protocol's method names, from the schema's x-method annotations.")
+	f.Const().Defs(consts...)
+	f.Line()
+	f.Comment("Side says which peer handles a method (the schema's x-side).")
+	f.Type().Id("Side").String()
+	f.Line()
+	f.Comment("The sides.")
+	f.Const().Defs(
+		jen.Comment("SideAgent methods are handled by the agent (the client calls them)."),
+		jen.Id("SideAgent").Id("Side").Op("=").Lit("agent"),
+		jen.Comment("SideClient methods are handled by the client (the agent calls them)."),
+		jen.Id("SideClient").Id("Side").Op("=").Lit("client"),
+		jen.Comment("SideProtocol methods belong to the connection itself ($/cancel_request)."),
+		jen.Id("SideProtocol").Id("Side").Op("=").Lit("protocol"),
+	)
+	f.Line()
+	f.Comment("MethodInfo describes one method of the protocol.")
+	f.Type().Id("MethodInfo").Struct(
+		jen.Comment("Name is the wire name, e.g. \"session/prompt\"."),
+		jen.Id("Name").String(),
+		jen.Comment("Side is the peer that handles it."),
+		jen.Id("Side").Id("Side"),
+		jen.Comment("Notification is true when the method has no response."),
+		jen.Id("Notification").Bool(),
+		jen.Comment("NewParams returns a pointer to a new params value (e.g. *PromptRequest)."),
+		jen.Id("NewParams").Func().Params().Any(),
+		jen.Comment("NewResult returns a pointer to a new result value; nil for notifications."),
+		jen.Id("NewResult").Func().Params().Any(),
+	)
+	f.Line()
+	var rows []jen.Code
+	for _, m := range e.m.Methods {
+		d := jen.Dict{
+			jen.Id("Name"):      jen.Id(m.Const),
+			jen.Id("Side"):      jen.Id(sideConst(m.Side)),
+			jen.Id("NewParams"): jen.Func().Params().Any().Block(jen.Return(jen.New(jen.Id(m.Params.Name)))),
+		}
+		if m.Notification {
+			d[jen.Id("Notification")] = jen.True()
+		} else {
+			d[jen.Id("NewResult")] = jen.Func().Params().Any().Block(jen.Return(jen.New(jen.Id(m.Result.Name))))
+		}
+		rows = append(rows, jen.Values(d))
+	}
+	f.Comment("Methods is every method of the schema, sorted by name.")
+	f.Var().Id("Methods").Op("=").Index().Id("MethodInfo").Values(rows...)
+	f.Line()
+	f.Comment("LookupMethod finds a method by wire name.")
+	f.Func().Id("LookupMethod").Params(jen.Id("name").String()).Params(jen.Id("MethodInfo"), jen.Bool()).Block(
+		jen.List(jen.Id("i"), jen.Id("ok")).Op(":=").Qual("sort", "Find").Call(jen.Len(jen.Id("Methods")), jen.Func().Params(jen.Id("i").Int()).Int().Block(
+			jen.Return(jen.Qual("strings", "Compare").Call(jen.Id("name"), jen.Id("Methods").Index(jen.Id("i")).Dot("Name"))),
+		)),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Id("MethodInfo").Values(), jen.False())),
+		jen.Return(jen.Id("Methods").Index(jen.Id("i")), jen.True()),
+	)
+}
+
+// api emits Caller, the peers, the handler interfaces and the dispatchers.
+func (e *emitter) api(f *jen.File) {
+	ctx := jen.Qual("context", "Context")
+	f.Comment("Caller is what the typed peers need from a connection: a request that")
+	f.Comment("waits for its result, and a notification. acpsdk.Conn implements it.")
+	f.Type().Id("Caller").Interface(
+		jen.Comment("Call sends a request and decodes its result into result (a pointer)."),
+		jen.Id("Call").Params(jen.Id("ctx").Add(ctx), jen.Id("method").String(), jen.List(jen.Id("params"), jen.Id("result")).Any()).Error(),
+		jen.Comment("Notify sends a notification."),
+		jen.Id("Notify").Params(jen.Id("ctx").Add(ctx), jen.Id("method").String(), jen.Id("params").Any()).Error(),
+	)
+	f.Line()
+	f.Comment("ErrNotImplemented is returned by DispatchAgent and DispatchClient when the")
+	f.Comment("method is not in the schema's table or the implementation lacks its")
+	f.Comment("optional handler interface; a connection answers it with -32601.")
+	f.Var().Id("ErrNotImplemented").Op("=").Qual("errors", "New").Call(jen.Lit("gen: method not implemented"))
+	f.Line()
+	e.peer(f, "agent", "AgentPeer", "the agent", "client")
+	e.peer(f, "client", "ClientPeer", "the client", "agent")
+	e.handlers(f, "agent", "Agent")
+	e.handlers(f, "client", "Client")
+	f.Comment("decodeParams decodes JSON-RPC params; absent or null params decode as {}")
+	f.Comment("so that required members are reported by name. Errors carry the path")
+	f.Comment("prefixed with \"params\".")
+	f.Func().Id("decodeParams").Params(jen.Id("params").Index().Byte(), jen.Id("dec").Func().Params(jen.Index().Byte(), jen.Index().String()).Error()).Error().Block(
+		jen.If(jen.Len(jx("TrimSpace").Call(jen.Id("params"))).Op("==").Lit(0).Op("||").Add(jx("IsNull")).Call(jen.Id("params"))).Block(
+			jen.Id("params").Op("=").Index().Byte().Call(jen.Lit("{}")),
+		),
+		jen.If(jen.Err().Op(":=").Id("dec").Call(jen.Id("params"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
+		),
+		jen.Return(jen.Nil()),
+	)
+}
+
+func (e *emitter) peer(f *jen.File, side, name, who, caller string) {
+	f.Comment(fmt.Sprintf("%s calls the methods %s handles, with typed params and results;", name, who))
+	f.Comment(fmt.Sprintf("the %s side uses it to talk to %s.", caller, who))
+	f.Type().Id(name).Struct(jen.Id("c").Id("Caller"))
+	f.Line()
+	f.Comment(fmt.Sprintf("New%s wraps a connection.", name))
+	f.Func().Id("New" + name).Params(jen.Id("c").Id("Caller")).Op("*").Id(name).Block(
+		jen.Return(jen.Op("&").Id(name).Values(jen.Dict{jen.Id("c"): jen.Id("c")})),
+	)
+	f.Line()
+	ctx := jen.Qual("context", "Context")
+	for _, m := range e.m.Methods {
+		if m.Side != side {
+			continue
+		}
+		if m.Notification {
+			f.Comment(fmt.Sprintf("%s sends the %s notification.", m.GoMethod, m.Name))
+			f.Func().Params(jen.Id("p").Op("*").Id(name)).Id(m.GoMethod).Params(jen.Id("ctx").Add(ctx), jen.Id("params").Op("*").Id(m.Params.Name)).Error().Block(
+				jen.Return(jen.Id("p").Dot("c").Dot("Notify").Call(jen.Id("ctx"), jen.Id(m.Const), jen.Id("params"))),
+			)
+		} else {
+			f.Comment(fmt.Sprintf("%s calls %s and waits for its result.", m.GoMethod, m.Name))
+			f.Func().Params(jen.Id("p").Op("*").Id(name)).Id(m.GoMethod).Params(jen.Id("ctx").Add(ctx), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error()).Block(
+				jen.Var().Id("r").Id(m.Result.Name),
+				jen.If(jen.Err().Op(":=").Id("p").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(m.Const), jen.Id("params"), jen.Op("&").Id("r")), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Nil(), jen.Err()),
+				),
+				jen.Return(jen.Op("&").Id("r"), jen.Nil()),
+			)
+		}
+		f.Line()
+	}
+}
+
+// handlerSig is the interface method of a handler.
+func handlerSig(m *Method) *jen.Statement {
+	ctx := jen.Qual("context", "Context")
+	s := jen.Id(m.GoMethod).Params(jen.Id("ctx").Add(ctx), jen.Id("params").Op("*").Id(m.Params.Name))
+	if m.Notification {
+		return s.Error()
+	}
+	return s.Params(jen.Op("*").Id(m.Result.Name), jen.Error())
+}
+
+func (e *emitter) handlers(f *jen.File, side, iface string) {
+	var req []jen.Code
+	for _, m := range e.m.Methods {
+		if m.Side == side && isRequired(m) {
+			req = append(req, jen.Comment(fmt.Sprintf("%s handles %s.", m.GoMethod, m.Name)), handlerSig(m))
+		}
+	}
+	f.Comment(fmt.Sprintf("%s is what every %s implementation handles: the baseline methods.", iface, side))
+	f.Comment("Every other method has its own optional <Method>Handler interface, so a")
+	f.Comment("schema bump that adds a method adds an interface and breaks nobody.")
+	f.Type().Id(iface).Interface(req...)
+	f.Line()
+	for _, m := range e.m.Methods {
+		if m.Side != side || isRequired(m) {
+			continue
+		}
+		name := m.GoMethod + "Handler"
+		f.Comment(fmt.Sprintf("%s is implemented by a%s %s that supports %s.", name, article(side), side, m.Name))
+		f.Type().Id(name).Interface(handlerSig(m))
+		f.Line()
+	}
+	ctx := jen.Qual("context", "Context")
+	var cases []jen.Code
+	for _, m := range e.m.Methods {
+		if m.Side != side {
+			continue
+		}
+		var body []jen.Code
+		h := jen.Id("impl")
+		if !isRequired(m) {
+			body = append(body,
+				jen.List(jen.Id("h"), jen.Id("ok")).Op(":=").Id("impl").Assert(jen.Id(m.GoMethod+"Handler")),
+				jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Id("ErrNotImplemented"))),
+			)
+			h = jen.Id("h")
+		}
+		body = append(body,
+			jen.Var().Id("p").Id(m.Params.Name),
+			jen.If(jen.Err().Op(":=").Id("decodeParams").Call(jen.Id("params"), jen.Id("p").Dot("decode")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
+			),
+		)
+		if m.Notification {
+			body = append(body, jen.Return(jen.Nil(), h.Dot(m.GoMethod).Call(jen.Id("ctx"), jen.Op("&").Id("p"))))
+		} else {
+			body = append(body,
+				jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(h.Clone()).Dot(m.GoMethod).Call(jen.Id("ctx"), jen.Op("&").Id("p")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("r"), jen.Nil()),
+			)
+		}
+		cases = append(cases, jen.Case(jen.Id(m.Const)).Block(body...))
+	}
+	name := "Dispatch" + iface
+	f.Comment(fmt.Sprintf("%s decodes params for method, calls impl, and returns its result", name))
+	f.Comment("(nil for notifications). A params decode failure is a *DecodeError whose")
+	f.Comment("path starts with \"params\"; a method that is not in the table, or whose")
+	f.Comment("optional handler impl lacks, is ErrNotImplemented.")
+	f.Func().Id(name).Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+		jen.Switch(jen.Id("method")).Block(cases...),
+		jen.Return(jen.Nil(), jen.Id("ErrNotImplemented")),
+	)
+	f.Line()
+}
+
+func article(s string) string {
+	switch s[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "n"
+	}
+	return ""
+}

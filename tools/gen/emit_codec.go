@@ -1,0 +1,953 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+)
+
+func jx(name string) *jen.Statement { return jen.Qual(jsonxPkg, name) }
+
+// keyLit is the `"key":` prefix of a member, as a Go string literal.
+func keyLit(key string) *jen.Statement {
+	k, _ := json.Marshal(key)
+	return jen.Lit(string(k) + ":")
+}
+
+// returnErrAt returns err with the member key prefixed to its path.
+func returnErrAt(key string) *jen.Statement {
+	return jen.Return(jen.Id("b"), jx("AtField").Call(jen.Err(), jen.Lit(key)))
+}
+
+// decFunc is a func([]byte) (T, error) value decoding ref (not a list/map).
+func (e *emitter) decFunc(ref *Ref) *jen.Statement {
+	if ref.Named != nil {
+		t := ref.Named
+		if t.Kind != TUnion {
+			e.need["dec:"+t.Name] = t
+		}
+		return jen.Id("decode" + t.Name)
+	}
+	switch ref.Prim {
+	case "string":
+		return jx("String")
+	case "bool":
+		return jx("Bool")
+	case "int":
+		return jx(fmt.Sprintf("Int%d", ref.Bits))
+	case "uint":
+		return jx(fmt.Sprintf("Uint%d", ref.Bits))
+	case "float":
+		return jx("Float")
+	case "raw":
+		return jx("RawValue")
+	case "object":
+		return jx("Object")
+	}
+	panic("decFunc: " + ref.Prim)
+}
+
+// encFunc is a func([]byte, T) ([]byte, error) value encoding ref.
+func (e *emitter) encFunc(ref *Ref) *jen.Statement {
+	if ref.Named != nil {
+		t := ref.Named
+		if t.Kind != TUnion {
+			e.need["enc:"+t.Name] = t
+		}
+		return jen.Id("append" + t.Name)
+	}
+	switch ref.Prim {
+	case "string":
+		return jx("EncString")
+	case "bool":
+		return jx("EncBool")
+	case "int":
+		return jx(fmt.Sprintf("EncInt%d", ref.Bits))
+	case "uint":
+		return jx(fmt.Sprintf("EncUint%d", ref.Bits))
+	case "float":
+		return jx("EncFloat")
+	case "raw":
+		return jx("EncRaw")
+	case "object":
+		return jx("EncObject")
+	}
+	panic("encFunc: " + ref.Prim)
+}
+
+// decodeCall decodes the raw value v into ref's Go type: (T, error).
+func (e *emitter) decodeCall(ref *Ref, skipInvalid bool, v jen.Code) *jen.Statement {
+	switch {
+	case ref.List:
+		return jx("List").Call(v, jen.Lit(skipInvalid), e.decFunc(ref.Elem))
+	case ref.Map:
+		return jx("Map").Call(v, e.decFunc(ref.Elem))
+	}
+	return e.decFunc(ref).Call(v)
+}
+
+// encodeCall appends val: ([]byte, error).
+func (e *emitter) encodeCall(ref *Ref, val jen.Code) *jen.Statement {
+	switch {
+	case ref.List:
+		return jx("EncList").Call(jen.Id("b"), val, e.encFunc(ref.Elem))
+	case ref.Map:
+		return jx("EncMap").Call(jen.Id("b"), val, e.encFunc(ref.Elem))
+	}
+	if ref.Named != nil {
+		switch t := ref.Named; t.Kind {
+		case TStruct:
+			return jen.Parens(val).Dot("appendJSON").Call(jen.Id("b"))
+		case TUnion:
+			return jen.Id("append"+t.Name).Call(jen.Id("b"), val)
+		}
+	}
+	return e.encFunc(ref).Call(jen.Id("b"), val)
+}
+
+// isStructRef: a named struct, decoded in place.
+func isStructRef(ref *Ref) bool {
+	return ref.Named != nil && ref.Named.Kind == TStruct
+}
+
+// zeroStmt sets x.F to its zero value.
+func zeroStmt(f *Field) *jen.Statement {
+	x := jen.Id("x").Dot(f.Go)
+	if f.Ptr || f.Ref.List || f.Ref.Map {
+		return x.Op("=").Nil()
+	}
+	if f.Ref.Named != nil {
+		switch t := f.Ref.Named; t.Kind {
+		case TStruct:
+			return x.Op("=").Id(t.Name).Values()
+		case TUnion, TRaw:
+			return x.Op("=").Nil()
+		case TEnum:
+			return x.Op("=").Lit("")
+		case TIntEnum:
+			return x.Op("=").Lit(0)
+		case TScalar:
+			return zeroPrim(x, t.Scalar)
+		}
+	}
+	return zeroPrim(x, f.Ref)
+}
+
+func zeroPrim(x *jen.Statement, ref *Ref) *jen.Statement {
+	switch ref.Prim {
+	case "string":
+		return x.Op("=").Lit("")
+	case "bool":
+		return x.Op("=").False()
+	case "raw", "object":
+		return x.Op("=").Nil()
+	}
+	if ref.List || ref.Map {
+		return x.Op("=").Nil()
+	}
+	return x.Op("=").Lit(0)
+}
+
+// defaultStmts set x.F to its schema default (or zero without one).
+func (e *emitter) defaultStmts(f *Field) []jen.Code {
+	if f.Default == nil {
+		return []jen.Code{zeroStmt(f)}
+	}
+	x := jen.Id("x").Dot(f.Go)
+	lit := compactJSON(f.Default)
+	switch {
+	case f.Ref.List && lit == "[]":
+		return []jen.Code{x.Op("=").Add(goType(f.Ref)).Values()}
+	case f.Ref.Map && lit == "{}":
+		return []jen.Code{x.Op("=").Add(goType(f.Ref)).Values()}
+	case isStructRef(f.Ref):
+		// The generator checked the literal against the schema, so this
+		// decode cannot fail.
+		return []jen.Code{
+			x.Clone().Op("=").Id(f.Ref.Named.Name).Values(),
+			jen.Id("_").Op("=").Add(x.Clone()).Dot("decode").Call(jen.Index().Byte().Call(jen.Lit(lit)), jen.Nil()),
+		}
+	}
+	var v any
+	if err := json.Unmarshal(f.Default, &v); err != nil {
+		panic(err)
+	}
+	switch v := v.(type) {
+	case bool:
+		return []jen.Code{x.Op("=").Lit(v)}
+	case string:
+		if t := f.Ref.Named; t != nil && t.Kind == TEnum {
+			for _, ev := range t.Values {
+				if ev.Str == v {
+					return []jen.Code{x.Op("=").Id(ev.Go)}
+				}
+			}
+		}
+		return []jen.Code{x.Op("=").Lit(v)}
+	case float64:
+		return []jen.Code{x.Op("=").Lit(v)}
+	}
+	// Anything else: decode the literal (checked by the generator).
+	return []jen.Code{
+		jen.List(jen.Id("d"), jen.Id("_")).Op(":=").Add(e.decodeCall(f.Ref, false, jen.Index().Byte().Call(jen.Lit(lit)))),
+		x.Op("=").Id("d"),
+	}
+}
+
+func (e *emitter) codecs(f *jen.File) error {
+	for _, t := range e.m.Types {
+		switch t.Kind {
+		case TStruct:
+			if t.IsUnknown {
+				e.unknownCodec(f, t)
+				continue
+			}
+			e.structCodec(f, t)
+		case TDefined:
+			e.variantJSON(f, t)
+		case TUnion:
+			if err := e.unionCodec(f, t); err != nil {
+				return err
+			}
+		case TEnum:
+			if !t.Open {
+				f.Comment("UnmarshalJSON accepts only the listed values.")
+				f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+					jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("decode"+t.Name).Call(jen.Id("data")),
+					jen.If(jen.Err().Op("==").Nil()).Block(jen.Op("*").Id("x").Op("=").Id("v")),
+					jen.Return(jen.Err()),
+				)
+				e.need["dec:"+t.Name] = t
+			}
+		case TNull:
+			f.Comment("MarshalJSON encodes null.")
+			f.Func().Params(jen.Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+				jen.Return(jen.Index().Byte().Call(jen.Lit("null")), jen.Nil()),
+			)
+			f.Comment("UnmarshalJSON accepts only null.")
+			f.Func().Params(jen.Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+				jen.If(jen.Op("!").Add(jx("IsNull")).Call(jen.Id("data"))).Block(
+					jen.Return(jx("TypeError").Call(jen.Lit("null"), jen.Id("data"))),
+				),
+				jen.Return(jen.Nil()),
+			)
+		case TRaw:
+			f.Comment("MarshalJSON emits the raw value after checking it is valid JSON (null when empty).")
+			f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+				jen.Return(jx("EncRaw").Call(jen.Nil(), jen.Qual(segJSON, "RawMessage").Call(jen.Id("x")))),
+			)
+			f.Comment("UnmarshalJSON keeps a copy of the value.")
+			f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+				jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+				jen.Op("*").Id("x").Op("=").Id(t.Name).Call(jx("Raw").Call(jen.Id("data"))),
+				jen.Return(jen.Nil()),
+			)
+		}
+	}
+	return nil
+}
+
+// structCodec emits decode, appendMembers, appendJSON and the JSON methods
+// of an object.
+func (e *emitter) structCodec(f *jen.File, t *Type) {
+	x := jen.Id("x")
+	// decode
+	needSeen := false
+	for _, fd := range t.Fields {
+		if fd.Required || fd.Default != nil {
+			needSeen = true
+		}
+	}
+	var cases []jen.Code
+	for _, fd := range t.Fields {
+		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(e.fieldDecode(fd, needSeen)...))
+	}
+	if !t.NoExtra {
+		cases = append(cases, jen.Default().Block(
+			jen.If(jen.Op("!").Add(jx("Skipped")).Call(jen.Id("it").Dot("Key").Call(), jen.Id("skip"))).Block(
+				jen.Id("x").Dot("Extra").Dot("Add").Call(jen.Id("it").Dot("Member").Call()),
+			),
+		))
+	}
+	body := []jen.Code{
+		jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
+		jen.If(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	}
+	if needSeen {
+		body = append(body, jen.Var().Id("seen").Uint64())
+	}
+	loop := []jen.Code{}
+	if len(t.Fields) > 0 {
+		loop = append(loop, jen.Id("v").Op(":=").Id("it").Dot("Value").Call())
+	}
+	if len(cases) > 0 {
+		loop = append(loop, jen.Switch(jen.String().Call(jen.Id("it").Dot("Key").Call())).Block(cases...))
+	}
+	body = append(body,
+		jen.For(jen.Id("it").Dot("Next").Call()).Block(loop...),
+		jen.If(jen.Err().Op(":=").Id("it").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	)
+	for _, fd := range t.Fields {
+		bit := jen.Id("seen").Op("&").Parens(jen.Lit(1).Op("<<").Lit(fd.Bit)).Op("==").Lit(0)
+		if fd.Required {
+			body = append(body, jen.If(bit).Block(jen.Return(jx("Missing").Call(jen.Lit(fd.JSON)))))
+		} else if fd.Default != nil {
+			body = append(body, jen.If(bit).Block(e.defaultStmts(fd)...))
+		}
+	}
+	if t.Flat != nil {
+		u := t.Flat.Ref.Named
+		ownVar := "own" + t.Name
+		f.Comment(fmt.Sprintf("%s are the members %s decodes itself; the rest belong to its %s.", ownVar, t.Name, t.Flat.Go))
+		var lits []jen.Code
+		for _, k := range u.Union.OwnerKeysFor(t) {
+			lits = append(lits, jen.Lit(k))
+		}
+		f.Var().Id(ownVar).Op("=").Index().String().Values(lits...)
+		body = append(body,
+			jen.Id("uskip").Op(":=").Id(ownVar),
+			jen.If(jen.Len(jen.Id("skip")).Op(">").Lit(0)).Block(
+				jen.Id("uskip").Op("=").Add(jx("Extend")).Call(jen.Id("skip"), jen.Id(ownVar).Op("...")),
+			),
+			jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(jen.Id("data"), jen.Id("uskip")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("x").Dot(t.Flat.Go).Op("=").Id("u"),
+		)
+	}
+	body = append(body, jen.Return(jen.Nil()))
+	f.Comment("decode reads the members of the JSON object data into x; members named")
+	f.Comment("in skip belong to an enclosing object or union.")
+	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decode").Params(jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Error().Block(body...)
+	f.Line()
+
+	// appendMembers
+	var enc []jen.Code
+	usesErr := false
+	for _, fd := range t.Fields {
+		stmts, errUsed := e.fieldEncode(fd)
+		usesErr = usesErr || errUsed
+		enc = append(enc, stmts...)
+	}
+	if t.Flat != nil {
+		u := t.Flat.Ref.Named
+		usesErr = true
+		enc = append(enc,
+			jen.If(jen.Id("x").Dot(t.Flat.Go).Op("==").Nil()).Block(
+				jen.Return(jen.Id("b"), jx("EncodeError").Call(jen.Lit(""), jen.Lit(t.Name+"."+t.Flat.Go+" is nil"))),
+			),
+			jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("append"+u.Name+"Members").Call(jen.Id("b"), jen.Id("x").Dot(t.Flat.Go)), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("b"), jen.Err()),
+			),
+		)
+	}
+	if !t.NoExtra {
+		enc = append(enc, jen.Id("b").Op("=").Id("x").Dot("Extra").Dot("AppendTo").Call(jen.Id("b")))
+	}
+	if usesErr {
+		enc = append([]jen.Code{jen.Var().Err().Error()}, enc...)
+	}
+	enc = append(enc, jen.Return(jen.Id("b"), jen.Nil()))
+	f.Comment("appendMembers appends x's members, each preceded by a separator as needed.")
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendMembers").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(enc...)
+	f.Line()
+	f.Comment("appendJSON appends x as a JSON object.")
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendJSON").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("x").Dot("appendMembers").Call(jen.Id("b")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+		jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
+	)
+	f.Line()
+	if len(t.VariantOf) > 0 {
+		e.variantJSON(f, t)
+		return
+	}
+	f.Comment("MarshalJSON encodes x: known members in schema order, then Extra.")
+	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id("x").Dot("appendJSON").Call(jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))),
+	)
+	f.Line()
+	f.Comment("UnmarshalJSON decodes data into x, replacing its contents.")
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
+		jen.Return(jen.Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil())),
+	)
+	f.Line()
+}
+
+// OwnerKeysFor is the list of members the owner decodes itself.
+func (u *Union) OwnerKeysFor(owner *Type) []string {
+	var out []string
+	for _, f := range owner.Fields {
+		out = append(out, f.JSON)
+	}
+	return out
+}
+
+// fieldDecode is the body of one member's case in decode.
+func (e *emitter) fieldDecode(f *Field, needSeen bool) []jen.Code {
+	var out []jen.Code
+	if needSeen && (f.Required || f.Default != nil) {
+		out = append(out, jen.Id("seen").Op("|=").Lit(1).Op("<<").Lit(f.Bit))
+	}
+	x := jen.Id("x").Dot(f.Go)
+	isNull := jx("IsNull").Call(jen.Id("v"))
+	switch {
+	case f.OnNull:
+		out = append(out, jen.If(isNull).Block(x.Clone().Op("=").Add(goType(f.Ref)).Values(), jen.Continue()))
+	case f.Nullable:
+		var set []jen.Code
+		if f.Default != nil {
+			set = e.defaultStmts(f)
+		} else {
+			set = []jen.Code{zeroStmt(f)}
+		}
+		out = append(out, jen.If(isNull).Block(append(set, jen.Continue())...))
+	}
+	onErr := func() []jen.Code {
+		if f.OnError {
+			return append(e.defaultStmts(f), jen.Continue())
+		}
+		return []jen.Code{jen.Return(jx("AtField").Call(jen.Err(), jen.Lit(f.JSON)))}
+	}
+	if isStructRef(f.Ref) && !f.Ptr {
+		out = append(out,
+			jen.If(jen.Err().Op(":=").Add(x.Clone()).Dot("decode").Call(jen.Id("v"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(onErr()...),
+		)
+		return out
+	}
+	if isStructRef(f.Ref) && f.Ptr {
+		out = append(out,
+			jen.Id("p").Op(":=").New(jen.Id(f.Ref.Named.Name)),
+			jen.If(jen.Err().Op(":=").Id("p").Dot("decode").Call(jen.Id("v"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(onErr()...),
+			x.Clone().Op("=").Id("p"),
+		)
+		return out
+	}
+	out = append(out, jen.List(jen.Id("t"), jen.Err()).Op(":=").Add(e.decodeCall(f.Ref, f.SkipInvalid, jen.Id("v"))))
+	if f.MinLength > 0 {
+		out = append(out, jen.If(jen.Err().Op("==").Nil()).Block(
+			jen.Err().Op("=").Add(jx("MinLength")).Call(jen.String().Call(jen.Id("t")), jen.Lit(f.MinLength)),
+		))
+	}
+	out = append(out, jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...))
+	if f.Ptr {
+		out = append(out, x.Clone().Op("=").Op("&").Id("t"))
+	} else {
+		out = append(out, x.Clone().Op("=").Id("t"))
+	}
+	return out
+}
+
+// fieldEncode appends one member; it reports whether it uses err.
+func (e *emitter) fieldEncode(f *Field) ([]jen.Code, bool) {
+	x := jen.Id("x").Dot(f.Go)
+	val := x.Clone()
+	if f.Ptr && !isStructRef(f.Ref) {
+		val = jen.Op("*").Add(x.Clone())
+	}
+	stmts := []jen.Code{
+		jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
+		jen.Id("b").Op("=").Append(jen.Id("b"), keyLit(f.JSON).Op("...")),
+	}
+	usesErr := false
+	if s, ok := e.inlineEncode(f.Ref, val); ok {
+		stmts = append(stmts, jen.Id("b").Op("=").Add(s))
+	} else {
+		usesErr = true
+		stmts = append(stmts, jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Add(e.encodeCall(f.Ref, val)), jen.Err().Op("!=").Nil()).Block(returnErrAt(f.JSON)))
+	}
+	omit := f.Ptr || (!f.Required && f.Default == nil && (f.Ref.List || f.Ref.Map || isNilable(f.Ref)))
+	if omit {
+		return []jen.Code{jen.If(x.Clone().Op("!=").Nil()).Block(stmts...)}, usesErr
+	}
+	if f.Ref.Named != nil && f.Ref.Named.Kind == TUnion {
+		// A required union must be set.
+		return append([]jen.Code{jen.If(x.Clone().Op("==").Nil()).Block(
+			jen.Return(jen.Id("b"), jx("EncodeError").Call(jen.Lit(f.JSON), jen.Lit("required union value is nil"))),
+		)}, stmts...), usesErr
+	}
+	return stmts, usesErr
+}
+
+func isNilable(ref *Ref) bool {
+	if ref.Named != nil {
+		return ref.Named.Kind == TUnion || ref.Named.Kind == TRaw
+	}
+	return ref.Prim == "raw" || ref.Prim == "object"
+}
+
+// inlineEncode is the allocation-free append for strings, booleans and
+// integers, which cannot fail.
+func (e *emitter) inlineEncode(ref *Ref, val *jen.Statement) (*jen.Statement, bool) {
+	prim := ref
+	conv := func(s *jen.Statement) *jen.Statement { return s }
+	if t := ref.Named; t != nil {
+		switch t.Kind {
+		case TEnum:
+			return jx("AppendString").Call(jen.Id("b"), jen.String().Call(val)), true
+		case TIntEnum:
+			return jx("AppendInt").Call(jen.Id("b"), jen.Int64().Call(val)), true
+		case TScalar:
+			prim = t.Scalar
+			conv = func(s *jen.Statement) *jen.Statement { return s }
+		default:
+			return nil, false
+		}
+	}
+	if prim.List || prim.Map {
+		return nil, false
+	}
+	switch prim.Prim {
+	case "string":
+		return jx("AppendString").Call(jen.Id("b"), jen.String().Call(conv(val))), true
+	case "bool":
+		return jx("AppendBool").Call(jen.Id("b"), jen.Bool().Call(conv(val))), true
+	case "int":
+		return jx("AppendInt").Call(jen.Id("b"), jen.Int64().Call(conv(val))), true
+	case "uint":
+		return jx("AppendUint").Call(jen.Id("b"), jen.Uint64().Call(conv(val))), true
+	}
+	return nil, false
+}
+
+// variantJSON emits the JSON methods of a union variant: they speak the
+// union's form, with the tag.
+func (e *emitter) variantJSON(f *jen.File, t *Type) {
+	v := t.VariantOf[0]
+	u := v.Union
+	if len(t.VariantOf) > 1 {
+		panic("type " + t.Name + " is a variant of two unions")
+	}
+	marshal := []jen.Code{}
+	if u.Union.Flattened {
+		marshal = append(marshal,
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("append"+u.Name+"Members").Call(jen.Index().Byte().Values(jen.LitRune('{')), jen.Op("&").Id("x")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
+		)
+	} else {
+		marshal = append(marshal, jen.Return(jen.Id("append"+u.Name).Call(jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)), jen.Op("&").Id("x"))))
+	}
+	f.Comment(fmt.Sprintf("MarshalJSON encodes x as a %s value.", u.Name))
+	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(marshal...)
+	f.Line()
+	args := []jen.Code{jen.Id("data")}
+	if u.Union.Flattened {
+		args = append(args, jen.Nil())
+	}
+	f.Comment(fmt.Sprintf("UnmarshalJSON decodes a %s value that must be this variant.", u.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(args...),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("u").Assert(jen.Op("*").Id(t.Name)),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jx("Errorf").Call(jx("ErrInvalidValue"), jen.Lit("not a "+t.Name)))),
+		jen.Op("*").Id("x").Op("=").Op("*").Id("v"),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+}
+
+func (e *emitter) unknownCodec(f *jen.File, t *Type) {
+	u := t.VariantOf[0].Union
+	f.Comment("MarshalJSON emits Raw, verbatim, after checking it is a JSON object.")
+	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jx("EncObject").Call(jen.Nil(), jen.Id("x").Dot("Raw"))),
+	)
+	f.Line()
+	f.Comment(fmt.Sprintf("UnmarshalJSON keeps a copy of any JSON object (it does not check that the %s tag is unknown).", u.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Add(jx("Object")).Call(jen.Id("data")),
+		jen.If(jen.Err().Op("==").Nil()).Block(jen.Err().Op("=").Add(jx("Validate")).Call(jen.Id("raw"))),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("x").Dot("Raw").Op("=").Id("raw"),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+}
+
+// variantRecv is how to reach a struct variant's own codec methods.
+func variantRecv(v *Variant, id string) *jen.Statement {
+	if v.Type.Kind == TDefined {
+		return jen.Parens(jen.Op("*").Id(v.Type.Base.Name)).Call(jen.Id(id))
+	}
+	return jen.Id(id)
+}
+
+func (e *emitter) unionCodec(f *jen.File, t *Type) error {
+	u := t.Union
+	if u.Tag != "" {
+		e.taggedCodec(f, t)
+	} else if err := e.shapeCodec(f, t); err != nil {
+		return err
+	}
+	if !u.Flattened {
+		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
+		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
+			jen.Return(jen.Id("decode" + t.Name).Call(jen.Id("data"))),
+		)
+		f.Line()
+	}
+	return nil
+}
+
+// decodeVariant decodes a struct variant from data with skip list sk.
+func decodeVariant(v *Variant, sk jen.Code) []jen.Code {
+	return []jen.Code{
+		jen.Id("v").Op(":=").New(jen.Id(v.Type.Name)),
+		jen.If(jen.Err().Op(":=").Add(variantRecv(v, "v")).Dot("decode").Call(jen.Id("data"), sk), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Err()),
+		),
+		jen.Return(jen.Id("v"), jen.Nil()),
+	}
+}
+
+func (e *emitter) taggedCodec(f *jen.File, t *Type) {
+	u := t.Union
+	params := []jen.Code{jen.Id("data").Index().Byte()}
+	if u.Flattened {
+		params = append(params, jen.Id("skip").Index().String())
+	}
+	tagVar := "tag" + t.Name
+	f.Comment(fmt.Sprintf("%s lists the discriminator, which variants must not keep as unknown.", tagVar))
+	f.Var().Id(tagVar).Op("=").Index().String().Values(jen.Lit(u.Tag))
+	body := []jen.Code{
+		jen.List(jen.Id("tag"), jen.Id("ok"), jen.Err()).Op(":=").Add(jx("Tag")).Call(jen.Id("data"), jen.Lit(u.Tag)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("vskip").Op(":=").Id(tagVar),
+	}
+	if u.Flattened {
+		body = append(body, jen.If(jen.Len(jen.Id("skip")).Op(">").Lit(0)).Block(
+			jen.Id("vskip").Op("=").Add(jx("Extend")).Call(jen.Id("skip"), jen.Lit(u.Tag)),
+		))
+	}
+	if u.Fallback != nil {
+		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(decodeVariant(u.Fallback, jen.Id("vskip"))...))
+	} else {
+		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jx("Missing").Call(jen.Lit(u.Tag)))))
+	}
+	var cases []jen.Code
+	for _, v := range u.Variants {
+		if v.Tag == "" {
+			continue
+		}
+		cases = append(cases, jen.Case(jen.Lit(v.Tag)).Block(decodeVariant(v, jen.Id("vskip"))...))
+	}
+	body = append(body, jen.Switch(jen.String().Call(jen.Id("tag"))).Block(cases...))
+	if u.Flattened {
+		body = append(body,
+			jen.Comment("An unknown tag: keep the members that are not the owner's."),
+			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Add(jx("ObjectWithout")).Call(jen.Id("data"), jen.Id("skip")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Op("&").Id(u.Unknown.Name).Values(jen.Dict{jen.Id("Raw"): jen.Id("raw")}), jen.Nil()),
+		)
+	} else {
+		body = append(body,
+			jen.Comment("An unknown tag: keep the whole object verbatim."),
+			jen.Return(jen.Op("&").Id(u.Unknown.Name).Values(jen.Dict{jen.Id("Raw"): jx("Raw").Call(jen.Id("data"))}), jen.Nil()),
+		)
+	}
+	f.Comment(fmt.Sprintf("decode%s reads the %q tag with one scan, then decodes only that variant.", t.Name, u.Tag))
+	f.Func().Id("decode"+t.Name).Params(params...).Params(jen.Id(t.Name), jen.Error()).Block(body...)
+	f.Line()
+
+	// Encoding.
+	members := u.Flattened
+	var ecases []jen.Code
+	for _, v := range u.Variants {
+		var prefix string
+		if v.Tag != "" {
+			k, _ := json.Marshal(u.Tag)
+			val, _ := json.Marshal(v.Tag)
+			prefix = string(k) + ":" + string(val)
+		}
+		var stmts []jen.Code
+		stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
+		if members {
+			if prefix != "" {
+				stmts = append(stmts,
+					jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
+					jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(prefix).Op("...")),
+				)
+			}
+			stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"))))
+		} else {
+			open := "{" + prefix
+			stmts = append(stmts,
+				jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(open).Op("...")),
+				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(variantRecv(v, "v")).Dot("appendMembers").Call(jen.Id("b")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+				jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
+			)
+		}
+		ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
+	}
+	unk := []jen.Code{jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break())}
+	if members {
+		unk = append(unk, jen.Return(jx("AppendObjectMembers").Call(jen.Id("b"), jen.Id("v").Dot("Raw"))))
+	} else {
+		unk = append(unk, jen.Return(jx("EncObject").Call(jen.Id("b"), jen.Id("v").Dot("Raw"))))
+	}
+	ecases = append(ecases, jen.Case(jen.Op("*").Id(u.Unknown.Name)).Block(unk...))
+	name := "append" + t.Name
+	what := "appends v as a JSON object, tag first"
+	if members {
+		name += "Members"
+		what = "appends v's members (tag first) to an object being encoded"
+	}
+	f.Comment(fmt.Sprintf("%s %s.", name, what))
+	f.Func().Id(name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Switch(jen.Id("v").Op(":=").Id("v").Assert(jen.Type())).Block(ecases...),
+		jen.Return(jen.Id("b"), jx("EncodeError").Call(jen.Lit(""), jen.Lit("nil "+t.Name))),
+	)
+	f.Line()
+}
+
+func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
+	u := t.Union
+	params := []jen.Code{jen.Id("data").Index().Byte()}
+	if u.Flattened {
+		params = append(params, jen.Id("skip").Index().String())
+	}
+	sk := jen.Nil()
+	if u.Flattened {
+		sk = jen.Id("skip")
+	}
+	byKind := map[string][]*Variant{}
+	var kinds []string
+	for _, v := range u.Variants {
+		if len(byKind[v.JSONKind]) == 0 {
+			kinds = append(kinds, v.JSONKind)
+		}
+		byKind[v.JSONKind] = append(byKind[v.JSONKind], v)
+	}
+	scalar := func(v *Variant, dec *jen.Statement) []jen.Code {
+		return []jen.Code{
+			jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(dec),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Id(v.Type.Name).Call(jen.Id("s")), jen.Nil()),
+		}
+	}
+	var cases []jen.Code
+	var want []string
+	handledNumber := false
+	for _, kind := range kinds {
+		vs := byKind[kind]
+		switch kind {
+		case "null":
+			want = append(want, "null")
+			cases = append(cases, jen.Case(jx("KindNull")).Block(jen.Return(jen.Id(vs[0].Type.Name).Values(), jen.Nil())))
+		case "string":
+			want = append(want, "string")
+			cases = append(cases, jen.Case(jx("KindString")).Block(scalar(vs[0], e.decodeCall(vs[0].Type.Scalar, false, jen.Id("data")))...))
+		case "boolean":
+			want = append(want, "boolean")
+			cases = append(cases, jen.Case(jx("KindBool")).Block(scalar(vs[0], e.decodeCall(vs[0].Type.Scalar, false, jen.Id("data")))...))
+		case "integer", "number":
+			if handledNumber {
+				continue
+			}
+			handledNumber = true
+			want = append(want, "number")
+			iv, nv := byKind["integer"], byKind["number"]
+			var body []jen.Code
+			switch {
+			case len(iv) > 0 && len(nv) > 0:
+				// An integer that fits is the integer variant; any other
+				// number the number variant.
+				body = append(body,
+					jen.If(jx("IsInteger").Call(jen.Id("data"))).Block(
+						jen.If(jen.List(jen.Id("i"), jen.Err()).Op(":=").Add(e.decodeCall(iv[0].Type.Scalar, false, jen.Id("data"))), jen.Err().Op("==").Nil()).Block(
+							jen.Return(jen.Id(iv[0].Type.Name).Call(jen.Id("i")), jen.Nil()),
+						),
+					),
+				)
+				body = append(body, scalar(nv[0], e.decodeCall(nv[0].Type.Scalar, false, jen.Id("data")))...)
+			case len(iv) > 0:
+				body = scalar(iv[0], e.decodeCall(iv[0].Type.Scalar, false, jen.Id("data")))
+			default:
+				body = scalar(nv[0], e.decodeCall(nv[0].Type.Scalar, false, jen.Id("data")))
+			}
+			cases = append(cases, jen.Case(jx("KindNumber")).Block(body...))
+		case "array":
+			want = append(want, "array")
+			var body []jen.Code
+			if len(vs) > 1 {
+				body = append(body, jen.List(jen.Id("first"), jen.Id("_")).Op(":=").Add(jx("FirstItem")).Call(jen.Id("data")))
+				for _, v := range vs {
+					body = append(body, jen.If(hasAnyKey("first", v.Keys)).Block(scalar(v, e.decodeCall(v.Type.Scalar, false, jen.Id("data")))...))
+				}
+			}
+			body = append(body, scalar(vs[0], e.decodeCall(vs[0].Type.Scalar, false, jen.Id("data")))...)
+			cases = append(cases, jen.Case(jx("KindArray")).Block(body...))
+		case "object":
+			want = append(want, "object")
+			var body []jen.Code
+			if len(vs) == 1 {
+				body = decodeVariant(vs[0], sk)
+			} else {
+				var all []string
+				for _, v := range vs {
+					body = append(body, jen.If(hasAnyKey("data", v.Keys)).Block(decodeVariant(v, sk)...))
+					all = append(all, quoteAll(v.Keys)...)
+				}
+				body = append(body, jen.Return(jen.Nil(), jx("NoneOf").Call(jen.Lit(strings.Join(all, ", ")))))
+			}
+			cases = append(cases, jen.Case(jx("KindObject")).Block(body...))
+		default:
+			return fmt.Errorf("%s: shape %s not supported", t.Name, kind)
+		}
+	}
+	f.Comment(fmt.Sprintf("decode%s picks the variant from the JSON shape of data.", t.Name))
+	f.Func().Id("decode"+t.Name).Params(params...).Params(jen.Id(t.Name), jen.Error()).Block(
+		jen.Switch(jx("KindOf").Call(jen.Id("data"))).Block(cases...),
+		jen.Return(jen.Nil(), jx("TypeError").Call(jen.Lit(strings.Join(want, " or ")), jen.Id("data"))),
+	)
+	f.Line()
+
+	members := u.Flattened
+	var ecases []jen.Code
+	for _, v := range u.Variants {
+		var stmts []jen.Code
+		switch v.JSONKind {
+		case "null":
+			stmts = append(stmts, jen.Return(jen.Append(jen.Id("b"), jen.Lit("null").Op("...")), jen.Nil()))
+			ecases = append(ecases, jen.Case(jen.Id(v.Type.Name)).Block(stmts...))
+			continue
+		case "object":
+			stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
+			m := "appendJSON"
+			if members {
+				m = "appendMembers"
+			}
+			stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot(m).Call(jen.Id("b"))))
+			ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
+			continue
+		}
+		conv := goType(v.Type.Scalar).Call(jen.Id("v"))
+		if s, ok := e.inlineEncode(v.Type.Scalar, conv); ok {
+			stmts = append(stmts, jen.Return(s, jen.Nil()))
+		} else {
+			stmts = append(stmts, jen.Return(e.encodeCall(v.Type.Scalar, conv)))
+		}
+		ecases = append(ecases, jen.Case(jen.Id(v.Type.Name)).Block(stmts...))
+	}
+	name := "append" + t.Name
+	if members {
+		name += "Members"
+	}
+	f.Comment(fmt.Sprintf("%s appends v in its variant's JSON form.", name))
+	f.Func().Id(name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Switch(jen.Id("v").Op(":=").Id("v").Assert(jen.Type())).Block(ecases...),
+		jen.Return(jen.Id("b"), jx("EncodeError").Call(jen.Lit(""), jen.Lit("nil "+t.Name))),
+	)
+	f.Line()
+	return nil
+}
+
+func hasAnyKey(v string, keys []string) *jen.Statement {
+	var s *jen.Statement
+	for _, k := range keys {
+		c := jx("HasKey").Call(jen.Id(v), jen.Lit(k))
+		if s == nil {
+			s = c
+		} else {
+			s = s.Op("||").Add(c)
+		}
+	}
+	return s
+}
+
+// helpers emits the decodeT/appendT functions the codecs referenced.
+func (e *emitter) helpers(f *jen.File) {
+	done := map[string]bool{}
+	for {
+		var keys []string
+		for k := range e.need {
+			if !done[k] {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			done[k] = true
+			t := e.need[k]
+			if strings.HasPrefix(k, "dec:") {
+				e.decHelper(f, t)
+			} else {
+				e.encHelper(f, t)
+			}
+			f.Line()
+		}
+	}
+}
+
+func (e *emitter) decHelper(f *jen.File, t *Type) {
+	sig := f.Func().Id("decode"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error())
+	switch t.Kind {
+	case TStruct:
+		sig.Block(
+			jen.Var().Id("x").Id(t.Name),
+			jen.Err().Op(":=").Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil()),
+			jen.Return(jen.Id("x"), jen.Err()),
+		)
+	case TEnum:
+		var vals []jen.Code
+		for _, v := range t.Values {
+			vals = append(vals, jen.Id(v.Go))
+		}
+		body := []jen.Code{
+			jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jx("String")).Call(jen.Id("data")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(""), jen.Err())),
+		}
+		if t.Open {
+			body = append(body, jen.Return(jen.Id(t.Name).Call(jen.Id("s")), jen.Nil()))
+		} else {
+			body = append(body,
+				jen.Switch(jen.Id(t.Name).Call(jen.Id("s"))).Block(
+					jen.Case(vals...).Block(jen.Return(jen.Id(t.Name).Call(jen.Id("s")), jen.Nil())),
+				),
+				jen.Return(jen.Lit(""), jx("Errorf").Call(jx("ErrInvalidValue"), jen.Lit("not a "+t.Name+": ").Op("+").Qual("strconv", "Quote").Call(jen.Id("s")))),
+			)
+		}
+		sig.Block(body...)
+	case TIntEnum:
+		sig.Block(
+			jen.List(jen.Id("i"), jen.Err()).Op(":=").Add(jx("Int32")).Call(jen.Id("data")),
+			jen.Return(jen.Id(t.Name).Call(jen.Id("i")), jen.Err()),
+		)
+	case TScalar:
+		sig.Block(
+			jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(e.decodeCall(t.Scalar, false, jen.Id("data"))),
+			jen.Return(jen.Id(t.Name).Call(jen.Id("s")), jen.Err()),
+		)
+	case TRaw:
+		sig.Block(jen.Return(jen.Id(t.Name).Call(jx("Raw").Call(jen.Id("data"))), jen.Nil()))
+	default:
+		panic("decHelper: " + t.Name)
+	}
+}
+
+func (e *emitter) encHelper(f *jen.File, t *Type) {
+	sig := f.Func().Id("append"+t.Name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error())
+	switch t.Kind {
+	case TStruct:
+		sig.Block(jen.Return(jen.Id("v").Dot("appendJSON").Call(jen.Id("b"))))
+	case TEnum, TIntEnum, TScalar:
+		if s, ok := e.inlineEncode(&Ref{Named: t}, jen.Id("v")); ok {
+			sig.Block(jen.Return(s, jen.Nil()))
+		} else {
+			sig.Block(jen.Return(e.encodeCall(t.Scalar, goType(t.Scalar).Call(jen.Id("v")))))
+		}
+	case TRaw:
+		sig.Block(jen.Return(jx("EncRaw").Call(jen.Id("b"), jen.Qual(segJSON, "RawMessage").Call(jen.Id("v")))))
+	default:
+		panic("encHelper: " + t.Name)
+	}
+}

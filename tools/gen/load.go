@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/atombender/go-jsonschema/pkg/schemas"
+)
+
+// Pin is schema/pin.json: which upstream artifact the schema file is.
+type Pin struct {
+	Package string `json:"package"`
+	Version string `json:"version"`
+	File    string `json:"file"`
+	Release string `json:"release"`
+	SHA256  string `json:"sha256"`
+}
+
+// node is one schema object as the generator sees it: the standard
+// keywords from go-jsonschema's model, plus what that model drops, taken
+// from a raw pass over the same bytes: member order (properties are a map
+// there), every x-* annotation, discriminator, unevaluatedProperties and the
+// exact bytes of default and const.
+type node struct {
+	t        *schemas.Type
+	keys     []string                   // this object's keywords, in order
+	rawKids  map[string]json.RawMessage // raw value of each keyword
+	propKeys []string                   // properties, in schema order
+	path     string                     // JSON pointer-ish location, for errors
+}
+
+// knownKeywords is every keyword the generator understands. Anything else
+// fails generation: a schema bump that introduces a new construct must be
+// looked at, not silently ignored.
+var knownKeywords = map[string]bool{
+	"$schema": true, "$defs": true, "$ref": true, "title": true, "description": true,
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"allOf": true, "anyOf": true, "oneOf": true, "not": true, "const": true, "enum": true,
+	"items": true, "format": true, "default": true, "minimum": true, "maximum": true,
+	"minLength": true, "discriminator": true, "unevaluatedProperties": true,
+}
+
+// knownExtensions are the vendor keywords the generator honours.
+var knownExtensions = map[string]bool{
+	"x-side": true, "x-method": true, "x-docs-ignore": true,
+	"x-deserialize-default-on-error":   true,
+	"x-deserialize-skip-invalid-items": true,
+	"x-deserialize-default-on-null":    true,
+}
+
+// schemaFile is the loaded schema: its definitions as nodes.
+type schemaFile struct {
+	pin     Pin
+	sha     string
+	version int // the protocol version the schema path pins (v1 → 1)
+	defs    map[string]*node
+	order   []string       // def names in schema order
+	refs    map[string]int // how many $refs point at each def
+}
+
+var refPattern = regexp.MustCompile(`"\$ref"\s*:\s*"#/\$defs/([^"]+)"`)
+
+func loadPin(root string) (Pin, error) {
+	var pin Pin
+	b, err := os.ReadFile(filepath.Join(root, "schema", "pin.json"))
+	if err != nil {
+		return pin, err
+	}
+	if err := json.Unmarshal(b, &pin); err != nil {
+		return pin, fmt.Errorf("schema/pin.json: %w", err)
+	}
+	if pin.Package == "" || pin.Version == "" || pin.File == "" || len(pin.SHA256) != 64 {
+		return pin, fmt.Errorf("schema/pin.json: package, version, file and sha256 are required")
+	}
+	return pin, nil
+}
+
+var versionDir = regexp.MustCompile(`(?:^|/)v([0-9]+)/`)
+
+func loadSchema(root string) (*schemaFile, error) {
+	pin, err := loadPin(root)
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(root, filepath.FromSlash(pin.File))
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	sha := hex.EncodeToString(sum[:])
+	if sha != pin.SHA256 {
+		return nil, fmt.Errorf("%s: sha256 %s does not match the pin %s (run make schema)", pin.File, sha, pin.SHA256)
+	}
+	m := versionDir.FindStringSubmatch(pin.File)
+	if m == nil {
+		return nil, fmt.Errorf("schema/pin.json: file %q does not name a protocol version directory (vN/)", pin.File)
+	}
+	version, _ := strconv.Atoi(m[1])
+
+	std, err := schemas.FromJSONReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pin.File, err)
+	}
+	rootKeys, rootKids, err := orderedObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pin.File, err)
+	}
+	for _, k := range rootKeys {
+		switch k {
+		case "$schema", "title", "$defs":
+		case "anyOf":
+			// The root anyOf only documents the JSON-RPC envelopes; they are
+			// also $defs (AgentRequest, …), which is what gets generated.
+		default:
+			if !knownExtensions[k] {
+				return nil, fmt.Errorf("%s: unsupported root keyword %q", pin.File, k)
+			}
+		}
+	}
+	defKeys, defKids, err := orderedObject(rootKids["$defs"])
+	if err != nil {
+		return nil, fmt.Errorf("$defs: %w", err)
+	}
+	sf := &schemaFile{pin: pin, sha: sha, version: version, defs: map[string]*node{}, order: defKeys, refs: map[string]int{}}
+	for _, m := range refPattern.FindAllSubmatch(data, -1) {
+		sf.refs[string(m[1])]++
+	}
+	for _, name := range defKeys {
+		t := std.Definitions[name]
+		if t == nil {
+			return nil, fmt.Errorf("$defs/%s: missing from go-jsonschema's model", name)
+		}
+		n, err := newNode(t, defKids[name], "#/$defs/"+name)
+		if err != nil {
+			return nil, err
+		}
+		sf.defs[name] = n
+	}
+	return sf, nil
+}
+
+// orderedObject splits a raw JSON object into its keys in order and their
+// raw values.
+func orderedObject(raw []byte) ([]string, map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, nil, fmt.Errorf("want an object")
+	}
+	var keys []string
+	kids := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		if _, dup := kids[k]; dup {
+			return nil, nil, fmt.Errorf("duplicate key %q", k)
+		}
+		keys = append(keys, k)
+		kids[k] = v
+	}
+	return keys, kids, nil
+}
+
+// newNode pairs a go-jsonschema Type with the raw object it came from and
+// checks every keyword is one the generator handles.
+func newNode(t *schemas.Type, raw json.RawMessage, path string) (*node, error) {
+	n := &node{t: t, path: path, rawKids: map[string]json.RawMessage{}}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("true")) {
+		return n, nil
+	}
+	keys, kids, err := orderedObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	n.keys, n.rawKids = keys, kids
+	for _, k := range keys {
+		if strings.HasPrefix(k, "x-") {
+			if !knownExtensions[k] {
+				return nil, fmt.Errorf("%s: unknown extension keyword %q", path, k)
+			}
+			continue
+		}
+		if !knownKeywords[k] {
+			return nil, fmt.Errorf("%s: unsupported keyword %q", path, k)
+		}
+	}
+	if p, ok := kids["properties"]; ok {
+		pk, _, err := orderedObject(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s/properties: %w", path, err)
+		}
+		n.propKeys = pk
+	}
+	return n, nil
+}
+
+// child returns the node for a subschema of n: kw is the keyword, sub the
+// property name (for properties) or index (for allOf/anyOf/oneOf).
+func (n *node) child(kw string, sub string, t *schemas.Type) (*node, error) {
+	raw := n.rawKids[kw]
+	path := n.path + "/" + kw
+	switch kw {
+	case "properties":
+		_, kids, err := orderedObject(raw)
+		if err != nil {
+			return nil, err
+		}
+		raw = kids[sub]
+		path += "/" + sub
+	case "allOf", "anyOf", "oneOf":
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, err
+		}
+		i, _ := strconv.Atoi(sub)
+		raw = list[i]
+		path += "/" + sub
+	}
+	if t == nil {
+		return nil, fmt.Errorf("%s: no model", path)
+	}
+	return newNode(t, raw, path)
+}
+
+func (n *node) prop(name string) (*node, error) {
+	return n.child("properties", name, n.t.Properties[name])
+}
+
+func (n *node) branches(kw string) ([]*node, error) {
+	var ts []*schemas.Type
+	switch kw {
+	case "allOf":
+		ts = n.t.AllOf
+	case "anyOf":
+		ts = n.t.AnyOf
+	case "oneOf":
+		ts = n.t.OneOf
+	}
+	out := make([]*node, len(ts))
+	for i, t := range ts {
+		c, err := n.child(kw, strconv.Itoa(i), t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func (n *node) has(kw string) bool { _, ok := n.rawKids[kw]; return ok }
+
+// flag reads a boolean x-* annotation.
+func (n *node) flag(kw string) bool {
+	raw, ok := n.rawKids[kw]
+	return ok && string(bytes.TrimSpace(raw)) == "true"
+}
+
+// str reads a string keyword from the raw pass (x-side, x-method).
+func (n *node) str(kw string) string {
+	var s string
+	if raw, ok := n.rawKids[kw]; ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+// discriminator is the discriminator.propertyName keyword go-jsonschema drops.
+func (n *node) discriminator() string {
+	raw, ok := n.rawKids["discriminator"]
+	if !ok {
+		return ""
+	}
+	var d struct {
+		PropertyName string `json:"propertyName"`
+	}
+	_ = json.Unmarshal(raw, &d)
+	return d.PropertyName
+}
+
+// refName resolves a local "#/$defs/X" reference.
+func refName(ref string) (string, error) {
+	const p = "#/$defs/"
+	if !strings.HasPrefix(ref, p) {
+		return "", fmt.Errorf("unsupported $ref %q (only local #/$defs/ references)", ref)
+	}
+	return strings.TrimPrefix(ref, p), nil
+}
+
+// types returns the JSON types of n without "null", and whether null is allowed.
+func (n *node) types() ([]string, bool) {
+	var out []string
+	null := false
+	for _, t := range n.t.Type {
+		if t == "null" {
+			null = true
+			continue
+		}
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out, null
+}
