@@ -52,7 +52,15 @@ func coopAgent(a *fakeagent.Agent) {
 	if v := cfg["sid"]; v != "" {
 		sid = v
 	}
-	r := &runner{a: a, cfg: cfg, sid: sid, rec: rec}
+	r := &runner{a: a, cfg: cfg, sid: sid, newSid: sid, rec: rec}
+	if has("holder-before-init") {
+		fakeagent.SpawnHolder(cfg["holder"], has("detach"))
+		os.Exit(0)
+	}
+	if has("close-stdout-before-init") {
+		os.Stdout.Close()
+		fakeagent.Hang()
+	}
 	for {
 		m, err := r.read()
 		if err == io.EOF {
@@ -69,10 +77,11 @@ func coopAgent(a *fakeagent.Agent) {
 }
 
 type runner struct {
-	a   *fakeagent.Agent
-	cfg map[string]string
-	sid string
-	rec *os.File
+	a      *fakeagent.Agent
+	cfg    map[string]string
+	sid    string // the session updates name
+	newSid string // what session/new answers
+	rec    *os.File
 }
 
 func (r *runner) has(k string) bool { _, ok := r.cfg[k]; return ok }
@@ -143,12 +152,20 @@ func (r *runner) dispatch(m fakeagent.Msg) {
 			a.ReplyError(m, r.code("newerr"), "no session for you", map[string]any{"why": "test"})
 			return
 		}
+		if r.has("new-hang") {
+			return
+		}
 		if r.has("newbad") {
 			a.Reply(m, map[string]any{"sessionId": 42})
 			return
 		}
+		r.sid = r.newSid
 		a.Reply(m, map[string]any{"sessionId": r.sid})
 		r.script(r.cfg["afternew"])
+		if r.has("close-stdin-after-new") {
+			os.Stdin.Close()
+			fakeagent.Hang()
+		}
 	case "_sortie.dev/probe/unimplemented":
 		switch {
 		case r.has("hang-control"):
@@ -330,6 +347,25 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		os.Exit(0)
 	case "hang":
 		return true // never answer; keep reading in the main loop
+	case "waitcancel-perm": // after session/cancel, ask permission, then answer cancelled
+		r.awaitCancel()
+		r.command(m, "perm:reject_once")
+		a.Reply(m, map[string]any{"stopReason": "cancelled"})
+		return true
+	case "permnoid":
+		a.WriteLine(`{"jsonrpc":"2.0","method":"session/request_permission","params":{"sessionId":"` + r.sid + `","toolCall":{"toolCallId":"t"},"options":[]}}`)
+	case "permstrid": // a permission request with a string id; the raw response is echoed
+		a.WriteLine(`{"jsonrpc":"2.0","id":"req-7","method":"session/request_permission","params":{"sessionId":"` + r.sid + `","toolCall":{"toolCallId":"t"},"options":[{"optionId":"r","name":"no","kind":"reject_once"}]}}`)
+		for {
+			m2, err := r.read()
+			if err != nil {
+				os.Exit(0)
+			}
+			if m2.Method == "" {
+				a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("id="+string(m2.ID))+`},"messageId":"ans"}`)
+				break
+			}
+		}
 	case "waitcancel": // waitcancel:REASON|none — answer after session/cancel
 		r.awaitCancel()
 		if arg != "none" {
