@@ -263,7 +263,7 @@ func TestTD4_CloseStdinEndsAReadingRuntime(t *testing.T) {
 	s.CloseStdin() // idempotent
 }
 
-func TestTD5_StatusIsZeroUntilReaped(t *testing.T) {
+func TestStatusIsZeroUntilReaped(t *testing.T) {
 	s := launch(t, t.Context(), helperSpec(t, "block"))
 	require.Equal(t, "ready", s.line(t))
 	assert.Equal(t, ExitStatus{}, s.Status())

@@ -121,7 +121,7 @@ func TestSS3_EarlyExitReport(t *testing.T) {
 	assert.Equal(t, "the agent runtime exited before responding: exit status 0", EarlyExitMessage("exit status 0"))
 }
 
-func TestSS2_RelogEveryLineAtWarn(t *testing.T) {
+func TestRelogEveryLineAtWarn(t *testing.T) {
 	rec := &recorder{}
 	c := collect(t, "one\ntwo token=abc\n", nil)
 	c.Relog(slog.New(rec))
@@ -137,7 +137,7 @@ func TestLOG21_DebugWhileDraining(t *testing.T) {
 	assert.Equal(t, []string{"DEBUG agent stderr line=hello"}, rec.lines())
 }
 
-func TestTD9_FinishStopsACollectorWhoseWriterStaysOpen(t *testing.T) {
+func TestFinishStopsACollectorWhoseWriterStaysOpen(t *testing.T) {
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	defer w.Close()
@@ -158,7 +158,7 @@ func TestTD9_FinishStopsACollectorWhoseWriterStaysOpen(t *testing.T) {
 	require.NoError(t, c.Finish(ctx), "finishing twice is harmless")
 }
 
-func TestTD9_FinishBoundedWhenReaderCannotBeInterrupted(t *testing.T) {
+func TestFinishBoundedWhenReaderCannotBeInterrupted(t *testing.T) {
 	pr, pw := io.Pipe()
 	c := Start(pr, nil, NewMasker(nil))
 	ctx, cancel := context.WithCancel(t.Context())
