@@ -2,6 +2,7 @@ package refagent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -13,6 +14,10 @@ import (
 
 // LatestProtocolVersion is the only protocol version the agent speaks.
 const LatestProtocolVersion = 1
+
+// errExited ends a turn whose process was told to exit, when the exit
+// func returned (it does only in tests).
+var errExited = errors.New("refagent: exited mid-turn")
 
 // ForeignSessionID is the session id the "foreign" word sends updates for.
 const ForeignSessionID = "refagent-foreign-session"
@@ -124,6 +129,7 @@ func (a *Agent) garbage(line []byte) bool {
 	a.log.Warn("line is not JSON", "bytes", len(line))
 	if a.opts.DieOnGarbage {
 		a.exit(3)
+		return false
 	}
 	return true
 }

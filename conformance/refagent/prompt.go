@@ -140,6 +140,7 @@ func (r *turnRun) play(sc Script, prompt string) (reply, error) {
 		}
 		a.log.Warn("exiting mid-turn on request", "status", *sc.Exit)
 		a.exit(*sc.Exit)
+		return reply{}, errExited // only reached when exit is not os.Exit (tests)
 	}
 	if sc.Garbage {
 		if err := a.c.writeLines(rawLine("refagent: this line is not JSON")); err != nil {

@@ -40,7 +40,11 @@ func Main(args []string) int {
 			return 1
 		}
 	}
-	err = Serve(context.Background(), opts, os.Stdin, os.Stdout, log, os.Exit)
+	// Not Serve: on end of stdin the process exits at once, without
+	// waiting for in-flight turns (which may be blocked writing to a
+	// client that is gone).
+	c := newConn(os.Stdout)
+	err = c.serve(context.Background(), os.Stdin, newAgent(opts, c, log, os.Exit))
 	if err != nil {
 		log.Error("serving", "error", err)
 		return 1
@@ -53,12 +57,18 @@ func Main(args []string) int {
 	return 0
 }
 
-// Serve runs the agent over r and w until r ends. exit is called for the
-// deliberate mid-turn exits (exit=CODE, --die-on-garbage).
+// Serve runs the agent over r and w until r ends, then cancels the turns
+// still running, waits for their handlers and returns. exit is called for
+// the deliberate exits (exit=CODE, --die-on-garbage); when it returns, the
+// turn ends as if the process had gone.
 func Serve(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slog.Logger, exit func(int)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	c := newConn(w)
-	a := newAgent(opts, c, log, exit)
-	return c.serve(ctx, r, a)
+	err := c.serve(ctx, r, newAgent(opts, c, log, exit))
+	cancel()
+	c.handlers.Wait()
+	return err
 }
 
 // waitForInterrupt blocks until SIGINT; SIGTERM keeps its default action
