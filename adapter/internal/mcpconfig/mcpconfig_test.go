@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -219,11 +220,9 @@ func TestMCP11_RenderedListIsNeverNull(t *testing.T) {
 	for _, servers := range [][]Server{nil, {}, {{Name: "h", URL: "http://u"}}} {
 		wire, _ := Render(servers, false)
 		require.NotNil(t, wire)
-		b, err := json.Marshal(struct {
-			McpServers []Wire `json:"mcpServers"`
-		}{wire})
+		b, err := json.Marshal(gen.NewSessionRequest{Cwd: "/w", McpServers: wire})
 		require.NoError(t, err)
-		assert.Equal(t, `{"mcpServers":[]}`, string(b))
+		assert.Equal(t, `{"cwd":"/w","mcpServers":[]}`, string(b))
 	}
 }
 
@@ -258,7 +257,7 @@ func TestMCP13_DeclarationCarriesNoTrustFlag(t *testing.T) {
 		for k := range m {
 			keys = append(keys, k)
 		}
-		if _, ok := w.(HTTPServer); ok {
+		if _, ok := w.(*gen.McpServerHTTP); ok {
 			assert.ElementsMatch(t, []string{"type", "name", "url", "headers"}, keys)
 		} else {
 			assert.ElementsMatch(t, []string{"name", "command", "args", "env"}, keys)

@@ -40,10 +40,9 @@ type Server struct {
 func (s Server) HTTP() bool { return s.URL != "" }
 
 // Pair is a name and a value: an environment variable or an HTTP header.
-// It encodes as the wire's {"name","value"} object.
 type Pair struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name  string
+	Value string
 }
 
 // ParseError is a configuration that breaks a parse rule (MCP-4). Path
