@@ -1,0 +1,49 @@
+// Command goagent is the Go twin of agent.mjs: a deterministic ACP agent on
+// acpsdk, driven by the TypeScript SDK's client (client.mjs) in the interop
+// tests. It speaks ACP over stdin/stdout, logs to stderr, and exits 0 when
+// stdin closes. When ACP_INTEROP_STORE names a directory, sessions are kept
+// there too, so a later process can answer session/load.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
+)
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", agentName)
+	if err := run(log, os.Getenv("ACP_INTEROP_STORE")); err != nil {
+		log.Error("exit", "err", err)
+		os.Exit(1)
+	}
+}
+
+// run serves one connection on stdio until the client closes stdin.
+func run(log *slog.Logger, storeDir string) error {
+	if storeDir != "" {
+		if err := os.MkdirAll(storeDir, 0o700); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+	}
+	a := &agent{log: log, store: newStore(storeDir)}
+	h := acpsdk.HandlerFunc(func(ctx context.Context, req *acpsdk.Request) (any, error) {
+		res, err := gen.DispatchAgent(ctx, a, req.Method, req.Params)
+		if errors.Is(err, gen.ErrNotImplemented) {
+			return nil, acpsdk.ErrMethodNotFound
+		}
+		return res, err
+	})
+	conn := acpsdk.NewConn(os.Stdin, os.Stdout, h, &acpsdk.Options{Logger: log})
+	a.client = gen.NewClientPeer(conn)
+	<-conn.Done()
+	if err := conn.Err(); err != nil && !errors.Is(err, acpsdk.ErrClosed) {
+		return err
+	}
+	return nil
+}
