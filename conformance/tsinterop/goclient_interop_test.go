@@ -1,0 +1,304 @@
+package tsinterop_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
+)
+
+// goClient is the Go client's handler side (a gen.Client): it records every
+// session/update as a one-line event and answers permission requests by
+// selecting the reject_once option.
+type goClient struct {
+	mu      sync.Mutex
+	session gen.SessionID
+	events  []string
+	perms   []*gen.RequestPermissionRequest
+	// onUpdate, when set, runs after an update is recorded, with the
+	// handler's context (so it may call the agent).
+	onUpdate func(ctx context.Context)
+}
+
+var _ gen.Client = (*goClient)(nil)
+
+// SessionUpdate records the update.
+func (c *goClient) SessionUpdate(ctx context.Context, n *gen.SessionNotification) error {
+	c.mu.Lock()
+	ev := describeUpdate(n.Update)
+	if n.SessionID != c.session {
+		ev = fmt.Sprintf("[session %s] %s", n.SessionID, ev)
+	}
+	c.events = append(c.events, ev)
+	hook := c.onUpdate
+	c.mu.Unlock()
+	if hook != nil {
+		hook(ctx)
+	}
+	return nil
+}
+
+// RequestPermission selects the reject_once option.
+func (c *goClient) RequestPermission(_ context.Context, req *gen.RequestPermissionRequest) (*gen.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.perms = append(c.perms, req)
+	c.mu.Unlock()
+	for _, o := range req.Options {
+		if o.Kind == gen.PermissionOptionKindRejectOnce {
+			return &gen.RequestPermissionResponse{Outcome: &gen.RequestPermissionOutcomeSelected{OptionID: o.OptionID}}, nil
+		}
+	}
+	return &gen.RequestPermissionResponse{Outcome: &gen.RequestPermissionOutcomeCancelled{}}, nil
+}
+
+// take returns the events recorded since the last take.
+func (c *goClient) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ev := c.events
+	c.events = nil
+	return ev
+}
+
+func (c *goClient) setHook(f func(ctx context.Context)) {
+	c.mu.Lock()
+	c.onUpdate = f
+	c.mu.Unlock()
+}
+
+// describeUpdate renders the parts of an update the flow asserts on.
+func describeUpdate(u gen.SessionUpdate) string {
+	text := func(b gen.ContentBlock) string {
+		if t, ok := b.(*gen.ContentBlockText); ok {
+			return fmt.Sprintf("%q", t.Text)
+		}
+		return fmt.Sprintf("%T", b)
+	}
+	status := func(s *gen.ToolCallStatus) string {
+		if s == nil {
+			return "<no status>"
+		}
+		return string(*s)
+	}
+	switch u := u.(type) {
+	case *gen.SessionUpdateUserMessageChunk:
+		return "user_message_chunk " + text(u.Content)
+	case *gen.SessionUpdateAgentMessageChunk:
+		return "agent_message_chunk " + text(u.Content)
+	case *gen.SessionUpdateToolCall:
+		return fmt.Sprintf("tool_call %s %s", u.ToolCallID, status(u.Status))
+	case *gen.SessionUpdateToolCallUpdate:
+		return fmt.Sprintf("tool_call_update %s %s", u.ToolCallID, status(u.Status))
+	default:
+		return fmt.Sprintf("%T", u)
+	}
+}
+
+// agentProc is one agent.mjs process with our Go client connected to it.
+type agentProc struct {
+	cmd    *exec.Cmd
+	conn   *acpsdk.Conn
+	agent  *gen.AgentPeer
+	stderr *bytes.Buffer
+	exited bool
+}
+
+// startTSAgent starts `node agent.mjs` with its session store in storeDir
+// and connects client to it. Cleanup closes the connection and reaps the
+// process if the test did not.
+func startTSAgent(t *testing.T, storeDir string, client gen.Client) *agentProc {
+	t.Helper()
+	dir := peerDir(t)
+	cmd := exec.Command("node", filepath.Join(dir, "agent.mjs"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ACP_INTEROP_STORE="+storeDir)
+	p := &agentProc{cmd: cmd, stderr: new(bytes.Buffer)}
+	cmd.Stderr = p.stderr
+	h := acpsdk.HandlerFunc(func(ctx context.Context, req *acpsdk.Request) (any, error) {
+		res, err := gen.DispatchClient(ctx, client, req.Method, req.Params)
+		if errors.Is(err, gen.ErrNotImplemented) {
+			return nil, acpsdk.ErrMethodNotFound
+		}
+		return res, err
+	})
+	conn, err := acpsdk.StartCommand(cmd, h, nil)
+	require.NoError(t, err)
+	p.conn, p.agent = conn, gen.NewAgentPeer(conn)
+	t.Cleanup(func() {
+		if !p.exited {
+			_ = p.conn.Close()
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	})
+	return p
+}
+
+// stop ends the connection the way an editor does, by closing the agent's
+// stdin, and requires the agent to exit 0 on its own.
+func (p *agentProc) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, p.conn.Close())
+	waited := make(chan error, 1)
+	go func() { waited <- p.cmd.Wait() }()
+	select {
+	case err := <-waited:
+		p.exited = true
+		require.NoError(t, err, "agent.mjs exit; stderr:\n%s", p.stderr)
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-waited
+		p.exited = true
+		t.Fatalf("agent.mjs did not exit within 10s of stdin closing; stderr:\n%s", p.stderr)
+	}
+}
+
+func textPrompt(s string) []gen.ContentBlock {
+	return []gen.ContentBlock{&gen.ContentBlockText{Text: s}}
+}
+
+// The prompts the Go client sends.
+const (
+	goPromptPlain      = "hello from the Go client"
+	goPromptPermission = "Go asks: permission please"
+	goPromptSlow       = "a slow one from Go"
+	goPromptSlowAbort  = "another slow one, aborted by request"
+)
+
+// TestGoClientTSAgent drives the TypeScript SDK's agent with acpkit's Go
+// client through the whole flow, asserting every step on the wire's terms.
+func TestGoClientTSAgent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	store := t.TempDir()
+	client := &goClient{}
+	p := startTSAgent(t, store, client)
+
+	init, err := p.agent.Initialize(ctx, &gen.InitializeRequest{
+		ProtocolVersion: 1,
+		ClientInfo:      &gen.Implementation{Name: "acpkit-tsinterop-goclient", Version: "1.0.0"},
+	})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, init.ProtocolVersion)
+	assert.True(t, init.AgentCapabilities.LoadSession)
+	require.NotNil(t, init.AgentInfo)
+	assert.Equal(t, "acpkit-tsinterop-agent", init.AgentInfo.Name)
+
+	sess, err := p.agent.NewSession(ctx, &gen.NewSessionRequest{Cwd: store, McpServers: []gen.McpServer{}})
+	require.NoError(t, err)
+	require.NotEmpty(t, sess.SessionID)
+	sid := sess.SessionID
+	client.mu.Lock()
+	client.session = sid
+	client.mu.Unlock()
+
+	// SDK-7: when Prompt returns, every update the agent sent before its
+	// answer has been handled, in wire order.
+	t.Run("SDK7_PromptTurnStreamsUpdatesBeforeItsAnswer", func(t *testing.T) {
+		res, err := p.agent.Prompt(ctx, &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptPlain)})
+		require.NoError(t, err)
+		assert.Equal(t, gen.StopReasonEndTurn, res.StopReason)
+		assert.Equal(t, []string{
+			`agent_message_chunk "turn 1: "`,
+			`agent_message_chunk "` + goPromptPlain + `"`,
+			`agent_message_chunk " [done]"`,
+			"tool_call call-1 pending",
+			"tool_call_update call-1 completed",
+		}, client.take())
+	})
+
+	t.Run("PermissionRequestAnsweredByReject", func(t *testing.T) {
+		res, err := p.agent.Prompt(ctx, &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptPermission)})
+		require.NoError(t, err)
+		assert.Equal(t, gen.StopReasonEndTurn, res.StopReason)
+		assert.Equal(t, []string{
+			`agent_message_chunk "turn 2: "`,
+			`agent_message_chunk "` + goPromptPermission + `"`,
+			`agent_message_chunk " [done]"`,
+			"tool_call call-2 pending",
+			`agent_message_chunk "permission: reject-once"`,
+			"tool_call_update call-2 failed",
+		}, client.take())
+		client.mu.Lock()
+		defer client.mu.Unlock()
+		require.Len(t, client.perms, 1)
+		req := client.perms[0]
+		assert.Equal(t, sid, req.SessionID)
+		assert.Equal(t, gen.ToolCallID("call-2"), req.ToolCall.ToolCallID)
+		require.Len(t, req.Options, 2)
+		assert.Equal(t, gen.PermissionOptionID("allow-once"), req.Options[0].OptionID)
+		assert.Equal(t, gen.PermissionOptionKindAllowOnce, req.Options[0].Kind)
+		assert.Equal(t, gen.PermissionOptionID("reject-once"), req.Options[1].OptionID)
+		assert.Equal(t, gen.PermissionOptionKindRejectOnce, req.Options[1].Kind)
+	})
+
+	// The first update of a slow turn shows the agent is inside it; the
+	// client cancels from its update handler, with the handler's context.
+	t.Run("SessionCancelEndsTurnWithCancelled", func(t *testing.T) {
+		var once sync.Once
+		cancelErr := make(chan error, 1)
+		client.setHook(func(hctx context.Context) {
+			once.Do(func() { cancelErr <- p.agent.Cancel(hctx, &gen.CancelNotification{SessionID: sid}) })
+		})
+		defer client.setHook(nil)
+		res, err := p.agent.Prompt(ctx, &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptSlow)})
+		require.NoError(t, err)
+		require.NoError(t, <-cancelErr)
+		assert.Equal(t, gen.StopReasonCancelled, res.StopReason)
+		assert.Equal(t, []string{`agent_message_chunk "working slowly; waiting for session/cancel"`}, client.take())
+	})
+
+	// SDK-8: cancelling the Prompt call's context sends $/cancel_request;
+	// under KeepWaiting the call still returns the agent's final answer,
+	// which agent.mjs gives as stop reason cancelled.
+	t.Run("SDK8_CancelRequestKeepsWaitingForFinalAnswer", func(t *testing.T) {
+		callCtx, abort := context.WithCancel(ctx)
+		defer abort()
+		client.setHook(func(context.Context) { abort() })
+		defer client.setHook(nil)
+		res, err := p.agent.Prompt(acpsdk.KeepWaiting(callCtx), &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptSlowAbort)})
+		require.NoError(t, err)
+		assert.Equal(t, gen.StopReasonCancelled, res.StopReason)
+		assert.Equal(t, []string{`agent_message_chunk "working slowly; waiting for session/cancel"`}, client.take())
+	})
+
+	t.Run("UnknownSessionIsResourceNotFound", func(t *testing.T) {
+		_, err := p.agent.Prompt(ctx, &gen.PromptRequest{SessionID: "no-such-session", Prompt: textPrompt("hi")})
+		require.ErrorIs(t, err, acpsdk.ErrResourceNotFound)
+		assert.Empty(t, client.take())
+	})
+
+	p.stop(t)
+
+	// A fresh process (a fresh connection on stdio) loads the session from
+	// the store and replays it before answering session/load (SDK-7).
+	t.Run("SDK7_LoadSessionReplaysBeforeItsAnswer", func(t *testing.T) {
+		reload := &goClient{session: sid}
+		q := startTSAgent(t, store, reload)
+		_, err := q.agent.Initialize(ctx, &gen.InitializeRequest{ProtocolVersion: 1})
+		require.NoError(t, err)
+		_, err = q.agent.LoadSession(ctx, &gen.LoadSessionRequest{SessionID: sid, Cwd: store, McpServers: []gen.McpServer{}})
+		require.NoError(t, err)
+		user := func(s string) string { return fmt.Sprintf("user_message_chunk %q", s) }
+		agent := func(s string) string { return fmt.Sprintf("agent_message_chunk %q", s) }
+		assert.Equal(t, []string{
+			user(goPromptPlain), agent("turn 1: "), agent(goPromptPlain), agent(" [done]"),
+			user(goPromptPermission), agent("turn 2: "), agent(goPromptPermission), agent(" [done]"), agent("permission: reject-once"),
+			user(goPromptSlow), agent("working slowly; waiting for session/cancel"),
+			user(goPromptSlowAbort), agent("working slowly; waiting for session/cancel"),
+		}, reload.take())
+		q.stop(t)
+	})
+}
