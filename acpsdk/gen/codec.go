@@ -1647,7 +1647,7 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeAvailableCommand)
 			if err != nil {
-				x.AvailableCommands = nil
+				x.AvailableCommands = []AvailableCommand{}
 				continue
 			}
 			x.AvailableCommands = t
@@ -3393,7 +3393,7 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeSessionConfigOption)
 			if err != nil {
-				x.ConfigOptions = nil
+				x.ConfigOptions = []SessionConfigOption{}
 				continue
 			}
 			x.ConfigOptions = t
@@ -5312,17 +5312,42 @@ func decodeElicitationContentValue(data []byte) (ElicitationContentValue, error)
 	return nil, jsonx.TypeError("string or number or boolean or array", data)
 }
 
+// MarshalJSON encodes x as a ElicitationContentValue value.
+func (x ElicitationContentValueString) MarshalJSON() ([]byte, error) {
+	return appendElicitationContentValue(nil, x)
+}
+
+// MarshalJSON encodes x as a ElicitationContentValue value.
+func (x ElicitationContentValueInteger) MarshalJSON() ([]byte, error) {
+	return appendElicitationContentValue(nil, x)
+}
+
+// MarshalJSON encodes x as a ElicitationContentValue value.
+func (x ElicitationContentValueNumber) MarshalJSON() ([]byte, error) {
+	return appendElicitationContentValue(nil, x)
+}
+
+// MarshalJSON encodes x as a ElicitationContentValue value.
+func (x ElicitationContentValueBoolean) MarshalJSON() ([]byte, error) {
+	return appendElicitationContentValue(nil, x)
+}
+
+// MarshalJSON encodes x as a ElicitationContentValue value.
+func (x ElicitationContentValueStringArray) MarshalJSON() ([]byte, error) {
+	return appendElicitationContentValue(nil, x)
+}
+
 // appendElicitationContentValue appends v in its variant's JSON form.
 func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte, error) {
 	switch v := v.(type) {
 	case ElicitationContentValueString:
-		return jsonx.AppendString(b, string(string(v))), nil
+		return jsonx.AppendString(b, string(v)), nil
 	case ElicitationContentValueInteger:
-		return jsonx.AppendInt(b, int64(int64(v))), nil
+		return jsonx.AppendInt(b, int64(v)), nil
 	case ElicitationContentValueNumber:
-		return jsonx.EncFloat(b, float64(v))
+		return jsonx.EncFloatNotInt(b, float64(v))
 	case ElicitationContentValueBoolean:
-		return jsonx.AppendBool(b, bool(bool(v))), nil
+		return jsonx.AppendBool(b, bool(v)), nil
 	case ElicitationContentValueStringArray:
 		return jsonx.EncList(b, []string(v), jsonx.EncString)
 	}
@@ -7847,7 +7872,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeSessionInfo)
 			if err != nil {
-				x.Sessions = nil
+				x.Sessions = []SessionInfo{}
 				continue
 			}
 			x.Sessions = t
@@ -9925,7 +9950,7 @@ func (x *Plan) decode(data []byte, skip []string) error {
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodePlanEntry)
 			if err != nil {
-				x.Entries = nil
+				x.Entries = []PlanEntry{}
 				continue
 			}
 			x.Entries = t
@@ -10802,15 +10827,25 @@ func decodeRequestID(data []byte) (RequestID, error) {
 	return nil, jsonx.TypeError("null or number or string", data)
 }
 
+// MarshalJSON encodes x as a RequestID value.
+func (x RequestIDNumber) MarshalJSON() ([]byte, error) {
+	return appendRequestID(nil, x)
+}
+
+// MarshalJSON encodes x as a RequestID value.
+func (x RequestIDStr) MarshalJSON() ([]byte, error) {
+	return appendRequestID(nil, x)
+}
+
 // appendRequestID appends v in its variant's JSON form.
 func appendRequestID(b []byte, v RequestID) ([]byte, error) {
 	switch v := v.(type) {
 	case RequestIDNull:
 		return append(b, "null"...), nil
 	case RequestIDNumber:
-		return jsonx.AppendInt(b, int64(int64(v))), nil
+		return jsonx.AppendInt(b, int64(v)), nil
 	case RequestIDStr:
-		return jsonx.AppendString(b, string(string(v))), nil
+		return jsonx.AppendString(b, string(v)), nil
 	}
 	return b, jsonx.EncodeError("", "nil RequestID")
 }
@@ -12514,7 +12549,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 			seen |= 1 << 2
 			t, err := jsonx.List(v, true, decodeSessionConfigSelectOption)
 			if err != nil {
-				x.Options = nil
+				x.Options = []SessionConfigSelectOption{}
 				continue
 			}
 			x.Options = t
@@ -12733,6 +12768,16 @@ func decodeSessionConfigSelectOptions(data []byte) (SessionConfigSelectOptions, 
 		return SessionConfigSelectOptionsUngrouped(s), nil
 	}
 	return nil, jsonx.TypeError("array", data)
+}
+
+// MarshalJSON encodes x as a SessionConfigSelectOptions value.
+func (x SessionConfigSelectOptionsUngrouped) MarshalJSON() ([]byte, error) {
+	return appendSessionConfigSelectOptions(nil, x)
+}
+
+// MarshalJSON encodes x as a SessionConfigSelectOptions value.
+func (x SessionConfigSelectOptionsGrouped) MarshalJSON() ([]byte, error) {
+	return appendSessionConfigSelectOptions(nil, x)
 }
 
 // appendSessionConfigSelectOptions appends v in its variant's JSON form.
@@ -13261,7 +13306,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 			seen |= 1 << 1
 			t, err := jsonx.List(v, true, decodeSessionMode)
 			if err != nil {
-				x.AvailableModes = nil
+				x.AvailableModes = []SessionMode{}
 				continue
 			}
 			x.AvailableModes = t
@@ -14400,7 +14445,7 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeSessionConfigOption)
 			if err != nil {
-				x.ConfigOptions = nil
+				x.ConfigOptions = []SessionConfigOption{}
 				continue
 			}
 			x.ConfigOptions = t

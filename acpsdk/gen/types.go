@@ -7,7 +7,6 @@ import "github.com/segmentio/encoding/json"
 // AgentAuthCapabilities is the ACP schema type AgentAuthCapabilities.
 //
 // Authentication-related capabilities supported by the agent.
-
 type AgentAuthCapabilities struct {
 	// Whether the agent supports the logout method.
 	//
@@ -37,7 +36,6 @@ type AgentAuthCapabilities struct {
 // available features and content types.
 //
 // See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
-
 type AgentCapabilities struct {
 	// Whether the agent supports `session/load`.
 	//
@@ -75,7 +73,6 @@ type AgentCapabilities struct {
 // AgentNotification is the ACP schema type AgentNotification.
 //
 // A JSON-RPC notification object.
-
 type AgentNotification struct {
 	// The notification method name.
 	//
@@ -93,7 +90,6 @@ type AgentNotification struct {
 // AgentRequest is the ACP schema type AgentRequest.
 //
 // A JSON-RPC request object.
-
 type AgentRequest struct {
 	// The request id used to correlate the matching response.
 	//
@@ -120,7 +116,6 @@ type AgentRequest struct {
 //
 //   - object with "result": *AgentResponseResult
 //   - object with "error": *AgentResponseError
-
 type AgentResponse interface {
 	isAgentResponse()
 }
@@ -131,7 +126,6 @@ func (*AgentResponseError) isAgentResponse()  {}
 // AgentResponseError.
 //
 // A failed JSON-RPC response.
-
 type AgentResponseError struct {
 	// The id of the request this response answers.
 	//
@@ -149,7 +143,6 @@ type AgentResponseError struct {
 // AgentResponseResult.
 //
 // A successful JSON-RPC response.
-
 type AgentResponseResult struct {
 	// The id of the request this response answers.
 	//
@@ -167,7 +160,6 @@ type AgentResponseResult struct {
 // Annotations is the ACP schema type Annotations.
 //
 // Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-
 type Annotations struct {
 	// Intended recipients for this content, such as the user or assistant.
 	//
@@ -197,7 +189,6 @@ type Annotations struct {
 // AudioContent is the ACP schema type AudioContent.
 //
 // Audio provided to or from an LLM.
-
 type AudioContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
@@ -231,7 +222,6 @@ type AudioContent struct {
 // Advertised during initialization to inform the agent which authentication
 // method types the client can handle. This governs opt-in types that require
 // additional client-side support.
-
 type AuthCapabilities struct {
 	// Whether the client supports `terminal` authentication methods.
 	//
@@ -266,7 +256,6 @@ type AuthCapabilities struct {
 //   - "terminal": *AuthMethodTerminal
 //   - absent: *AuthMethodAgent
 //   - any other: *AuthMethodUnknown (kept verbatim)
-
 type AuthMethod interface {
 	isAuthMethod()
 }
@@ -280,7 +269,6 @@ func (*AuthMethodUnknown) isAuthMethod()  {}
 // Agent handles authentication itself through `authenticate`.
 //
 // This is the default authentication method type.
-
 type AuthMethodAgent struct {
 	// Unique identifier for this authentication method.
 	//
@@ -310,7 +298,6 @@ type AuthMethodAgent struct {
 // AuthMethodID is the ACP schema type AuthMethodId.
 //
 // Typed identifier used for auth method values on the wire.
-
 type AuthMethodID string
 
 // AuthMethodTerminal is the ACP schema type AuthMethodTerminal.
@@ -322,7 +309,6 @@ type AuthMethodID string
 // method only when the client enabled its terminal authentication capability.
 // A zero exit status signals success. Any other termination signals failure.
 // The client MUST NOT pass this method to `authenticate`.
-
 type AuthMethodTerminal struct {
 	// Unique identifier for this authentication method.
 	//
@@ -362,7 +348,6 @@ type AuthMethodTerminal struct {
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type AuthMethodUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -373,7 +358,6 @@ type AuthMethodUnknown struct {
 // Request parameters for the authenticate method.
 //
 // Specifies which authentication method to use.
-
 type AuthenticateRequest struct {
 	// The ID of the authentication method to use.
 	// Must be one of the methods advertised in the initialize response.
@@ -396,7 +380,6 @@ type AuthenticateRequest struct {
 // AuthenticateResponse is the ACP schema type AuthenticateResponse.
 //
 // Response to the `authenticate` method.
-
 type AuthenticateResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -414,7 +397,6 @@ type AuthenticateResponse struct {
 // AvailableCommand is the ACP schema type AvailableCommand.
 //
 // Information about a command.
-
 type AvailableCommand struct {
 	// Command name (e.g., `create_plan`, `research_codebase`).
 	//
@@ -448,7 +430,6 @@ type AvailableCommand struct {
 // The variant is chosen by the JSON shape of the value:
 //
 //   - object: *AvailableCommandInputUnstructured
-
 type AvailableCommandInput interface {
 	isAvailableCommandInput()
 }
@@ -458,14 +439,12 @@ func (*AvailableCommandInputUnstructured) isAvailableCommandInput() {}
 // AvailableCommandInputUnstructured.
 //
 // All text that was typed after the command name is provided as input.
-
 // It has the members of UnstructuredCommandInput; convert with UnstructuredCommandInput(v) when needed.
 type AvailableCommandInputUnstructured UnstructuredCommandInput
 
 // AvailableCommandsUpdate is the ACP schema type AvailableCommandsUpdate.
 //
 // Available commands are ready or have changed
-
 type AvailableCommandsUpdate struct {
 	// Commands the agent can execute
 	//
@@ -487,7 +466,6 @@ type AvailableCommandsUpdate struct {
 // BlobResourceContents is the ACP schema type BlobResourceContents.
 //
 // Binary resource contents.
-
 type BlobResourceContents struct {
 	// Base64-encoded bytes for a binary resource payload.
 	//
@@ -519,7 +497,6 @@ type BlobResourceContents struct {
 // Capabilities for boolean session configuration options.
 //
 // Supplying `{}` means the client supports boolean session configuration options.
-
 type BooleanConfigOptionCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -537,7 +514,6 @@ type BooleanConfigOptionCapabilities struct {
 // BooleanPropertySchema is the ACP schema type BooleanPropertySchema.
 //
 // Schema for boolean properties in an elicitation form.
-
 type BooleanPropertySchema struct {
 	// Optional title for the property.
 	//
@@ -577,7 +553,6 @@ type BooleanPropertySchema struct {
 // Notification to cancel ongoing operations for a session.
 //
 // See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
-
 type CancelNotification struct {
 	// The ID of the session to cancel operations for.
 	//
@@ -601,7 +576,6 @@ type CancelNotification struct {
 // Notification to cancel an ongoing request.
 //
 // See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
-
 type CancelRequestNotification struct {
 	// The ID of the request to cancel.
 	//
@@ -628,7 +602,6 @@ type CancelRequestNotification struct {
 // available features and methods.
 //
 // See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
-
 type ClientCapabilities struct {
 	// File system capabilities supported by the client.
 	// Determines which file operations the agent can request.
@@ -676,7 +649,6 @@ type ClientCapabilities struct {
 // ClientNotification is the ACP schema type ClientNotification.
 //
 // A JSON-RPC notification object.
-
 type ClientNotification struct {
 	// The notification method name.
 	//
@@ -694,7 +666,6 @@ type ClientNotification struct {
 // ClientRequest is the ACP schema type ClientRequest.
 //
 // A JSON-RPC request object.
-
 type ClientRequest struct {
 	// The request id used to correlate the matching response.
 	//
@@ -721,7 +692,6 @@ type ClientRequest struct {
 //
 //   - object with "result": *ClientResponseResult
 //   - object with "error": *ClientResponseError
-
 type ClientResponse interface {
 	isClientResponse()
 }
@@ -732,7 +702,6 @@ func (*ClientResponseError) isClientResponse()  {}
 // ClientResponseError.
 //
 // A failed JSON-RPC response.
-
 type ClientResponseError struct {
 	// The id of the request this response answers.
 	//
@@ -750,7 +719,6 @@ type ClientResponseError struct {
 // ClientResponseResult.
 //
 // A successful JSON-RPC response.
-
 type ClientResponseResult struct {
 	// The id of the request this response answers.
 	//
@@ -768,7 +736,6 @@ type ClientResponseResult struct {
 // ClientSessionCapabilities is the ACP schema type ClientSessionCapabilities.
 //
 // Session-related capabilities supported by the client.
-
 type ClientSessionCapabilities struct {
 	// Support for ID-addressed context compaction updates. Omitted or `null`
 	// means unsupported. `{}` advertises the complete compaction contract.
@@ -811,7 +778,6 @@ type ClientSessionCapabilities struct {
 // associated with the session.
 //
 // Only available if the Agent supports the `sessionCapabilities.close` capability.
-
 type CloseSessionRequest struct {
 	// The ID of the session to close.
 	//
@@ -833,7 +799,6 @@ type CloseSessionRequest struct {
 // CloseSessionResponse is the ACP schema type CloseSessionResponse.
 //
 // Response from closing a session.
-
 type CloseSessionResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -851,7 +816,6 @@ type CloseSessionResponse struct {
 // CompactionCapabilities is the ACP schema type CompactionCapabilities.
 //
 // Client support for ID-addressed context compaction updates.
-
 type CompactionCapabilities struct {
 	// Extra holds members the schema does not define, verbatim and in order;
 	// they are re-emitted after the known members.
@@ -861,13 +825,11 @@ type CompactionCapabilities struct {
 // CompactionID is the ACP schema type CompactionId.
 //
 // Unique identifier for a context compaction within a session.
-
 type CompactionID string
 
 // CompactionStatus is the ACP schema type CompactionStatus (an open enum: values not listed here are kept).
 //
 // Lifecycle state of a context compaction.
-
 type CompactionStatus string
 
 // The values of CompactionStatus.
@@ -888,7 +850,6 @@ const (
 // an in-progress compaction. Chunks append in receive order.
 // Agents MUST only send this update when the Client advertised
 // the `session.compaction` Client capability.
-
 type CompactionSummaryChunk struct {
 	// ID of the compaction whose summary receives this content.
 	//
@@ -917,7 +878,6 @@ type CompactionSummaryChunk struct {
 // `summary`, `error`, and `_meta` have patch semantics: omission leaves the
 // stored value unchanged, `null` clears it, and a concrete value replaces it.
 // `summary: []` also clears the summary.
-
 type CompactionUpdate struct {
 	// The Agent-owned ID of this compaction, unique within the session.
 	//
@@ -947,7 +907,6 @@ type CompactionUpdate struct {
 // CompleteElicitationNotification is the ACP schema type CompleteElicitationNotification.
 //
 // Notification sent by the agent when a URL-based elicitation is complete.
-
 type CompleteElicitationNotification struct {
 	// The ID of the elicitation that completed.
 	//
@@ -971,7 +930,6 @@ type CompleteElicitationNotification struct {
 // ConfigOptionUpdate is the ACP schema type ConfigOptionUpdate.
 //
 // Session configuration options have been updated.
-
 type ConfigOptionUpdate struct {
 	// The full set of configuration options and their current values.
 	//
@@ -993,7 +951,6 @@ type ConfigOptionUpdate struct {
 // Content is the ACP schema type Content.
 //
 // Standard content block (text, images, resources).
-
 type Content struct {
 	// The actual content block.
 	//
@@ -1034,7 +991,6 @@ type Content struct {
 //   - "resource_link": *ContentBlockResourceLink
 //   - "resource": *ContentBlockResource
 //   - any other: *ContentBlockUnknown (kept verbatim)
-
 type ContentBlock interface {
 	isContentBlock()
 }
@@ -1051,7 +1007,6 @@ func (*ContentBlockUnknown) isContentBlock()      {}
 // Audio data for transcription or analysis.
 //
 // Requires the `audio` prompt capability when included in prompts.
-
 // It has the members of AudioContent; convert with AudioContent(v) when needed.
 type ContentBlockAudio AudioContent
 
@@ -1060,7 +1015,6 @@ type ContentBlockAudio AudioContent
 // Images for visual context or analysis.
 //
 // Requires the `image` prompt capability when included in prompts.
-
 // It has the members of ImageContent; convert with ImageContent(v) when needed.
 type ContentBlockImage ImageContent
 
@@ -1071,7 +1025,6 @@ type ContentBlockImage ImageContent
 // Preferred for including context as it avoids extra round-trips.
 //
 // Requires the `embeddedContext` prompt capability when included in prompts.
-
 // It has the members of EmbeddedResource; convert with EmbeddedResource(v) when needed.
 type ContentBlockResource EmbeddedResource
 
@@ -1080,7 +1033,6 @@ type ContentBlockResource EmbeddedResource
 // References to resources that the agent can access.
 //
 // All agents MUST support resource links in prompts.
-
 // It has the members of ResourceLink; convert with ResourceLink(v) when needed.
 type ContentBlockResourceLink ResourceLink
 
@@ -1090,7 +1042,6 @@ type ContentBlockResourceLink ResourceLink
 //
 // All agents MUST support text content blocks in prompts.
 // Clients SHOULD render this text as Markdown.
-
 // It has the members of TextContent; convert with TextContent(v) when needed.
 type ContentBlockText TextContent
 
@@ -1098,7 +1049,6 @@ type ContentBlockText TextContent
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type ContentBlockUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -1107,7 +1057,6 @@ type ContentBlockUnknown struct {
 // ContentChunk is the ACP schema type ContentChunk.
 //
 // A streamed item of content
-
 type ContentChunk struct {
 	// A single item of content
 	//
@@ -1136,7 +1085,6 @@ type ContentChunk struct {
 // Cost is the ACP schema type Cost.
 //
 // Cost information for a session.
-
 type Cost struct {
 	// Total cumulative cost for session.
 	//
@@ -1167,7 +1115,6 @@ type Cost struct {
 // The agent sends this to the client to request information from the user,
 // either via a form or by directing them to a URL.
 // Elicitations are tied to a session (optionally a tool call) or a request.
-
 type CreateElicitationRequest struct {
 	// A human-readable message describing what input is needed.
 	//
@@ -1194,7 +1141,6 @@ type CreateElicitationRequest struct {
 //   - "form": *CreateElicitationRequestModeForm
 //   - "url": *CreateElicitationRequestModeURL
 //   - any other: *CreateElicitationRequestModeUnknown (kept verbatim)
-
 type CreateElicitationRequestMode interface {
 	isCreateElicitationRequestMode()
 }
@@ -1206,14 +1152,12 @@ func (*CreateElicitationRequestModeUnknown) isCreateElicitationRequestMode() {}
 // CreateElicitationRequestModeForm.
 //
 // Form-based elicitation where the client renders a form from the provided schema.
-
 // It has the members of ElicitationFormMode; convert with ElicitationFormMode(v) when needed.
 type CreateElicitationRequestModeForm ElicitationFormMode
 
 // CreateElicitationRequestModeURL.
 //
 // URL-based elicitation where the client directs the user to a URL.
-
 // It has the members of ElicitationURLMode; convert with ElicitationURLMode(v) when needed.
 type CreateElicitationRequestModeURL ElicitationURLMode
 
@@ -1221,7 +1165,6 @@ type CreateElicitationRequestModeURL ElicitationURLMode
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type CreateElicitationRequestModeUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -1230,7 +1173,6 @@ type CreateElicitationRequestModeUnknown struct {
 // CreateElicitationResponse is the ACP schema type CreateElicitationResponse.
 //
 // Response from the client to an elicitation request.
-
 type CreateElicitationResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1254,7 +1196,6 @@ type CreateElicitationResponse struct {
 //   - "decline": *CreateElicitationResponseActionDecline
 //   - "cancel": *CreateElicitationResponseActionCancel
 //   - any other: *CreateElicitationResponseActionUnknown (kept verbatim)
-
 type CreateElicitationResponseAction interface {
 	isCreateElicitationResponseAction()
 }
@@ -1267,14 +1208,12 @@ func (*CreateElicitationResponseActionUnknown) isCreateElicitationResponseAction
 // CreateElicitationResponseActionAccept.
 //
 // The user accepted and provided content.
-
 // It has the members of ElicitationAcceptAction; convert with ElicitationAcceptAction(v) when needed.
 type CreateElicitationResponseActionAccept ElicitationAcceptAction
 
 // CreateElicitationResponseActionCancel.
 //
 // The elicitation was cancelled.
-
 type CreateElicitationResponseActionCancel struct {
 	// Extra holds members the schema does not define, verbatim and in order;
 	// they are re-emitted after the known members.
@@ -1284,7 +1223,6 @@ type CreateElicitationResponseActionCancel struct {
 // CreateElicitationResponseActionDecline.
 //
 // The user declined the elicitation.
-
 type CreateElicitationResponseActionDecline struct {
 	// Extra holds members the schema does not define, verbatim and in order;
 	// they are re-emitted after the known members.
@@ -1295,7 +1233,6 @@ type CreateElicitationResponseActionDecline struct {
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type CreateElicitationResponseActionUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -1304,7 +1241,6 @@ type CreateElicitationResponseActionUnknown struct {
 // CreateTerminalRequest is the ACP schema type CreateTerminalRequest.
 //
 // Request to create a new terminal and execute a command.
-
 type CreateTerminalRequest struct {
 	// The session ID for this request.
 	//
@@ -1353,7 +1289,6 @@ type CreateTerminalRequest struct {
 // CreateTerminalResponse is the ACP schema type CreateTerminalResponse.
 //
 // Response containing the ID of the created terminal.
-
 type CreateTerminalResponse struct {
 	// The unique identifier for the created terminal.
 	//
@@ -1374,10 +1309,9 @@ type CreateTerminalResponse struct {
 
 // CurrentModeUpdate is the ACP schema type CurrentModeUpdate.
 //
-// The current mode of the session has changed
+// # The current mode of the session has changed
 //
 // See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-
 type CurrentModeUpdate struct {
 	// The ID of the current mode
 	//
@@ -1401,7 +1335,6 @@ type CurrentModeUpdate struct {
 // Request parameters for deleting an existing session from `session/list`.
 //
 // Only available if the Agent supports the `sessionCapabilities.delete` capability.
-
 type DeleteSessionRequest struct {
 	// The ID of the session to delete.
 	//
@@ -1423,7 +1356,6 @@ type DeleteSessionRequest struct {
 // DeleteSessionResponse is the ACP schema type DeleteSessionResponse.
 //
 // Response from deleting a session.
-
 type DeleteSessionResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1445,7 +1377,6 @@ type DeleteSessionResponse struct {
 // Shows changes to files in a format suitable for display in the client UI.
 //
 // See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
-
 type Diff struct {
 	// The absolute file path being modified.
 	//
@@ -1475,7 +1406,6 @@ type Diff struct {
 // ElicitationAcceptAction is the ACP schema type ElicitationAcceptAction.
 //
 // The user accepted the elicitation and provided content.
-
 type ElicitationAcceptAction struct {
 	// The user-provided content, if any, as an object matching the requested schema.
 	//
@@ -1489,7 +1419,6 @@ type ElicitationAcceptAction struct {
 // ElicitationCapabilities is the ACP schema type ElicitationCapabilities.
 //
 // Elicitation capabilities supported by the client.
-
 type ElicitationCapabilities struct {
 	// Whether the client supports form-based elicitation.
 	//
@@ -1531,7 +1460,6 @@ type ElicitationCapabilities struct {
 //   - number: ElicitationContentValueNumber
 //   - boolean: ElicitationContentValueBoolean
 //   - array: ElicitationContentValueStringArray
-
 type ElicitationContentValue interface {
 	isElicitationContentValue()
 }
@@ -1545,31 +1473,26 @@ func (ElicitationContentValueStringArray) isElicitationContentValue() {}
 // ElicitationContentValueBoolean.
 //
 // Boolean value accepted in elicitation response content.
-
 type ElicitationContentValueBoolean bool
 
 // ElicitationContentValueInteger.
 //
 // Integer value accepted in elicitation response content.
-
 type ElicitationContentValueInteger int64
 
 // ElicitationContentValueNumber.
 //
 // Number value accepted in elicitation response content.
-
 type ElicitationContentValueNumber float64
 
 // ElicitationContentValueString.
 //
 // String value accepted in elicitation response content.
-
 type ElicitationContentValueString string
 
 // ElicitationContentValueStringArray.
 //
 // String array value accepted in elicitation response content.
-
 type ElicitationContentValueStringArray []string
 
 // ElicitationFormCapabilities is the ACP schema type ElicitationFormCapabilities.
@@ -1577,7 +1500,6 @@ type ElicitationContentValueStringArray []string
 // Form-based elicitation capabilities.
 //
 // Supplying `{}` means the client supports form-based elicitation.
-
 type ElicitationFormCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1597,7 +1519,6 @@ type ElicitationFormCapabilities struct {
 // ElicitationFormMode is the ACP schema type ElicitationFormMode.
 //
 // Form-based elicitation mode where the client renders a form from the provided schema.
-
 type ElicitationFormMode struct {
 	// A JSON Schema describing the form fields to present to the user.
 	//
@@ -1610,7 +1531,6 @@ type ElicitationFormMode struct {
 // ElicitationID is the ACP schema type ElicitationId.
 //
 // Unique identifier for an elicitation.
-
 type ElicitationID string
 
 // ElicitationPropertySchema is the ACP schema union ElicitationPropertySchema.
@@ -1629,7 +1549,6 @@ type ElicitationID string
 //   - "boolean": *ElicitationPropertySchemaBoolean
 //   - "array": *ElicitationPropertySchemaArray
 //   - any other: *ElicitationPropertySchemaUnknown (kept verbatim)
-
 type ElicitationPropertySchema interface {
 	isElicitationPropertySchema()
 }
@@ -1644,35 +1563,30 @@ func (*ElicitationPropertySchemaUnknown) isElicitationPropertySchema() {}
 // ElicitationPropertySchemaArray.
 //
 // Multi-select array property.
-
 // It has the members of MultiSelectPropertySchema; convert with MultiSelectPropertySchema(v) when needed.
 type ElicitationPropertySchemaArray MultiSelectPropertySchema
 
 // ElicitationPropertySchemaBoolean.
 //
 // Boolean property.
-
 // It has the members of BooleanPropertySchema; convert with BooleanPropertySchema(v) when needed.
 type ElicitationPropertySchemaBoolean BooleanPropertySchema
 
 // ElicitationPropertySchemaInteger.
 //
 // Integer property.
-
 // It has the members of IntegerPropertySchema; convert with IntegerPropertySchema(v) when needed.
 type ElicitationPropertySchemaInteger IntegerPropertySchema
 
 // ElicitationPropertySchemaNumber.
 //
 // Number (floating-point) property.
-
 // It has the members of NumberPropertySchema; convert with NumberPropertySchema(v) when needed.
 type ElicitationPropertySchemaNumber NumberPropertySchema
 
 // ElicitationPropertySchemaString.
 //
 // String property (or single-select enum when `enum`/`oneOf` is set).
-
 // It has the members of StringPropertySchema; convert with StringPropertySchema(v) when needed.
 type ElicitationPropertySchemaString StringPropertySchema
 
@@ -1680,7 +1594,6 @@ type ElicitationPropertySchemaString StringPropertySchema
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type ElicitationPropertySchemaUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -1690,7 +1603,6 @@ type ElicitationPropertySchemaUnknown struct {
 //
 // Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
 // (e.g., during auth/configuration phases before any session is started).
-
 type ElicitationRequestScope struct {
 	// The request this elicitation is tied to.
 	//
@@ -1707,7 +1619,6 @@ type ElicitationRequestScope struct {
 //
 // This represents a JSON Schema object with primitive-typed properties,
 // as required by the elicitation specification.
-
 type ElicitationSchema struct {
 	// Type discriminator. Always `"object"`.
 	//
@@ -1753,7 +1664,6 @@ type ElicitationSchema struct {
 // ElicitationSchemaType is the ACP schema type ElicitationSchemaType (a closed enum: other values are rejected).
 //
 // Type discriminator for elicitation schemas.
-
 type ElicitationSchemaType string
 
 // The values of ElicitationSchemaType.
@@ -1768,7 +1678,6 @@ const (
 //
 //   - object with "sessionId": *ElicitationScopeSession
 //   - object with "requestId": *ElicitationScopeRequest
-
 type ElicitationScope interface {
 	isElicitationScope()
 }
@@ -1780,14 +1689,12 @@ func (*ElicitationScopeRequest) isElicitationScope() {}
 //
 // Tied to a specific JSON-RPC request outside of a session
 // (e.g., during auth/configuration phases before any session is started).
-
 // It has the members of ElicitationRequestScope; convert with ElicitationRequestScope(v) when needed.
 type ElicitationScopeRequest ElicitationRequestScope
 
 // ElicitationScopeSession.
 //
 // Tied to a session, optionally to a specific tool call within that session.
-
 // It has the members of ElicitationSessionScope; convert with ElicitationSessionScope(v) when needed.
 type ElicitationScopeSession ElicitationSessionScope
 
@@ -1798,7 +1705,6 @@ type ElicitationScopeSession ElicitationSessionScope
 // When `toolCallId` is set, the elicitation is tied to a specific tool call.
 // This is useful when an agent receives an elicitation from an MCP server
 // during a tool call and needs to redirect it to the user.
-
 type ElicitationSessionScope struct {
 	// The session this elicitation is tied to.
 	//
@@ -1821,7 +1727,6 @@ type ElicitationSessionScope struct {
 // URL-based elicitation capabilities.
 //
 // Supplying `{}` means the client supports URL-based elicitation.
-
 type ElicitationURLCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1841,7 +1746,6 @@ type ElicitationURLCapabilities struct {
 // ElicitationURLMode is the ACP schema type ElicitationUrlMode.
 //
 // URL-based elicitation mode where the client directs the user to a URL.
-
 type ElicitationURLMode struct {
 	// The unique identifier for this elicitation.
 	//
@@ -1858,7 +1762,6 @@ type ElicitationURLMode struct {
 // EmbeddedResource is the ACP schema type EmbeddedResource.
 //
 // The contents of a resource, embedded into a prompt or tool call result.
-
 type EmbeddedResource struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
@@ -1889,7 +1792,6 @@ type EmbeddedResource struct {
 //
 //   - object with "text": *TextResourceContents
 //   - object with "blob": *BlobResourceContents
-
 type EmbeddedResourceResource interface {
 	isEmbeddedResourceResource()
 }
@@ -1900,7 +1802,6 @@ func (*BlobResourceContents) isEmbeddedResourceResource() {}
 // EnumOption is the ACP schema type EnumOption.
 //
 // A titled enum option with a const value, human-readable title, and optional description.
-
 type EnumOption struct {
 	// The constant value for this option.
 	//
@@ -1934,7 +1835,6 @@ type EnumOption struct {
 // EnvVariable is the ACP schema type EnvVariable.
 //
 // An environment variable to set when launching an MCP server.
-
 type EnvVariable struct {
 	// The name of the environment variable.
 	//
@@ -1965,7 +1865,6 @@ type EnvVariable struct {
 // JSON-RPC 2.0 error object specification with optional additional data.
 //
 // See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-
 type Error struct {
 	// A number indicating the error type that occurred.
 	// This must be an integer as defined in the JSON-RPC specification.
@@ -1994,7 +1893,6 @@ type Error struct {
 // Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
 // server-error range (-32000 to -32099), and request cancellation uses -32800 from the
 // range LSP reserves (-32899 to -32800).
-
 type ErrorCode int32
 
 // The values of ErrorCode.
@@ -2026,7 +1924,6 @@ const (
 // while maintaining protocol compatibility.
 //
 // See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-
 // The schema allows any JSON value here; it is kept verbatim.
 type ExtNotification json.RawMessage
 
@@ -2037,7 +1934,6 @@ type ExtNotification json.RawMessage
 // protocol compatibility.
 //
 // See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-
 // The schema allows any JSON value here; it is kept verbatim.
 type ExtRequest json.RawMessage
 
@@ -2048,7 +1944,6 @@ type ExtRequest json.RawMessage
 // protocol compatibility.
 //
 // See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-
 // The schema allows any JSON value here; it is kept verbatim.
 type ExtResponse json.RawMessage
 
@@ -2057,7 +1952,6 @@ type ExtResponse json.RawMessage
 // File system capabilities that a client may support.
 //
 // See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
-
 type FileSystemCapabilities struct {
 	// Whether the Client supports `fs/read_text_file` requests.
 	//
@@ -2083,7 +1977,6 @@ type FileSystemCapabilities struct {
 // HTTPHeader is the ACP schema type HttpHeader.
 //
 // An HTTP header to set when making requests to the MCP server.
-
 type HTTPHeader struct {
 	// The name of the HTTP header.
 	//
@@ -2109,7 +2002,6 @@ type HTTPHeader struct {
 // ImageContent is the ACP schema type ImageContent.
 //
 // An image provided to or from an LLM.
-
 type ImageContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
@@ -2145,7 +2037,6 @@ type ImageContent struct {
 // Metadata about the implementation of the client or agent.
 // Describes the name and version of an ACP implementation, with an optional
 // title for UI representation.
-
 type Implementation struct {
 	// Intended for programmatic or logical use, but can be used as a display
 	// name fallback if title isn't present.
@@ -2184,7 +2075,6 @@ type Implementation struct {
 // Sent by the client to establish connection and negotiate capabilities.
 //
 // See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-
 type InitializeRequest struct {
 	// The latest protocol version supported by the client.
 	//
@@ -2220,7 +2110,6 @@ type InitializeRequest struct {
 // Contains the negotiated protocol version and agent capabilities.
 //
 // See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-
 type InitializeResponse struct {
 	// The protocol version the client specified if supported by the agent,
 	// or the latest protocol version supported by the agent.
@@ -2259,7 +2148,6 @@ type InitializeResponse struct {
 // IntegerPropertySchema is the ACP schema type IntegerPropertySchema.
 //
 // Schema for integer properties in an elicitation form.
-
 type IntegerPropertySchema struct {
 	// Optional title for the property.
 	//
@@ -2309,7 +2197,6 @@ type IntegerPropertySchema struct {
 // KillTerminalRequest is the ACP schema type KillTerminalRequest.
 //
 // Request to kill a terminal without releasing it.
-
 type KillTerminalRequest struct {
 	// The session ID for this request.
 	//
@@ -2335,7 +2222,6 @@ type KillTerminalRequest struct {
 // KillTerminalResponse is the ACP schema type KillTerminalResponse.
 //
 // Response to `terminal/kill` method
-
 type KillTerminalResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2355,7 +2241,6 @@ type KillTerminalResponse struct {
 // Request parameters for listing existing sessions.
 //
 // Only available if the Agent supports the `sessionCapabilities.list` capability.
-
 type ListSessionsRequest struct {
 	// Filter sessions by working directory. Must be an absolute path.
 	//
@@ -2381,7 +2266,6 @@ type ListSessionsRequest struct {
 // ListSessionsResponse is the ACP schema type ListSessionsResponse.
 //
 // Response from listing sessions.
-
 type ListSessionsResponse struct {
 	// Array of session information objects
 	//
@@ -2412,7 +2296,6 @@ type ListSessionsResponse struct {
 // Only available if the Agent supports the `loadSession` capability.
 //
 // See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
-
 type LoadSessionRequest struct {
 	// List of MCP servers to connect to for this session.
 	//
@@ -2451,7 +2334,6 @@ type LoadSessionRequest struct {
 // LoadSessionResponse is the ACP schema type LoadSessionResponse.
 //
 // Response from loading an existing session.
-
 type LoadSessionResponse struct {
 	// Initial mode state if supported by the Agent
 	//
@@ -2481,7 +2363,6 @@ type LoadSessionResponse struct {
 // Logout capabilities supported by the agent.
 //
 // Supplying `{}` means the agent supports the logout method.
-
 type LogoutCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2501,7 +2382,6 @@ type LogoutCapabilities struct {
 // Request parameters for the logout method.
 //
 // Terminates the current authenticated session.
-
 type LogoutRequest struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2519,7 +2399,6 @@ type LogoutRequest struct {
 // LogoutResponse is the ACP schema type LogoutResponse.
 //
 // Response to the `logout` method.
-
 type LogoutResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2537,7 +2416,6 @@ type LogoutResponse struct {
 // McpCapabilities is the ACP schema type McpCapabilities.
 //
 // MCP capabilities supported by the agent
-
 type McpCapabilities struct {
 	// Agent supports `http` MCP servers.
 	//
@@ -2575,7 +2453,6 @@ type McpCapabilities struct {
 //   - "sse": *McpServerSSE
 //   - absent: *McpServerStdio
 //   - any other: *McpServerUnknown (kept verbatim)
-
 type McpServer interface {
 	isMcpServer()
 }
@@ -2588,7 +2465,6 @@ func (*McpServerUnknown) isMcpServer() {}
 // McpServerHTTP is the ACP schema type McpServerHttp.
 //
 // HTTP transport configuration for MCP.
-
 type McpServerHTTP struct {
 	// Human-readable name identifying this MCP server.
 	//
@@ -2618,7 +2494,6 @@ type McpServerHTTP struct {
 // McpServerSSE is the ACP schema type McpServerSse.
 //
 // SSE transport configuration for MCP.
-
 type McpServerSSE struct {
 	// Human-readable name identifying this MCP server.
 	//
@@ -2648,7 +2523,6 @@ type McpServerSSE struct {
 // McpServerStdio is the ACP schema type McpServerStdio.
 //
 // Stdio transport configuration for MCP.
-
 type McpServerStdio struct {
 	// Human-readable name identifying this MCP server.
 	//
@@ -2683,7 +2557,6 @@ type McpServerStdio struct {
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type McpServerUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -2692,7 +2565,6 @@ type McpServerUnknown struct {
 // MessageID is the ACP schema type MessageId.
 //
 // Unique identifier for a message within a session.
-
 type MessageID string
 
 // MultiSelectItems is the ACP schema union MultiSelectItems.
@@ -2704,7 +2576,6 @@ type MessageID string
 //   - "string": *MultiSelectItemsString
 //   - absent: *MultiSelectItemsTitled
 //   - any other: *MultiSelectItemsUnknown (kept verbatim)
-
 type MultiSelectItems interface {
 	isMultiSelectItems()
 }
@@ -2716,7 +2587,6 @@ func (*MultiSelectItemsUnknown) isMultiSelectItems() {}
 // MultiSelectItemsString.
 //
 // Multi-select string items with plain string values.
-
 // It has the members of StringMultiSelectItems; convert with StringMultiSelectItems(v) when needed.
 type MultiSelectItemsString StringMultiSelectItems
 
@@ -2725,7 +2595,6 @@ type MultiSelectItemsString StringMultiSelectItems
 // Titled multi-select items with human-readable labels.
 //
 // As in MCP, titled items omit `type` and are identified by `anyOf`.
-
 // It has the members of TitledMultiSelectItems; convert with TitledMultiSelectItems(v) when needed.
 type MultiSelectItemsTitled TitledMultiSelectItems
 
@@ -2733,7 +2602,6 @@ type MultiSelectItemsTitled TitledMultiSelectItems
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type MultiSelectItemsUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -2742,7 +2610,6 @@ type MultiSelectItemsUnknown struct {
 // MultiSelectPropertySchema is the ACP schema type MultiSelectPropertySchema.
 //
 // Schema for multi-select (array) properties in an elicitation form.
-
 type MultiSelectPropertySchema struct {
 	// Optional title for the property.
 	//
@@ -2798,7 +2665,6 @@ type MultiSelectPropertySchema struct {
 // Request parameters for creating a new session.
 //
 // See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-
 type NewSessionRequest struct {
 	// The working directory for this session. Must be an absolute path.
 	//
@@ -2834,7 +2700,6 @@ type NewSessionRequest struct {
 // Response from creating a new session.
 //
 // See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-
 type NewSessionResponse struct {
 	// Unique identifier for the created session.
 	//
@@ -2876,7 +2741,6 @@ type NewSessionResponse struct {
 // message when the information should still be surfaced to the user.
 //
 // See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
-
 type Notice struct {
 	// Presentation severity hint.
 	//
@@ -2906,7 +2770,6 @@ type Notice struct {
 // NoticeCapabilities is the ACP schema type NoticeCapabilities.
 //
 // Client support for presenting live notices to the user.
-
 type NoticeCapabilities struct {
 	// Extra holds members the schema does not define, verbatim and in order;
 	// they are re-emitted after the known members.
@@ -2916,7 +2779,6 @@ type NoticeCapabilities struct {
 // NoticeSeverity is the ACP schema type NoticeSeverity (an open enum: values not listed here are kept).
 //
 // Severity hint for a session notice.
-
 type NoticeSeverity string
 
 // The values of NoticeSeverity.
@@ -2932,7 +2794,6 @@ const (
 // NumberPropertySchema is the ACP schema type NumberPropertySchema.
 //
 // Schema for number (floating-point) properties in an elicitation form.
-
 type NumberPropertySchema struct {
 	// Optional title for the property.
 	//
@@ -2982,7 +2843,6 @@ type NumberPropertySchema struct {
 // PermissionOption is the ACP schema type PermissionOption.
 //
 // An option presented to the user when requesting permission.
-
 type PermissionOption struct {
 	// Unique identifier for this permission option.
 	//
@@ -3012,7 +2872,6 @@ type PermissionOption struct {
 // PermissionOptionID is the ACP schema type PermissionOptionId.
 //
 // Unique identifier for a permission option.
-
 type PermissionOptionID string
 
 // PermissionOptionKind is the ACP schema type PermissionOptionKind (a closed enum: other values are rejected).
@@ -3020,7 +2879,6 @@ type PermissionOptionID string
 // The type of permission option being presented to the user.
 //
 // Helps clients choose appropriate icons and UI treatment.
-
 type PermissionOptionKind string
 
 // The values of PermissionOptionKind.
@@ -3044,7 +2902,6 @@ const (
 // Plans can evolve during execution as the agent discovers new requirements or completes tasks.
 //
 // See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
-
 type Plan struct {
 	// The list of tasks to be accomplished.
 	//
@@ -3073,7 +2930,6 @@ type Plan struct {
 // Represents a task or goal that the assistant intends to accomplish
 // as part of fulfilling the user's request.
 // See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
-
 type PlanEntry struct {
 	// Human-readable description of what this task aims to accomplish.
 	//
@@ -3108,7 +2964,6 @@ type PlanEntry struct {
 // Used to indicate the relative importance or urgency of different
 // tasks in the execution plan.
 // See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
-
 type PlanEntryPriority string
 
 // The values of PlanEntryPriority.
@@ -3127,7 +2982,6 @@ const (
 //
 // Tracks the lifecycle of each task from planning through completion.
 // See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
-
 type PlanEntryStatus string
 
 // The values of PlanEntryStatus.
@@ -3154,7 +3008,6 @@ const (
 // the agent can process.
 //
 // See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
-
 type PromptCapabilities struct {
 	// Agent supports `image` content blocks.
 	//
@@ -3191,7 +3044,6 @@ type PromptCapabilities struct {
 // Contains the user's message and any additional context.
 //
 // See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
-
 type PromptRequest struct {
 	// The ID of the session to send this user message to
 	//
@@ -3231,7 +3083,6 @@ type PromptRequest struct {
 // Response from processing a user prompt.
 //
 // See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
-
 type PromptResponse struct {
 	// Indicates why the agent stopped processing the turn.
 	//
@@ -3256,7 +3107,6 @@ type PromptResponse struct {
 //
 // This version is only bumped for breaking changes.
 // Non-breaking changes should be introduced via capabilities.
-
 type ProtocolVersion uint16
 
 // ReadTextFileRequest is the ACP schema type ReadTextFileRequest.
@@ -3264,7 +3114,6 @@ type ProtocolVersion uint16
 // Request to read content from a text file.
 //
 // Only available if the client supports the `fs.readTextFile` capability.
-
 type ReadTextFileRequest struct {
 	// The session ID for this request.
 	//
@@ -3298,7 +3147,6 @@ type ReadTextFileRequest struct {
 // ReadTextFileResponse is the ACP schema type ReadTextFileResponse.
 //
 // Response containing the contents of a text file.
-
 type ReadTextFileResponse struct {
 	// Content payload returned by this response.
 	//
@@ -3320,7 +3168,6 @@ type ReadTextFileResponse struct {
 // ReleaseTerminalRequest is the ACP schema type ReleaseTerminalRequest.
 //
 // Request to release a terminal and free its resources.
-
 type ReleaseTerminalRequest struct {
 	// The session ID for this request.
 	//
@@ -3346,7 +3193,6 @@ type ReleaseTerminalRequest struct {
 // ReleaseTerminalResponse is the ACP schema type ReleaseTerminalResponse.
 //
 // Response to terminal/release method
-
 type ReleaseTerminalResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3363,7 +3209,7 @@ type ReleaseTerminalResponse struct {
 
 // RequestID is the ACP schema union RequestId.
 //
-// JSON RPC Request Id
+// # JSON RPC Request Id
 //
 // An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \[1\] and Numbers SHOULD NOT contain fractional parts \[2\]
 //
@@ -3378,7 +3224,6 @@ type ReleaseTerminalResponse struct {
 //   - null: RequestIDNull
 //   - integer: RequestIDNumber
 //   - string: RequestIDStr
-
 type RequestID interface {
 	isRequestID()
 }
@@ -3390,20 +3235,17 @@ func (RequestIDStr) isRequestID()    {}
 // RequestIDNull.
 //
 // The JSON-RPC `null` request id.
-
 // It encodes as JSON null.
 type RequestIDNull struct{}
 
 // RequestIDNumber.
 //
 // A numeric JSON-RPC request id.
-
 type RequestIDNumber int64
 
 // RequestIDStr.
 //
 // A string JSON-RPC request id.
-
 type RequestIDStr string
 
 // RequestPermissionOutcome is the ACP schema union RequestPermissionOutcome.
@@ -3415,7 +3257,6 @@ type RequestIDStr string
 //   - "cancelled": *RequestPermissionOutcomeCancelled
 //   - "selected": *RequestPermissionOutcomeSelected
 //   - any other: *RequestPermissionOutcomeUnknown (kept verbatim)
-
 type RequestPermissionOutcome interface {
 	isRequestPermissionOutcome()
 }
@@ -3433,7 +3274,6 @@ func (*RequestPermissionOutcomeUnknown) isRequestPermissionOutcome()   {}
 // requests with this `cancelled` outcome.
 //
 // See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
-
 type RequestPermissionOutcomeCancelled struct {
 	// Extra holds members the schema does not define, verbatim and in order;
 	// they are re-emitted after the known members.
@@ -3443,7 +3283,6 @@ type RequestPermissionOutcomeCancelled struct {
 // RequestPermissionOutcomeSelected.
 //
 // The user selected one of the provided options.
-
 // It has the members of SelectedPermissionOutcome; convert with SelectedPermissionOutcome(v) when needed.
 type RequestPermissionOutcomeSelected SelectedPermissionOutcome
 
@@ -3451,7 +3290,6 @@ type RequestPermissionOutcomeSelected SelectedPermissionOutcome
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type RequestPermissionOutcomeUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -3464,7 +3302,6 @@ type RequestPermissionOutcomeUnknown struct {
 // Sent when the agent needs authorization before performing a sensitive operation.
 //
 // See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
-
 type RequestPermissionRequest struct {
 	// The session ID for this request.
 	//
@@ -3494,7 +3331,6 @@ type RequestPermissionRequest struct {
 // RequestPermissionResponse is the ACP schema type RequestPermissionResponse.
 //
 // Response to a permission request.
-
 type RequestPermissionResponse struct {
 	// The user's decision on the permission request.
 	//
@@ -3516,7 +3352,6 @@ type RequestPermissionResponse struct {
 // ResourceLink is the ACP schema type ResourceLink.
 //
 // A resource that the server is capable of reading, included in a prompt or tool call result.
-
 type ResourceLink struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
@@ -3567,7 +3402,6 @@ type ResourceLink struct {
 // This is useful for agents that can resume sessions but don't implement full session loading.
 //
 // Only available if the Agent supports the `sessionCapabilities.resume` capability.
-
 type ResumeSessionRequest struct {
 	// The ID of the session to resume.
 	//
@@ -3606,7 +3440,6 @@ type ResumeSessionRequest struct {
 // ResumeSessionResponse is the ACP schema type ResumeSessionResponse.
 //
 // Response from resuming an existing session.
-
 type ResumeSessionResponse struct {
 	// Initial mode state if supported by the Agent
 	//
@@ -3634,7 +3467,6 @@ type ResumeSessionResponse struct {
 // Role is the ACP schema type Role (a closed enum: other values are rejected).
 //
 // The sender or recipient of messages and data in a conversation.
-
 type Role string
 
 // The values of Role.
@@ -3648,7 +3480,6 @@ const (
 // SelectedPermissionOutcome is the ACP schema type SelectedPermissionOutcome.
 //
 // The user selected one of the provided options.
-
 type SelectedPermissionOutcome struct {
 	// The ID of the option the user selected.
 	//
@@ -3675,7 +3506,6 @@ type SelectedPermissionOutcome struct {
 // supported session lifecycle requests. Agents that also support
 // `session/list` may return `SessionInfo.additionalDirectories` to report the
 // complete ordered additional-root list associated with a listed session.
-
 type SessionAdditionalDirectoriesCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3701,7 +3531,6 @@ type SessionAdditionalDirectoriesCapabilities struct {
 // Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
 //
 // See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
-
 type SessionCapabilities struct {
 	// Whether the agent supports `session/list`.
 	//
@@ -3761,7 +3590,6 @@ type SessionCapabilities struct {
 // Capabilities for the `session/close` method.
 //
 // Supplying `{}` means the agent supports closing sessions.
-
 type SessionCloseCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3779,7 +3607,6 @@ type SessionCloseCapabilities struct {
 // SessionConfigBoolean is the ACP schema type SessionConfigBoolean.
 //
 // A boolean on/off toggle session configuration option payload.
-
 type SessionConfigBoolean struct {
 	// The current value of the boolean option.
 	//
@@ -3793,19 +3620,16 @@ type SessionConfigBoolean struct {
 // SessionConfigGroupID is the ACP schema type SessionConfigGroupId.
 //
 // Unique identifier for a session configuration option value group.
-
 type SessionConfigGroupID string
 
 // SessionConfigID is the ACP schema type SessionConfigId.
 //
 // Unique identifier for a session configuration option.
-
 type SessionConfigID string
 
 // SessionConfigOption is the ACP schema type SessionConfigOption.
 //
 // A session configuration option selector and its current state.
-
 type SessionConfigOption struct {
 	// Unique identifier for the configuration option.
 	//
@@ -3846,7 +3670,6 @@ type SessionConfigOption struct {
 //
 // Category names beginning with `_` are free for custom use, like other ACP extension methods.
 // Category names that do not begin with `_` are reserved for the ACP spec.
-
 type SessionConfigOptionCategory string
 
 // The values of SessionConfigOptionCategory.
@@ -3868,7 +3691,6 @@ const (
 //   - "select": *SessionConfigOptionTypeSelect
 //   - "boolean": *SessionConfigOptionTypeBoolean
 //   - any other: *SessionConfigOptionTypeUnknown (kept verbatim)
-
 type SessionConfigOptionType interface {
 	isSessionConfigOptionType()
 }
@@ -3880,14 +3702,12 @@ func (*SessionConfigOptionTypeUnknown) isSessionConfigOptionType() {}
 // SessionConfigOptionTypeBoolean.
 //
 // Boolean on/off toggle.
-
 // It has the members of SessionConfigBoolean; convert with SessionConfigBoolean(v) when needed.
 type SessionConfigOptionTypeBoolean SessionConfigBoolean
 
 // SessionConfigOptionTypeSelect.
 //
 // Single-value selector (dropdown).
-
 // It has the members of SessionConfigSelect; convert with SessionConfigSelect(v) when needed.
 type SessionConfigOptionTypeSelect SessionConfigSelect
 
@@ -3895,7 +3715,6 @@ type SessionConfigOptionTypeSelect SessionConfigSelect
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type SessionConfigOptionTypeUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -3904,7 +3723,6 @@ type SessionConfigOptionTypeUnknown struct {
 // SessionConfigOptionsCapabilities is the ACP schema type SessionConfigOptionsCapabilities.
 //
 // Session configuration option capabilities supported by the client.
-
 type SessionConfigOptionsCapabilities struct {
 	// Whether the client supports boolean session configuration options.
 	//
@@ -3931,7 +3749,6 @@ type SessionConfigOptionsCapabilities struct {
 // SessionConfigSelect is the ACP schema type SessionConfigSelect.
 //
 // A single-value selector (dropdown) session configuration option payload.
-
 type SessionConfigSelect struct {
 	// The currently selected value.
 	//
@@ -3949,7 +3766,6 @@ type SessionConfigSelect struct {
 // SessionConfigSelectGroup is the ACP schema type SessionConfigSelectGroup.
 //
 // A group of possible values for a session configuration option.
-
 type SessionConfigSelectGroup struct {
 	// Unique identifier for this group.
 	//
@@ -3979,7 +3795,6 @@ type SessionConfigSelectGroup struct {
 // SessionConfigSelectOption is the ACP schema type SessionConfigSelectOption.
 //
 // A possible value for a session configuration option.
-
 type SessionConfigSelectOption struct {
 	// Unique identifier for this option value.
 	//
@@ -4014,7 +3829,6 @@ type SessionConfigSelectOption struct {
 //
 //   - array with "value": SessionConfigSelectOptionsUngrouped
 //   - array with "group" or "options": SessionConfigSelectOptionsGrouped
-
 type SessionConfigSelectOptions interface {
 	isSessionConfigSelectOptions()
 }
@@ -4025,19 +3839,16 @@ func (SessionConfigSelectOptionsGrouped) isSessionConfigSelectOptions()   {}
 // SessionConfigSelectOptionsGrouped.
 //
 // A list of options grouped under headers.
-
 type SessionConfigSelectOptionsGrouped []SessionConfigSelectGroup
 
 // SessionConfigSelectOptionsUngrouped.
 //
 // A flat list of options with no grouping.
-
 type SessionConfigSelectOptionsUngrouped []SessionConfigSelectOption
 
 // SessionConfigValueID is the ACP schema type SessionConfigValueId.
 //
 // Unique identifier for a session configuration option value.
-
 type SessionConfigValueID string
 
 // SessionDeleteCapabilities is the ACP schema type SessionDeleteCapabilities.
@@ -4045,7 +3856,6 @@ type SessionConfigValueID string
 // Capabilities for the `session/delete` method.
 //
 // Supplying `{}` means the agent supports deleting sessions from `session/list`.
-
 type SessionDeleteCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4068,13 +3878,11 @@ type SessionDeleteCapabilities struct {
 // agent can run several independent sessions.
 //
 // See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)
-
 type SessionID string
 
 // SessionInfo is the ACP schema type SessionInfo.
 //
 // Information about a session returned by session/list
-
 type SessionInfo struct {
 	// Unique identifier for the session
 	//
@@ -4119,7 +3927,6 @@ type SessionInfo struct {
 //
 // Agents send this notification to update session information like title or custom metadata.
 // Clients can use it to keep session titles and state current.
-
 type SessionInfoUpdate struct {
 	// Human-readable title for the session. Set to null to clear.
 	//
@@ -4147,7 +3954,6 @@ type SessionInfoUpdate struct {
 // Capabilities for the `session/list` method.
 //
 // Supplying `{}` means the agent supports listing sessions.
-
 type SessionListCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4167,7 +3973,6 @@ type SessionListCapabilities struct {
 // A mode the agent can operate in.
 //
 // See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-
 type SessionMode struct {
 	// Stable identifier used to refer to this protocol object in later messages.
 	//
@@ -4197,13 +4002,11 @@ type SessionMode struct {
 // SessionModeID is the ACP schema type SessionModeId.
 //
 // Unique identifier for a Session Mode.
-
 type SessionModeID string
 
 // SessionModeState is the ACP schema type SessionModeState.
 //
 // The set of modes and the one currently active.
-
 type SessionModeState struct {
 	// The current mode the Agent is in.
 	//
@@ -4233,7 +4036,6 @@ type SessionModeState struct {
 // Used to stream real-time progress and results during prompt processing.
 //
 // See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
-
 type SessionNotification struct {
 	// The ID of the session this update pertains to.
 	//
@@ -4261,7 +4063,6 @@ type SessionNotification struct {
 // Capabilities for the `session/resume` method.
 //
 // Supplying `{}` means the agent supports resuming sessions.
-
 type SessionResumeCapabilities struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4301,7 +4102,6 @@ type SessionResumeCapabilities struct {
 //   - "compaction_update": *SessionUpdateCompactionUpdate
 //   - "compaction_summary_chunk": *SessionUpdateCompactionSummaryChunk
 //   - any other: *SessionUpdateUnknown (kept verbatim)
-
 type SessionUpdate interface {
 	isSessionUpdate()
 }
@@ -4325,21 +4125,18 @@ func (*SessionUpdateUnknown) isSessionUpdate()                 {}
 // SessionUpdateAgentMessageChunk.
 //
 // A chunk of the agent's response being streamed.
-
 // It has the members of ContentChunk; convert with ContentChunk(v) when needed.
 type SessionUpdateAgentMessageChunk ContentChunk
 
 // SessionUpdateAgentThoughtChunk.
 //
 // A chunk of the agent's internal reasoning being streamed.
-
 // It has the members of ContentChunk; convert with ContentChunk(v) when needed.
 type SessionUpdateAgentThoughtChunk ContentChunk
 
 // SessionUpdateAvailableCommandsUpdate.
 //
 // Available commands are ready or have changed
-
 // It has the members of AvailableCommandsUpdate; convert with AvailableCommandsUpdate(v) when needed.
 type SessionUpdateAvailableCommandsUpdate AvailableCommandsUpdate
 
@@ -4349,7 +4146,6 @@ type SessionUpdateAvailableCommandsUpdate AvailableCommandsUpdate
 //
 // Agents MUST only send this update when the Client advertised
 // the `session.compaction` Client capability.
-
 // It has the members of CompactionSummaryChunk; convert with CompactionSummaryChunk(v) when needed.
 type SessionUpdateCompactionSummaryChunk CompactionSummaryChunk
 
@@ -4359,23 +4155,20 @@ type SessionUpdateCompactionSummaryChunk CompactionSummaryChunk
 //
 // Agents MUST only send this update when the Client advertised
 // the `session.compaction` Client capability.
-
 // It has the members of CompactionUpdate; convert with CompactionUpdate(v) when needed.
 type SessionUpdateCompactionUpdate CompactionUpdate
 
 // SessionUpdateConfigOptionUpdate.
 //
 // Session configuration options have been updated.
-
 // It has the members of ConfigOptionUpdate; convert with ConfigOptionUpdate(v) when needed.
 type SessionUpdateConfigOptionUpdate ConfigOptionUpdate
 
 // SessionUpdateCurrentModeUpdate.
 //
-// The current mode of the session has changed
+// # The current mode of the session has changed
 //
 // See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-
 // It has the members of CurrentModeUpdate; convert with CurrentModeUpdate(v) when needed.
 type SessionUpdateCurrentModeUpdate CurrentModeUpdate
 
@@ -4385,7 +4178,6 @@ type SessionUpdateCurrentModeUpdate CurrentModeUpdate
 //
 // Agents MUST only send this update when the Client advertised
 // the `session.notices` Client capability.
-
 // It has the members of Notice; convert with Notice(v) when needed.
 type SessionUpdateNotice Notice
 
@@ -4393,28 +4185,24 @@ type SessionUpdateNotice Notice
 //
 // The agent's execution plan for complex tasks.
 // See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
-
 // It has the members of Plan; convert with Plan(v) when needed.
 type SessionUpdatePlan Plan
 
 // SessionUpdateSessionInfoUpdate.
 //
 // Session metadata has been updated (title, timestamps, custom metadata)
-
 // It has the members of SessionInfoUpdate; convert with SessionInfoUpdate(v) when needed.
 type SessionUpdateSessionInfoUpdate SessionInfoUpdate
 
 // SessionUpdateToolCall.
 //
 // Notification that a new tool call has been initiated.
-
 // It has the members of ToolCall; convert with ToolCall(v) when needed.
 type SessionUpdateToolCall ToolCall
 
 // SessionUpdateToolCallUpdate.
 //
 // Update on the status or results of a tool call.
-
 // It has the members of ToolCallUpdate; convert with ToolCallUpdate(v) when needed.
 type SessionUpdateToolCallUpdate ToolCallUpdate
 
@@ -4422,7 +4210,6 @@ type SessionUpdateToolCallUpdate ToolCallUpdate
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type SessionUpdateUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -4431,21 +4218,18 @@ type SessionUpdateUnknown struct {
 // SessionUpdateUsageUpdate.
 //
 // Context window and cost update for the session.
-
 // It has the members of UsageUpdate; convert with UsageUpdate(v) when needed.
 type SessionUpdateUsageUpdate UsageUpdate
 
 // SessionUpdateUserMessageChunk.
 //
 // A chunk of the user's message being streamed.
-
 // It has the members of ContentChunk; convert with ContentChunk(v) when needed.
 type SessionUpdateUserMessageChunk ContentChunk
 
 // SetSessionConfigOptionRequest is the ACP schema type SetSessionConfigOptionRequest.
 //
 // Request parameters for setting a session configuration option.
-
 type SetSessionConfigOptionRequest struct {
 	// The ID of the session to set the configuration option for.
 	//
@@ -4474,7 +4258,6 @@ type SetSessionConfigOptionRequest struct {
 //   - "boolean": *SetSessionConfigOptionRequestTypeBoolean
 //   - absent: *SetSessionConfigOptionRequestTypeValueID
 //   - any other: *SetSessionConfigOptionRequestTypeUnknown (kept verbatim)
-
 type SetSessionConfigOptionRequestType interface {
 	isSetSessionConfigOptionRequestType()
 }
@@ -4486,7 +4269,6 @@ func (*SetSessionConfigOptionRequestTypeUnknown) isSetSessionConfigOptionRequest
 // SetSessionConfigOptionRequestTypeBoolean.
 //
 // A boolean value (`type: "boolean"`).
-
 type SetSessionConfigOptionRequestTypeBoolean struct {
 	// The boolean value.
 	//
@@ -4501,7 +4283,6 @@ type SetSessionConfigOptionRequestTypeBoolean struct {
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type SetSessionConfigOptionRequestTypeUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -4514,7 +4295,6 @@ type SetSessionConfigOptionRequestTypeUnknown struct {
 // This is the default when `type` is absent on the wire. Unknown `type`
 // values with string payloads also gracefully deserialize into this
 // variant.
-
 type SetSessionConfigOptionRequestTypeValueID struct {
 	// The value ID.
 	//
@@ -4528,7 +4308,6 @@ type SetSessionConfigOptionRequestTypeValueID struct {
 // SetSessionConfigOptionResponse is the ACP schema type SetSessionConfigOptionResponse.
 //
 // Response to `session/set_config_option` method.
-
 type SetSessionConfigOptionResponse struct {
 	// The full set of configuration options and their current values.
 	//
@@ -4550,7 +4329,6 @@ type SetSessionConfigOptionResponse struct {
 // SetSessionModeRequest is the ACP schema type SetSessionModeRequest.
 //
 // Request parameters for setting a session mode.
-
 type SetSessionModeRequest struct {
 	// The ID of the session to set the mode for.
 	//
@@ -4576,7 +4354,6 @@ type SetSessionModeRequest struct {
 // SetSessionModeResponse is the ACP schema type SetSessionModeResponse.
 //
 // Response to `session/set_mode` method.
-
 type SetSessionModeResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4596,7 +4373,6 @@ type SetSessionModeResponse struct {
 // Reasons why an agent stops processing a prompt turn.
 //
 // See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)
-
 type StopReason string
 
 // The values of StopReason.
@@ -4624,7 +4400,6 @@ const (
 // StringFormat is the ACP schema type StringFormat (a closed enum: other values are rejected).
 //
 // String format types for string properties in elicitation schemas.
-
 type StringFormat string
 
 // The values of StringFormat.
@@ -4642,7 +4417,6 @@ const (
 // StringMultiSelectItems is the ACP schema type StringMultiSelectItems.
 //
 // String item schema for multi-select enum properties.
-
 type StringMultiSelectItems struct {
 	// Allowed enum values.
 	//
@@ -4669,7 +4443,6 @@ type StringMultiSelectItems struct {
 //
 // When `enum` or `oneOf` is set, this represents a single-select enum
 // with `"type": "string"`.
-
 type StringPropertySchema struct {
 	// Optional title for the property.
 	//
@@ -4747,7 +4520,6 @@ type StringPropertySchema struct {
 // The terminal must be added before calling `terminal/release`.
 //
 // See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
-
 type Terminal struct {
 	// Identifier of the terminal instance to embed in the content stream.
 	//
@@ -4769,7 +4541,6 @@ type Terminal struct {
 // TerminalExitStatus is the ACP schema type TerminalExitStatus.
 //
 // Exit status of a terminal command.
-
 type TerminalExitStatus struct {
 	// The process exit code (may be null if terminated by signal).
 	//
@@ -4795,13 +4566,11 @@ type TerminalExitStatus struct {
 // TerminalID is the ACP schema type TerminalId.
 //
 // Typed identifier used for terminal values on the wire.
-
 type TerminalID string
 
 // TerminalOutputRequest is the ACP schema type TerminalOutputRequest.
 //
 // Request to get the current output and status of a terminal.
-
 type TerminalOutputRequest struct {
 	// The session ID for this request.
 	//
@@ -4827,7 +4596,6 @@ type TerminalOutputRequest struct {
 // TerminalOutputResponse is the ACP schema type TerminalOutputResponse.
 //
 // Response containing the terminal output and exit status.
-
 type TerminalOutputResponse struct {
 	// The terminal output captured so far.
 	//
@@ -4857,7 +4625,6 @@ type TerminalOutputResponse struct {
 // TextContent is the ACP schema type TextContent.
 //
 // Text provided to or from an LLM.
-
 type TextContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
@@ -4883,7 +4650,6 @@ type TextContent struct {
 // TextResourceContents is the ACP schema type TextResourceContents.
 //
 // Text-based resource contents.
-
 type TextResourceContents struct {
 	// MIME type describing the encoded media payload.
 	//
@@ -4913,7 +4679,6 @@ type TextResourceContents struct {
 // TitledMultiSelectItems is the ACP schema type TitledMultiSelectItems.
 //
 // Items definition for titled multi-select enum properties.
-
 type TitledMultiSelectItems struct {
 	// Titled enum options.
 	//
@@ -4942,7 +4707,6 @@ type TitledMultiSelectItems struct {
 // such as reading files, executing code, or fetching data from external sources.
 //
 // See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
-
 type ToolCall struct {
 	// Unique identifier for this tool call within the session.
 	//
@@ -5013,7 +4777,6 @@ type ToolCall struct {
 //   - "diff": *ToolCallContentDiff
 //   - "terminal": *ToolCallContentTerminal
 //   - any other: *ToolCallContentUnknown (kept verbatim)
-
 type ToolCallContent interface {
 	isToolCallContent()
 }
@@ -5026,14 +4789,12 @@ func (*ToolCallContentUnknown) isToolCallContent()  {}
 // ToolCallContentContent.
 //
 // Standard content block (text, images, resources).
-
 // It has the members of Content; convert with Content(v) when needed.
 type ToolCallContentContent Content
 
 // ToolCallContentDiff.
 //
 // File modification shown as a diff.
-
 // It has the members of Diff; convert with Diff(v) when needed.
 type ToolCallContentDiff Diff
 
@@ -5044,7 +4805,6 @@ type ToolCallContentDiff Diff
 // The terminal must be added before calling `terminal/release`.
 //
 // See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
-
 // It has the members of Terminal; convert with Terminal(v) when needed.
 type ToolCallContentTerminal Terminal
 
@@ -5052,7 +4812,6 @@ type ToolCallContentTerminal Terminal
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
-
 type ToolCallContentUnknown struct {
 	// Raw is the variant's JSON object, verbatim.
 	Raw json.RawMessage `json:"-"`
@@ -5061,7 +4820,6 @@ type ToolCallContentUnknown struct {
 // ToolCallID is the ACP schema type ToolCallId.
 //
 // Unique identifier for a tool call within a session.
-
 type ToolCallID string
 
 // ToolCallLocation is the ACP schema type ToolCallLocation.
@@ -5072,7 +4830,6 @@ type ToolCallID string
 // which files the agent is working with in real-time.
 //
 // See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
-
 type ToolCallLocation struct {
 	// The absolute file path being accessed or modified.
 	//
@@ -5102,7 +4859,6 @@ type ToolCallLocation struct {
 // Tool calls progress through different statuses during their lifecycle.
 //
 // See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)
-
 type ToolCallStatus string
 
 // The values of ToolCallStatus.
@@ -5126,7 +4882,6 @@ const (
 // the tool call ID are optional - only changed fields need to be included.
 //
 // See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
-
 type ToolCallUpdate struct {
 	// The ID of the tool call being updated.
 	//
@@ -5188,7 +4943,6 @@ type ToolCallUpdate struct {
 // display tool execution progress.
 //
 // See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)
-
 type ToolKind string
 
 // The values of ToolKind.
@@ -5218,7 +4972,6 @@ const (
 // UnstructuredCommandInput is the ACP schema type UnstructuredCommandInput.
 //
 // All text that was typed after the command name is provided as input.
-
 type UnstructuredCommandInput struct {
 	// A hint to display when the input hasn't been provided yet
 	//
@@ -5240,7 +4993,6 @@ type UnstructuredCommandInput struct {
 // UsageUpdate is the ACP schema type UsageUpdate.
 //
 // Context window and cost update for a session.
-
 type UsageUpdate struct {
 	// Tokens currently in context.
 	//
@@ -5270,7 +5022,6 @@ type UsageUpdate struct {
 // WaitForTerminalExitRequest is the ACP schema type WaitForTerminalExitRequest.
 //
 // Request to wait for a terminal command to exit.
-
 type WaitForTerminalExitRequest struct {
 	// The session ID for this request.
 	//
@@ -5296,7 +5047,6 @@ type WaitForTerminalExitRequest struct {
 // WaitForTerminalExitResponse is the ACP schema type WaitForTerminalExitResponse.
 //
 // Response containing the exit status of a terminal command.
-
 type WaitForTerminalExitResponse struct {
 	// The process exit code (may be null if terminated by signal).
 	//
@@ -5324,7 +5074,6 @@ type WaitForTerminalExitResponse struct {
 // Request to write content to a text file.
 //
 // Only available if the client supports the `fs.writeTextFile` capability.
-
 type WriteTextFileRequest struct {
 	// The session ID for this request.
 	//
@@ -5354,7 +5103,6 @@ type WriteTextFileRequest struct {
 // WriteTextFileResponse is the ACP schema type WriteTextFileResponse.
 //
 // Response to `fs/write_text_file`
-
 type WriteTextFileResponse struct {
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at

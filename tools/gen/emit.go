@@ -47,6 +47,11 @@ func emit(m *Model) (map[string][]byte, error) {
 	e.helpers(codec)
 	e.methodTable(newFile("methods.go"))
 	e.api(newFile("api.go"))
+	tf := jen.NewFile("gen_test")
+	tf.ImportName(segJSON, "json")
+	tf.HeaderComment(e.header())
+	e.roundTripTest(tf)
+	files["roundtrip_test.go"] = tf
 
 	out := map[string][]byte{}
 	for name, f := range files {
@@ -82,7 +87,7 @@ func comment(lines ...string) *jen.Statement {
 
 // typeDoc is the doc comment of a type: it starts with the Go name (Go doc
 // convention), names the schema def, then carries the schema description.
-func typeDoc(t *Type, what string) *jen.Statement {
+func typeDoc(t *Type, what string) []string {
 	var lines []string
 	if t.Schema != "" {
 		lines = append(lines, fmt.Sprintf("%s is the ACP schema type %s%s.", t.Name, t.Schema, what))
@@ -93,7 +98,14 @@ func typeDoc(t *Type, what string) *jen.Statement {
 		lines = append(lines, "")
 		lines = append(lines, t.Doc...)
 	}
-	return comment(lines...)
+	return lines
+}
+
+// topComment emits doc lines directly above the next top-level declaration.
+func topComment(f *jen.File, lines []string) {
+	for _, l := range lines {
+		f.Comment(strings.TrimRight(l, " \t"))
+	}
 }
 
 func (e *emitter) doc(f *jen.File) error {

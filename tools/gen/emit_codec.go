@@ -116,6 +116,11 @@ func isStructRef(ref *Ref) bool {
 // zeroStmt sets x.F to its zero value.
 func zeroStmt(f *Field) *jen.Statement {
 	x := jen.Id("x").Dot(f.Go)
+	if (f.Ref.List || f.Ref.Map) && f.Required {
+		// Always encoded, as [] or {}: the zero must be the empty
+		// collection so that decode → encode → decode is stable.
+		return x.Op("=").Add(goType(f.Ref)).Values()
+	}
 	if f.Ptr || f.Ref.List || f.Ref.Map {
 		return x.Op("=").Nil()
 	}
@@ -828,7 +833,10 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 			continue
 		}
 		conv := goType(v.Type.Scalar).Call(jen.Id("v"))
-		if s, ok := e.inlineEncode(v.Type.Scalar, conv); ok {
+		if v.JSONKind == "number" && len(byKind["integer"]) > 0 {
+			// Keep a number a number: 1.0 must not come back as the integer variant.
+			stmts = append(stmts, jen.Return(jx("EncFloatNotInt").Call(jen.Id("b"), conv)))
+		} else if s, ok := e.inlineEncode(v.Type.Scalar, jen.Id("v")); ok {
 			stmts = append(stmts, jen.Return(s, jen.Nil()))
 		} else {
 			stmts = append(stmts, jen.Return(e.encodeCall(v.Type.Scalar, conv)))
@@ -838,6 +846,16 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 	name := "append" + t.Name
 	if members {
 		name += "Members"
+	}
+	for _, v := range u.Variants {
+		if v.Type.Kind != TScalar {
+			continue
+		}
+		f.Comment(fmt.Sprintf("MarshalJSON encodes x as a %s value.", t.Name))
+		f.Func().Params(jen.Id("x").Id(v.Type.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jen.Id(name).Call(jen.Nil(), jen.Id("x"))),
+		)
+		f.Line()
 	}
 	f.Comment(fmt.Sprintf("%s appends v in its variant's JSON form.", name))
 	f.Func().Id(name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error()).Block(

@@ -104,7 +104,7 @@ func (e *emitter) types(f *jen.File) error {
 		case TStruct:
 			e.structDecl(f, t)
 		case TDefined:
-			f.Add(typeDoc(t, ""))
+			topComment(f, typeDoc(t, ""))
 			f.Comment(fmt.Sprintf("It has the members of %s; convert with %s(v) when needed.", t.Base.Name, t.Base.Name))
 			f.Type().Id(t.Name).Id(t.Base.Name)
 		case TUnion:
@@ -112,14 +112,14 @@ func (e *emitter) types(f *jen.File) error {
 		case TEnum, TIntEnum:
 			e.enumDecl(f, t)
 		case TScalar:
-			f.Add(typeDoc(t, ""))
+			topComment(f, typeDoc(t, ""))
 			f.Type().Id(t.Name).Add(goType(t.Scalar))
 		case TNull:
-			f.Add(typeDoc(t, ""))
+			topComment(f, typeDoc(t, ""))
 			f.Comment("It encodes as JSON null.")
 			f.Type().Id(t.Name).Struct()
 		case TRaw:
-			f.Add(typeDoc(t, ""))
+			topComment(f, typeDoc(t, ""))
 			f.Comment("The schema allows any JSON value here; it is kept verbatim.")
 			f.Type().Id(t.Name).Qual(segJSON, "RawMessage")
 		default:
@@ -132,14 +132,14 @@ func (e *emitter) types(f *jen.File) error {
 
 func (e *emitter) structDecl(f *jen.File, t *Type) {
 	if t.IsUnknown {
-		f.Add(typeDoc(t, ""))
+		topComment(f, typeDoc(t, ""))
 		f.Type().Id(t.Name).Struct(
 			jen.Comment("Raw is the variant's JSON object, verbatim."),
 			jen.Id("Raw").Qual(segJSON, "RawMessage").Tag(map[string]string{"json": "-"}),
 		)
 		return
 	}
-	f.Add(typeDoc(t, ""))
+	topComment(f, typeDoc(t, ""))
 	var fields []jen.Code
 	for _, fd := range t.Fields {
 		fields = append(fields, comment(fieldDoc(fd)...).Id(fd.Go).Add(fieldType(fd)).Tag(map[string]string{"json": fd.JSON}))
@@ -195,7 +195,7 @@ func (e *emitter) unionDecl(f *jen.File, t *Type) {
 	if u.Unknown != nil {
 		lines = append(lines, fmt.Sprintf("  - any other: *%s (kept verbatim)", u.Unknown.Name))
 	}
-	f.Add(comment(lines...))
+	topComment(f, lines)
 	f.Type().Id(t.Name).Interface(jen.Id(marker(t)).Params())
 	f.Line()
 	vs := append([]*Variant{}, u.Variants...)
@@ -226,7 +226,7 @@ func (e *emitter) enumDecl(f *jen.File, t *Type) {
 	if t.Open {
 		what = " (an open enum: values not listed here are kept)"
 	}
-	f.Add(typeDoc(t, what))
+	topComment(f, typeDoc(t, what))
 	base := jen.String()
 	if t.Kind == TIntEnum {
 		base = jen.Int32()

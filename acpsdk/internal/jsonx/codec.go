@@ -225,3 +225,18 @@ func Extend(skip []string, more ...string) []string {
 	out = append(out, skip...)
 	return append(out, more...)
 }
+
+// EncFloatNotInt appends a float so that it never reads as a JSON integer
+// (1 → 1.0): for a union whose integer and number variants are told apart
+// by the text of the value.
+func EncFloatNotInt(b []byte, v float64) ([]byte, error) {
+	start := len(b)
+	b, err := AppendFloat(b, v)
+	if err != nil {
+		return b, err
+	}
+	if isInteger(b[start:]) {
+		b = append(b, ".0"...)
+	}
+	return b, nil
+}
