@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/gen"
@@ -42,7 +43,18 @@ func run(log *slog.Logger, storeDir string) error {
 	conn := acpsdk.NewConn(os.Stdin, os.Stdout, h, &acpsdk.Options{Logger: log})
 	a.client = gen.NewClientPeer(conn)
 	<-conn.Done()
-	if err := conn.Err(); err != nil && !errors.Is(err, acpsdk.ErrClosed) {
+	err := conn.Err()
+	// At the end of stdin the connection cancels running handlers; Close
+	// waits for them to return, so their sessions are saved before exit.
+	// Flush first: what is already queued still reaches a client that only
+	// half-closed the pipe.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = conn.Flush(ctx)
+	if cerr := conn.Close(); cerr != nil {
+		log.Warn("close", "err", cerr)
+	}
+	if err != nil && !errors.Is(err, acpsdk.ErrClosed) {
 		return err
 	}
 	return nil
