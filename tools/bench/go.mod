@@ -1,8 +1,24 @@
 module acpkit.dev/tools/bench
 
-go 1.26
+go 1.26.0
 
 require (
-	github.com/coder/acp-go-sdk v0.13.0 // indirect
-	github.com/segmentio/encoding v0.5.4 // indirect
+	acpkit.dev v0.0.0
+	github.com/coder/acp-go-sdk v0.13.0
+	github.com/segmentio/encoding v0.5.4
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/segmentio/asm v1.1.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
+
+// The SDK and the adapter are measured as they are in this repository; the
+// replaces keep a GOWORK=off build of this module working.
+replace (
+	acpkit.dev => ../..
+	acpkit.dev/adapter => ../../adapter
 )
