@@ -70,7 +70,7 @@ type Result struct {
 	// it passed: the baseline is stale.
 	Fixed bool `json:"fixedSinceBaseline,omitempty"`
 	// Duration is how long the check took.
-	Duration time.Duration `json:"durationNs"`
+	Duration time.Duration `json:"duration"`
 	// Transcript is the wire as the check saw it; kept only when the check
 	// did not pass.
 	Transcript []Line `json:"transcript,omitempty"`

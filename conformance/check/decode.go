@@ -1,22 +1,14 @@
 package check
 
 import (
-	"fmt"
-
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/gen"
 )
 
-// decodeInitializeResult decodes the initialize result the way a client
-// must: protocolVersion is required and a uint16.
+// decodeInitializeResult decodes the initialize result with the SDK's
+// generated decoder, as any acpsdk client would.
 func decodeInitializeResult(result json.RawMessage) error {
-	var r struct {
-		ProtocolVersion *uint16 `json:"protocolVersion"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return err
-	}
-	if r.ProtocolVersion == nil {
-		return fmt.Errorf("protocolVersion is missing")
-	}
-	return nil
+	var r gen.InitializeResponse
+	return r.UnmarshalJSON(result)
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/gen"
 )
 
 // RequestedVersion is the protocol version acpcheck asks for.
@@ -24,7 +26,7 @@ type Handshake struct {
 	AgentInfo json.RawMessage
 
 	loadSession bool
-	session     map[string]json.RawMessage
+	session     map[string]bool
 }
 
 // LoadSession reports whether the agent advertised loadSession: true.
@@ -32,10 +34,7 @@ func (h *Handshake) LoadSession() bool { return h.loadSession }
 
 // SessionCapability reports whether sessionCapabilities.<name> is present
 // and not null (presence means support).
-func (h *Handshake) SessionCapability(name string) bool {
-	v, ok := h.session[name]
-	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
-}
+func (h *Handshake) SessionCapability(name string) bool { return h.session[name] }
 
 // initializeParams is the client's side of the handshake: no client
 // capability is offered, so the agent must not call fs or terminal methods.
@@ -72,14 +71,18 @@ func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
 		return nil, Failf("initialize result is not an object: %v", err)
 	}
 	h.ProtocolVersion, h.Caps, h.AgentInfo = r.ProtocolVersion, r.Caps, r.AgentInfo
-	// Capability facts are read leniently here; the capabilities check is
-	// the one that judges their shapes.
-	var caps struct {
-		LoadSession bool                       `json:"loadSession"`
-		Session     map[string]json.RawMessage `json:"sessionCapabilities"`
+	// Capability facts are read the way an SDK client reads them: through
+	// the generated decoder, where a malformed capability means "not
+	// advertised". The capabilities check is the one that judges shapes.
+	var typed gen.InitializeResponse
+	if err := typed.UnmarshalJSON(m.Result); err == nil {
+		sc := typed.AgentCapabilities.SessionCapabilities
+		h.loadSession = typed.AgentCapabilities.LoadSession
+		h.session = map[string]bool{
+			"resume": sc.Resume != nil, "close": sc.Close != nil,
+			"delete": sc.Delete != nil, "list": sc.List != nil,
+		}
 	}
-	_ = json.Unmarshal(r.Caps, &caps)
-	h.loadSession, h.session = caps.LoadSession, caps.Session
 	return h, nil
 }
 

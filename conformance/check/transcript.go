@@ -29,7 +29,7 @@ const maxTranscriptText = 2048
 // Line is one transcript entry.
 type Line struct {
 	// At is the time since the agent was launched.
-	At   time.Duration `json:"atNs"`
+	At   time.Duration `json:"at"`
 	Dir  Direction     `json:"dir"`
 	Text string        `json:"text"`
 }

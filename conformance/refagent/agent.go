@@ -10,10 +10,14 @@ import (
 	"time"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 )
 
-// LatestProtocolVersion is the only protocol version the agent speaks.
-const LatestProtocolVersion = 1
+// LatestProtocolVersion is the only protocol version the agent speaks: the
+// one the SDK's pinned schema describes.
+const LatestProtocolVersion = gen.LatestProtocolVersion
 
 // errExited ends a turn whose process was told to exit, when the exit
 // func returned (it does only in tests).
@@ -25,18 +29,74 @@ const ForeignSessionID = "refagent-foreign-session"
 // UnknownClientMethod is the method the "call-unknown" word calls.
 const UnknownClientMethod = "refagent/unknown_method"
 
-// Agent is the reference agent's protocol logic, independent of its
-// process.
+// Agent is the reference agent's protocol logic on an acpsdk connection.
 type Agent struct {
+	ctx   context.Context // ends when the agent stops
 	opts  Options
-	c     *conn
+	t     *transport
 	log   *slog.Logger
 	exit  func(int)
 	store *store
 
-	mu    sync.Mutex
-	turns map[string]*turn // running turn per session id
+	stopTurns context.CancelFunc // cancels ctx
+
+	mu       sync.Mutex
+	turns    map[string]*turn // running turn per session id
+	inflight int              // prompt handlers running
+	idle     chan struct{}    // closed when inflight drops to 0, if drain waits
 }
+
+func (a *Agent) turnStarted() {
+	a.mu.Lock()
+	a.inflight++
+	a.mu.Unlock()
+}
+
+func (a *Agent) turnEnded() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inflight--; a.inflight == 0 && a.idle != nil {
+		close(a.idle)
+		a.idle = nil
+	}
+}
+
+// drain ends the turns in flight and waits, at most d in all, for them to
+// finish and for everything queued to be written.
+func (a *Agent) drain(d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	a.stopTurns()
+	a.mu.Lock()
+	var idle chan struct{}
+	if a.inflight > 0 {
+		a.idle = make(chan struct{})
+		idle = a.idle
+	}
+	a.mu.Unlock()
+	if idle != nil {
+		select {
+		case <-idle:
+		case <-ctx.Done():
+		}
+	}
+	_ = a.t.conn.Flush(ctx)
+}
+
+// typedAgent is Agent seen through the generated handler interfaces
+// (gen.Agent plus the optional session lifecycle handlers); the methods
+// live on a separate type so Agent's own method set stays the
+// acpsdk.Handler.
+type typedAgent Agent
+
+var (
+	_ gen.Agent                = (*typedAgent)(nil)
+	_ gen.LoadSessionHandler   = (*typedAgent)(nil)
+	_ gen.ResumeSessionHandler = (*typedAgent)(nil)
+	_ gen.CloseSessionHandler  = (*typedAgent)(nil)
+	_ gen.DeleteSessionHandler = (*typedAgent)(nil)
+	_ acpsdk.Handler           = (*Agent)(nil)
+)
 
 // turn is a running prompt turn.
 type turn struct {
@@ -55,213 +115,168 @@ func (t *turn) isCancelled() bool {
 	}
 }
 
-func newAgent(opts Options, c *conn, log *slog.Logger, exit func(int)) *Agent {
-	return &Agent{opts: opts, c: c, log: log, exit: exit, store: newStore(opts.StateDir), turns: map[string]*turn{}}
+func newAgent(ctx context.Context, stop context.CancelFunc, opts Options, log *slog.Logger, exit func(int)) *Agent {
+	return &Agent{ctx: ctx, stopTurns: stop, opts: opts, log: log, exit: exit, store: newStore(opts.StateDir), turns: map[string]*turn{}}
 }
 
-func decodeParams(params json.RawMessage, v any) error {
-	if len(params) == 0 {
-		return errorf(-32602, "invalid params: missing")
-	}
-	if err := json.Unmarshal(params, v); err != nil {
-		return errorf(-32602, "invalid params: %v", err)
-	}
-	return nil
-}
-
-func (a *Agent) request(ctx context.Context, method string, params json.RawMessage) (reply, error) {
+// advertised reports whether a method's capability, if it has one, is
+// advertised.
+func (a *Agent) advertised(method string) bool {
 	switch method {
-	case "initialize":
-		return a.initialize(params)
-	case "session/new":
-		return a.newSession(params)
-	case "session/load":
-		if a.opts.LoadSession {
-			return a.continueSession(method, params, !a.opts.LoadReplayAfterResponse, a.opts.LoadReplayAfterResponse)
-		}
-	case "session/resume":
-		if a.opts.Resume {
-			return a.continueSession(method, params, a.opts.ResumeReplays, false)
-		}
-	case "session/close":
-		if a.opts.Close {
-			return a.closeSession(params, a.opts.FailClose, false)
-		}
-	case "session/delete":
-		if a.opts.Delete {
-			return a.closeSession(params, a.opts.FailDelete, true)
-		}
-	case "session/prompt":
-		return a.prompt(ctx, params)
-	}
-	return reply{}, errorf(a.opts.UnknownMethodCode, "method not found: %s", method)
-}
-
-func (a *Agent) notification(method string, params json.RawMessage) {
-	switch method {
-	case "session/cancel":
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(params, &p) != nil {
-			a.log.Warn("undecodable session/cancel", "params", string(params))
-			return
-		}
-		a.mu.Lock()
-		t := a.turns[p.SessionID]
-		a.mu.Unlock()
-		if t != nil {
-			t.cancel()
-		}
-		a.log.Info("cancel received", "session_id", p.SessionID, "turn_running", t != nil)
-	case "$/cancel_request":
-		// Every request this agent serves is short or is a prompt turn,
-		// which session/cancel ends; nothing to abort.
-	default:
-		a.log.Info("ignoring notification", "method", method)
-		if a.opts.AnswerNotifications {
-			_ = a.c.writeLines(errorResponse(nullID, errorf(-32601, "method not found: %s", method)))
-		}
-	}
-}
-
-func (a *Agent) garbage(line []byte) bool {
-	a.log.Warn("line is not JSON", "bytes", len(line))
-	if a.opts.DieOnGarbage {
-		a.exit(3)
-		return false
+	case gen.MethodSessionLoad:
+		return a.opts.LoadSession
+	case gen.MethodSessionResume:
+		return a.opts.Resume
+	case gen.MethodSessionClose:
+		return a.opts.Close
+	case gen.MethodSessionDelete:
+		return a.opts.Delete
 	}
 	return true
 }
 
-func (a *Agent) initialize(params json.RawMessage) (reply, error) {
-	var p struct {
-		ProtocolVersion *int `json:"protocolVersion"`
-	}
-	if err := decodeParams(params, &p); err != nil {
-		return reply{}, err
-	}
-	if p.ProtocolVersion == nil {
-		return reply{}, errorf(-32602, "invalid params: protocolVersion is required")
-	}
+// notImplemented answers a method whose capability is not advertised the
+// way an unknown method is answered.
+func (a *Agent) notImplemented(method string) error {
+	return errorf(int64(a.opts.UnknownMethodCode), "method not found: %s", method)
+}
+
+func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*gen.InitializeResponse, error) {
+	a := (*Agent)(ta)
 	if a.opts.FailInitialize != 0 {
-		return reply{}, failure(a.opts.FailInitialize)
+		return nil, failure(a.opts.FailInitialize)
 	}
 	version := LatestProtocolVersion
 	if a.opts.ProtocolVersion >= 0 {
-		version = a.opts.ProtocolVersion
+		version = gen.ProtocolVersion(a.opts.ProtocolVersion)
 	}
-	session := map[string]any{}
+	a.log.Info("initialize", "requested", p.ProtocolVersion, "answered", version)
+	var caps gen.AgentCapabilities
+	caps.LoadSession = a.opts.LoadSession
+	caps.McpCapabilities.HTTP = a.opts.MCPHTTP
 	if a.opts.Resume {
-		session["resume"] = map[string]any{}
+		caps.SessionCapabilities.Resume = &gen.SessionResumeCapabilities{}
 	}
 	if a.opts.Close {
-		session["close"] = map[string]any{}
+		caps.SessionCapabilities.Close = &gen.SessionCloseCapabilities{}
 	}
 	if a.opts.Delete {
-		session["delete"] = map[string]any{}
+		caps.SessionCapabilities.Delete = &gen.SessionDeleteCapabilities{}
 	}
-	caps := map[string]any{
-		"loadSession":         a.opts.LoadSession,
-		"promptCapabilities":  map[string]any{"image": false, "audio": false, "embeddedContext": false},
-		"mcpCapabilities":     map[string]any{"http": a.opts.MCPHTTP, "sse": false},
-		"sessionCapabilities": session,
-	}
-	if a.opts.MalformedCapabilities {
-		caps["loadSession"] = "yes"
-		caps["sessionCapabilities"] = map[string]any{"resume": true}
-	}
-	result := map[string]any{"protocolVersion": version, "agentCapabilities": caps, "authMethods": []any{}}
+	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: []gen.AuthMethod{}}
 	if !a.opts.NoAgentInfo {
-		result["agentInfo"] = map[string]any{"name": a.opts.AgentName, "version": a.opts.AgentVersion}
+		r.AgentInfo = &gen.Implementation{Name: a.opts.AgentName, Version: a.opts.AgentVersion}
 	}
-	return reply{result: result}, nil
+	return r, nil
+}
+
+// malformedInitialize is the --malformed-capabilities answer, which no
+// typed value can express.
+func (a *Agent) malformedInitialize() map[string]any {
+	return map[string]any{
+		"protocolVersion": LatestProtocolVersion,
+		"agentCapabilities": map[string]any{
+			"loadSession":         "yes",
+			"sessionCapabilities": map[string]any{"resume": true},
+		},
+		"authMethods": []any{},
+		"agentInfo":   map[string]any{"name": a.opts.AgentName, "version": a.opts.AgentVersion},
+	}
 }
 
 // failure builds the error a --fail-* or --prompt-error flag asks for, with
 // the message a real runtime would give for that code.
-func failure(code int) *Error {
+func failure(code int) *acpsdk.Error {
+	c := int64(code)
 	switch {
-	case code == -32000:
-		return errorf(code, "authentication required")
-	case code >= 400 && code <= 599:
-		return errorf(code, "model backend unavailable (status %d)", code)
+	case c == acpsdk.CodeAuthRequired:
+		return errorf(c, "authentication required")
+	case c >= 400 && c <= 599:
+		return errorf(c, "model backend unavailable (status %d)", c)
 	default:
-		return errorf(code, "refagent: failing on request")
+		return errorf(c, "refagent: failing on request")
 	}
 }
 
-type sessionParams struct {
-	SessionID  string          `json:"sessionId"`
-	Cwd        string          `json:"cwd"`
-	MCPServers json.RawMessage `json:"mcpServers"`
+func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error {
+	a := (*Agent)(ta)
+	sid := string(p.SessionID)
+	a.mu.Lock()
+	t := a.turns[sid]
+	a.mu.Unlock()
+	if t != nil {
+		t.cancel()
+	}
+	a.log.Info("cancel received", "session_id", sid, "turn_running", t != nil)
+	return nil
 }
 
-func (a *Agent) newSession(params json.RawMessage) (reply, error) {
-	var p sessionParams
-	if err := decodeParams(params, &p); err != nil {
-		return reply{}, err
-	}
-	if p.Cwd == "" || p.MCPServers == nil {
-		return reply{}, errorf(-32602, "invalid params: cwd and mcpServers are required")
-	}
+func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) (*gen.NewSessionResponse, error) {
+	a := (*Agent)(ta)
 	if a.opts.FailNewSession != 0 {
-		return reply{}, failure(a.opts.FailNewSession)
+		return nil, failure(a.opts.FailNewSession)
 	}
 	if a.opts.Chatty {
 		// A vendor notification without a session id before the session
 		// exists, as some runtimes send.
-		_ = a.c.Notify("_refagent/status", map[string]any{"state": "creating session"})
+		if err := a.t.conn.Notify(ctx, "_refagent/status", map[string]any{"state": "creating session"}); err != nil {
+			return nil, err
+		}
 	}
 	s, err := a.store.create(p.Cwd)
 	if err != nil {
-		return reply{}, errorf(-32603, "creating session: %v", err)
+		return nil, errorf(acpsdk.CodeInternalError, "creating session: %v", err)
 	}
-	a.record("session/new", s.ID, p)
 	a.log.Info("session created", "session_id", s.ID)
-	rep := reply{result: map[string]any{"sessionId": s.ID}}
 	if a.opts.Chatty {
-		rep.after = append(rep.after, notification("session/update", map[string]any{
-			"sessionId": s.ID,
-			"update": map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{
-				map[string]any{"name": "refagent-help", "description": "List the reference agent's prompt words"},
-			}},
-		}))
+		addAfter(ctx, update(s.ID, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{
+			map[string]any{"name": "refagent-help", "description": "List the reference agent's prompt words"},
+		}}))
 	}
-	return rep, nil
+	return &gen.NewSessionResponse{SessionID: gen.SessionID(s.ID)}, nil
+}
+
+func (ta *typedAgent) LoadSession(ctx context.Context, p *gen.LoadSessionRequest) (*gen.LoadSessionResponse, error) {
+	a := (*Agent)(ta)
+	if !a.opts.LoadSession {
+		return nil, a.notImplemented(gen.MethodSessionLoad)
+	}
+	if err := a.continueSession(ctx, gen.MethodSessionLoad, string(p.SessionID), !a.opts.LoadReplayAfterResponse, a.opts.LoadReplayAfterResponse); err != nil {
+		return nil, err
+	}
+	return &gen.LoadSessionResponse{}, nil
+}
+
+func (ta *typedAgent) ResumeSession(ctx context.Context, p *gen.ResumeSessionRequest) (*gen.ResumeSessionResponse, error) {
+	a := (*Agent)(ta)
+	if !a.opts.Resume {
+		return nil, a.notImplemented(gen.MethodSessionResume)
+	}
+	if err := a.continueSession(ctx, gen.MethodSessionResume, string(p.SessionID), a.opts.ResumeReplays, false); err != nil {
+		return nil, err
+	}
+	return &gen.ResumeSessionResponse{}, nil
 }
 
 // continueSession serves session/load and session/resume: replayBefore
 // replays the conversation before the response, replayAfter after it.
-func (a *Agent) continueSession(method string, params json.RawMessage, replayBefore, replayAfter bool) (reply, error) {
-	var p sessionParams
-	if err := decodeParams(params, &p); err != nil {
-		return reply{}, err
-	}
-	if p.SessionID == "" || p.Cwd == "" {
-		return reply{}, errorf(-32602, "invalid params: sessionId and cwd are required")
-	}
-	s, ok := a.store.get(p.SessionID)
+func (a *Agent) continueSession(ctx context.Context, method, sid string, replayBefore, replayAfter bool) error {
+	s, ok := a.store.get(sid)
 	if !ok {
-		return reply{}, errorf(-32002, "session not found: %s", p.SessionID)
+		return errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
 	}
-	a.record(method, s.ID, p)
 	history := a.store.history(s)
 	replay := replayOf(s.ID, history)
-	var rep reply
-	rep.result = map[string]any{}
 	if replayBefore {
-		for _, m := range replay {
-			if err := a.c.writeLines(m); err != nil {
-				return reply{}, err
-			}
+		if err := a.t.write(ctx, replay...); err != nil {
+			return err
 		}
 	}
 	if replayAfter {
-		rep.after = replay
+		addAfter(ctx, replay...)
 	}
 	a.log.Info("session continued", "method", method, "session_id", s.ID, "exchanges", len(history))
-	return rep, nil
+	return nil
 }
 
 func replayOf(sid string, history []Exchange) []any {
@@ -274,45 +289,71 @@ func replayOf(sid string, history []Exchange) []any {
 	return out
 }
 
-func (a *Agent) closeSession(params json.RawMessage, fail, deleting bool) (reply, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
+func (ta *typedAgent) CloseSession(_ context.Context, p *gen.CloseSessionRequest) (*gen.CloseSessionResponse, error) {
+	a := (*Agent)(ta)
+	if !a.opts.Close {
+		return nil, a.notImplemented(gen.MethodSessionClose)
 	}
-	if err := decodeParams(params, &p); err != nil {
-		return reply{}, err
+	if a.opts.FailClose {
+		return nil, errorf(acpsdk.CodeInternalError, "refagent: failing on request")
 	}
-	if fail {
-		return reply{}, errorf(-32603, "refagent: failing on request")
+	sid := string(p.SessionID)
+	a.cancelTurn(sid) // closing a session cancels its turn
+	if !a.store.forget(sid) {
+		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
 	}
-	a.mu.Lock()
-	if t := a.turns[p.SessionID]; t != nil {
-		t.cancel() // closing a session cancels its turn
-	}
-	a.mu.Unlock()
-	if deleting {
-		// Deleting an unknown id succeeds silently.
-		if err := a.store.remove(p.SessionID); err != nil {
-			return reply{}, errorf(-32603, "deleting session: %v", err)
-		}
-		return reply{result: map[string]any{}}, nil
-	}
-	if !a.store.forget(p.SessionID) {
-		return reply{}, errorf(-32002, "session not found: %s", p.SessionID)
-	}
-	return reply{result: map[string]any{}}, nil
+	return &gen.CloseSessionResponse{}, nil
 }
 
-// record appends the MCP servers a session request carried to the
-// --record-mcp file, so tests can read back exactly what they were given.
-func (a *Agent) record(method, sessionID string, p sessionParams) {
+func (ta *typedAgent) DeleteSession(_ context.Context, p *gen.DeleteSessionRequest) (*gen.DeleteSessionResponse, error) {
+	a := (*Agent)(ta)
+	if !a.opts.Delete {
+		return nil, a.notImplemented(gen.MethodSessionDelete)
+	}
+	if a.opts.FailDelete {
+		return nil, errorf(acpsdk.CodeInternalError, "refagent: failing on request")
+	}
+	sid := string(p.SessionID)
+	a.cancelTurn(sid)
+	// Deleting an unknown id succeeds silently.
+	if err := a.store.remove(sid); err != nil {
+		return nil, errorf(acpsdk.CodeInternalError, "deleting session: %v", err)
+	}
+	return &gen.DeleteSessionResponse{}, nil
+}
+
+func (a *Agent) cancelTurn(sid string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t := a.turns[sid]; t != nil {
+		t.cancel()
+	}
+}
+
+// record appends the MCP servers a session request carried, exactly as
+// received, to the --record-mcp file, so tests can read them back.
+func (a *Agent) record(method string, params json.RawMessage, result any) {
 	if a.opts.RecordMCP == "" {
 		return
 	}
-	servers := p.MCPServers
-	if servers == nil {
-		servers = json.RawMessage("null")
+	switch method {
+	case gen.MethodSessionNew, gen.MethodSessionLoad, gen.MethodSessionResume:
+	default:
+		return
 	}
-	if err := appendJSONLine(a.opts.RecordMCP, Record{Method: method, SessionID: sessionID, Cwd: p.Cwd, MCPServers: servers}); err != nil {
+	var p struct {
+		SessionID  string          `json:"sessionId"`
+		Cwd        string          `json:"cwd"`
+		MCPServers json.RawMessage `json:"mcpServers"`
+	}
+	_ = json.Unmarshal(params, &p) // already decoded once by the typed layer
+	if r, ok := result.(*gen.NewSessionResponse); ok {
+		p.SessionID = string(r.SessionID)
+	}
+	if p.MCPServers == nil {
+		p.MCPServers = json.RawMessage("null")
+	}
+	if err := appendJSONLine(a.opts.RecordMCP, Record{Method: method, SessionID: p.SessionID, Cwd: p.Cwd, MCPServers: p.MCPServers}); err != nil {
 		a.log.Error("recording MCP servers", "error", err)
 	}
 }

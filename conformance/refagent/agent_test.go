@@ -9,6 +9,8 @@ import (
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk"
 )
 
 func TestInitialize_DefaultsAndCapabilityFlags(t *testing.T) {
@@ -40,7 +42,7 @@ func TestInitialize_FailsOnRequest(t *testing.T) {
 	c := startAgent(t, o)
 	_, r := c.call("initialize", map[string]any{"protocolVersion": 1})
 	require.NotNil(t, r.Error)
-	assert.Equal(t, -32000, r.Error.Code)
+	assert.EqualValues(t, -32000, r.Error.Code)
 	assert.Equal(t, "authentication required", r.Error.Message)
 }
 
@@ -51,7 +53,7 @@ func TestNewSession_FailsWithAuthRequired(t *testing.T) {
 	c.call("initialize", map[string]any{"protocolVersion": 1})
 	_, r := c.call("session/new", map[string]any{"cwd": "/w", "mcpServers": []any{}})
 	require.NotNil(t, r.Error)
-	assert.Equal(t, -32000, r.Error.Code)
+	assert.EqualValues(t, -32000, r.Error.Code)
 }
 
 func TestPrompt_DefaultStreamsTwoMessagesInChunks(t *testing.T) {
@@ -112,7 +114,7 @@ func TestPrompt_PermissionRefusableAndAllowOnly(t *testing.T) {
 	c := startAgent(t, DefaultOptions())
 	sid := c.handshake()
 	var offered [][]string
-	c.answer = func(method string, params json.RawMessage) (any, *Error) {
+	c.answer = func(method string, params json.RawMessage) (any, *acpsdk.Error) {
 		var p struct {
 			Options []struct{ Kind string } `json:"options"`
 		}
@@ -133,7 +135,7 @@ func TestPrompt_PermissionRefusableAndAllowOnly(t *testing.T) {
 	assert.Contains(t, texts(updates), "permission outcome: cancelled")
 	assert.Equal(t, [][]string{{"allow_once", "reject_once"}, {"allow_once", "allow_always"}}, offered)
 
-	c.answer = func(string, json.RawMessage) (any, *Error) {
+	c.answer = func(string, json.RawMessage) (any, *acpsdk.Error) {
 		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow"}}, nil
 	}
 	updates, _ = c.prompt(sid, "permission")
@@ -251,10 +253,10 @@ func TestPrompt_UnknownSessionAndErrorWords(t *testing.T) {
 	sid := c.handshake()
 	_, r := c.prompt("nope", "hi")
 	require.NotNil(t, r.Error)
-	assert.Equal(t, -32002, r.Error.Code)
+	assert.EqualValues(t, -32002, r.Error.Code)
 	_, r = c.prompt(sid, "error=503")
 	require.NotNil(t, r.Error)
-	assert.Equal(t, 503, r.Error.Code)
+	assert.EqualValues(t, 503, r.Error.Code)
 }
 
 func TestLoadReplaysAndResumeDoesNotAcrossProcesses(t *testing.T) {
@@ -283,7 +285,7 @@ func TestLoadReplaysAndResumeDoesNotAcrossProcesses(t *testing.T) {
 
 	_, r = c.call("session/load", map[string]any{"sessionId": "sess-99", "cwd": "/work", "mcpServers": []any{}})
 	require.NotNil(t, r.Error)
-	assert.Equal(t, -32002, r.Error.Code)
+	assert.EqualValues(t, -32002, r.Error.Code)
 
 	b, err := os.ReadFile(o.RecordMCP)
 	require.NoError(t, err)
@@ -326,7 +328,7 @@ func TestCloseAndDelete(t *testing.T) {
 	assert.Nil(t, r.Error, "deleting an unknown id succeeds")
 	_, r = c.call("session/close", map[string]any{"sessionId": "never-existed"})
 	require.NotNil(t, r.Error)
-	assert.Equal(t, -32002, r.Error.Code)
+	assert.EqualValues(t, -32002, r.Error.Code)
 }
 
 func TestUnadvertisedMethodsAreUnknown(t *testing.T) {
@@ -334,7 +336,7 @@ func TestUnadvertisedMethodsAreUnknown(t *testing.T) {
 	for _, m := range []string{"session/load", "session/resume", "session/close", "session/delete", "_vendor/x"} {
 		_, r := c.call(m, map[string]any{"sessionId": "s", "cwd": "/w"})
 		require.NotNil(t, r.Error, m)
-		assert.Equal(t, -32601, r.Error.Code, m)
+		assert.EqualValues(t, -32601, r.Error.Code, m)
 	}
 }
 
@@ -358,14 +360,14 @@ func TestBadInputAnswers(t *testing.T) {
 	c.write("{not json")
 	m, _ := c.next()
 	require.NotNil(t, m.Error)
-	assert.Equal(t, -32700, m.Error.Code)
+	assert.EqualValues(t, -32700, m.Error.Code)
 	assert.Equal(t, "null", string(m.ID))
 	c.write("[1]")
 	m, _ = c.next()
-	assert.Equal(t, -32600, m.Error.Code)
+	assert.EqualValues(t, -32600, m.Error.Code)
 	_, r := c.call("initialize", map[string]any{})
 	require.NotNil(t, r.Error)
-	assert.Equal(t, -32602, r.Error.Code)
+	assert.EqualValues(t, -32602, r.Error.Code)
 	c.notify("_vendor/unknown", map[string]any{})
 	_, r = c.call("initialize", map[string]any{"protocolVersion": 1})
 	assert.Nil(t, r.Error, "an unknown notification is ignored")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk"
 )
 
 // msg is one line from the agent, decoded loosely for assertions.
@@ -24,7 +26,7 @@ type msg struct {
 	} `json:"params"`
 	RawParams json.RawMessage `json:"-"`
 	Result    map[string]any  `json:"result"`
-	Error     *Error          `json:"error"`
+	Error     *acpsdk.Error   `json:"error"`
 }
 
 func (m msg) kind() string {
@@ -49,14 +51,14 @@ type client struct {
 	lines  chan string
 	done   chan error
 	exits  chan int
-	answer func(method string, params json.RawMessage) (any, *Error)
+	answer func(method string, params json.RawMessage) (any, *acpsdk.Error)
 	nextID int
 	closed sync.Once
 }
 
 // defaultAnswer refuses permission with the first reject option and
 // answers everything else -32601, like an unattended client.
-func defaultAnswer(method string, params json.RawMessage) (any, *Error) {
+func defaultAnswer(method string, params json.RawMessage) (any, *acpsdk.Error) {
 	if method == "session/request_permission" {
 		var p struct {
 			Options []struct{ OptionID, Kind string } `json:"options"`
@@ -69,7 +71,7 @@ func defaultAnswer(method string, params json.RawMessage) (any, *Error) {
 		}
 		return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
 	}
-	return nil, &Error{Code: -32601, Message: "method not found"}
+	return nil, &acpsdk.Error{Code: -32601, Message: "method not found"}
 }
 
 func startAgent(t *testing.T, opts Options) *client {

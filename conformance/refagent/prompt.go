@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 )
 
 // pngPixel is a 1×1 transparent PNG, the "image" word's content.
@@ -26,7 +29,7 @@ type turnRun struct {
 
 func (r *turnRun) send(u map[string]any) error {
 	r.sent++
-	return r.a.c.writeLines(update(r.sid, u))
+	return r.a.t.write(r.ctx, update(r.sid, u))
 }
 
 func (r *turnRun) say(messageID string, parts ...string) error {
@@ -57,40 +60,31 @@ func toolText(text string) []any {
 	return []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": text}}}
 }
 
-func (a *Agent) prompt(ctx context.Context, params json.RawMessage) (reply, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-		Prompt    []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"prompt"`
-	}
-	if err := decodeParams(params, &p); err != nil {
-		return reply{}, err
-	}
-	if p.SessionID == "" || p.Prompt == nil {
-		return reply{}, errorf(-32602, "invalid params: sessionId and prompt are required")
-	}
-	s, ok := a.store.get(p.SessionID)
+func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.PromptResponse, error) {
+	a := (*Agent)(ta)
+	sid := string(p.SessionID)
+	s, ok := a.store.get(sid)
 	if !ok {
 		if !a.opts.AcceptUnknownSession {
-			return reply{}, errorf(-32002, "session not found: %s", p.SessionID)
+			return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
 		}
-		s = &Session{ID: p.SessionID}
+		s = &Session{ID: sid}
 	}
 	if a.opts.PromptError != 0 {
-		return reply{}, failure(a.opts.PromptError)
+		return nil, failure(a.opts.PromptError)
 	}
 	var text strings.Builder
 	for _, b := range p.Prompt {
-		if b.Type == "text" {
-			text.WriteString(b.Text)
+		if t, ok := b.(*gen.ContentBlockText); ok {
+			text.WriteString(t.Text)
 		}
 	}
 	sc := ScriptFor(a.opts.Words, text.String())
 	if sc.ErrorCode != 0 {
-		return reply{}, failure(sc.ErrorCode)
+		return nil, failure(sc.ErrorCode)
 	}
+	a.turnStarted()
+	defer a.turnEnded()
 	t := &turn{cancelled: make(chan struct{})}
 	a.mu.Lock()
 	a.turns[s.ID] = t
@@ -104,24 +98,24 @@ func (a *Agent) prompt(ctx context.Context, params json.RawMessage) (reply, erro
 	}()
 	r := &turnRun{a: a, ctx: ctx, sid: s.ID, n: len(a.store.history(s)) + 1, t: t}
 	a.log.Info("turn started", "session_id", s.ID, "prompt", clip(text.String()))
-	rep, err := r.play(sc, text.String())
+	resp, err := r.play(sc, text.String())
 	if err != nil {
-		return reply{}, err
+		return nil, err
 	}
 	if err := a.store.append(s, Exchange{User: text.String(), Agent: r.reply.String()}); err != nil {
 		a.log.Error("saving the conversation", "session_id", s.ID, "error", err)
 	}
-	return rep, nil
+	return resp, nil
 }
 
 // play runs the script in a fixed order, so every transcript is
 // reproducible: thought, plan, misbehaviours, tools, permission,
 // elicitation, unknown call, image, text, slow wait, usage.
-func (r *turnRun) play(sc Script, prompt string) (reply, error) {
+func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 	a := r.a
 	if sc.Thought {
 		if err := r.send(chunk("agent_thought_chunk", r.msgID(0), "Thinking about the request.")); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	if sc.Plan {
@@ -129,83 +123,84 @@ func (r *turnRun) play(sc Script, prompt string) (reply, error) {
 			map[string]any{"content": "Read the request", "priority": "high", "status": "completed"},
 			map[string]any{"content": "Answer it", "priority": "medium", "status": "in_progress"},
 		}}); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	if sc.Exit != nil {
 		if r.sent == 0 {
 			if err := r.say(r.msgID(1), "Exiting mid-turn."); err != nil {
-				return reply{}, err
+				return nil, err
 			}
 		}
 		a.log.Warn("exiting mid-turn on request", "status", *sc.Exit)
+		_ = a.t.conn.Flush(r.ctx) // the updates so far reach the client first
 		a.exit(*sc.Exit)
-		return reply{}, errExited // only reached when exit is not os.Exit (tests)
+		return nil, errExited // only reached when exit is not os.Exit (tests)
 	}
 	if sc.Garbage {
-		if err := a.c.writeLines(rawLine("refagent: this line is not JSON")); err != nil {
-			return reply{}, err
+		if err := a.t.write(r.ctx, rawLine("refagent: this line is not JSON")); err != nil {
+			return nil, err
 		}
 	}
 	if sc.Oversize {
-		if err := a.c.writeLines(oversizeLine(r.sid, r.msgID(9), a.opts.OversizeBytes)); err != nil {
-			return reply{}, err
+		if err := a.t.write(r.ctx, oversizeLine(r.sid, r.msgID(9), a.opts.OversizeBytes)); err != nil {
+			return nil, err
 		}
 	}
 	if sc.Foreign {
-		if err := a.c.writeLines(update(ForeignSessionID, chunk("agent_message_chunk", "foreign-1", "This update names another session."))); err != nil {
-			return reply{}, err
+		if err := a.t.write(r.ctx, update(ForeignSessionID, chunk("agent_message_chunk", "foreign-1", "This update names another session."))); err != nil {
+			return nil, err
 		}
 	}
 	if sc.UnknownUpdate {
 		if err := r.send(map[string]any{"sessionUpdate": "refagent_custom_update", "detail": "a variant the schema does not know"}); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	if sc.Tools {
 		if err := r.tools(); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	if sc.Permission != "" {
 		if err := r.permission(sc.Permission); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	if sc.Elicit {
 		if err := r.elicit(); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	if sc.CallUnknown {
-		_, err := a.c.Call(r.ctx, UnknownClientMethod, map[string]any{"sessionId": r.sid})
+		err := a.t.conn.Call(r.ctx, UnknownClientMethod, map[string]any{"sessionId": r.sid}, nil)
 		if err := r.say(r.msgID(3), "Calling an unknown client method: "+outcomeText(err)); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	if sc.Image {
 		if err := r.send(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": r.msgID(4),
 			"content": map[string]any{"type": "image", "mimeType": "image/png", "data": pngPixel}}); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	var late []any
 	if sc.Text {
 		if err := r.say(r.msgID(1), "Hello", ", ", "from the reference agent."); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 		last := prompt
 		if last == "" {
 			last = "(nothing)"
 		}
 		if err := r.say(r.msgID(2), "You said: "); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 		if a.opts.LateUpdates {
 			late = append(late, update(r.sid, chunk("agent_message_chunk", r.msgID(2), last)))
 			r.reply.WriteString(last)
 		} else if err := r.say(r.msgID(2), last); err != nil {
-			return reply{}, err
+			return nil, err
 		}
 	}
 	cancelled := r.t.isCancelled()
@@ -219,18 +214,19 @@ func (r *turnRun) play(sc Script, prompt string) (reply, error) {
 	case sc.StopReason != "":
 		stop = sc.StopReason
 	}
-	result := map[string]any{"stopReason": stop}
+	resp := &gen.PromptResponse{StopReason: gen.StopReason(stop)}
 	if sc.Usage {
 		if err := r.send(map[string]any{"sessionUpdate": "usage_update", "used": 1234, "size": 200000}); err != nil {
-			return reply{}, err
+			return nil, err
 		}
-		result["_meta"] = map[string]any{"quota": map[string]any{"token_count": map[string]any{"input_tokens": 120, "output_tokens": 34}}}
+		resp.Meta = json.RawMessage(`{"quota":{"token_count":{"input_tokens":120,"output_tokens":34}}}`)
 	}
 	if sc.After {
 		late = append(late, update(r.sid, map[string]any{"sessionUpdate": "session_info_update", "title": "Reference agent session"}))
 	}
+	addAfter(r.ctx, late...)
 	a.log.Info("turn ended", "session_id", r.sid, "stop_reason", stop)
-	return reply{result: result, after: late}, nil
+	return resp, nil
 }
 
 // slow waits for session/cancel or --slow-for, reporting progress; it
@@ -293,11 +289,12 @@ func (r *turnRun) permission(kind string) error {
 			map[string]any{"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
 		}
 	}
-	res, err := r.a.c.Call(r.ctx, "session/request_permission", map[string]any{
+	var res json.RawMessage
+	err := r.a.t.conn.Call(r.ctx, gen.MethodSessionRequestPermission, map[string]any{
 		"sessionId": r.sid,
 		"toolCall":  map[string]any{"toolCallId": id, "title": "Delete the build cache", "kind": "delete", "status": "pending"},
 		"options":   options,
-	})
+	}, &res)
 	var out struct {
 		Outcome struct {
 			Outcome  string `json:"outcome"`
@@ -324,7 +321,8 @@ func (r *turnRun) permission(kind string) error {
 }
 
 func (r *turnRun) elicit() error {
-	res, err := r.a.c.Call(r.ctx, "elicitation/create", map[string]any{
+	var res json.RawMessage
+	err := r.a.t.conn.Call(r.ctx, gen.MethodElicitationCreate, map[string]any{
 		"sessionId": r.sid,
 		"mode":      "form",
 		"message":   "Which branch should I use?",
@@ -332,7 +330,7 @@ func (r *turnRun) elicit() error {
 			"type":       "object",
 			"properties": map[string]any{"branch": map[string]any{"type": "string", "title": "Branch"}},
 		},
-	})
+	}, &res)
 	verdict := "elicitation failed: " + outcomeText(err)
 	if err == nil {
 		verdict = "elicitation answered: " + string(res)
@@ -342,7 +340,7 @@ func (r *turnRun) elicit() error {
 
 // outcomeText renders a call's error for the agent's reply text.
 func outcomeText(err error) string {
-	var e *Error
+	var e *acpsdk.Error
 	switch {
 	case err == nil:
 		return "answered"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -40,15 +39,11 @@ func Main(args []string) int {
 			return 1
 		}
 	}
-	// Not Serve: on end of stdin the process exits at once, without
-	// waiting for in-flight turns (which may be blocked writing to a
-	// client that is gone).
-	c := newConn(os.Stdout)
-	err = c.serve(context.Background(), os.Stdin, newAgent(opts, c, log, os.Exit))
-	if err != nil {
-		log.Error("serving", "error", err)
-		return 1
-	}
+	ag, _ := start(context.Background(), opts, os.Stdin, os.Stdout, log, os.Exit)
+	<-ag.t.conn.Done()
+	// Stdin ended: end the turns in flight, give them a moment to answer,
+	// then go — without Close, which would drop what is still queued.
+	ag.drain(exitFlushBound)
 	if opts.IgnoreStdinClose {
 		log.Info("stdin closed; staying alive as asked (--ignore-stdin-close)")
 		waitForInterrupt()
@@ -57,19 +52,9 @@ func Main(args []string) int {
 	return 0
 }
 
-// Serve runs the agent over r and w until r ends, then cancels the turns
-// still running, waits for their handlers and returns. exit is called for
-// the deliberate exits (exit=CODE, --die-on-garbage); when it returns, the
-// turn ends as if the process had gone.
-func Serve(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slog.Logger, exit func(int)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c := newConn(w)
-	err := c.serve(ctx, r, newAgent(opts, c, log, exit))
-	cancel()
-	c.handlers.Wait()
-	return err
-}
+// exitFlushBound bounds how long the process keeps writing after stdin
+// closes, so it always exits promptly.
+const exitFlushBound = time.Second
 
 // waitForInterrupt blocks until SIGINT; SIGTERM keeps its default action
 // unless --ignore-sigterm, and SIGKILL always works.

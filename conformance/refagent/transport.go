@@ -1,0 +1,258 @@
+package refagent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
+)
+
+// The agent runs on acpsdk's connection: requests are decoded by the
+// generated dispatcher (gen.DispatchAgent) into the typed methods of
+// typedAgent; this file adds what a deliberately misbehaving agent needs on
+// top — overrides that bypass the typed layer, and lines that must follow a
+// response immediately.
+
+// errorf builds the wire error an agent method answers with.
+func errorf(code int64, format string, args ...any) *acpsdk.Error {
+	return &acpsdk.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// rawLine is written verbatim (the misbehaviours need lines no encoder
+// would produce).
+type rawLine []byte
+
+func notification(method string, params any) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
+}
+
+func errorResponse(id json.RawMessage, e *acpsdk.Error) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": id, "error": e}
+}
+
+var nullID = json.RawMessage("null")
+
+// afterKey carries a request's afterLines through the typed dispatch.
+type afterKey struct{}
+
+// afterLines are lines a request handler wants written right after its
+// response: armed once the tap sees the response go out, written by
+// whichever comes first — the flusher goroutine or the next inbound
+// message's handler (so a client reacting to the response always sees them
+// first).
+type afterLines struct {
+	id    string // the request's id, compact JSON
+	lines []any
+	armed bool
+}
+
+// addAfter queues lines to follow the current request's response.
+func addAfter(ctx context.Context, lines ...any) {
+	if al, _ := ctx.Value(afterKey{}).(*afterLines); al != nil {
+		al.lines = append(al.lines, lines...)
+	}
+}
+
+// transport owns the connection and the after-lines bookkeeping.
+type transport struct {
+	conn *acpsdk.Conn
+	log  *slog.Logger
+
+	ready chan struct{} // closed once conn is set: handlers may run before
+
+	mu      sync.Mutex
+	pending []*afterLines
+	kick    chan struct{}
+}
+
+// write queues each message as one line: maps are encoded, rawLine is
+// written as is.
+func (t *transport) write(ctx context.Context, msgs ...any) error {
+	for _, m := range msgs {
+		var line []byte
+		switch v := m.(type) {
+		case rawLine:
+			line = v
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("refagent: encoding a message: %w", err)
+			}
+			line = b
+		}
+		if err := t.conn.WriteRaw(ctx, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tap arms the after-lines of a response as the writer sends it. It runs
+// on the writer goroutine before the line is written, so it only marks and
+// kicks; the writes happen elsewhere.
+func (t *transport) tap(dir acpsdk.Direction, line []byte) {
+	if dir != acpsdk.DirectionOut {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.pending) == 0 {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "" || m.ID == nil {
+		return
+	}
+	id := compact(m.ID)
+	for _, al := range t.pending {
+		if al.id == id {
+			al.armed = true
+			select {
+			case t.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// flushArmed writes the after-lines whose response has gone out.
+func (t *transport) flushArmed(ctx context.Context) {
+	t.mu.Lock()
+	var ready []*afterLines
+	keep := t.pending[:0]
+	for _, al := range t.pending {
+		if al.armed {
+			ready = append(ready, al)
+		} else {
+			keep = append(keep, al)
+		}
+	}
+	t.pending = keep
+	// Writing under the lock keeps two flushers from reordering lines.
+	defer t.mu.Unlock()
+	for _, al := range ready {
+		if err := t.write(ctx, al.lines...); err != nil {
+			t.log.Warn("writing lines after a response", "error", err)
+		}
+	}
+}
+
+func (t *transport) flusher(ctx context.Context) {
+	for {
+		select {
+		case <-t.kick:
+			t.flushArmed(ctx)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Handle is the connection's handler.
+func (a *Agent) Handle(ctx context.Context, req *acpsdk.Request) (any, error) {
+	<-a.t.ready
+	a.t.flushArmed(ctx)
+	// Turns also end when the agent stops (end of input), not only when
+	// the connection cancels the handler.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(a.ctx, cancel)
+	defer stop()
+
+	if req.IsNotification() {
+		if req.Method == gen.MethodSessionCancel {
+			return gen.DispatchAgent(ctx, (*typedAgent)(a), req.Method, req.Params)
+		}
+		a.log.Info("ignoring notification", "method", req.Method)
+		if a.opts.AnswerNotifications {
+			_ = a.t.write(ctx, errorResponse(nullID, errorf(acpsdk.CodeMethodNotFound, "method not found: %s", req.Method)))
+		}
+		return nil, acpsdk.ErrMethodNotFound
+	}
+	if req.Method == gen.MethodInitialize && a.opts.MalformedCapabilities {
+		return a.malformedInitialize(), nil
+	}
+	if !a.advertised(req.Method) {
+		// Before decoding: a method the agent does not offer is unknown,
+		// whatever its params.
+		return nil, a.notImplemented(req.Method)
+	}
+	al := &afterLines{id: compact(req.ID)}
+	res, err := gen.DispatchAgent(context.WithValue(ctx, afterKey{}, al), (*typedAgent)(a), req.Method, req.Params)
+	if err != nil {
+		var de *gen.DecodeError
+		switch {
+		case errors.Is(err, gen.ErrNotImplemented):
+			return nil, errorf(int64(a.opts.UnknownMethodCode), "method not found: %s", req.Method)
+		case errors.As(err, &de):
+			return nil, errorf(acpsdk.CodeInvalidParams, "invalid params: %v", err)
+		}
+		return nil, err
+	}
+	a.record(req.Method, req.Params, res)
+	if len(al.lines) > 0 {
+		a.t.mu.Lock()
+		a.t.pending = append(a.t.pending, al)
+		a.t.mu.Unlock()
+	}
+	return res, nil
+}
+
+// Serve runs the agent over r and w until r ends, then cancels the turns
+// still running, waits for their handlers and returns. exit is called for
+// the deliberate exits (exit=CODE, --die-on-garbage); when it returns, the
+// turn ends as if the process had gone.
+func Serve(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slog.Logger, exit func(int)) error {
+	a, done := start(ctx, opts, r, w, log, exit)
+	<-a.t.conn.Done()
+	done()
+	return nil
+}
+
+// start wires an agent to a connection over r and w. The returned func
+// stops the agent: it cancels running turns, closes the connection and
+// waits for every goroutine.
+func start(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slog.Logger, exit func(int)) (*Agent, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	a := newAgent(ctx, cancel, opts, log, exit)
+	a.t = &transport{log: log, kick: make(chan struct{}, 1), ready: make(chan struct{})}
+	a.t.conn = acpsdk.NewConn(r, w, a, &acpsdk.Options{
+		Tap:    a.t.tap,
+		Logger: log,
+		Observer: acpsdk.Observer{
+			UnparsableLine: func(line []byte) {
+				log.Warn("line is not JSON", "bytes", len(line))
+				if opts.DieOnGarbage {
+					exit(3)
+				}
+			},
+		},
+	})
+	close(a.t.ready)
+	var wg sync.WaitGroup
+	wg.Go(func() { a.t.flusher(ctx) })
+	return a, func() {
+		cancel()
+		_ = a.t.conn.Close()
+		wg.Wait()
+	}
+}
