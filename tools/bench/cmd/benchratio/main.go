@@ -1,0 +1,161 @@
+// Command benchratio reads `go test -bench` output on stdin and prints each
+// of acpkit's benchmark comparisons (tools/bench) as a ratio or a value
+// against its target, with PASS or MISS. Each figure is the median over
+// every run of a benchmark in the input (go test -count).
+//
+// Usage:
+//
+//	go test -run '^$' -bench . -benchmem -count 5 acpkit.dev/tools/bench/... > bench.out
+//	go run ./tools/bench/cmd/benchratio < bench.out
+//
+// It exits 1 when a target is missed or has no measurement, 2 when the
+// input cannot be read.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+func main() {
+	ok, err := run(os.Stdin, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+// outcome is one target evaluated against the input.
+type outcome struct {
+	t       target
+	value   float64
+	missing []term // terms with no measurement; value is meaningless then
+	detail  string // the medians behind value
+}
+
+func (o outcome) verdict() string {
+	switch {
+	case len(o.missing) > 0:
+		return "NO DATA"
+	case o.t.cmp.holds(o.value, o.t.goal):
+		return "PASS"
+	default:
+		return "MISS"
+	}
+}
+
+// run reports every target on w and says whether all passed.
+func run(r io.Reader, w io.Writer) (bool, error) {
+	res, err := parse(r)
+	if err != nil {
+		return false, err
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "issue\tcomparison\tmeasured\ttarget\tresult\tfrom medians")
+	all := true
+	for _, t := range targets {
+		o := evaluate(res, t)
+		v := o.verdict()
+		if v != "PASS" {
+			all = false
+		}
+		measured := "-"
+		if len(o.missing) == 0 {
+			measured = format(t, o.value)
+		}
+		fmt.Fprintf(tw, "#%d\t%s\t%s\t%s %s\t%s\t%s\n", t.issue, t.what, measured, t.cmp, goal(t), v, o.detail)
+	}
+	if err := tw.Flush(); err != nil {
+		return false, fmt.Errorf("benchratio: writing report: %w", err)
+	}
+	return all, nil
+}
+
+func evaluate(res results, t target) outcome {
+	o := outcome{t: t}
+	sum := func(terms []term) float64 {
+		var s float64
+		for _, tm := range terms {
+			m, ok := res.median(tm.bench, tm.unit)
+			if !ok {
+				o.missing = append(o.missing, tm)
+				continue
+			}
+			s += m
+		}
+		return s
+	}
+	num := sum(t.num)
+	if t.den == nil {
+		o.value = num * t.scale
+		o.detail = describe(res, t.num)
+	} else {
+		den := sum(t.den)
+		if den == 0 && len(o.missing) == 0 {
+			o.missing = append(o.missing, t.den...)
+		}
+		if len(o.missing) == 0 {
+			o.value = num / den
+		}
+		o.detail = describe(res, t.num) + " / " + describe(res, t.den)
+	}
+	if len(o.missing) > 0 {
+		var names []string
+		for _, m := range o.missing {
+			names = append(names, m.bench+" "+m.unit)
+		}
+		o.detail = "missing: " + strings.Join(names, ", ")
+	}
+	return o
+}
+
+// describe lists the medians of terms, e.g. "decode/coder 27.3µs + encode/coder 27.1µs".
+func describe(res results, terms []term) string {
+	parts := make([]string, 0, len(terms))
+	for _, tm := range terms {
+		m, _ := res.median(tm.bench, tm.unit)
+		name := strings.TrimPrefix(tm.bench, "Benchmark")
+		if tm.unit == ns {
+			parts = append(parts, name+" "+duration(m))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.4g %s", name, m, tm.unit))
+		}
+	}
+	return strings.Join(parts, " + ")
+}
+
+// goal prints a target's goal as briefly as it was written ("15x", "64 MiB").
+func goal(t target) string {
+	if t.den != nil {
+		return fmt.Sprintf("%gx", t.goal)
+	}
+	return fmt.Sprintf("%g %s", t.goal, t.unit)
+}
+
+// format prints a measured value: ratios to two decimals, values to four digits.
+func format(t target, v float64) string {
+	if t.den != nil {
+		return fmt.Sprintf("%.2fx", v)
+	}
+	return fmt.Sprintf("%.4g %s", v, t.unit)
+}
+
+// duration prints nanoseconds in the largest unit that keeps them >= 1.
+func duration(nsec float64) string {
+	switch {
+	case nsec >= 1e9:
+		return fmt.Sprintf("%.3gs", nsec/1e9)
+	case nsec >= 1e6:
+		return fmt.Sprintf("%.3gms", nsec/1e6)
+	case nsec >= 1e3:
+		return fmt.Sprintf("%.3gµs", nsec/1e3)
+	default:
+		return fmt.Sprintf("%.3gns", nsec)
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+// term names one benchmark median: a benchmark (without the GOMAXPROCS
+// suffix) and a unit it reported.
+type term struct {
+	bench, unit string
+}
+
+// cmp is how a measured value must compare with its goal.
+type cmp int
+
+const (
+	atLeast cmp = iota // value >= goal
+	atMost             // value <= goal
+	below              // value < goal
+)
+
+func (c cmp) String() string {
+	switch c {
+	case atLeast:
+		return ">="
+	case atMost:
+		return "<="
+	default:
+		return "<"
+	}
+}
+
+func (c cmp) holds(v, goal float64) bool {
+	switch c {
+	case atLeast:
+		return v >= goal
+	case atMost:
+		return v <= goal
+	default:
+		return v < goal
+	}
+}
+
+// target is one comparison. Its value is the sum of the num medians, divided
+// by the sum of the den medians when den is set (a ratio, printed with "x"),
+// else multiplied by scale and printed with unit.
+type target struct {
+	issue int
+	what  string
+	num   []term
+	den   []term
+	scale float64
+	unit  string
+	cmp   cmp
+	goal  float64
+}
+
+const ns = "ns/op"
+
+// targets are the goals of issues #2, #3 and #6; the benchmarks that feed
+// them live in tools/bench.
+var targets = []target{
+	{
+		issue: 2, what: "codec decode+encode speed, coder / ours",
+		num: []term{{"BenchmarkCodec/decode/coder", ns}, {"BenchmarkCodec/encode/coder", ns}},
+		den: []term{{"BenchmarkCodec/decode/ours", ns}, {"BenchmarkCodec/encode/ours", ns}},
+		cmp: atLeast, goal: 15,
+	},
+	{
+		issue: 2, what: "codec decode+encode time, ours / floor",
+		num: []term{{"BenchmarkCodec/decode/ours", ns}, {"BenchmarkCodec/encode/ours", ns}},
+		den: []term{{"BenchmarkCodec/decode/floor", ns}, {"BenchmarkCodec/encode/floor", ns}},
+		cmp: atMost, goal: 2,
+	},
+	{
+		issue: 2, what: "codec allocations per decode, ours",
+		num:   []term{{"BenchmarkCodec/decode/ours", "allocs/op"}},
+		scale: 1, unit: "allocs",
+		cmp: atMost, goal: 8,
+	},
+	{
+		issue: 3, what: "request round trip over pipes, acpsdk / raw echo",
+		num: []term{{"BenchmarkRoundTrip/acpsdk", ns}},
+		den: []term{{"BenchmarkRoundTrip/echo", ns}},
+		cmp: atMost, goal: 1.5,
+	},
+	{
+		issue: 3, what: "100k notifications throughput, ours / line-scan floor",
+		num: []term{{"BenchmarkNotifications/floor", ns}},
+		den: []term{{"BenchmarkNotifications/ours", ns}},
+		cmp: atLeast, goal: 0.4,
+	},
+	{
+		issue: 3, what: "100k notifications throughput, ours / coder",
+		num: []term{{"BenchmarkNotifications/coder", ns}},
+		den: []term{{"BenchmarkNotifications/ours", ns}},
+		cmp: atLeast, goal: 10,
+	},
+	{
+		issue: 3, what: "1 GiB flood into a slow handler, peak heap",
+		num:   []term{{"BenchmarkFlood", "peak-heap-MiB"}},
+		scale: 1, unit: "MiB",
+		cmp: below, goal: 64,
+	},
+	{
+		issue: 6, what: "adapter teardown of a cooperative agent",
+		num:   []term{{"BenchmarkAdapter/teardown", ns}},
+		scale: 1e-6, unit: "ms",
+		cmp: below, goal: 100,
+	},
+	{
+		issue: 6, what: "adapter start / bare spawn-and-exit",
+		num: []term{{"BenchmarkAdapter/start", ns}},
+		den: []term{{"BenchmarkAdapter/spawn", ns}},
+		cmp: atMost, goal: 1.3,
+	},
+}
