@@ -50,5 +50,7 @@ fuzz:
 	done
 
 ## demo: drive the reference agent through the adapter with acprun.
+# Both binaries go to bin/, so acprun finds the reference agent beside itself.
 demo:
-	$(GO) run ./adapter/cmd/acprun --demo
+	$(GO) build -o bin/ ./adapter/cmd/acprun ./conformance/cmd/refagent
+	./bin/acprun --demo
