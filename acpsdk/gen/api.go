@@ -689,6 +689,9 @@ func decodeParams(params []byte, dec func([]byte, []string) error) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
+	if err := jsonx.Validate(params); err != nil {
+		return jsonx.AtField(err, "params")
+	}
 	if err := dec(params, nil); err != nil {
 		return jsonx.AtField(err, "params")
 	}

@@ -88,8 +88,12 @@ func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AgentAuthCapabilities{}
 	return x.decode(data, nil)
 }
@@ -235,8 +239,12 @@ func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AgentCapabilities{}
 	return x.decode(data, nil)
 }
@@ -316,8 +324,12 @@ func (x AgentNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AgentNotification) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AgentNotification{}
 	return x.decode(data, nil)
 }
@@ -415,8 +427,12 @@ func (x AgentRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AgentRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AgentRequest{}
 	return x.decode(data, nil)
 }
@@ -463,6 +479,9 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 
 // UnmarshalAgentResponse decodes one AgentResponse value.
 func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeAgentResponse(data)
 }
 
@@ -544,6 +563,9 @@ func (x AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeAgentResponse(data)
 	if err != nil {
 		return err
@@ -636,6 +658,9 @@ func (x AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeAgentResponse(data)
 	if err != nil {
 		return err
@@ -762,8 +787,12 @@ func (x Annotations) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Annotations) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Annotations{}
 	return x.decode(data, nil)
 }
@@ -875,8 +904,12 @@ func (x AudioContent) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AudioContent{}
 	return x.decode(data, nil)
 }
@@ -958,8 +991,12 @@ func (x AuthCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AuthCapabilities{}
 	return x.decode(data, nil)
 }
@@ -1027,6 +1064,9 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 
 // UnmarshalAuthMethod decodes one AuthMethod value.
 func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeAuthMethod(data)
 }
 
@@ -1137,6 +1177,9 @@ func (x AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeAuthMethod(data)
 	if err != nil {
 		return err
@@ -1290,6 +1333,9 @@ func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeAuthMethod(data)
 	if err != nil {
 		return err
@@ -1396,8 +1442,12 @@ func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AuthenticateRequest{}
 	return x.decode(data, nil)
 }
@@ -1464,8 +1514,12 @@ func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AuthenticateResponse{}
 	return x.decode(data, nil)
 }
@@ -1577,8 +1631,12 @@ func (x AvailableCommand) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AvailableCommand{}
 	return x.decode(data, nil)
 }
@@ -1610,6 +1668,9 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 
 // UnmarshalAvailableCommandInput decodes one AvailableCommandInput value.
 func UnmarshalAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeAvailableCommandInput(data)
 }
 
@@ -1620,6 +1681,9 @@ func (x AvailableCommandInputUnstructured) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AvailableCommandInput value that must be this variant.
 func (x *AvailableCommandInputUnstructured) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeAvailableCommandInput(data)
 	if err != nil {
 		return err
@@ -1711,8 +1775,12 @@ func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = AvailableCommandsUpdate{}
 	return x.decode(data, nil)
 }
@@ -1824,6 +1892,9 @@ func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeEmbeddedResourceResource(data)
 	if err != nil {
 		return err
@@ -1898,8 +1969,12 @@ func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = BooleanConfigOptionCapabilities{}
 	return x.decode(data, nil)
 }
@@ -2014,8 +2089,12 @@ func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = BooleanPropertySchema{}
 	return x.decode(data, nil)
 }
@@ -2096,8 +2175,12 @@ func (x CancelNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CancelNotification) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CancelNotification{}
 	return x.decode(data, nil)
 }
@@ -2183,8 +2266,12 @@ func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CancelRequestNotification{}
 	return x.decode(data, nil)
 }
@@ -2334,8 +2421,12 @@ func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ClientCapabilities{}
 	return x.decode(data, nil)
 }
@@ -2415,8 +2506,12 @@ func (x ClientNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ClientNotification{}
 	return x.decode(data, nil)
 }
@@ -2514,8 +2609,12 @@ func (x ClientRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ClientRequest{}
 	return x.decode(data, nil)
 }
@@ -2562,6 +2661,9 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 
 // UnmarshalClientResponse decodes one ClientResponse value.
 func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeClientResponse(data)
 }
 
@@ -2643,6 +2745,9 @@ func (x ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeClientResponse(data)
 	if err != nil {
 		return err
@@ -2735,6 +2840,9 @@ func (x ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeClientResponse(data)
 	if err != nil {
 		return err
@@ -2863,8 +2971,12 @@ func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ClientSessionCapabilities{}
 	return x.decode(data, nil)
 }
@@ -2945,8 +3057,12 @@ func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CloseSessionRequest{}
 	return x.decode(data, nil)
 }
@@ -3013,8 +3129,12 @@ func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CloseSessionResponse{}
 	return x.decode(data, nil)
 }
@@ -3061,8 +3181,12 @@ func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CompactionCapabilities{}
 	return x.decode(data, nil)
 }
@@ -3161,8 +3285,12 @@ func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CompactionSummaryChunk{}
 	return x.decode(data, nil)
 }
@@ -3290,8 +3418,12 @@ func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CompactionUpdate{}
 	return x.decode(data, nil)
 }
@@ -3372,8 +3504,12 @@ func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CompleteElicitationNotification{}
 	return x.decode(data, nil)
 }
@@ -3457,8 +3593,12 @@ func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ConfigOptionUpdate{}
 	return x.decode(data, nil)
 }
@@ -3544,8 +3684,12 @@ func (x Content) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Content) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Content{}
 	return x.decode(data, nil)
 }
@@ -3663,6 +3807,9 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 
 // UnmarshalContentBlock decodes one ContentBlock value.
 func UnmarshalContentBlock(data []byte) (ContentBlock, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeContentBlock(data)
 }
 
@@ -3673,6 +3820,9 @@ func (x ContentBlockAudio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockAudio) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeContentBlock(data)
 	if err != nil {
 		return err
@@ -3692,6 +3842,9 @@ func (x ContentBlockImage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockImage) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeContentBlock(data)
 	if err != nil {
 		return err
@@ -3711,6 +3864,9 @@ func (x ContentBlockResource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResource) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeContentBlock(data)
 	if err != nil {
 		return err
@@ -3730,6 +3886,9 @@ func (x ContentBlockResourceLink) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResourceLink) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeContentBlock(data)
 	if err != nil {
 		return err
@@ -3749,6 +3908,9 @@ func (x ContentBlockText) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockText) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeContentBlock(data)
 	if err != nil {
 		return err
@@ -3876,8 +4038,12 @@ func (x ContentChunk) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ContentChunk{}
 	return x.decode(data, nil)
 }
@@ -3973,8 +4139,12 @@ func (x Cost) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Cost) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Cost{}
 	return x.decode(data, nil)
 }
@@ -4068,8 +4238,12 @@ func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CreateElicitationRequest{}
 	return x.decode(data, nil)
 }
@@ -4149,6 +4323,9 @@ func (x CreateElicitationRequestModeForm) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeForm) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeCreateElicitationRequestMode(data, nil)
 	if err != nil {
 		return err
@@ -4172,6 +4349,9 @@ func (x CreateElicitationRequestModeURL) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeCreateElicitationRequestMode(data, nil)
 	if err != nil {
 		return err
@@ -4277,8 +4457,12 @@ func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CreateElicitationResponse{}
 	return x.decode(data, nil)
 }
@@ -4371,6 +4555,9 @@ func (x CreateElicitationResponseActionAccept) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeCreateElicitationResponseAction(data, nil)
 	if err != nil {
 		return err
@@ -4431,6 +4618,9 @@ func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeCreateElicitationResponseAction(data, nil)
 	if err != nil {
 		return err
@@ -4491,6 +4681,9 @@ func (x CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeCreateElicitationResponseAction(data, nil)
 	if err != nil {
 		return err
@@ -4674,8 +4867,12 @@ func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CreateTerminalRequest{}
 	return x.decode(data, nil)
 }
@@ -4756,8 +4953,12 @@ func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CreateTerminalResponse{}
 	return x.decode(data, nil)
 }
@@ -4838,8 +5039,12 @@ func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = CurrentModeUpdate{}
 	return x.decode(data, nil)
 }
@@ -4920,8 +5125,12 @@ func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = DeleteSessionRequest{}
 	return x.decode(data, nil)
 }
@@ -4988,8 +5197,12 @@ func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = DeleteSessionResponse{}
 	return x.decode(data, nil)
 }
@@ -5099,8 +5312,12 @@ func (x Diff) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Diff) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Diff{}
 	return x.decode(data, nil)
 }
@@ -5166,8 +5383,12 @@ func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationAcceptAction{}
 	return x.decode(data, nil)
 }
@@ -5270,8 +5491,12 @@ func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationCapabilities{}
 	return x.decode(data, nil)
 }
@@ -5356,6 +5581,9 @@ func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte,
 
 // UnmarshalElicitationContentValue decodes one ElicitationContentValue value.
 func UnmarshalElicitationContentValue(data []byte) (ElicitationContentValue, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeElicitationContentValue(data)
 }
 
@@ -5421,8 +5649,12 @@ func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationFormCapabilities{}
 	return x.decode(data, nil)
 }
@@ -5498,8 +5730,12 @@ func (x ElicitationFormMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationFormMode{}
 	return x.decode(data, nil)
 }
@@ -5617,6 +5853,9 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 
 // UnmarshalElicitationPropertySchema decodes one ElicitationPropertySchema value.
 func UnmarshalElicitationPropertySchema(data []byte) (ElicitationPropertySchema, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeElicitationPropertySchema(data)
 }
 
@@ -5627,6 +5866,9 @@ func (x ElicitationPropertySchemaArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaArray) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeElicitationPropertySchema(data)
 	if err != nil {
 		return err
@@ -5646,6 +5888,9 @@ func (x ElicitationPropertySchemaBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaBoolean) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeElicitationPropertySchema(data)
 	if err != nil {
 		return err
@@ -5665,6 +5910,9 @@ func (x ElicitationPropertySchemaInteger) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaInteger) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeElicitationPropertySchema(data)
 	if err != nil {
 		return err
@@ -5684,6 +5932,9 @@ func (x ElicitationPropertySchemaNumber) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaNumber) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeElicitationPropertySchema(data)
 	if err != nil {
 		return err
@@ -5703,6 +5954,9 @@ func (x ElicitationPropertySchemaString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaString) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeElicitationPropertySchema(data)
 	if err != nil {
 		return err
@@ -5796,8 +6050,12 @@ func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationRequestScope{}
 	return x.decode(data, nil)
 }
@@ -5943,14 +6201,21 @@ func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationSchema{}
 	return x.decode(data, nil)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodeElicitationSchemaType(data)
 	if err == nil {
 		*x = v
@@ -6009,6 +6274,9 @@ func (x ElicitationScopeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeElicitationScope(data, nil)
 	if err != nil {
 		return err
@@ -6032,6 +6300,9 @@ func (x ElicitationScopeSession) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeElicitationScope(data, nil)
 	if err != nil {
 		return err
@@ -6117,8 +6388,12 @@ func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationSessionScope{}
 	return x.decode(data, nil)
 }
@@ -6185,8 +6460,12 @@ func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationURLCapabilities{}
 	return x.decode(data, nil)
 }
@@ -6275,8 +6554,12 @@ func (x ElicitationURLMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ElicitationURLMode{}
 	return x.decode(data, nil)
 }
@@ -6380,8 +6663,12 @@ func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = EmbeddedResource{}
 	return x.decode(data, nil)
 }
@@ -6428,6 +6715,9 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 
 // UnmarshalEmbeddedResourceResource decodes one EmbeddedResourceResource value.
 func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeEmbeddedResourceResource(data)
 }
 
@@ -6536,8 +6826,12 @@ func (x EnumOption) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = EnumOption{}
 	return x.decode(data, nil)
 }
@@ -6631,8 +6925,12 @@ func (x EnvVariable) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = EnvVariable{}
 	return x.decode(data, nil)
 }
@@ -6722,8 +7020,12 @@ func (x Error) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Error) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Error{}
 	return x.decode(data, nil)
 }
@@ -6861,8 +7163,12 @@ func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = FileSystemCapabilities{}
 	return x.decode(data, nil)
 }
@@ -6956,8 +7262,12 @@ func (x HTTPHeader) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = HTTPHeader{}
 	return x.decode(data, nil)
 }
@@ -7085,8 +7395,12 @@ func (x ImageContent) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ImageContent{}
 	return x.decode(data, nil)
 }
@@ -7196,8 +7510,12 @@ func (x Implementation) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Implementation) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Implementation{}
 	return x.decode(data, nil)
 }
@@ -7312,8 +7630,12 @@ func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = InitializeRequest{}
 	return x.decode(data, nil)
 }
@@ -7444,8 +7766,12 @@ func (x InitializeResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = InitializeResponse{}
 	return x.decode(data, nil)
 }
@@ -7590,8 +7916,12 @@ func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = IntegerPropertySchema{}
 	return x.decode(data, nil)
 }
@@ -7685,8 +8015,12 @@ func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = KillTerminalRequest{}
 	return x.decode(data, nil)
 }
@@ -7753,8 +8087,12 @@ func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = KillTerminalResponse{}
 	return x.decode(data, nil)
 }
@@ -7851,8 +8189,12 @@ func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ListSessionsRequest{}
 	return x.decode(data, nil)
 }
@@ -7952,8 +8294,12 @@ func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ListSessionsResponse{}
 	return x.decode(data, nil)
 }
@@ -8083,8 +8429,12 @@ func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = LoadSessionRequest{}
 	return x.decode(data, nil)
 }
@@ -8187,8 +8537,12 @@ func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = LoadSessionResponse{}
 	return x.decode(data, nil)
 }
@@ -8255,8 +8609,12 @@ func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = LogoutCapabilities{}
 	return x.decode(data, nil)
 }
@@ -8323,8 +8681,12 @@ func (x LogoutRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = LogoutRequest{}
 	return x.decode(data, nil)
 }
@@ -8391,8 +8753,12 @@ func (x LogoutResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = LogoutResponse{}
 	return x.decode(data, nil)
 }
@@ -8488,8 +8854,12 @@ func (x McpCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = McpCapabilities{}
 	return x.decode(data, nil)
 }
@@ -8573,6 +8943,9 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 
 // UnmarshalMcpServer decodes one McpServer value.
 func UnmarshalMcpServer(data []byte) (McpServer, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeMcpServer(data)
 }
 
@@ -8686,6 +9059,9 @@ func (x McpServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeMcpServer(data)
 	if err != nil {
 		return err
@@ -8808,6 +9184,9 @@ func (x McpServerSSE) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerSSE) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeMcpServer(data)
 	if err != nil {
 		return err
@@ -8949,6 +9328,9 @@ func (x McpServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerStdio) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeMcpServer(data)
 	if err != nil {
 		return err
@@ -9042,6 +9424,9 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 
 // UnmarshalMultiSelectItems decodes one MultiSelectItems value.
 func UnmarshalMultiSelectItems(data []byte) (MultiSelectItems, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeMultiSelectItems(data)
 }
 
@@ -9052,6 +9437,9 @@ func (x MultiSelectItemsString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsString) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeMultiSelectItems(data)
 	if err != nil {
 		return err
@@ -9071,6 +9459,9 @@ func (x MultiSelectItemsTitled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsTitled) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeMultiSelectItems(data)
 	if err != nil {
 		return err
@@ -9262,8 +9653,12 @@ func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = MultiSelectPropertySchema{}
 	return x.decode(data, nil)
 }
@@ -9380,8 +9775,12 @@ func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = NewSessionRequest{}
 	return x.decode(data, nil)
 }
@@ -9498,8 +9897,12 @@ func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = NewSessionResponse{}
 	return x.decode(data, nil)
 }
@@ -9612,8 +10015,12 @@ func (x Notice) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Notice) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Notice{}
 	return x.decode(data, nil)
 }
@@ -9660,8 +10067,12 @@ func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = NoticeCapabilities{}
 	return x.decode(data, nil)
 }
@@ -9812,8 +10223,12 @@ func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = NumberPropertySchema{}
 	return x.decode(data, nil)
 }
@@ -9920,14 +10335,21 @@ func (x PermissionOption) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = PermissionOption{}
 	return x.decode(data, nil)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PermissionOptionKind) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodePermissionOptionKind(data)
 	if err == nil {
 		*x = v
@@ -10014,8 +10436,12 @@ func (x Plan) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Plan) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Plan{}
 	return x.decode(data, nil)
 }
@@ -10122,14 +10548,21 @@ func (x PlanEntry) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *PlanEntry) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = PlanEntry{}
 	return x.decode(data, nil)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryPriority) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodePlanEntryPriority(data)
 	if err == nil {
 		*x = v
@@ -10139,6 +10572,9 @@ func (x *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryStatus) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodePlanEntryStatus(data)
 	if err == nil {
 		*x = v
@@ -10251,8 +10687,12 @@ func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = PromptCapabilities{}
 	return x.decode(data, nil)
 }
@@ -10348,8 +10788,12 @@ func (x PromptRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = PromptRequest{}
 	return x.decode(data, nil)
 }
@@ -10430,8 +10874,12 @@ func (x PromptResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = PromptResponse{}
 	return x.decode(data, nil)
 }
@@ -10555,8 +11003,12 @@ func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ReadTextFileRequest{}
 	return x.decode(data, nil)
 }
@@ -10637,8 +11089,12 @@ func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ReadTextFileResponse{}
 	return x.decode(data, nil)
 }
@@ -10732,8 +11188,12 @@ func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ReleaseTerminalRequest{}
 	return x.decode(data, nil)
 }
@@ -10800,8 +11260,12 @@ func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ReleaseTerminalResponse{}
 	return x.decode(data, nil)
 }
@@ -10852,6 +11316,9 @@ func appendRequestID(b []byte, v RequestID) ([]byte, error) {
 
 // UnmarshalRequestID decodes one RequestID value.
 func UnmarshalRequestID(data []byte) (RequestID, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeRequestID(data)
 }
 
@@ -10933,6 +11400,9 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 
 // UnmarshalRequestPermissionOutcome decodes one RequestPermissionOutcome value.
 func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeRequestPermissionOutcome(data)
 }
 
@@ -10980,6 +11450,9 @@ func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeRequestPermissionOutcome(data)
 	if err != nil {
 		return err
@@ -10999,6 +11472,9 @@ func (x RequestPermissionOutcomeSelected) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeSelected) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeRequestPermissionOutcome(data)
 	if err != nil {
 		return err
@@ -11133,8 +11609,12 @@ func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = RequestPermissionRequest{}
 	return x.decode(data, nil)
 }
@@ -11220,8 +11700,12 @@ func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = RequestPermissionResponse{}
 	return x.decode(data, nil)
 }
@@ -11397,8 +11881,12 @@ func (x ResourceLink) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ResourceLink{}
 	return x.decode(data, nil)
 }
@@ -11526,8 +12014,12 @@ func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ResumeSessionRequest{}
 	return x.decode(data, nil)
 }
@@ -11630,14 +12122,21 @@ func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ResumeSessionResponse{}
 	return x.decode(data, nil)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *Role) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodeRole(data)
 	if err == nil {
 		*x = v
@@ -11721,8 +12220,12 @@ func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SelectedPermissionOutcome{}
 	return x.decode(data, nil)
 }
@@ -11789,8 +12292,12 @@ func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionAdditionalDirectoriesCapabilities{}
 	return x.decode(data, nil)
 }
@@ -11947,8 +12454,12 @@ func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionCapabilities{}
 	return x.decode(data, nil)
 }
@@ -12015,8 +12526,12 @@ func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionCloseCapabilities{}
 	return x.decode(data, nil)
 }
@@ -12078,8 +12593,12 @@ func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionConfigBoolean{}
 	return x.decode(data, nil)
 }
@@ -12218,8 +12737,12 @@ func (x SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionConfigOption{}
 	return x.decode(data, nil)
 }
@@ -12299,6 +12822,9 @@ func (x SessionConfigOptionTypeBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeBoolean) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionConfigOptionType(data, nil)
 	if err != nil {
 		return err
@@ -12322,6 +12848,9 @@ func (x SessionConfigOptionTypeSelect) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionConfigOptionType(data, nil)
 	if err != nil {
 		return err
@@ -12432,8 +12961,12 @@ func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionConfigOptionsCapabilities{}
 	return x.decode(data, nil)
 }
@@ -12514,8 +13047,12 @@ func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionConfigSelect{}
 	return x.decode(data, nil)
 }
@@ -12625,8 +13162,12 @@ func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionConfigSelectGroup{}
 	return x.decode(data, nil)
 }
@@ -12736,8 +13277,12 @@ func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionConfigSelectOption{}
 	return x.decode(data, nil)
 }
@@ -12793,6 +13338,9 @@ func appendSessionConfigSelectOptions(b []byte, v SessionConfigSelectOptions) ([
 
 // UnmarshalSessionConfigSelectOptions decodes one SessionConfigSelectOptions value.
 func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOptions, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeSessionConfigSelectOptions(data)
 }
 
@@ -12858,8 +13406,12 @@ func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionDeleteCapabilities{}
 	return x.decode(data, nil)
 }
@@ -12999,8 +13551,12 @@ func (x SessionInfo) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionInfo{}
 	return x.decode(data, nil)
 }
@@ -13099,8 +13655,12 @@ func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionInfoUpdate{}
 	return x.decode(data, nil)
 }
@@ -13167,8 +13727,12 @@ func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionListCapabilities{}
 	return x.decode(data, nil)
 }
@@ -13278,8 +13842,12 @@ func (x SessionMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionMode) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionMode{}
 	return x.decode(data, nil)
 }
@@ -13376,8 +13944,12 @@ func (x SessionModeState) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionModeState) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionModeState{}
 	return x.decode(data, nil)
 }
@@ -13476,8 +14048,12 @@ func (x SessionNotification) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionNotification) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionNotification{}
 	return x.decode(data, nil)
 }
@@ -13544,8 +14120,12 @@ func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SessionResumeCapabilities{}
 	return x.decode(data, nil)
 }
@@ -13807,6 +14387,9 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 
 // UnmarshalSessionUpdate decodes one SessionUpdate value.
 func UnmarshalSessionUpdate(data []byte) (SessionUpdate, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeSessionUpdate(data)
 }
 
@@ -13817,6 +14400,9 @@ func (x SessionUpdateAgentMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentMessageChunk) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13836,6 +14422,9 @@ func (x SessionUpdateAgentThoughtChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentThoughtChunk) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13855,6 +14444,9 @@ func (x SessionUpdateAvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13874,6 +14466,9 @@ func (x SessionUpdateCompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionSummaryChunk) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13893,6 +14488,9 @@ func (x SessionUpdateCompactionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13912,6 +14510,9 @@ func (x SessionUpdateConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateConfigOptionUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13931,6 +14532,9 @@ func (x SessionUpdateCurrentModeUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCurrentModeUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13950,6 +14554,9 @@ func (x SessionUpdateNotice) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateNotice) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13969,6 +14576,9 @@ func (x SessionUpdatePlan) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdatePlan) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -13988,6 +14598,9 @@ func (x SessionUpdateSessionInfoUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateSessionInfoUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -14007,6 +14620,9 @@ func (x SessionUpdateToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCall) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -14026,6 +14642,9 @@ func (x SessionUpdateToolCallUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCallUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -14063,6 +14682,9 @@ func (x SessionUpdateUsageUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUsageUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -14082,6 +14704,9 @@ func (x SessionUpdateUserMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSessionUpdate(data)
 	if err != nil {
 		return err
@@ -14196,8 +14821,12 @@ func (x SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SetSessionConfigOptionRequest{}
 	return x.decode(data, nil)
 }
@@ -14325,6 +14954,9 @@ func (x SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSetSessionConfigOptionRequestType(data, nil)
 	if err != nil {
 		return err
@@ -14418,6 +15050,9 @@ func (x SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeSetSessionConfigOptionRequestType(data, nil)
 	if err != nil {
 		return err
@@ -14509,8 +15144,12 @@ func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SetSessionConfigOptionResponse{}
 	return x.decode(data, nil)
 }
@@ -14604,8 +15243,12 @@ func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SetSessionModeRequest{}
 	return x.decode(data, nil)
 }
@@ -14672,14 +15315,21 @@ func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = SetSessionModeResponse{}
 	return x.decode(data, nil)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StopReason) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodeStopReason(data)
 	if err == nil {
 		*x = v
@@ -14689,6 +15339,9 @@ func (x *StopReason) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StringFormat) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodeStringFormat(data)
 	if err == nil {
 		*x = v
@@ -14774,8 +15427,12 @@ func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = StringMultiSelectItems{}
 	return x.decode(data, nil)
 }
@@ -14984,8 +15641,12 @@ func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = StringPropertySchema{}
 	return x.decode(data, nil)
 }
@@ -15066,8 +15727,12 @@ func (x Terminal) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *Terminal) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = Terminal{}
 	return x.decode(data, nil)
 }
@@ -15166,8 +15831,12 @@ func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = TerminalExitStatus{}
 	return x.decode(data, nil)
 }
@@ -15261,8 +15930,12 @@ func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = TerminalOutputRequest{}
 	return x.decode(data, nil)
 }
@@ -15374,8 +16047,12 @@ func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = TerminalOutputResponse{}
 	return x.decode(data, nil)
 }
@@ -15474,8 +16151,12 @@ func (x TextContent) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *TextContent) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = TextContent{}
 	return x.decode(data, nil)
 }
@@ -15587,6 +16268,9 @@ func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeEmbeddedResourceResource(data)
 	if err != nil {
 		return err
@@ -15677,8 +16361,12 @@ func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = TitledMultiSelectItems{}
 	return x.decode(data, nil)
 }
@@ -15868,8 +16556,12 @@ func (x ToolCall) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ToolCall) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ToolCall{}
 	return x.decode(data, nil)
 }
@@ -15955,6 +16647,9 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 
 // UnmarshalToolCallContent decodes one ToolCallContent value.
 func UnmarshalToolCallContent(data []byte) (ToolCallContent, error) {
+	if err := jsonx.Validate(data); err != nil {
+		return nil, err
+	}
 	return decodeToolCallContent(data)
 }
 
@@ -15965,6 +16660,9 @@ func (x ToolCallContentContent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentContent) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeToolCallContent(data)
 	if err != nil {
 		return err
@@ -15984,6 +16682,9 @@ func (x ToolCallContentDiff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentDiff) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeToolCallContent(data)
 	if err != nil {
 		return err
@@ -16003,6 +16704,9 @@ func (x ToolCallContentTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentTerminal) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	u, err := decodeToolCallContent(data)
 	if err != nil {
 		return err
@@ -16125,14 +16829,21 @@ func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ToolCallLocation{}
 	return x.decode(data, nil)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolCallStatus) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodeToolCallStatus(data)
 	if err == nil {
 		*x = v
@@ -16344,14 +17055,21 @@ func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = ToolCallUpdate{}
 	return x.decode(data, nil)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolKind) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	v, err := decodeToolKind(data)
 	if err == nil {
 		*x = v
@@ -16435,8 +17153,12 @@ func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = UnstructuredCommandInput{}
 	return x.decode(data, nil)
 }
@@ -16548,8 +17270,12 @@ func (x UsageUpdate) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = UsageUpdate{}
 	return x.decode(data, nil)
 }
@@ -16643,8 +17369,12 @@ func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = WaitForTerminalExitRequest{}
 	return x.decode(data, nil)
 }
@@ -16743,8 +17473,12 @@ func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = WaitForTerminalExitResponse{}
 	return x.decode(data, nil)
 }
@@ -16851,8 +17585,12 @@ func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = WriteTextFileRequest{}
 	return x.decode(data, nil)
 }
@@ -16919,8 +17657,12 @@ func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON decodes data into x, replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
+// replacing its contents.
 func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
+	if err := jsonx.Validate(data); err != nil {
+		return err
+	}
 	*x = WriteTextFileResponse{}
 	return x.decode(data, nil)
 }

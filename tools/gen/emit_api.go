@@ -105,6 +105,9 @@ func (e *emitter) api(f *jen.File) {
 		jen.If(jen.Len(jx("TrimSpace").Call(jen.Id("params"))).Op("==").Lit(0).Op("||").Add(jx("IsNull")).Call(jen.Id("params"))).Block(
 			jen.Id("params").Op("=").Index().Byte().Call(jen.Lit("{}")),
 		),
+		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
+		),
 		jen.If(jen.Err().Op(":=").Id("dec").Call(jen.Id("params"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
 		),

@@ -221,6 +221,7 @@ func (e *emitter) codecs(f *jen.File) error {
 			if !t.Open {
 				f.Comment("UnmarshalJSON accepts only the listed values.")
 				f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+					jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 					jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("decode"+t.Name).Call(jen.Id("data")),
 					jen.If(jen.Err().Op("==").Nil()).Block(jen.Op("*").Id("x").Op("=").Id("v")),
 					jen.Return(jen.Err()),
@@ -375,8 +376,10 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		jen.Return(jen.Id("x").Dot("appendJSON").Call(jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))),
 	)
 	f.Line()
-	f.Comment("UnmarshalJSON decodes data into x, replacing its contents.")
+	f.Comment("UnmarshalJSON checks that data is valid JSON, then decodes it into x,")
+	f.Comment("replacing its contents.")
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
 		jen.Return(jen.Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil())),
 	)
@@ -546,6 +549,7 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 	}
 	f.Comment(fmt.Sprintf("UnmarshalJSON decodes a %s value that must be this variant.", u.Name))
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(args...),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("u").Assert(jen.Op("*").Id(t.Name)),
@@ -592,6 +596,7 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 	if !u.Flattened {
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
 		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
+			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.Return(jen.Id("decode" + t.Name).Call(jen.Id("data"))),
 		)
 		f.Line()

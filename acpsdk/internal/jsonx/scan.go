@@ -1,6 +1,9 @@
 package jsonx
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // MaxDepth bounds nesting so hostile input cannot exhaust the stack.
 const MaxDepth = 1000
@@ -184,6 +187,13 @@ func scanString(data []byte, i int) (int, bool, error) {
 	i++
 	escaped := false
 	for i < len(data) {
+		// Fast path: plain ASCII needs no decision.
+		for i < len(data) && !strSpecial[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			break
+		}
 		c := data[i]
 		switch {
 		case c == '"':
@@ -219,6 +229,15 @@ func scanString(data []byte, i int) (int, bool, error) {
 	return i, escaped, syntaxError(data, start, "unterminated string")
 }
 
+// strSpecial marks the bytes a string scan must look at: the quote, the
+// backslash, control characters and non-ASCII (UTF-8 to validate).
+var strSpecial = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
+
 func isHex4(b []byte) bool {
 	for _, c := range b {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
@@ -247,9 +266,12 @@ func Validate(data []byte) error {
 	return nil
 }
 
-// ObjectIter walks the members of one JSON object, validating as it goes.
-// The zero value is unusable; call Reset first. It never allocates unless a
-// key contains escapes.
+// ObjectIter walks the members of one JSON object. The document must have
+// been checked with Validate first (the generated entry points do it once):
+// the iterator only finds value boundaries, fast, and reports structural
+// surprises as errors rather than trusting them blindly. The zero value is
+// unusable; call Reset first. It never allocates unless a key contains
+// escapes.
 type ObjectIter struct {
 	data   []byte
 	i      int
@@ -299,7 +321,7 @@ func (it *ObjectIter) Next() bool {
 		return false
 	}
 	kstart := i
-	end, escaped, err := scanString(data, i)
+	end, escaped, err := fastString(data, i)
 	if err != nil {
 		it.err = err
 		return false
@@ -316,7 +338,7 @@ func (it *ObjectIter) Next() bool {
 	}
 	i = skipSpace(data, i+1)
 	vstart := i
-	if i, err = skipValue(data, i, 1); err != nil {
+	if i, err = fastSkip(data, i); err != nil {
 		it.err = err
 		return false
 	}
@@ -391,7 +413,7 @@ func (it *ArrayIter) Next() bool {
 	}
 	data := it.data
 	start := it.i
-	i, err := skipValue(data, start, 1)
+	i, err := fastSkip(data, start)
 	if err != nil {
 		it.err = err
 		return false
@@ -492,4 +514,80 @@ func FirstItem(data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return it.Value(), true
+}
+
+// fastString finds the end of the string at data[i] == '"' in a validated
+// document, using IndexByte to jump between quotes.
+func fastString(data []byte, i int) (int, bool, error) {
+	escaped := false
+	j := i + 1
+	for {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return len(data), escaped, syntaxError(data, i, "unterminated string")
+		}
+		q := j + k
+		// Count the backslashes before the quote: an odd number escapes it.
+		n := 0
+		for p := q - 1; p > i && data[p] == '\\'; p-- {
+			n++
+		}
+		if !escaped && bytes.IndexByte(data[i+1:q], '\\') >= 0 {
+			escaped = true
+		}
+		if n%2 == 0 {
+			return q + 1, escaped, nil
+		}
+		j = q + 1
+	}
+}
+
+// fastSkip returns the offset past the value at data[i] in a validated
+// document: strings are jumped over with IndexByte, containers by counting
+// brackets outside strings.
+func fastSkip(data []byte, i int) (int, error) {
+	if i >= len(data) {
+		return i, syntaxError(data, i, "unexpected end of input")
+	}
+	switch c := data[i]; {
+	case c == '"':
+		end, _, err := fastString(data, i)
+		return end, err
+	case c == '{' || c == '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				end, _, err := fastString(data, i)
+				if err != nil {
+					return end, err
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, nil
+				}
+			}
+			i++
+		}
+		return i, syntaxError(data, i, "unterminated container")
+	default:
+		// A literal or a number: up to the next delimiter.
+		j := i
+		for j < len(data) {
+			switch data[j] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				if j == i {
+					return j, syntaxError(data, i, "expected a value")
+				}
+				return j, nil
+			}
+			j++
+		}
+		return j, nil
+	}
 }
