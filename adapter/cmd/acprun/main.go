@@ -12,8 +12,8 @@
 // Exit status: 0 every turn completed, 2 usage error, 3 start failed, 4 a
 // turn failed, 5 cancelled, 6 input required (the run needs a person). The
 // first Ctrl-C cancels the turn through the protocol (session/cancel); a
-// second one, or SIGTERM, stops the runtime at once. The session is always
-// stopped, and the runtime's process group never outlives acprun.
+// second one, SIGTERM or SIGHUP stops the runtime at once. The session is
+// always stopped, and the runtime's process group never outlives acprun.
 //
 // Run `acprun -h` for the flags.
 package main
@@ -34,8 +34,12 @@ func main() { os.Exit(run()) }
 
 func run() int {
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
+	// A reader that goes away (acprun --json | head -1) must not kill acprun
+	// before it stops the runtime: writes fail instead, and the run goes on
+	// to its teardown.
+	signal.Ignore(syscall.SIGPIPE)
 
 	env := cli.Env{
 		Args:           os.Args[1:],

@@ -30,7 +30,8 @@ type Env struct {
 	Color bool
 	// Tick paces the progress indicator of the live view; nil disables it.
 	Tick <-chan time.Time
-	// Signals delivers os.Interrupt and syscall.SIGTERM; nil means none.
+	// Signals delivers os.Interrupt, syscall.SIGTERM and syscall.SIGHUP;
+	// nil means none.
 	Signals <-chan os.Signal
 	// Getwd returns the current directory.
 	Getwd func() (string, error)
@@ -316,8 +317,8 @@ func (r *run) interrupted() bool {
 
 // watchSignals applies the interrupt policy until done closes: the first
 // interrupt cancels the start or turn in progress (the adapter sends
-// session/cancel) and lets teardown run gracefully; the second, or a
-// SIGTERM, tears everything down at once.
+// session/cancel) and lets teardown run gracefully; the second, a SIGTERM
+// or a SIGHUP (the terminal went away) tears everything down at once.
 func (r *run) watchSignals(done <-chan struct{}) {
 	for {
 		select {
@@ -326,7 +327,7 @@ func (r *run) watchSignals(done <-chan struct{}) {
 		case sig := <-r.env.Signals:
 			r.mu.Lock()
 			r.interrupts++
-			hard := r.interrupts > 1 || sig == syscall.SIGTERM || r.stopping
+			hard := r.interrupts > 1 || sig == syscall.SIGTERM || sig == syscall.SIGHUP || r.stopping
 			phase := r.phase
 			started := r.sess != nil
 			r.mu.Unlock()

@@ -339,16 +339,20 @@ func TestSecondInterruptTearsDownAtOnce(t *testing.T) {
 	assert.Equal(t, "port_exit", res["error_kind"])
 }
 
-func TestSIGTERMTearsDownAtOnce(t *testing.T) {
-	rt := newFake(fakeTurn{untilStopped: true})
-	h := newHarness(rt)
-	status := make(chan int)
-	go func() { status <- h.run("stubborn") }()
-	<-rt.turnBegan
-	h.signals <- syscall.SIGTERM
-	assert.Equal(t, ExitCancelled, <-status)
-	assert.Equal(t, 1, rt.stopCalls)
-	assert.True(t, rt.stopCtxDone)
+func TestSIGTERMAndSIGHUPTearDownAtOnce(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			rt := newFake(fakeTurn{untilStopped: true})
+			h := newHarness(rt)
+			status := make(chan int)
+			go func() { status <- h.run("stubborn") }()
+			<-rt.turnBegan
+			h.signals <- sig
+			assert.Equal(t, ExitCancelled, <-status)
+			assert.Equal(t, 1, rt.stopCalls)
+			assert.True(t, rt.stopCtxDone)
+		})
+	}
 }
 
 func TestInterruptDuringStartCancelsIt(t *testing.T) {
