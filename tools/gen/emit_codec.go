@@ -597,7 +597,7 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
 		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
 			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Id("decode" + t.Name).Call(jen.Id("data"))),
+			jen.Return(jen.Id("decode"+t.Name).Call(jen.Id("data"))),
 		)
 		f.Line()
 	}
