@@ -217,7 +217,7 @@ func TestEOFEndsConn(t *testing.T) {
 	pc, err := c.Go(t.Context(), "m", nil)
 	require.NoError(t, err)
 	p.recv()
-	require.NoError(t, p.in.Close())
+	p.closeInput()
 	<-c.Done()
 	require.ErrorIs(t, c.Err(), ErrClosed)
 	require.ErrorIs(t, c.Err(), io.EOF)

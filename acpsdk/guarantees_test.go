@@ -119,16 +119,14 @@ func TestSDK7_NotificationHandlerCallsPeerWhileQueueFull(t *testing.T) {
 		p.send(note(0))
 		m := p.recvMsg()
 		require.Equal(t, `"ask"`, string(m["method"]))
-		go func() {
-			for i := 1; i <= 10; i++ {
-				_, _ = io.WriteString(p.in, note(i)+"\n")
-			}
-			_, _ = io.WriteString(p.in, `{"jsonrpc":"2.0","id":`+string(m["id"])+`,"result":"yes"}`+"\n")
-		}()
-		require.Equal(t, "answer yes", <-got)
+		for i := 1; i <= 10; i++ {
+			p.sendAsync(note(i))
+		}
+		p.sendAsync(`{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":"yes"}`)
+		require.Equal(t, "answer yes", await(t, got))
 		require.Equal(t, `{"jsonrpc":"2.0","method":"told"}`, p.recv())
 		for i := 1; i <= 10; i++ {
-			require.Equal(t, fmt.Sprintf(`{"i":%d}`, i), <-got)
+			require.Equal(t, fmt.Sprintf(`{"i":%d}`, i), await(t, got))
 		}
 	})
 }
@@ -146,19 +144,15 @@ func TestSDK7_RequestHandlersCallPeerWhileQueueFull(t *testing.T) {
 		})
 		c, p := newRawPeer(t, h, &Options{MaxQueuedMessages: 2})
 		const n = 6
-		go func() {
-			for i := range n {
-				_, _ = fmt.Fprintf(p.in, `{"jsonrpc":"2.0","id":%d,"method":"req","params":{"i":%d}}`+"\n", 100+i, i)
-			}
-		}()
+		for i := range n {
+			p.sendAsync(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"req","params":{"i":%d}}`, 100+i, i))
+		}
 		// Answer each "ask" as it comes; then collect the n answers.
 		answers := map[string]bool{}
 		for len(answers) < n {
 			m := p.recvMsg()
 			if string(m["method"]) == `"ask"` {
-				go func() {
-					_, _ = fmt.Fprintf(p.in, `{"jsonrpc":"2.0","id":%s,"result":{"a":%s}}`+"\n", m["id"], m["params"])
-				}()
+				p.sendAsync(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"a":%s}}`, m["id"], m["params"]))
 				continue
 			}
 			answers[string(m["id"])+" "+string(m["result"])] = true
@@ -204,17 +198,12 @@ func TestSDK9_SlowHandlerSlowsReader(t *testing.T) {
 					}
 				}
 				c, p := newRawPeer(t, h, &opts)
-				sent := make(chan struct{})
-				go func() {
-					defer close(sent)
-					for i := range 100 {
-						_, _ = io.WriteString(p.in, note(10+i)+"\n")
-					}
-				}()
+				for i := range 100 {
+					p.sendAsync(note(10 + i))
+				}
 				synctest.Wait()
 				require.Equal(t, tt.wantReads, reads.Load(), "lines read while the handler is stuck")
 				close(gate)
-				<-sent
 				p.sync("1")
 				require.EqualValues(t, 100, handled.Load(), "every notification handled, none dropped")
 				require.Nil(t, c.Err())
@@ -426,7 +415,7 @@ func TestDeferredAnswerDeliveredAtEOF(t *testing.T) {
 		p.recv()
 		p.send(note(1))
 		p.send(`{"jsonrpc":"2.0","id":1,"result":{"ok":true}}`)
-		require.NoError(t, p.in.Close())
+		p.closeInput()
 		synctest.Wait()
 		close(gate)
 		var res json.RawMessage

@@ -20,11 +20,19 @@ const failsafe = 10 * time.Second
 // rawPeer is the far end of a Conn under test. It speaks raw lines, so
 // tests can send anything and see exactly what the Conn wrote.
 type rawPeer struct {
-	t     testing.TB
-	in    *io.PipeWriter // what the peer writes, the Conn reads
-	out   *io.PipeReader // what the Conn writes, the peer reads
-	lines chan string
-	done  chan struct{}
+	t         testing.TB
+	in        *io.PipeWriter // what the peer writes, the Conn reads
+	out       *io.PipeReader // what the Conn writes, the peer reads
+	lines     chan string
+	done      chan struct{}
+	outbox    chan outLine // one writer goroutine: io.Pipe serialises
+	closeOnce sync.Once    // concurrent writers on a mutex synctest can't see
+	pumpDone  chan struct{}
+}
+
+type outLine struct {
+	line string
+	done chan struct{}
 }
 
 // newRawPeer starts a Conn wired to a rawPeer. The Conn is closed at the
@@ -34,11 +42,17 @@ func newRawPeer(t testing.TB, h Handler, opts *Options) (*Conn, *rawPeer) {
 	connIn, peerOut := io.Pipe()
 	peerIn, connOut := io.Pipe()
 	c := NewConn(connIn, connOut, h, opts)
-	p := &rawPeer{t: t, in: peerOut, out: peerIn, lines: make(chan string, 1024), done: make(chan struct{})}
+	p := &rawPeer{
+		t: t, in: peerOut, out: peerIn,
+		lines: make(chan string, 1024), done: make(chan struct{}),
+		outbox: make(chan outLine, 4096), pumpDone: make(chan struct{}),
+	}
 	go p.readLoop()
+	go p.pump()
 	t.Cleanup(func() {
 		require.NoError(t, c.Close())
-		p.in.Close()
+		p.closeInput()
+		<-p.pumpDone
 		p.out.Close()
 		<-p.done
 	})
@@ -58,13 +72,32 @@ func (p *rawPeer) readLoop() {
 	}
 }
 
+func (p *rawPeer) pump() {
+	defer close(p.pumpDone)
+	defer p.in.Close()
+	for l := range p.outbox {
+		_, _ = io.WriteString(p.in, l.line+"\n")
+		if l.done != nil {
+			close(l.done)
+		}
+	}
+}
+
 // send writes one line (a newline is added). io.Pipe makes it return only
 // once the Conn's reader has taken the bytes.
 func (p *rawPeer) send(line string) {
 	p.t.Helper()
-	_, err := io.WriteString(p.in, line+"\n")
-	require.NoError(p.t, err)
+	done := make(chan struct{})
+	p.outbox <- outLine{line: line, done: done}
+	await(p.t, done)
 }
+
+// sendAsync queues a line without waiting for the Conn to read it; lines
+// keep their order with send's.
+func (p *rawPeer) sendAsync(line string) { p.outbox <- outLine{line: line} }
+
+// closeInput ends the Conn's inbound stream after the queued lines.
+func (p *rawPeer) closeInput() { p.closeOnce.Do(func() { close(p.outbox) }) }
 
 // recv returns the next line the Conn wrote.
 func (p *rawPeer) recv() string {
@@ -147,4 +180,18 @@ func (r *recorder) observer() Observer {
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// await receives from ch, failing the test if nothing comes within the
+// failsafe (in a synctest bubble: as soon as everything is blocked).
+func await[T any](t testing.TB, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(failsafe):
+		t.Fatal("nothing arrived (deadlock?)")
+		var zero T
+		return zero
+	}
 }
