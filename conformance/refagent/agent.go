@@ -42,17 +42,17 @@ type Agent struct {
 
 	mu       sync.Mutex
 	turns    map[string]*turn // running turn per session id
-	inflight int              // prompt handlers running
+	inflight int              // handlers running
 	idle     chan struct{}    // closed when inflight drops to 0, if drain waits
 }
 
-func (a *Agent) turnStarted() {
+func (a *Agent) handlerStarted() {
 	a.mu.Lock()
 	a.inflight++
 	a.mu.Unlock()
 }
 
-func (a *Agent) turnEnded() {
+func (a *Agent) handlerEnded() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.inflight--; a.inflight == 0 && a.idle != nil {
@@ -61,8 +61,10 @@ func (a *Agent) turnEnded() {
 	}
 }
 
-// drain ends the turns in flight and waits, at most d in all, for them to
-// finish and for everything queued to be written.
+// drain ends the turns in flight and waits, at most d in all, for the
+// handlers running to finish and for everything queued to be written. (A
+// handler whose goroutine the connection started but which has not yet
+// entered Handle is not waited for; the window is a goroutine start.)
 func (a *Agent) drain(d time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()

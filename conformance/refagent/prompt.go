@@ -83,8 +83,6 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 	if sc.ErrorCode != 0 {
 		return nil, failure(sc.ErrorCode)
 	}
-	a.turnStarted()
-	defer a.turnEnded()
 	t := &turn{cancelled: make(chan struct{})}
 	a.mu.Lock()
 	a.turns[s.ID] = t

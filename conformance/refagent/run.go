@@ -43,7 +43,7 @@ func Main(args []string) int {
 	<-ag.t.conn.Done()
 	// Stdin ended: end the turns in flight, give them a moment to answer,
 	// then go — without Close, which would drop what is still queued.
-	ag.drain(exitFlushBound)
+	ag.drain(drainBound)
 	if opts.IgnoreStdinClose {
 		log.Info("stdin closed; staying alive as asked (--ignore-stdin-close)")
 		waitForInterrupt()
@@ -51,10 +51,6 @@ func Main(args []string) int {
 	log.Info("stdin closed; exiting")
 	return 0
 }
-
-// exitFlushBound bounds how long the process keeps writing after stdin
-// closes, so it always exits promptly.
-const exitFlushBound = time.Second
 
 // waitForInterrupt blocks until SIGINT; SIGTERM keeps its default action
 // unless --ignore-sigterm, and SIGKILL always works.

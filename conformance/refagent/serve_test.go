@@ -1,12 +1,13 @@
 package refagent
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -43,10 +44,18 @@ func TestServe_ReturnsWhileATurnIsRunning(t *testing.T) {
 }
 
 func ExampleServe() {
-	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
 	opts := DefaultOptions()
 	opts.Resume = true
-	if err := Serve(context.Background(), opts, in, os.Stdout, slog.New(slog.DiscardHandler), os.Exit); err != nil {
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), opts, inR, outW, slog.New(slog.DiscardHandler), os.Exit) }()
+
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+	line, _ := bufio.NewReader(outR).ReadString('\n')
+	fmt.Print(line)
+	_ = inW.Close() // end of input: Serve returns
+	if err := <-done; err != nil {
 		panic(err)
 	}
 	// Output:

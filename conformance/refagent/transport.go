@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/segmentio/encoding/json"
 
@@ -170,6 +171,8 @@ func (t *transport) flusher(ctx context.Context) {
 // Handle is the connection's handler.
 func (a *Agent) Handle(ctx context.Context, req *acpsdk.Request) (any, error) {
 	<-a.t.ready
+	a.handlerStarted()
+	defer a.handlerEnded()
 	a.t.flushArmed(ctx)
 	// Turns also end when the agent stops (end of input), not only when
 	// the connection cancels the handler.
@@ -224,9 +227,14 @@ func (a *Agent) Handle(ctx context.Context, req *acpsdk.Request) (any, error) {
 func Serve(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slog.Logger, exit func(int)) error {
 	a, done := start(ctx, opts, r, w, log, exit)
 	<-a.t.conn.Done()
+	a.drain(drainBound)
 	done()
 	return nil
 }
+
+// drainBound bounds how long the agent keeps answering after its input
+// ends.
+const drainBound = time.Second
 
 // start wires an agent to a connection over r and w. The returned func
 // stops the agent: it cancels running turns, closes the connection and
