@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"acpkit.dev/adapter/internal/fault"
 )
@@ -281,6 +282,22 @@ func TestExitStatusString(t *testing.T) {
 	assert.Equal(t, "exit status 127", ExitStatus{Code: 127}.String())
 	assert.Equal(t, "signal: terminated", ExitStatus{Code: -1, Signal: "terminated"}.String())
 	assert.Equal(t, "exit status unknown: no child", ExitStatus{Code: -1, Err: errors.New("no child")}.String())
+}
+
+func TestTD12_DetachedDescendantSurvivesGroupKill(t *testing.T) {
+	s := launch(t, t.Context(), helperSpec(t, "spawn-detached"))
+	gpid, err := strconv.Atoi(s.line(t))
+	require.NoError(t, err)
+	s.waitExit(t)
+
+	s.Kill()
+	// Not a defect: it left the group, so the group kill cannot reach it.
+	require.NoError(t, unix.Kill(gpid, 0), "detached descendant is alive")
+	assert.True(t, s.stdoutOpen(t), "and still holds stdout")
+
+	require.NoError(t, unix.Kill(gpid, unix.SIGKILL))
+	reapOrphan(t, gpid)
+	assert.False(t, s.stdoutOpen(t))
 }
 
 // openFDs counts this process's open descriptors (Linux); elsewhere it

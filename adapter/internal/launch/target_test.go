@@ -1,3 +1,5 @@
+//go:build unix
+
 package launch
 
 import (
@@ -69,7 +71,15 @@ func TestLT2_SymlinkWorkspaceRefused(t *testing.T) {
 	link := filepath.Join(dir, "link")
 	require.NoError(t, os.Symlink(real, link))
 
-	_, err := CheckWorkspace(link)
+	for _, p := range []string{link, link + "/", link + "/."} {
+		_, err := CheckWorkspace(p)
+		requireFault(t, err, fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace)
+	}
+	// A link to a file is refused as a link too, not followed.
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	require.NoError(t, os.Symlink(file, filepath.Join(dir, "filelink")))
+	_, err := CheckWorkspace(filepath.Join(dir, "filelink"))
 	requireFault(t, err, fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace)
 	_, err = Resolve(link, "sh", "")
 	requireFault(t, err, fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace)
