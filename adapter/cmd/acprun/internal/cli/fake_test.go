@@ -40,6 +40,8 @@ type fakeRuntime struct {
 
 	mu          sync.Mutex
 	start       adapter.StartParams
+	startCtx    context.Context
+	startEnded  bool // the start's context had ended during a turn
 	prompts     []string
 	stopCalls   int
 	stopCtxDone bool // StopSession's context was already done
@@ -58,7 +60,7 @@ func newFake(turns ...fakeTurn) *fakeRuntime {
 
 func (f *fakeRuntime) StartSession(ctx context.Context, p adapter.StartParams) (Session, error) {
 	f.mu.Lock()
-	f.start = p
+	f.start, f.startCtx = p, ctx
 	f.mu.Unlock()
 	if f.startBlock {
 		<-ctx.Done()
@@ -75,6 +77,7 @@ func (f *fakeRuntime) RunTurn(ctx context.Context, s Session, p adapter.TurnPara
 	n := len(f.prompts)
 	f.prompts = append(f.prompts, p.Prompt)
 	f.inTurn = true
+	f.startEnded = f.startEnded || f.startCtx.Err() != nil
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()

@@ -31,8 +31,11 @@ type turnReport struct {
 	Outcome adapter.EventType
 	Kind    adapter.Kind
 	Message string
-	Took    time.Duration
-	Result  adapter.TurnResult
+	// Detail is the returned error's full text (message and cause) when it
+	// says more than Message; the readable view shows it.
+	Detail string
+	Took   time.Duration
+	Result adapter.TurnResult
 }
 
 // runReport is the whole run, rendered by the views' closing summary and the

@@ -169,13 +169,16 @@ func (r *run) session() runReport {
 		CredentialVerification: r.cfg.VerifyCredential,
 	}
 	r.view.startBegin(command, r.cfg.Cwd)
+	// The runtime stays bound to the start's context for the whole session
+	// (SP-3): ending it signals the process group. So it ends only when the
+	// start is interrupted, on a hard teardown, or after StopSession.
 	startCtx, cancelStart := context.WithCancel(r.hardCtx)
+	defer cancelStart()
 	r.setPhase(cancelStart)
 	t0 := r.env.Now()
 	sess, err := rt.StartSession(startCtx, params)
 	rep.StartTook = r.env.Now().Sub(t0)
 	r.setPhase(nil)
-	cancelStart()
 	r.mu.Lock()
 	r.rt, r.sess = rt, &sess
 	hard := r.hardCtx.Err() != nil
@@ -247,6 +250,9 @@ func (r *run) turn(sess Session, n int, prompt string) turnReport {
 		}
 		if t.Message == "" {
 			t.Message = err.Error()
+		}
+		if d := err.Error(); d != t.Message {
+			t.Detail = d
 		}
 		if t.Outcome == "" || t.Outcome == adapter.EventTurnCompleted {
 			// An error without a terminal outcome (e.g. a refused turn

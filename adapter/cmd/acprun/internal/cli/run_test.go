@@ -135,6 +135,14 @@ func TestStartParamsFromFlags(t *testing.T) {
 	assert.Equal(t, []string{"hello"}, rt.prompts)
 }
 
+func TestSP3_TheStartContextLivesAsLongAsTheSession(t *testing.T) {
+	rt := newFake(completed(), completed())
+	h := newHarness(rt)
+	require.Equal(t, ExitCompleted, h.run("one", "two"))
+	assert.False(t, rt.startEnded, "ending the start's context would signal the runtime")
+	assert.Error(t, rt.startCtx.Err(), "it ends once the run is over")
+}
+
 func TestDefaultCwdAndCommand(t *testing.T) {
 	rt := newFake(completed())
 	h := newHarness(rt)

@@ -167,12 +167,8 @@ func (v *textView) event(e adapter.Event) {
 			v.chunks++
 			return
 		case noticeAgentText:
-			tag := "agent"
-			if v.chunks > 0 {
-				tag = fmt.Sprintf("agent ×%d", v.chunks)
-			}
 			v.chunks = 0
-			v.tagged(ansiBold, tag, e.Message)
+			v.tagged(ansiBold, "agent", e.Message)
 		case noticeRefused:
 			v.tagged(ansiYellow, "refused", e.Message)
 		case noticeNeedsPerson:
@@ -214,6 +210,9 @@ func (v *textView) turnEnd(t turnReport) {
 	defer v.mu.Unlock()
 	v.waiting = false
 	head := fmt.Sprintf("turn %d", t.N)
+	if t.Detail != "" {
+		t.Message = t.Detail
+	}
 	switch t.Outcome {
 	case adapter.EventTurnCompleted:
 		v.line("%s %s in %s", head, v.paint(ansiGreen, "completed"), fmtDur(t.Took))

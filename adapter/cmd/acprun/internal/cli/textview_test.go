@@ -64,7 +64,7 @@ func TestLiveViewDrawsAndClearsTheProgressIndicator(t *testing.T) {
 	draw(v)
 	assert.Contains(t, out.String(), "the agent is writing (1 chunks)", "streamed chunks show as progress")
 	v.event(ev(adapter.EventNotification, "Done."))
-	assert.True(t, strings.HasSuffix(out.String(), ansiClearLine+"  "+ansiBold+"agent ×1  "+ansiReset+"Done.\n"), "a line first clears the indicator")
+	assert.True(t, strings.HasSuffix(out.String(), ansiClearLine+"  "+ansiBold+"agent     "+ansiReset+"Done.\n"), "a line first clears the indicator")
 	v.turnEnd(turnReport{N: 1, Outcome: adapter.EventTurnCompleted})
 	assert.Contains(t, out.String(), ansiGreen+"completed"+ansiReset)
 	before := out.Len()
