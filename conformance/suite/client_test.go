@@ -57,12 +57,12 @@ func (r *recorder) take() []*gen.SessionNotification {
 
 // session is acpsdk's client side connected to a reference agent process.
 type session struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	conn   *acpsdk.Conn
-	peer   *gen.AgentPeer
-	client *recorder
-	exited chan struct{}
+	t       *testing.T
+	cmd     *exec.Cmd
+	conn    *acpsdk.Conn
+	peer    *gen.AgentPeer
+	client  *recorder
+	exited  chan struct{}
 	waitErr error
 
 	mu       sync.Mutex
