@@ -4,6 +4,13 @@
 // text, component=refagent), and does exactly what its flags and the words
 // of each prompt ask — including every misbehaviour real runtimes show.
 //
+// It is written with the SDK: an [acpkit.dev/acpsdk.Conn] whose handler
+// decodes every request through the generated dispatcher
+// ([acpkit.dev/acpsdk/gen.DispatchAgent]) into typed methods (gen.Agent and
+// the optional session handlers). What no typed value can express — a
+// malformed capability, a line that is not JSON, a line over the bound, an
+// update for another session — is written raw on the same connection.
+//
 // # Default behaviour
 //
 // initialize answers the requested version (1), with agentInfo
@@ -14,9 +21,12 @@
 // message with its own messageId ("<sid>-t<turn>-m1": "Hello", ", ",
 // "from the reference agent."; "<sid>-t<turn>-m2": "You said: ",
 // <prompt text>) and ends with end_turn. A prompt for an unknown session id
-// is error -32002. Unknown methods get -32601; unknown notifications are
+// is error -32002. Unknown methods, and methods whose capability is not
+// advertised, get -32601 (before their params are looked at); bad params
+// get -32602 naming the failing JSON path; unknown notifications are
 // ignored; a line that is not JSON gets -32700 with "id": null. When stdin
-// closes the process exits 0 at once; SIGTERM has its default effect.
+// closes, the process cancels its running turns, answers what it had read
+// (for at most a second) and exits 0; SIGTERM has its default effect.
 //
 // # Prompt words
 //
