@@ -482,7 +482,7 @@ func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeAgentResponse(data)
+	return decodeAgentResponse(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -566,7 +566,7 @@ func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeAgentResponse(data)
+	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -661,7 +661,7 @@ func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeAgentResponse(data)
+	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -1067,7 +1067,7 @@ func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeAuthMethod(data)
+	return decodeAuthMethod(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -1180,7 +1180,7 @@ func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeAuthMethod(data)
+	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -1336,7 +1336,7 @@ func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeAuthMethod(data)
+	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -1671,7 +1671,7 @@ func UnmarshalAvailableCommandInput(data []byte) (AvailableCommandInput, error) 
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeAvailableCommandInput(data)
+	return decodeAvailableCommandInput(jsonx.TrimSpace(data))
 }
 
 // MarshalJSON encodes x as a AvailableCommandInput value.
@@ -1684,7 +1684,7 @@ func (x *AvailableCommandInputUnstructured) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeAvailableCommandInput(data)
+	u, err := decodeAvailableCommandInput(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -1895,7 +1895,7 @@ func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeEmbeddedResourceResource(data)
+	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -2664,7 +2664,7 @@ func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeClientResponse(data)
+	return decodeClientResponse(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -2748,7 +2748,7 @@ func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeClientResponse(data)
+	u, err := decodeClientResponse(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -2843,7 +2843,7 @@ func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeClientResponse(data)
+	u, err := decodeClientResponse(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -3810,7 +3810,7 @@ func UnmarshalContentBlock(data []byte) (ContentBlock, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeContentBlock(data)
+	return decodeContentBlock(jsonx.TrimSpace(data))
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -3823,7 +3823,7 @@ func (x *ContentBlockAudio) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeContentBlock(data)
+	u, err := decodeContentBlock(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -3845,7 +3845,7 @@ func (x *ContentBlockImage) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeContentBlock(data)
+	u, err := decodeContentBlock(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -3867,7 +3867,7 @@ func (x *ContentBlockResource) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeContentBlock(data)
+	u, err := decodeContentBlock(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -3889,7 +3889,7 @@ func (x *ContentBlockResourceLink) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeContentBlock(data)
+	u, err := decodeContentBlock(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -3911,7 +3911,7 @@ func (x *ContentBlockText) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeContentBlock(data)
+	u, err := decodeContentBlock(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -4326,7 +4326,7 @@ func (x *CreateElicitationRequestModeForm) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeCreateElicitationRequestMode(data, nil)
+	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -4352,7 +4352,7 @@ func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeCreateElicitationRequestMode(data, nil)
+	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -4558,7 +4558,7 @@ func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeCreateElicitationResponseAction(data, nil)
+	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -4621,7 +4621,7 @@ func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeCreateElicitationResponseAction(data, nil)
+	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -4684,7 +4684,7 @@ func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeCreateElicitationResponseAction(data, nil)
+	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -5584,7 +5584,7 @@ func UnmarshalElicitationContentValue(data []byte) (ElicitationContentValue, err
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeElicitationContentValue(data)
+	return decodeElicitationContentValue(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -5856,7 +5856,7 @@ func UnmarshalElicitationPropertySchema(data []byte) (ElicitationPropertySchema,
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeElicitationPropertySchema(data)
+	return decodeElicitationPropertySchema(jsonx.TrimSpace(data))
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -5869,7 +5869,7 @@ func (x *ElicitationPropertySchemaArray) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeElicitationPropertySchema(data)
+	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -5891,7 +5891,7 @@ func (x *ElicitationPropertySchemaBoolean) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeElicitationPropertySchema(data)
+	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -5913,7 +5913,7 @@ func (x *ElicitationPropertySchemaInteger) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeElicitationPropertySchema(data)
+	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -5935,7 +5935,7 @@ func (x *ElicitationPropertySchemaNumber) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeElicitationPropertySchema(data)
+	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -5957,7 +5957,7 @@ func (x *ElicitationPropertySchemaString) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeElicitationPropertySchema(data)
+	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -6277,7 +6277,7 @@ func (x *ElicitationScopeRequest) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeElicitationScope(data, nil)
+	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -6303,7 +6303,7 @@ func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeElicitationScope(data, nil)
+	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -6718,7 +6718,7 @@ func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, e
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeEmbeddedResourceResource(data)
+	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -8946,7 +8946,7 @@ func UnmarshalMcpServer(data []byte) (McpServer, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeMcpServer(data)
+	return decodeMcpServer(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -9062,7 +9062,7 @@ func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeMcpServer(data)
+	u, err := decodeMcpServer(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -9187,7 +9187,7 @@ func (x *McpServerSSE) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeMcpServer(data)
+	u, err := decodeMcpServer(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -9331,7 +9331,7 @@ func (x *McpServerStdio) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeMcpServer(data)
+	u, err := decodeMcpServer(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -9427,7 +9427,7 @@ func UnmarshalMultiSelectItems(data []byte) (MultiSelectItems, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeMultiSelectItems(data)
+	return decodeMultiSelectItems(jsonx.TrimSpace(data))
 }
 
 // MarshalJSON encodes x as a MultiSelectItems value.
@@ -9440,7 +9440,7 @@ func (x *MultiSelectItemsString) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeMultiSelectItems(data)
+	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -9462,7 +9462,7 @@ func (x *MultiSelectItemsTitled) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeMultiSelectItems(data)
+	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -11319,7 +11319,7 @@ func UnmarshalRequestID(data []byte) (RequestID, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeRequestID(data)
+	return decodeRequestID(jsonx.TrimSpace(data))
 }
 
 // MarshalJSON encodes null.
@@ -11403,7 +11403,7 @@ func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, e
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeRequestPermissionOutcome(data)
+	return decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -11453,7 +11453,7 @@ func (x *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeRequestPermissionOutcome(data)
+	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -11475,7 +11475,7 @@ func (x *RequestPermissionOutcomeSelected) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeRequestPermissionOutcome(data)
+	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -12825,7 +12825,7 @@ func (x *SessionConfigOptionTypeBoolean) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionConfigOptionType(data, nil)
+	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -12851,7 +12851,7 @@ func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionConfigOptionType(data, nil)
+	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -13341,7 +13341,7 @@ func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOption
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeSessionConfigSelectOptions(data)
+	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
 }
 
 // decode reads the members of the JSON object data into x; members named
@@ -14390,7 +14390,7 @@ func UnmarshalSessionUpdate(data []byte) (SessionUpdate, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeSessionUpdate(data)
+	return decodeSessionUpdate(jsonx.TrimSpace(data))
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -14403,7 +14403,7 @@ func (x *SessionUpdateAgentMessageChunk) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14425,7 +14425,7 @@ func (x *SessionUpdateAgentThoughtChunk) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14447,7 +14447,7 @@ func (x *SessionUpdateAvailableCommandsUpdate) UnmarshalJSON(data []byte) error 
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14469,7 +14469,7 @@ func (x *SessionUpdateCompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14491,7 +14491,7 @@ func (x *SessionUpdateCompactionUpdate) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14513,7 +14513,7 @@ func (x *SessionUpdateConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14535,7 +14535,7 @@ func (x *SessionUpdateCurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14557,7 +14557,7 @@ func (x *SessionUpdateNotice) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14579,7 +14579,7 @@ func (x *SessionUpdatePlan) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14601,7 +14601,7 @@ func (x *SessionUpdateSessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14623,7 +14623,7 @@ func (x *SessionUpdateToolCall) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14645,7 +14645,7 @@ func (x *SessionUpdateToolCallUpdate) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14685,7 +14685,7 @@ func (x *SessionUpdateUsageUpdate) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14707,7 +14707,7 @@ func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSessionUpdate(data)
+	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -14957,7 +14957,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSetSessionConfigOptionRequestType(data, nil)
+	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -15053,7 +15053,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) er
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeSetSessionConfigOptionRequestType(data, nil)
+	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
 	if err != nil {
 		return err
 	}
@@ -16271,7 +16271,7 @@ func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeEmbeddedResourceResource(data)
+	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -16650,7 +16650,7 @@ func UnmarshalToolCallContent(data []byte) (ToolCallContent, error) {
 	if err := jsonx.Validate(data); err != nil {
 		return nil, err
 	}
-	return decodeToolCallContent(data)
+	return decodeToolCallContent(jsonx.TrimSpace(data))
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -16663,7 +16663,7 @@ func (x *ToolCallContentContent) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeToolCallContent(data)
+	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -16685,7 +16685,7 @@ func (x *ToolCallContentDiff) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeToolCallContent(data)
+	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}
@@ -16707,7 +16707,7 @@ func (x *ToolCallContentTerminal) UnmarshalJSON(data []byte) error {
 	if err := jsonx.Validate(data); err != nil {
 		return err
 	}
-	u, err := decodeToolCallContent(data)
+	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
 	if err != nil {
 		return err
 	}

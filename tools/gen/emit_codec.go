@@ -543,7 +543,7 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 	f.Comment(fmt.Sprintf("MarshalJSON encodes x as a %s value.", u.Name))
 	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(marshal...)
 	f.Line()
-	args := []jen.Code{jen.Id("data")}
+	args := []jen.Code{jx("TrimSpace").Call(jen.Id("data"))}
 	if u.Union.Flattened {
 		args = append(args, jen.Nil())
 	}
@@ -597,7 +597,7 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
 		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
 			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Id("decode"+t.Name).Call(jen.Id("data"))),
+			jen.Return(jen.Id("decode"+t.Name).Call(jx("TrimSpace").Call(jen.Id("data")))),
 		)
 		f.Line()
 	}
