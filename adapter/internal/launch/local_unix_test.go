@@ -84,7 +84,8 @@ func (s started) waitExit(t *testing.T) ExitStatus {
 }
 
 // stdoutOpen reports whether stdout is still held open by someone: a read
-// with a short deadline times out instead of reaching end of stream.
+// with a short deadline times out instead of reaching end of stream. A
+// closed stdout answers at once, so the deadline only bounds the probe.
 func (s started) stdoutOpen(t *testing.T) bool {
 	t.Helper()
 	require.NoError(t, s.Stdout().(*os.File).SetReadDeadline(time.Now().Add(100*time.Millisecond)))
@@ -94,6 +95,15 @@ func (s started) stdoutOpen(t *testing.T) bool {
 	}
 	require.ErrorIs(t, err, io.EOF)
 	return false
+}
+
+// awaitStdoutEOF waits, bounded by ioBound, until every writer of stdout
+// is gone.
+func (s started) awaitStdoutEOF(t *testing.T) {
+	t.Helper()
+	require.NoError(t, s.Stdout().(*os.File).SetReadDeadline(time.Now().Add(ioBound)))
+	_, err := io.Copy(io.Discard, s.out)
+	require.NoError(t, err, "stdout should reach end of stream")
 }
 
 func TestSP1_FullEnvironmentWithOverrides(t *testing.T) {
@@ -154,7 +164,7 @@ func TestSP2_DescendantHoldsStdoutAfterReap(t *testing.T) {
 	// The group kill reaches the descendant, which stayed in the group.
 	s.Kill()
 	reapOrphan(t, gpid)
-	assert.False(t, s.stdoutOpen(t))
+	s.awaitStdoutEOF(t)
 }
 
 func TestSP2_KillEndsProcessIgnoringSIGTERM(t *testing.T) {
@@ -297,7 +307,7 @@ func TestTD12_DetachedDescendantSurvivesGroupKill(t *testing.T) {
 
 	require.NoError(t, unix.Kill(gpid, unix.SIGKILL))
 	reapOrphan(t, gpid)
-	assert.False(t, s.stdoutOpen(t))
+	s.awaitStdoutEOF(t)
 }
 
 // openFDs counts this process's open descriptors (Linux); elsewhere it
