@@ -160,12 +160,15 @@ func (r *runner) dispatch(m fakeagent.Msg) {
 			return
 		}
 		r.sid = r.newSid
-		a.Reply(m, map[string]any{"sessionId": r.sid})
-		r.script(r.cfg["afternew"])
 		if r.has("close-stdin-after-new") {
+			// Closed before answering, so the prompt that follows is
+			// certain to meet a closed pipe.
 			os.Stdin.Close()
+			a.Reply(m, map[string]any{"sessionId": r.sid})
 			fakeagent.Hang()
 		}
+		a.Reply(m, map[string]any{"sessionId": r.sid})
+		r.script(r.cfg["afternew"])
 	case "_sortie.dev/probe/unimplemented":
 		switch {
 		case r.has("hang-control"):

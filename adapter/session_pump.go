@@ -27,6 +27,9 @@ type pump struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// cancels tracks session/cancel sends still queuing, so teardown can
+	// flush them with the other answers (TD-1).
+	cancels sync.WaitGroup
 
 	norm      normalize.Normalizer
 	caps      normalize.Capabilities
@@ -198,7 +201,14 @@ func (p *pump) handle(m any) {
 	case pumpAnswerOpen:
 		p.closing = true
 		p.drainRequests()
-		close(m.ack)
+		// Ack once every session/cancel is queued, so the flush that
+		// follows writes them too; teardown bounds the wait.
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.cancels.Wait()
+			close(m.ack)
+		}()
 	}
 }
 

@@ -197,9 +197,12 @@ func (p *pump) beginEnd(o normalize.Outcome) {
 	t.ending, t.override = true, &o
 	t.timer = time.NewTimer(p.s.readTimeout)
 	conn, id := p.s.conn, p.sessionID
+	// Sent off the pump: a runtime that stopped reading must not stall it.
 	p.wg.Add(1)
+	p.cancels.Add(1)
 	go func() {
 		defer p.wg.Done()
+		defer p.cancels.Done()
 		_ = conn.Notify(p.ctx, methodSessionCancel, sessionIDParams{SessionID: id})
 	}()
 }
@@ -243,6 +246,11 @@ func (p *pump) promptDone(m pumpPrompt) {
 			}
 			t.timer = time.NewTimer(p.s.readTimeout)
 			return
+		}
+		if errors.Is(m.err, acpsdk.ErrClosed) {
+			// No answer can arrive any more: later turns are refused
+			// (TU-3) even before the connection reports its end.
+			p.streamEnded = true
 		}
 		p.endTurn(p.lostOutcome(), m.err)
 		return

@@ -194,6 +194,10 @@ func TestDI1_PM6_HumanInputOverridesResponse(t *testing.T) {
 	assert.ErrorIs(t, err, &Error{Kind: KindTurnInputRequired, Message: "agent asked for a decision only a person can make"})
 	assert.Equal(t, EventTurnInputRequired, r.Outcome)
 	assert.Equal(t, []string{"agent asked for a decision only a person can make"}, ev.messages(EventTurnInputRequired))
+	// The runtime reads stdin in order: once it has the next prompt, it
+	// has read the cancel too.
+	_, err, _ = h.turn(s, "stop:end_turn")
+	require.NoError(t, err)
 	h.stop(s)
 	assert.Equal(t, 1, count(h.wire(), `"session/cancel"`), "PM-6: one session/cancel")
 }
