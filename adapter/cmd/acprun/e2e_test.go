@@ -417,3 +417,35 @@ func TestE2E_ClosedStdoutStillStopsTheRuntime(t *testing.T) {
 	require.NoError(t, cmd.Wait(), "acprun finishes its run and exits normally")
 	assertGone(t, first)
 }
+
+func TestE2E_SR5_ResumeContinuesASavedSession(t *testing.T) {
+	agent := refagent("--load-session", "--state-dir", t.TempDir())
+	first := acprun(t, "--json", "--command", agent, "remember this")
+	require.Equal(t, 0, first.status, first.stderr)
+	id := last(t, first.stdout)["session_id"]
+	require.NotEmpty(t, id)
+
+	second := acprun(t, "--json", "--resume", fmt.Sprint(id), "--command", agent, "and continue")
+	require.Equal(t, 0, second.status, second.stderr)
+	assert.Equal(t, id, last(t, second.stdout)["session_id"], "the saved session continued")
+	golden(t, "resumed.jsonl", second.stdout)
+}
+
+func TestE2E_MCP7_DeclaredServersReachTheRuntime(t *testing.T) {
+	dir := t.TempDir()
+	conf, record := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "record.jsonl")
+	require.NoError(t, os.WriteFile(conf, []byte(`{"mcpServers":{
+		"tools": {"command": "/usr/bin/env", "args": ["true"], "env": {"B": "2", "A": "1"}},
+		"off":   {"command": "/usr/bin/env", "enabled": false}}}`), 0o644))
+	r := acprun(t, "--json", "--mcp-config", conf, "--command", refagent("--record-mcp", record), "hello")
+	require.Equal(t, 0, r.status, r.stderr)
+	got, err := os.ReadFile(record)
+	require.NoError(t, err)
+	var rec struct {
+		Method     string          `json:"method"`
+		MCPServers json.RawMessage `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(bytes.TrimSpace(got), &rec))
+	assert.Equal(t, "session/new", rec.Method)
+	assert.JSONEq(t, `[{"name":"tools","command":"/usr/bin/env","args":["true"],"env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]`, string(rec.MCPServers))
+}

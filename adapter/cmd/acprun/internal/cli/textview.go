@@ -84,7 +84,7 @@ func (v *textView) drawSpinner() {
 	v.frame = (v.frame + 1) % len(spinnerFrames)
 	label := v.label
 	if v.chunks > 0 {
-		label = fmt.Sprintf("the agent is writing (%d chunks)", v.chunks)
+		label = fmt.Sprintf("the agent is writing (%d %s)", v.chunks, plural(v.chunks, "chunk", "chunks"))
 	}
 	elapsed := v.now().Sub(v.since)
 	fmt.Fprintf(v.w, "%s%s %s %s", ansiClearLine, v.paint(ansiCyan, spinnerFrames[v.frame]), label, v.paint(ansiDim, fmtDur(elapsed)))
@@ -326,6 +326,13 @@ func describeErr(kind adapter.Kind, msg string) string {
 		return msg
 	}
 	return string(kind) + ": " + msg
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func modelSuffix(model string) string {

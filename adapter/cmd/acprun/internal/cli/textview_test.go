@@ -62,7 +62,7 @@ func TestLiveViewDrawsAndClearsTheProgressIndicator(t *testing.T) {
 	assert.Contains(t, out.String(), "waiting for the agent "+ansiDim+"1.50s", "the indicator says what acprun waits for, and for how long")
 	v.event(ev(adapter.EventNotification, ""))
 	draw(v)
-	assert.Contains(t, out.String(), "the agent is writing (1 chunks)", "streamed chunks show as progress")
+	assert.Contains(t, out.String(), "the agent is writing (1 chunk)", "streamed chunks show as progress")
 	v.event(ev(adapter.EventNotification, "Done."))
 	assert.True(t, strings.HasSuffix(out.String(), ansiClearLine+"  "+ansiBold+"agent     "+ansiReset+"Done.\n"), "a line first clears the indicator")
 	v.turnEnd(turnReport{N: 1, Outcome: adapter.EventTurnCompleted})
