@@ -383,3 +383,17 @@ func TestDieOnGarbageAndAnswerNotifications(t *testing.T) {
 	c.write("garbage")
 	assert.Equal(t, 3, <-c.exits)
 }
+
+func TestPrompt_MalformedUpdatesForClientTests(t *testing.T) {
+	c := startAgent(t, DefaultOptions())
+	sid := c.handshake()
+	updates, r := c.prompt(sid, "malformed-update null-id-update tool-name-wrong-type")
+	require.Nil(t, r.Error)
+	require.GreaterOrEqual(t, len(updates), 4)
+	assert.Equal(t, "tool_call", updates[0].kind())
+	assert.NotContains(t, updates[0].Params.Update, "toolCallId")
+	assert.Equal(t, "null", string(updates[1].ID), "sent with a null id")
+	assert.Equal(t, "session/update", updates[1].Method)
+	assert.Equal(t, float64(42), updates[2].Params.Update["name"])
+	assert.Equal(t, "completed", updates[3].Params.Update["status"])
+}

@@ -46,6 +46,12 @@
 //	foreign               an agent_message_chunk for session id
 //	                      "refagent-foreign-session"
 //	unknown-update        an update with sessionUpdate "refagent_custom_update"
+//	malformed-update      a tool_call without its required toolCallId (a
+//	                      known variant that fails to decode)
+//	null-id-update        an agent_message_chunk sent as a session/update
+//	                      carrying "id": null
+//	tool-name-wrong-type  tool call "named-1" (other) whose vendor "name" is
+//	                      the number 42, completed by an update doing the same
 //	tools                 tool calls "read-1" (read), "edit-1" (edit) going
 //	                      pending → in_progress → completed, and "exec-1"
 //	                      (execute) going pending → in_progress → failed

@@ -156,7 +156,7 @@ func (c *client) until(id int) ([]msg, msg) {
 		if m.Method == "" && string(m.ID) == string(want) {
 			return seen, m
 		}
-		if m.Method != "" && m.ID != nil {
+		if m.Method != "" && m.ID != nil && string(m.ID) != "null" {
 			res, e := c.answer(m.Method, m.RawParams)
 			reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
 			if e != nil {

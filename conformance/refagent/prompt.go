@@ -155,6 +155,31 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 			return nil, err
 		}
 	}
+	if sc.MalformedUpdate {
+		// A tool_call without its required toolCallId.
+		if err := r.send(map[string]any{"sessionUpdate": "tool_call", "title": "No id", "status": "pending"}); err != nil {
+			return nil, err
+		}
+	}
+	if sc.NullIDUpdate {
+		line := map[string]any{"jsonrpc": "2.0", "id": nil, "method": "session/update", "params": map[string]any{
+			"sessionId": r.sid, "update": chunk("agent_message_chunk", r.msgID(8), "Sent with a null id."),
+		}}
+		if err := a.t.write(r.ctx, line); err != nil {
+			return nil, err
+		}
+		r.reply.WriteString("Sent with a null id.")
+	}
+	if sc.ToolNameWrongType {
+		u := toolCall("named-1", "A tool with a numeric name", "other")
+		u["name"] = 42
+		if err := r.send(u); err != nil {
+			return nil, err
+		}
+		if err := r.send(toolUpdate("named-1", "completed", map[string]any{"title": "Named tool done", "name": 42})); err != nil {
+			return nil, err
+		}
+	}
 	if sc.Tools {
 		if err := r.tools(); err != nil {
 			return nil, err

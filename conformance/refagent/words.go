@@ -31,7 +31,13 @@ type Script struct {
 	After         bool
 	Usage         bool
 	UnknownUpdate bool
-	Image         bool
+	// MalformedUpdate sends a known variant that fails to decode.
+	MalformedUpdate bool
+	// NullIDUpdate sends a session/update carrying "id": null.
+	NullIDUpdate bool
+	// ToolNameWrongType sends a tool call whose vendor name is a number.
+	ToolNameWrongType bool
+	Image             bool
 	// ErrorCode, when non-zero, answers the prompt with this error.
 	ErrorCode int
 }
@@ -131,6 +137,12 @@ func (sc *Script) apply(w string) (bool, error) {
 		sc.Usage = true
 	case "unknown-update":
 		sc.UnknownUpdate = true
+	case "malformed-update":
+		sc.MalformedUpdate = true
+	case "null-id-update":
+		sc.NullIDUpdate = true
+	case "tool-name-wrong-type":
+		sc.ToolNameWrongType = true
 	case "image":
 		sc.Image = true
 	default:
