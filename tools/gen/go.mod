@@ -10,4 +10,5 @@ require (
 require (
 	dario.cat/mergo v1.0.2 // indirect
 	github.com/goccy/go-yaml v1.19.2 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 )
