@@ -265,8 +265,11 @@ func checkCancel(ctx context.Context, s *Session) error {
 	// Cancel once the turn is visibly under way (its first update), so the
 	// cancel cannot overtake the prompt inside the agent.
 	first, err := s.WaitFor(ctx, from, func(m *Message) bool {
-		return (m.IsResponse() && string(bytes.TrimSpace(m.ID)) == want) ||
-			(m.IsNotification() && m.Method == "session/update")
+		if m.IsResponse() {
+			return string(bytes.TrimSpace(m.ID)) == want
+		}
+		us := Updates([]*Message{m})
+		return len(us) == 1 && us[0].SessionID == sid && turnUpdates[us[0].Kind]
 	})
 	if err != nil {
 		return Failf("waiting for the turn to start: %v", err)

@@ -68,6 +68,17 @@ func TestStandard_ReferenceAgentPassesEveryCheck(t *testing.T) {
 	assert.False(t, check.Failed(rs))
 }
 
+// TestStandard_NotificationsBetweenTurnsAreLegitimate: vendor
+// notifications before session/new answers, available_commands_update
+// after it and session_info_update after every prompt response break no
+// check.
+func TestStandard_NotificationsBetweenTurnsAreLegitimate(t *testing.T) {
+	results := grade(t, append([]string{"--chatty", "--words", "after"}, allCaps...)...)
+	for id, r := range results {
+		assert.Equal(t, check.StatusPass, r.Status, "%s: %s", id, r.Reason)
+	}
+}
+
 func TestStandard_CapabilityChecksSkipWhenNotAdvertised(t *testing.T) {
 	results := grade(t)
 	for id, r := range results {
