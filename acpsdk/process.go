@@ -3,6 +3,7 @@ package acpsdk
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 )
 
@@ -15,21 +16,31 @@ import (
 // Calling cmd.Wait first may lose output the Conn has not read yet, because
 // Wait closes the stdout pipe.
 func StartCommand(cmd *exec.Cmd, h Handler, opts *Options) (*Conn, error) {
+	r, w, err := startPipes(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return NewConn(r, w, h, opts), nil
+}
+
+// startPipes starts cmd with pipes on its stdin and stdout and returns the
+// parent's ends: its stdout to read and its stdin to write.
+func startPipes(cmd *exec.Cmd) (io.ReadCloser, io.WriteCloser, error) {
 	if cmd.Stdin != nil || cmd.Stdout != nil {
-		return nil, errors.New("acpsdk: StartCommand needs cmd.Stdin and cmd.Stdout unset")
+		return nil, nil, errors.New("acpsdk: starting a command needs cmd.Stdin and cmd.Stdout unset")
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("acpsdk: stdin pipe: %w", err)
+		return nil, nil, fmt.Errorf("acpsdk: stdin pipe: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		_ = stdin.Close()
-		return nil, fmt.Errorf("acpsdk: stdout pipe: %w", err)
+		return nil, nil, fmt.Errorf("acpsdk: stdout pipe: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
 		// Start closes the pipes it made when it fails.
-		return nil, fmt.Errorf("acpsdk: starting %s: %w", cmd.Path, err)
+		return nil, nil, fmt.Errorf("acpsdk: starting %s: %w", cmd.Path, err)
 	}
-	return NewConn(stdout, stdin, h, opts), nil
+	return stdout, stdin, nil
 }

@@ -1,0 +1,302 @@
+package acpsdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"reflect"
+
+	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/gen"
+)
+
+// SideOptions configure a [ClientSide] or an [AgentSide].
+type SideOptions struct {
+	// Options configure the underlying connection.
+	Options
+	// Strict refuses, without sending it, a call the peer's capabilities
+	// do not allow (for example session/load when the agent's initialize
+	// response lacks loadSession); the call returns a *CapabilityError.
+	// Capabilities are learned from the initialize exchange and the
+	// session setup responses that go through this side.
+	Strict bool
+}
+
+// ExtensionHandler is implemented by a gen.Client or gen.Agent
+// implementation that handles extension methods (names beginning with "_").
+// Without it, extension requests are answered with -32601 and extension
+// notifications are ignored.
+type ExtensionHandler interface {
+	// HandleExtension handles one extension request or notification; the
+	// result of a notification is ignored.
+	HandleExtension(ctx context.Context, method string, params json.RawMessage) (any, error)
+}
+
+// side is what ClientSide and AgentSide share: the connection, strict mode,
+// and the mapping of the generated dispatch onto JSON-RPC answers.
+type side struct {
+	conn   *Conn
+	strict bool
+	peer   peerState
+	// peerIsAgent selects the capability table for outgoing calls.
+	peerIsAgent bool
+}
+
+func newSide(r io.Reader, w io.Writer, opts *SideOptions, peerIsAgent bool, dispatch func(context.Context, *Request) (any, error)) *side {
+	var so SideOptions
+	if opts != nil {
+		so = *opts
+	}
+	s := &side{strict: so.Strict, peerIsAgent: peerIsAgent}
+	s.conn = NewConn(r, w, HandlerFunc(dispatch), &so.Options)
+	return s
+}
+
+// check applies strict mode to an outgoing call or notification.
+func (s *side) check(method string, params any) (any, error) {
+	if !s.strict || isExtension(method) {
+		return params, nil
+	}
+	if s.peerIsAgent {
+		return s.peer.checkAgentCall(method, params)
+	}
+	return s.peer.checkClientCall(method, params)
+}
+
+// call sends a request, learning the peer's capabilities from the answers
+// that carry them when strict mode needs them.
+func (s *side) call(ctx context.Context, method string, params, result any) error {
+	params, err := s.check(method, params)
+	if err != nil {
+		return err
+	}
+	learn := s.strict && s.peerIsAgent && (method == gen.MethodInitialize || isSessionSetup(method))
+	if !learn {
+		return s.conn.Call(ctx, method, params, result)
+	}
+	// Encode params once: session setup needs them to know the session id.
+	rawParams, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("acpsdk: encoding %s params: %w", method, err)
+	}
+	var raw json.RawMessage
+	if err := s.conn.Call(ctx, method, json.RawMessage(rawParams), &raw); err != nil {
+		return err
+	}
+	if method == gen.MethodInitialize {
+		s.peer.learnAgent(raw)
+	} else {
+		s.peer.learnSession(method, rawParams, raw)
+	}
+	if result == nil {
+		return nil
+	}
+	if r, ok := result.(*json.RawMessage); ok {
+		*r = raw
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("acpsdk: decoding %s result: %w", method, err)
+	}
+	return nil
+}
+
+func (s *side) goCall(ctx context.Context, method string, params any) (*PendingCall, error) {
+	params, err := s.check(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return s.conn.Go(ctx, method, params)
+}
+
+func (s *side) notify(ctx context.Context, method string, params any) error {
+	params, err := s.check(method, params)
+	if err != nil {
+		return err
+	}
+	return s.conn.Notify(ctx, method, params)
+}
+
+// answer maps the generated dispatch's outcome onto the wire: a method the
+// implementation lacks is -32601 (after offering extensions to an
+// ExtensionHandler), params that do not decode are -32602 with the JSON
+// path, and an empty typed result is sent as {} rather than null.
+func answer(ctx context.Context, impl any, req *Request, result any, err error) (any, error) {
+	if errors.Is(err, gen.ErrNotImplemented) {
+		if x, ok := impl.(ExtensionHandler); ok && isExtension(req.Method) {
+			return x.HandleExtension(ctx, req.Method, req.Params)
+		}
+		return nil, ErrMethodNotFound
+	}
+	if err != nil {
+		if de, ok := errors.AsType[*gen.DecodeError](err); ok {
+			return nil, invalidParams(de)
+		}
+		return nil, err
+	}
+	if isNilPointer(result) {
+		return json.RawMessage("{}"), nil
+	}
+	return result, nil
+}
+
+func isNilPointer(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// invalidParams builds the -32602 answer; data.path names the failing
+// member (SDK-10).
+func invalidParams(de *gen.DecodeError) *Error {
+	data, _ := json.Marshal(struct {
+		Path string `json:"path"`
+	}{de.Path})
+	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + de.Error(), Data: data}
+}
+
+// ClientSide is the client end of an ACP connection: this program is the
+// client and the peer is an agent. Inbound agent calls are dispatched to a
+// gen.Client implementation (plus its optional handler interfaces); outgoing
+// calls go through the typed [ClientSide.Agent] or, for extension and raw
+// calls, [ClientSide.Call], [ClientSide.Go] and [ClientSide.Notify].
+type ClientSide struct {
+	s     *side
+	impl  gen.Client
+	agent *gen.AgentPeer
+}
+
+// NewClientSide starts the client end of a connection reading the agent's
+// output from r and writing to its input w. opts may be nil.
+func NewClientSide(r io.Reader, w io.Writer, impl gen.Client, opts *SideOptions) *ClientSide {
+	c := &ClientSide{impl: impl}
+	c.s = newSide(r, w, opts, true, c.dispatch)
+	c.agent = gen.NewAgentPeer(c)
+	return c
+}
+
+// StartAgent starts an agent subprocess and returns the client end of a
+// connection over its stdin and stdout (see [StartCommand] for how to end
+// it and reap the process).
+func StartAgent(cmd *exec.Cmd, impl gen.Client, opts *SideOptions) (*ClientSide, error) {
+	r, w, err := startPipes(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return NewClientSide(r, w, impl, opts), nil
+}
+
+func (c *ClientSide) dispatch(ctx context.Context, req *Request) (any, error) {
+	result, err := gen.DispatchClient(ctx, c.impl, req.Method, req.Params)
+	return answer(ctx, c.impl, req, result, err)
+}
+
+// Agent returns the typed calls to the agent. They honour strict mode.
+func (c *ClientSide) Agent() *gen.AgentPeer { return c.agent }
+
+// Conn returns the underlying connection (Flush, WriteRaw, Done, ...).
+// Calls made on it directly bypass strict mode.
+func (c *ClientSide) Conn() *Conn { return c.s.conn }
+
+// Call sends any request (an extension method such as "_vendor/x", or a
+// method by name) and decodes its result; see [Conn.Call]. It honours
+// strict mode.
+func (c *ClientSide) Call(ctx context.Context, method string, params, result any) error {
+	return c.s.call(ctx, method, params, result)
+}
+
+// Go sends a request without waiting for its answer; see [Conn.Go]. It
+// honours strict mode. The adapter uses it for session/prompt, whose answer
+// it still needs after sending session/cancel.
+func (c *ClientSide) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
+	return c.s.goCall(ctx, method, params)
+}
+
+// Notify sends a notification; see [Conn.Notify]. It honours strict mode.
+func (c *ClientSide) Notify(ctx context.Context, method string, params any) error {
+	return c.s.notify(ctx, method, params)
+}
+
+// Close closes the connection; see [Conn.Close].
+func (c *ClientSide) Close() error { return c.s.conn.Close() }
+
+// Done is closed when the connection has ended; see [Conn.Done].
+func (c *ClientSide) Done() <-chan struct{} { return c.s.conn.Done() }
+
+// Err says why the connection ended; see [Conn.Err].
+func (c *ClientSide) Err() error { return c.s.conn.Err() }
+
+// AgentSide is the agent end of an ACP connection: this program is the
+// agent and the peer is a client. Inbound client calls are dispatched to a
+// gen.Agent implementation (plus its optional handler interfaces);
+// outgoing calls go through the typed [AgentSide.Client] or
+// [AgentSide.Call], [AgentSide.Go] and [AgentSide.Notify].
+type AgentSide struct {
+	s      *side
+	impl   gen.Agent
+	client *gen.ClientPeer
+}
+
+// NewAgentSide starts the agent end of a connection reading the client's
+// messages from r (usually os.Stdin) and writing to w (usually os.Stdout).
+// opts may be nil.
+func NewAgentSide(r io.Reader, w io.Writer, impl gen.Agent, opts *SideOptions) *AgentSide {
+	a := &AgentSide{impl: impl}
+	a.s = newSide(r, w, opts, false, a.dispatch)
+	a.client = gen.NewClientPeer(a)
+	return a
+}
+
+func (a *AgentSide) dispatch(ctx context.Context, req *Request) (any, error) {
+	result, err := gen.DispatchAgent(ctx, a.impl, req.Method, req.Params)
+	if err == nil && req.Method == gen.MethodInitialize {
+		// What the client advertised gates this side's calls to it.
+		a.s.peer.learnClient(req.Params)
+	}
+	return answer(ctx, a.impl, req, result, err)
+}
+
+// Client returns the typed calls to the client. They honour strict mode.
+func (a *AgentSide) Client() *gen.ClientPeer { return a.client }
+
+// Conn returns the underlying connection. Calls made on it directly bypass
+// strict mode.
+func (a *AgentSide) Conn() *Conn { return a.s.conn }
+
+// Call sends any request to the client and decodes its result; see
+// [Conn.Call]. It honours strict mode.
+func (a *AgentSide) Call(ctx context.Context, method string, params, result any) error {
+	return a.s.call(ctx, method, params, result)
+}
+
+// Go sends a request without waiting for its answer; see [Conn.Go].
+func (a *AgentSide) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
+	return a.s.goCall(ctx, method, params)
+}
+
+// Notify sends a notification to the client; see [Conn.Notify]. It honours
+// strict mode.
+func (a *AgentSide) Notify(ctx context.Context, method string, params any) error {
+	return a.s.notify(ctx, method, params)
+}
+
+// Close closes the connection; see [Conn.Close].
+func (a *AgentSide) Close() error { return a.s.conn.Close() }
+
+// Done is closed when the connection has ended; see [Conn.Done].
+func (a *AgentSide) Done() <-chan struct{} { return a.s.conn.Done() }
+
+// Err says why the connection ended; see [Conn.Err].
+func (a *AgentSide) Err() error { return a.s.conn.Err() }
+
+// Interface checks: both sides are what the generated typed peers need.
+var (
+	_ gen.Caller = (*Conn)(nil)
+	_ gen.Caller = (*ClientSide)(nil)
+	_ gen.Caller = (*AgentSide)(nil)
+)
