@@ -198,6 +198,8 @@ func (p *pump) handle(m any) {
 		p.startTurn(m.req)
 	case pumpPrompt:
 		p.promptDone(m)
+	case pumpProbe:
+		m(p)
 	case pumpAnswerOpen:
 		p.closing = true
 		p.drainRequests()
@@ -421,3 +423,7 @@ func promptError(err error) (normalize.Outcome, bool) {
 	}
 	return normalize.Outcome{}, false
 }
+
+// pumpProbe runs a function on the pump goroutine; tests use it to look at
+// pump-owned state without a race.
+type pumpProbe func(p *pump)
