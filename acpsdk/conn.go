@@ -591,6 +591,9 @@ func (c *Conn) handleLine(line []byte) bool {
 		} else {
 			c.ev.invalid(line, m.why)
 		}
+		if m.silent {
+			return true
+		}
 		msg := ErrInvalidRequest.Message + ": " + m.why
 		if m.code == CodeParseError {
 			msg = ErrParse.Message

@@ -84,6 +84,11 @@ func TestScripts(t *testing.T) {
 			events: []string{"unmatched 99", `unmatched "x"`},
 		},
 		{
+			name:   "SDK10 malformed response reported, never answered",
+			steps:  []scriptStep{{v + `"result":{}}`, nil}},
+			events: []string{"invalid response has no id"},
+		},
+		{
 			name:  "handler error is -32603",
 			steps: []scriptStep{{v + `"id":5,"method":"fail"}`, []string{v + `"id":5,"error":{"code":-32603,"message":"unexpected EOF"}}`}}},
 		},
@@ -282,4 +287,20 @@ func TestNotifyAndCallHonourContext(t *testing.T) {
 	require.ErrorIs(t, c.Flush(ctx), context.Canceled)
 	// An unencodable params value is an error, not a panic or a bad line.
 	require.Error(t, c.Notify(t.Context(), "n", func() {}))
+}
+
+// A response carrying both result and error fails the call with the error
+// rather than leaving it waiting.
+func TestResponseWithResultAndErrorFailsCall(t *testing.T) {
+	c, p := newRawPeer(t, nil, nil)
+	pc, err := c.Go(t.Context(), "m", nil)
+	require.NoError(t, err)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32002,"message":"gone"}}`)
+	require.ErrorIs(t, pc.Result(nil), ErrResourceNotFound)
+	pc2, err := c.Go(t.Context(), "m", nil)
+	require.NoError(t, err)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","id":2,"error":"not an object"}`)
+	require.ErrorIs(t, pc2.Result(nil), ErrMalformedResponse)
 }

@@ -39,9 +39,12 @@ type inMsg struct {
 	params json.RawMessage
 	result json.RawMessage
 	errObj json.RawMessage
-	// code and why say what is wrong with an invalid message.
-	code int64
-	why  string
+	// code and why say what is wrong with an invalid message; silent
+	// marks one that looks like a response, which is never answered (an
+	// answer would carry the id of one of the peer's own requests).
+	code   int64
+	why    string
+	silent bool
 }
 
 // parseFlags: zero-copy (lines are never reused) and exact member names, so
@@ -108,14 +111,13 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 		return m
 	}
 	if w.Result != nil || w.Error != nil {
-		switch {
-		case w.Result != nil && w.Error != nil:
-			m.code, m.why = CodeInvalidRequest, "response has both result and error"
-		case m.id == nil:
-			m.code, m.why = CodeInvalidRequest, "response has no id"
-		default:
-			m.kind = kindResponse
+		if m.id == nil {
+			m.code, m.why, m.silent = CodeInvalidRequest, "response has no id", true
+			return m
 		}
+		// With both members the error wins: the caller learns the call
+		// failed instead of waiting for an answer that already came.
+		m.kind = kindResponse
 		return m
 	}
 	m.code, m.why = CodeInvalidRequest, "object is neither a request, a notification nor a response"

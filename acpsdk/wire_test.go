@@ -41,6 +41,7 @@ func TestClassify(t *testing.T) {
 		{"SDK10 scalar params", `{"jsonrpc":"2.0","id":2,"method":"m","params":3}`, kindInvalid, CodeInvalidRequest, `2`, "m"},
 		{"SDK10 method and result", `{"jsonrpc":"2.0","id":2,"method":"m","result":1}`, kindInvalid, CodeInvalidRequest, `2`, ""},
 		{"response without id", `{"jsonrpc":"2.0","result":1}`, kindInvalid, CodeInvalidRequest, "", ""},
+		{"response with result and error: error wins", `{"jsonrpc":"2.0","id":4,"result":1,"error":{"code":1,"message":"m"}}`, kindResponse, 0, `4`, ""},
 		{"case-sensitive members", `{"jsonrpc":"2.0","ID":1,"Method":"m"}`, kindInvalid, CodeInvalidRequest, "", ""},
 	}
 	for _, tt := range tests {
