@@ -3,7 +3,6 @@ package tsinterop_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -109,15 +108,15 @@ func describeUpdate(u gen.SessionUpdate) string {
 // agentProc is one agent.mjs process with our Go client connected to it.
 type agentProc struct {
 	cmd    *exec.Cmd
-	conn   *acpsdk.Conn
+	side   *acpsdk.ClientSide
 	agent  *gen.AgentPeer
 	stderr *bytes.Buffer
 	exited bool
 }
 
 // startTSAgent starts `node agent.mjs` with its session store in storeDir
-// and connects client to it. Cleanup closes the connection and reaps the
-// process if the test did not.
+// and connects client to it through acpsdk's client side, in strict mode.
+// Cleanup closes the connection and reaps the process if the test did not.
 func startTSAgent(t *testing.T, storeDir string, client gen.Client) *agentProc {
 	t.Helper()
 	dir := peerDir(t)
@@ -126,19 +125,12 @@ func startTSAgent(t *testing.T, storeDir string, client gen.Client) *agentProc {
 	cmd.Env = append(os.Environ(), "ACP_INTEROP_STORE="+storeDir)
 	p := &agentProc{cmd: cmd, stderr: new(bytes.Buffer)}
 	cmd.Stderr = p.stderr
-	h := acpsdk.HandlerFunc(func(ctx context.Context, req *acpsdk.Request) (any, error) {
-		res, err := gen.DispatchClient(ctx, client, req.Method, req.Params)
-		if errors.Is(err, gen.ErrNotImplemented) {
-			return nil, acpsdk.ErrMethodNotFound
-		}
-		return res, err
-	})
-	conn, err := acpsdk.StartCommand(cmd, h, nil)
+	side, err := acpsdk.StartAgent(cmd, client, &acpsdk.SideOptions{Strict: true})
 	require.NoError(t, err)
-	p.conn, p.agent = conn, gen.NewAgentPeer(conn)
+	p.side, p.agent = side, side.Agent()
 	t.Cleanup(func() {
 		if !p.exited {
-			_ = p.conn.Close()
+			_ = p.side.Close()
 			_ = p.cmd.Process.Kill()
 			_ = p.cmd.Wait()
 		}
@@ -150,7 +142,7 @@ func startTSAgent(t *testing.T, storeDir string, client gen.Client) *agentProc {
 // stdin, and requires the agent to exit 0 on its own.
 func (p *agentProc) stop(t *testing.T) {
 	t.Helper()
-	require.NoError(t, p.conn.Close())
+	require.NoError(t, p.side.Close())
 	waited := make(chan error, 1)
 	go func() { waited <- p.cmd.Wait() }()
 	select {
@@ -272,6 +264,17 @@ func TestGoClientTSAgent(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, gen.StopReasonCancelled, res.StopReason)
 		assert.Equal(t, []string{`agent_message_chunk "working slowly; waiting for session/cancel"`}, client.take())
+	})
+
+	// Strict mode knows from the session/new answer that agent.mjs offers
+	// no modes, so it refuses session/set_mode without sending it.
+	t.Run("StrictRefusesUnadvertisedCall", func(t *testing.T) {
+		_, err := p.agent.SetSessionMode(ctx, &gen.SetSessionModeRequest{SessionID: sid, ModeID: "fast"})
+		require.ErrorIs(t, err, acpsdk.ErrNotAdvertised)
+		var capErr *acpsdk.CapabilityError
+		require.ErrorAs(t, err, &capErr)
+		assert.Equal(t, gen.MethodSessionSetMode, capErr.Method)
+		assert.Empty(t, client.take())
 	})
 
 	t.Run("UnknownSessionIsResourceNotFound", func(t *testing.T) {

@@ -39,8 +39,27 @@ type clientAPI interface {
 type agent struct {
 	log   *slog.Logger
 	store *store
-	// client is set once, before the connection starts serving.
-	client clientAPI
+	// client is set once by setClient, which closes clientSet. The
+	// connection starts reading before its client peer can be handed over,
+	// so handlers wait for it rather than race on the field.
+	client    clientAPI
+	clientSet chan struct{}
+}
+
+func newAgent(log *slog.Logger, s *store) *agent {
+	return &agent{log: log, store: s, clientSet: make(chan struct{})}
+}
+
+// setClient hands the agent its connection's client peer; call it once.
+func (a *agent) setClient(c clientAPI) {
+	a.client = c
+	close(a.clientSet)
+}
+
+// peer returns the client peer, waiting for setClient.
+func (a *agent) peer() clientAPI {
+	<-a.clientSet
+	return a.client
 }
 
 var (
@@ -111,7 +130,7 @@ func (a *agent) LoadSession(ctx context.Context, req *gen.LoadSessionRequest) (*
 		} else {
 			u = (*gen.SessionUpdateAgentMessageChunk)(&chunk)
 		}
-		if err := a.client.SessionUpdate(ctx, &gen.SessionNotification{SessionID: req.SessionID, Update: u}); err != nil {
+		if err := a.peer().SessionUpdate(ctx, &gen.SessionNotification{SessionID: req.SessionID, Update: u}); err != nil {
 			return nil, fmt.Errorf("replay session %s: %w", req.SessionID, err)
 		}
 	}
@@ -187,7 +206,7 @@ type turnRunner struct {
 }
 
 func (r *turnRunner) update(u gen.SessionUpdate) error {
-	return r.a.client.SessionUpdate(r.ctx, &gen.SessionNotification{SessionID: r.id, Update: u})
+	return r.a.peer().SessionUpdate(r.ctx, &gen.SessionNotification{SessionID: r.id, Update: u})
 }
 
 // say sends one agent_message_chunk and records it for replay.
@@ -227,7 +246,7 @@ func (r *turnRunner) run(t *turn, turnNo int, text string) (gen.StopReason, erro
 
 	status := gen.ToolCallStatusCompleted
 	if strings.Contains(text, "permission") {
-		res, err := r.a.client.RequestPermission(r.ctx, &gen.RequestPermissionRequest{
+		res, err := r.a.peer().RequestPermission(r.ctx, &gen.RequestPermissionRequest{
 			SessionID: r.id,
 			ToolCall: gen.ToolCallUpdate{
 				ToolCallID: toolCallID,

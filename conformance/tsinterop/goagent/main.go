@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"acpkit.dev/acpsdk"
-	"acpkit.dev/acpsdk/gen"
 )
 
 func main() {
@@ -32,16 +31,16 @@ func run(log *slog.Logger, storeDir string) error {
 			return fmt.Errorf("store: %w", err)
 		}
 	}
-	a := &agent{log: log, store: newStore(storeDir)}
-	h := acpsdk.HandlerFunc(func(ctx context.Context, req *acpsdk.Request) (any, error) {
-		res, err := gen.DispatchAgent(ctx, a, req.Method, req.Params)
-		if errors.Is(err, gen.ErrNotImplemented) {
-			return nil, acpsdk.ErrMethodNotFound
-		}
-		return res, err
+	a := newAgent(log, newStore(storeDir))
+	// Strict: a call the client's initialize did not allow is refused
+	// before it is sent; this agent only makes baseline calls, so the
+	// interop tests also show strict mode lets those through.
+	side := acpsdk.NewAgentSide(os.Stdin, os.Stdout, a, &acpsdk.SideOptions{
+		Options: acpsdk.Options{Logger: log},
+		Strict:  true,
 	})
-	conn := acpsdk.NewConn(os.Stdin, os.Stdout, h, &acpsdk.Options{Logger: log})
-	a.client = gen.NewClientPeer(conn)
+	a.setClient(side.Client())
+	conn := side.Conn()
 	<-conn.Done()
 	err := conn.Err()
 	// At the end of stdin the connection cancels running handlers; Close
