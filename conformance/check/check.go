@@ -69,7 +69,8 @@ type Result struct {
 	// Fixed is true when a baseline lists this check as a known failure but
 	// it passed: the baseline is stale.
 	Fixed bool `json:"fixedSinceBaseline,omitempty"`
-	// Duration is how long the check took.
+	// Duration is how long the check took (in JSON, a Go duration string
+	// such as "41.2ms").
 	Duration time.Duration `json:"duration"`
 	// Transcript is the wire as the check saw it; kept only when the check
 	// did not pass.

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -168,6 +169,9 @@ func checkUnknownNotification(ctx context.Context, s *Session) error {
 		return Failf("%v", err)
 	}
 	id, m, err := s.ping(ctx)
+	if errors.Is(err, ErrExited) {
+		return Failf("the agent exited after an unknown extension notification")
+	}
 	if err != nil {
 		return Failf("after an unknown extension notification: %v", err)
 	}
@@ -186,6 +190,9 @@ func checkParseError(ctx context.Context, s *Session) error {
 		return Failf("%v", err)
 	}
 	id, m, err := s.ping(ctx)
+	if errors.Is(err, ErrExited) {
+		return Failf("the agent exited after a non-JSON line")
+	}
 	if err != nil {
 		return Failf("after a non-JSON line: %v", err)
 	}

@@ -28,7 +28,8 @@ const maxTranscriptText = 2048
 
 // Line is one transcript entry.
 type Line struct {
-	// At is the time since the agent was launched.
+	// At is the time since the agent was launched (in JSON, a Go duration
+	// string).
 	At   time.Duration `json:"at"`
 	Dir  Direction     `json:"dir"`
 	Text string        `json:"text"`

@@ -1,7 +1,7 @@
 // Command acpcheck grades how far an ACP agent conforms to the protocol.
 //
 //	acpcheck --command "gemini --acp" [--cwd DIR] [--json] [--timeout D]
-//	         [--exit-bound D] [--baseline FILE] [--only ID,ID]
+//	         [--exit-bound D] [--baseline FILE] [--only ID,ID] [-v]
 //
 // It launches the command once per check (split on whitespace; no shell),
 // runs the registry of acpkit.dev/conformance/check, and prints a table of
@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -46,6 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	exitBound := fs.Duration("exit-bound", 5*time.Second, "bound on each wait for the process to exit")
 	baseline := fs.String("baseline", "", "file of known failures for this peer (\"CHECK-ID note\" per line)")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
+	verbose := fs.Bool("v", false, "log each check as it finishes to stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -85,11 +87,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	var logger *slog.Logger
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "acpcheck")
+	}
 	results, err := check.Run(ctx, reg, check.Config{
 		Target:    check.Target{Argv: argv, Dir: dir},
 		Timeout:   *timeout,
 		ExitBound: *exitBound,
 		Only:      ids,
+		Logger:    logger,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "acpcheck: %v\n", err)

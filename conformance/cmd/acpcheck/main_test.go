@@ -64,6 +64,12 @@ func TestAcpcheck_AdvisoryFailureExitsZero(t *testing.T) {
 	assert.Contains(t, out, "initialize.agent-info  advisory  fail")
 }
 
+func TestAcpcheck_VerboseLogsEachCheck(t *testing.T) {
+	code, _, stderr := acpcheck(t, "-v", "--only", "session.new", "--command", refagent)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stderr, "id=session.new status=pass")
+}
+
 func TestAcpcheck_JSONReport(t *testing.T) {
 	code, out, _ := acpcheck(t, "--json", "--command", refagent+" --late-updates",
 		"--only", "prompt.updates-before-response,session.new")
