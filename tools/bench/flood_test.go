@@ -18,8 +18,9 @@ import (
 const floodBytes = 1 << 30
 
 // floodText makes each flood notification about 1 KiB, so 1 GiB is about a
-// million notifications and a run takes seconds, not minutes. The queue's
-// byte bound (8 MiB) is reached by 1 KiB messages as surely as by small ones.
+// million notifications and a run takes seconds, not minutes. The
+// connection's queue bound (64 messages or 8 MiB) fills as surely as with
+// small ones.
 var floodText = strings.Repeat("streamed agent output, chunk after chunk. ", 22)
 
 // floodReader yields whole session/update lines, at least limit bytes of
@@ -123,7 +124,7 @@ func BenchmarkFlood(b *testing.B) {
 		h := &slowClient{chunkCounter: newChunkCounter(int(src.lines())), src: src, heap: newHeapSampler(), seed: maphash.MakeSeed()}
 		h.heap.sample()
 		b.StartTimer()
-		conn := acpsdk.NewConn(src, io.Discard, clientHandler(h), nil)
+		conn := acpsdk.NewClientSide(src, io.Discard, h, nil)
 		<-conn.Done()
 		closeOrFail(b, conn)
 		h.heap.sample()

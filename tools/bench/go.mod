@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	acpkit.dev v0.0.0
+	acpkit.dev/adapter v0.0.0
 	github.com/coder/acp-go-sdk v0.13.0
 	github.com/segmentio/encoding v0.5.4
 	github.com/stretchr/testify v1.12.1

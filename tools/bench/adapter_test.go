@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"acpkit.dev/adapter"
+)
+
+// refagentDir holds the reference agent built for the adapter benchmarks;
+// TestMain removes it.
+var (
+	refagentDir  string
+	refagentOnce sync.Once
+	refagentPath string
+	refagentErr  error
+)
+
+// refagent builds acpkit.dev/conformance/cmd/refagent once per test binary
+// and returns its path.
+func refagent(tb testing.TB) string {
+	tb.Helper()
+	refagentOnce.Do(func() {
+		refagentDir, refagentErr = os.MkdirTemp("", "acpkit-bench-")
+		if refagentErr != nil {
+			return
+		}
+		refagentPath = filepath.Join(refagentDir, "refagent")
+		out, err := exec.Command("go", "build", "-o", refagentPath, "acpkit.dev/conformance/cmd/refagent").CombinedOutput()
+		if err != nil {
+			refagentErr = &buildError{err: err, out: string(out)}
+		}
+	})
+	if refagentErr != nil {
+		tb.Fatal(refagentErr)
+	}
+	return refagentPath
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return "building refagent: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Unwrap() error { return e.err }
+
+// BenchmarkAdapter measures the adapter with the reference agent (issue
+// #6): start is StartSession (spawn, initialize, session/new), teardown is
+// StopSession of a started session (the agent is cooperative: it exits when
+// its stdin closes), and spawn is the floor for start, the same binary
+// started bare with piped stdio and waited for after its stdin is closed.
+func BenchmarkAdapter(b *testing.B) {
+	bin := refagent(b)
+	a, err := adapter.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := adapter.StartParams{
+		WorkspacePath: b.TempDir(),
+		Agent:         adapter.AgentConfig{Kind: adapter.KindName, Command: bin},
+	}
+	ctx := context.Background()
+	start := func(b *testing.B) adapter.Session {
+		s, err := a.StartSession(ctx, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	stop := func(b *testing.B, s adapter.Session) {
+		if err := a.StopSession(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+
+	b.Run("start", func(b *testing.B) {
+		for b.Loop() {
+			s := start(b)
+			b.StopTimer()
+			stop(b, s)
+			b.StartTimer()
+		}
+	})
+	b.Run("teardown", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			s := start(b)
+			b.StartTimer()
+			stop(b, s)
+		}
+	})
+	b.Run("spawn", func(b *testing.B) {
+		for b.Loop() {
+			if err := spawnAndExit(bin, params.WorkspacePath); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// spawnAndExit starts bin with its stdin, stdout and stderr on pipes, as the
+// adapter does, closes its stdin and waits for it to exit.
+func spawnAndExit(bin, dir string) error {
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if err := stdin.Close(); err != nil {
+		return err
+	}
+	return cmd.Wait()
+}
