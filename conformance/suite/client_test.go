@@ -2,7 +2,6 @@ package suite
 
 import (
 	"context"
-	"errors"
 	"os/exec"
 	"sync"
 	"testing"
@@ -59,6 +58,7 @@ func (r *recorder) take() []*gen.SessionNotification {
 type session struct {
 	t       *testing.T
 	cmd     *exec.Cmd
+	cs      *acpsdk.ClientSide
 	conn    *acpsdk.Conn
 	peer    *gen.AgentPeer
 	client  *recorder
@@ -71,37 +71,32 @@ type session struct {
 	garbage  int
 }
 
-// connect starts the reference agent with flags and wires acpsdk's client
-// side to it: the generated dispatcher in front of recorder, the generated
-// typed peer for calls.
+// connect starts the reference agent with flags and connects acpsdk's
+// ClientSide (strict mode on) to it, with recorder as the client.
 func connect(t *testing.T, flags ...string) *session {
 	t.Helper()
 	s := &session{t: t, client: newRecorder(), exited: make(chan struct{})}
 	s.cmd = exec.Command(refagentBin, flags...)
-	handler := acpsdk.HandlerFunc(func(ctx context.Context, req *acpsdk.Request) (any, error) {
-		res, err := gen.DispatchClient(ctx, s.client, req.Method, req.Params)
-		if errors.Is(err, gen.ErrNotImplemented) {
-			return nil, acpsdk.ErrMethodNotFound
-		}
-		return res, err
-	})
-	conn, err := acpsdk.StartCommand(s.cmd, handler, &acpsdk.Options{
-		Tap: func(dir acpsdk.Direction, line []byte) {
-			if dir == acpsdk.DirectionOut {
-				s.mu.Lock()
-				s.sent = append(s.sent, append([]byte(nil), line...))
-				s.mu.Unlock()
-			}
-		},
-		Observer: acpsdk.Observer{
-			OversizeLine:   func(*acpsdk.OversizeError) { s.mu.Lock(); s.oversize++; s.mu.Unlock() },
-			UnparsableLine: func([]byte) { s.mu.Lock(); s.garbage++; s.mu.Unlock() },
+	cs, err := acpsdk.StartAgent(s.cmd, s.client, &acpsdk.SideOptions{
+		Strict: true,
+		Options: acpsdk.Options{
+			Tap: func(dir acpsdk.Direction, line []byte) {
+				if dir == acpsdk.DirectionOut {
+					s.mu.Lock()
+					s.sent = append(s.sent, append([]byte(nil), line...))
+					s.mu.Unlock()
+				}
+			},
+			Observer: acpsdk.Observer{
+				OversizeLine:   func(*acpsdk.OversizeError) { s.mu.Lock(); s.oversize++; s.mu.Unlock() },
+				UnparsableLine: func([]byte) { s.mu.Lock(); s.garbage++; s.mu.Unlock() },
+			},
 		},
 	})
 	require.NoError(t, err)
-	s.conn, s.peer = conn, gen.NewAgentPeer(conn)
+	s.cs, s.conn, s.peer = cs, cs.Conn(), cs.Agent()
 	go func() {
-		<-conn.Done()
+		<-cs.Done()
 		s.waitErr = s.cmd.Wait()
 		close(s.exited)
 	}()

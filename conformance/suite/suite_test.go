@@ -274,3 +274,27 @@ func TestSDK10_AuthRequiredIsTyped(t *testing.T) {
 	_, err := s.peer.NewSession(s.ctx(), &gen.NewSessionRequest{Cwd: t.TempDir(), McpServers: []gen.McpServer{}})
 	require.ErrorIs(t, err, acpsdk.ErrAuthRequired)
 }
+
+// TestSDK6_StrictModeFollowsTheAgentsCapabilities: acpsdk's strict client
+// refuses, without sending, what the reference agent did not advertise,
+// and allows it once advertised.
+func TestSDK6_StrictModeFollowsTheAgentsCapabilities(t *testing.T) {
+	s := connect(t)
+	s.initialize()
+	s.mu.Lock()
+	before := len(s.sent)
+	s.mu.Unlock()
+	_, err := s.peer.LoadSession(s.ctx(), &gen.LoadSessionRequest{SessionID: "sess-1", Cwd: t.TempDir(), McpServers: []gen.McpServer{}})
+	var ce *acpsdk.CapabilityError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, gen.MethodSessionLoad, ce.Method)
+	s.mu.Lock()
+	assert.Equal(t, before, len(s.sent), "nothing was sent")
+	s.mu.Unlock()
+
+	s = connect(t, "--load-session")
+	s.initialize()
+	sid := s.newSession()
+	_, err = s.peer.LoadSession(s.ctx(), &gen.LoadSessionRequest{SessionID: sid, Cwd: t.TempDir(), McpServers: []gen.McpServer{}})
+	require.NoError(t, err)
+}
