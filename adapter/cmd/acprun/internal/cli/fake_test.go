@@ -122,6 +122,15 @@ func completed(events ...adapter.Event) fakeTurn {
 	return fakeTurn{events: events, result: adapter.TurnResult{SessionID: "sess-1", Outcome: adapter.EventTurnCompleted}}
 }
 
+// measured scripts a completed turn whose session reported usage.
+func measured() fakeTurn {
+	t := completed()
+	t.result.UsageMeasured = true
+	t.result.Usage = adapter.Usage{Input: 120, Output: 34, Total: 154, CacheRead: 7}
+	t.result.Model = "gemini-x"
+	return t
+}
+
 // failedTurn scripts a turn that ends with outcome and kind.
 func failedTurn(outcome adapter.EventType, kind adapter.Kind, msg string) fakeTurn {
 	return fakeTurn{

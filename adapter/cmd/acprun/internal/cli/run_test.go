@@ -311,6 +311,16 @@ func TestPlainViewGolden(t *testing.T) {
 	assert.NotContains(t, h.stdout.String(), "\x1b", "plain output carries no escape sequences")
 }
 
+func TestMS15_SummaryShowsUsageOrNotMeasured(t *testing.T) {
+	h := newHarness(newFake(measured()))
+	require.Equal(t, ExitCompleted, h.run("hi"))
+	assert.Contains(t, h.stdout.String(), "tokens      input 120, output 34, total 154, cache read 7, model gemini-x\n")
+
+	h = newHarness(newFake(completed()))
+	require.Equal(t, ExitCompleted, h.run("hi"))
+	assert.Contains(t, h.stdout.String(), "tokens      not measured\n", "an unmeasured session never shows zero")
+}
+
 func TestFirstInterruptCancelsTheTurn(t *testing.T) {
 	rt := newFake(fakeTurn{untilCancel: true}, completed())
 	h := newHarness(rt)

@@ -270,6 +270,17 @@ func (v *textView) finish(r runReport) {
 	if r.Message != "" {
 		row("message", r.Message)
 	}
+	if len(r.Turns) > 0 {
+		// The last turn carries the session's run-cumulative snapshot (MS-10);
+		// an unmeasured session says so rather than showing zero (MS-15).
+		res := r.Turns[len(r.Turns)-1].Result
+		usage := "not measured"
+		if res.UsageMeasured {
+			usage = fmt.Sprintf("input %d, output %d, total %d, cache read %d%s",
+				res.Usage.Input, res.Usage.Output, res.Usage.Total, res.Usage.CacheRead, modelSuffix(res.Model))
+		}
+		row("tokens", usage)
+	}
 	var per []string
 	for _, t := range r.Turns {
 		per = append(per, fmtDur(t.Took))
