@@ -54,6 +54,11 @@ func emit(m *Model) (map[string][]byte, error) {
 	files["roundtrip_test.go"] = tf
 
 	out := map[string][]byte{}
+	ex, err := e.example()
+	if err != nil {
+		return nil, err
+	}
+	out["example_test.go"] = ex
 	for name, f := range files {
 		var buf bytes.Buffer
 		if err := f.Render(&buf); err != nil {
