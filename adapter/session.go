@@ -73,11 +73,11 @@ func (s *session) watchStdout() {
 	case <-s.watchStop:
 	case <-t.C:
 		s.abandoned.Store(true)
+		s.log.Warn(logStdoutNotCollected, "drain_bound", s.a.drain)
 		_ = s.proc.Stdout().Close()
 		// Close waits for the connection's goroutines; the handlers end
 		// on their cancelled contexts.
 		_ = s.conn.Close()
-		s.log.Warn(logStdoutNotCollected, "drain_bound", s.a.drain)
 	}
 }
 

@@ -107,6 +107,7 @@ func (r *runner) dispatch(m fakeagent.Msg) {
 	switch m.Method {
 	case "initialize":
 		if r.has("init-hang") {
+			fmt.Fprintln(os.Stderr, "init received")
 			return
 		}
 		if r.has("initerr") {

@@ -30,13 +30,19 @@ type record struct {
 
 // captureHandler keeps every record, with attributes rendered as strings.
 type captureHandler struct {
-	mu    *sync.Mutex
-	recs  *[]record
-	attrs []slog.Attr
+	mu      *sync.Mutex
+	recs    *[]record
+	waiters *[]waiter
+	attrs   []slog.Attr
+}
+
+type waiter struct {
+	msg, line string
+	ch        chan struct{}
 }
 
 func newCapture() (*slog.Logger, *captureHandler) {
-	h := &captureHandler{mu: &sync.Mutex{}, recs: &[]record{}}
+	h := &captureHandler{mu: &sync.Mutex{}, recs: &[]record{}, waiters: &[]waiter{}}
 	return slog.New(h), h
 }
 
@@ -53,12 +59,31 @@ func (h *captureHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	h.mu.Lock()
 	*h.recs = append(*h.recs, rec)
+	ws := (*h.waiters)[:0]
+	for _, w := range *h.waiters {
+		if w.msg == rec.Message && (w.line == "" || w.line == rec.Attrs["line"]) {
+			close(w.ch)
+			continue
+		}
+		ws = append(ws, w)
+	}
+	*h.waiters = ws
 	h.mu.Unlock()
 	return nil
 }
 
+// waitFor returns a channel closed when a record with message msg (and,
+// when line is set, that line attribute) is logged from now on.
+func (h *captureHandler) waitFor(msg, line string) <-chan struct{} {
+	ch := make(chan struct{})
+	h.mu.Lock()
+	*h.waiters = append(*h.waiters, waiter{msg: msg, line: line, ch: ch})
+	h.mu.Unlock()
+	return ch
+}
+
 func (h *captureHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &captureHandler{mu: h.mu, recs: h.recs, attrs: append(slices.Clone(h.attrs), as...)}
+	return &captureHandler{mu: h.mu, recs: h.recs, waiters: h.waiters, attrs: append(slices.Clone(h.attrs), as...)}
 }
 
 func (h *captureHandler) WithGroup(string) slog.Handler { return h }

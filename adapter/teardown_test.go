@@ -1,0 +1,216 @@
+package adapter
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/adapter/internal/fakeagent"
+	"acpkit.dev/adapter/internal/launch"
+)
+
+// stopTimed stops s and returns how long it took.
+func (h *harness) stopTimed(ctx context.Context, s Session) time.Duration {
+	begin := time.Now()
+	require.NoError(h.t, h.a.StopSession(ctx, s))
+	return time.Since(begin)
+}
+
+func status(s Session) launch.ExitStatus {
+	select {
+	case <-s.s.proc.Exited():
+		return s.s.proc.Status()
+	default:
+		return launch.ExitStatus{Code: -2, Signal: "still running"}
+	}
+}
+
+func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
+	a := &Adapter{now: time.Now}
+	p := newPump(&session{a: a, log: slog.New(slog.DiscardHandler)})
+	perm := pumpRequest{method: methodRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), answer: make(chan requestAnswer, 1)}
+	elicit := pumpRequest{method: methodElicitationCreate, answer: make(chan requestAnswer, 1)}
+	p.in <- perm
+	p.in <- elicit
+	ack := make(chan struct{})
+	p.handle(pumpAnswerOpen{ack: ack})
+	<-ack
+	assert.Equal(t, requestAnswer{result: permissionCancelled}, <-perm.answer, "teardown answers cancelled, not the refusal")
+	ans := <-elicit.answer
+	assert.ErrorIs(t, ans.err, acpsdk.ErrMethodNotFound)
+	// A request arriving after teardown began gets the same answers.
+	late := pumpRequest{method: methodRequestPermission, answer: make(chan requestAnswer, 1)}
+	p.handle(late)
+	assert.Equal(t, requestAnswer{result: permissionCancelled}, <-late.answer)
+	p.cancel()
+	p.wg.Wait()
+}
+
+func TestTD3_TD5_LOG20_CooperativeExitLogsDebug(t *testing.T) {
+	h := newHarness(t)
+	s := h.start("no-eof-exit") // only the graceful signal ends it
+	h.stop(s)
+	recs := h.log.find("agent exited during the graceful phase")
+	require.Len(t, recs, 1)
+	assert.Equal(t, slog.LevelDebug, recs[0].Level)
+	assert.Equal(t, "exited", recs[0].Attrs["outcome"])
+	assert.Equal(t, "signal: terminated", status(s).String())
+}
+
+func TestTD4_ClosedStdinEndsRuntimeIgnoringTerm(t *testing.T) {
+	h := newHarness(t)
+	s := h.start("ignore-term")
+	h.stop(s)
+	assert.Len(t, h.log.find("agent exited during the graceful phase"), 1)
+	assert.Equal(t, "exit status 0", status(s).String())
+}
+
+func TestTD5_TD6_LOG20_StubbornRuntimeForceTerminated(t *testing.T) {
+	h := newHarness(t)
+	p := h.params("ignore-term", "no-eof-exit")
+	p.Agent.StopGraceMS = 300
+	s := h.startWith(p)
+	took := h.stopTimed(context.Background(), s)
+	recs := h.log.find("agent did not exit inside the graceful period and was force-terminated")
+	require.Len(t, recs, 1)
+	assert.Equal(t, slog.LevelWarn, recs[0].Level)
+	assert.Equal(t, "grace elapsed", recs[0].Attrs["outcome"])
+	assert.Equal(t, "300ms", recs[0].Attrs["grace"])
+	elapsed, err := time.ParseDuration(recs[0].Attrs["elapsed"])
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, elapsed, 300*time.Millisecond)
+	assert.Equal(t, "signal: killed", status(s).String(), "TD-6: the kill ends it")
+	assert.Less(t, took, 300*time.Millisecond+3*h.a.drain+time.Second)
+}
+
+func TestTD5_CallerDeadlineOutcome(t *testing.T) {
+	h := newHarness(t)
+	s := h.start("ignore-term", "no-eof-exit")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	h.stopTimed(ctx, s)
+	recs := h.log.find("agent did not exit inside the graceful period and was force-terminated")
+	require.Len(t, recs, 1)
+	assert.Equal(t, "caller deadline", recs[0].Attrs["outcome"])
+	// The reap wait is cut by the caller's deadline too (TD-9), so the reap
+	// of the killed group may land just after StopSession returns.
+	select {
+	case <-s.s.proc.Exited():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the killed runtime was never reaped")
+	}
+	assert.Equal(t, "signal: killed", status(s).String())
+}
+
+func TestTD7_TD8_TD10_TD11_EverythingClosed(t *testing.T) {
+	h := newHarness(t)
+	s := h.start()
+	require.NoError(t, h.a.StopSession(context.Background(), s), "TD-11: StopSession returns nil")
+	select {
+	case <-s.s.conn.Done():
+	default:
+		t.Fatal("connection still open")
+	}
+	select {
+	case <-s.s.pump.done:
+	default:
+		t.Fatal("pump still running")
+	}
+	_, err := s.s.proc.Stderr().Read(make([]byte, 1))
+	assert.ErrorIs(t, err, os.ErrClosed, "TD-10: the stderr read end is closed")
+	_, err = s.s.proc.Stdout().Read(make([]byte, 1))
+	assert.ErrorIs(t, err, os.ErrClosed)
+}
+
+// holderSession starts a session whose runtime, on the prompt "holder",
+// leaves a descendant holding stdout and stderr and exits.
+func holderSession(t *testing.T, detach bool) (*harness, Session, *fakeagent.Holders) {
+	hs, err := fakeagent.NewHolders()
+	require.NoError(t, err)
+	t.Cleanup(func() { hs.Release() })
+	h := newHarness(t)
+	args := []string{"holder=" + hs.Path}
+	if detach {
+		args = append(args, "detach")
+	}
+	return h, h.start(args...), hs
+}
+
+func TestDI8_OR1_OR2_OR4_LOG5_DescendantHoldingStdout(t *testing.T) {
+	h, s, hs := holderSession(t, true)
+	begin := time.Now()
+	r, err, _ := h.turn(s, "holder")
+	took := time.Since(begin)
+	assert.ErrorIs(t, err, &Error{Kind: KindPortExit, Message: "the agent runtime exited before the session finished collecting its output"})
+	assert.Equal(t, EventTurnFailed, r.Outcome)
+	assert.GreaterOrEqual(t, took, h.a.drain, "OR-1: the reader had the drain bound")
+	assert.Less(t, took, h.a.drain+5*time.Second)
+	recs := h.log.find("agent stdout was not fully collected before the session ended")
+	require.Len(t, recs, 1)
+	assert.Equal(t, h.a.drain.String(), recs[0].Attrs["drain_bound"])
+	assert.Equal(t, 5*time.Second, drainBound, "the production bound")
+	// OR-4: a later turn is refused with the same message.
+	_, err, _ = h.turn(s, "stop:end_turn")
+	assert.ErrorIs(t, err, &Error{Kind: KindPortExit, Message: "the agent runtime exited before the session finished collecting its output"})
+	require.NoError(t, hs.Wait(1, 5*time.Second))
+}
+
+func TestTD9_TD12_TD13_OR5_DetachedHolderSurvivesBoundedStop(t *testing.T) {
+	h, s, hs := holderSession(t, true)
+	_, err, _ := h.turn(s, "holder")
+	require.Error(t, err)
+	require.NoError(t, hs.Wait(1, 5*time.Second))
+	took := h.stopTimed(context.Background(), s)
+	// TD-13: stop grace (2 s here) + 3 × drain bound, plus overhead.
+	assert.Less(t, took, 2*time.Second+3*h.a.drain+time.Second)
+	assert.Equal(t, 1, hs.Alive(), "TD-12: a descendant outside the group survives")
+}
+
+func TestTD12_InGroupHolderKilled(t *testing.T) {
+	h, s, hs := holderSession(t, false)
+	_, err, _ := h.turn(s, "holder")
+	require.Error(t, err)
+	require.NoError(t, hs.Wait(1, 5*time.Second))
+	h.stopTimed(context.Background(), s)
+	assert.True(t, hs.WaitGone(5*time.Second), "the group kill reached the descendant")
+}
+
+func TestOR3_HandshakeDuringAbandonmentIsEarlyExit(t *testing.T) {
+	hs, err := fakeagent.NewHolders()
+	require.NoError(t, err)
+	defer hs.Release()
+	h := newHarness(t)
+	err = h.startErr("holder-before-init", "holder="+hs.Path, "detach")
+	assert.ErrorIs(t, err, &Error{Kind: KindPortExit, Message: "the agent runtime exited before responding: exit status 0"})
+	assert.Len(t, h.log.find("agent stdout was not fully collected before the session ended"), 1)
+}
+
+func TestStopSessionOnStartThatNeverFinished(t *testing.T) {
+	// The start is cancelled by its caller while the runtime never answers
+	// initialize: the start tears down and StopSession on the result is a
+	// no-op; nothing hangs.
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var s Session
+	var err error
+	// Cancel once the runtime has the initialize request.
+	got := h.log.waitFor("agent stderr", "init received")
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s, err = h.a.StartSession(ctx, h.params("init-hang"))
+	}()
+	<-got
+	cancel()
+	wg.Wait()
+	assert.Equal(t, KindTurnCancelled, KindOf(err))
+	assert.NoError(t, h.a.StopSession(context.Background(), s))
+}
