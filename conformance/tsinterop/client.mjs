@@ -129,12 +129,12 @@ async function stopAgent(agent) {
   agent.child.stdin.end();
   let timer;
   const grace = new Promise((resolve) => {
-    timer = setTimeout(resolve, 3000, "linger");
+    timer = setTimeout(resolve, 5000, "linger");
   });
   let status = await Promise.race([agent.exited, grace]);
   clearTimeout(timer);
   if (status === "linger") {
-    fail("agent did not exit within 3 s of stdin closing");
+    fail("agent did not exit within 5 s of stdin closing");
     agent.child.kill("SIGKILL");
     status = await agent.exited;
   }
