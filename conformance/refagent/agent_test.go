@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 )
 
 func TestInitialize_DefaultsAndCapabilityFlags(t *testing.T) {
@@ -229,7 +231,7 @@ func TestPrompt_SlowTurnHonoursCancel(t *testing.T) {
 
 func TestPrompt_SlowTurnIgnoringCancelRunsOut(t *testing.T) {
 	o := DefaultOptions()
-	o.SlowFor = 50 * 1e6 // 50ms: the bound the turn runs to
+	o.SlowFor = 50 * time.Millisecond // the bound the turn runs to
 	c := startAgent(t, o)
 	sid := c.handshake()
 	id := c.send("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "slow-ignore-cancel"}}})
@@ -396,4 +398,29 @@ func TestPrompt_MalformedUpdatesForClientTests(t *testing.T) {
 	assert.Equal(t, "session/update", updates[1].Method)
 	assert.Equal(t, float64(42), updates[2].Params.Update["name"])
 	assert.Equal(t, "completed", updates[3].Params.Update["status"])
+}
+
+// TestPrompt_ScriptedUpdatesConformToTheSchema: every update the
+// well-behaved words produce decodes with the SDK's generated types into a
+// known variant.
+func TestPrompt_ScriptedUpdatesConformToTheSchema(t *testing.T) {
+	o := DefaultOptions()
+	o.LoadSession, o.Chatty, o.SlowFor = true, true, 200*time.Millisecond
+	c := startAgent(t, o)
+	sid := c.handshake()
+	updates, r := c.prompt(sid, "full permission elicit call-unknown image usage after slow-ignore-cancel")
+	require.Nil(t, r.Error)
+	replay, _ := c.call("session/load", map[string]any{"sessionId": sid, "cwd": "/w", "mcpServers": []any{}})
+	n := 0
+	for _, m := range append(updates, replay...) {
+		if m.Method != gen.MethodSessionUpdate {
+			continue
+		}
+		var sn gen.SessionNotification
+		require.NoError(t, sn.UnmarshalJSON(m.RawParams), m.raw)
+		_, unknown := sn.Update.(*gen.SessionUpdateUnknown)
+		assert.False(t, unknown, m.raw)
+		n++
+	}
+	assert.Greater(t, n, 20)
 }
