@@ -3,6 +3,7 @@ package tsinterop_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -112,6 +113,24 @@ type agentProc struct {
 	agent  *gen.AgentPeer
 	stderr *bytes.Buffer
 	exited bool
+
+	mu sync.Mutex
+	// inbound holds every line read from the agent, in order.
+	inbound []string
+}
+
+// requestsIn returns the inbound request lines for method.
+func (p *agentProc) requestsIn(method string) []map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []map[string]any
+	for _, line := range p.inbound {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["method"] == method {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // startTSAgent starts `node agent.mjs` with its session store in storeDir
@@ -125,7 +144,14 @@ func startTSAgent(t *testing.T, storeDir string, client gen.Client) *agentProc {
 	cmd.Env = append(os.Environ(), "ACP_INTEROP_STORE="+storeDir)
 	p := &agentProc{cmd: cmd, stderr: new(bytes.Buffer)}
 	cmd.Stderr = p.stderr
-	side, err := acpsdk.StartAgent(cmd, client, &acpsdk.SideOptions{Strict: true})
+	tap := func(dir acpsdk.Direction, line []byte) {
+		if dir == acpsdk.DirectionIn {
+			p.mu.Lock()
+			p.inbound = append(p.inbound, string(line))
+			p.mu.Unlock()
+		}
+	}
+	side, err := acpsdk.StartAgent(cmd, client, &acpsdk.SideOptions{Strict: true, Options: acpsdk.Options{Tap: tap}})
 	require.NoError(t, err)
 	p.side, p.agent = side, side.Agent()
 	t.Cleanup(func() {
@@ -211,6 +237,8 @@ func TestGoClientTSAgent(t *testing.T) {
 		}, client.take())
 	})
 
+	// The TypeScript SDK numbers its requests from 0, so this first request
+	// from the agent also shows id 0 is answered like any other.
 	t.Run("PermissionRequestAnsweredByReject", func(t *testing.T) {
 		res, err := p.agent.Prompt(ctx, &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptPermission)})
 		require.NoError(t, err)
@@ -234,6 +262,10 @@ func TestGoClientTSAgent(t *testing.T) {
 		assert.Equal(t, gen.PermissionOptionKindAllowOnce, req.Options[0].Kind)
 		assert.Equal(t, gen.PermissionOptionID("reject-once"), req.Options[1].OptionID)
 		assert.Equal(t, gen.PermissionOptionKindRejectOnce, req.Options[1].Kind)
+
+		wire := p.requestsIn(gen.MethodSessionRequestPermission)
+		require.Len(t, wire, 1)
+		assert.Equal(t, float64(0), wire[0]["id"], "request id on the wire")
 	})
 
 	// The first update of a slow turn shows the agent is inside it; the
