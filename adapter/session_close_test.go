@@ -190,3 +190,14 @@ func TestAU2_VerificationFailures(t *testing.T) {
 	assert.NoError(t, err)
 	h.stop(s)
 }
+
+func TestCL7_RuntimeAdvertisingNeitherEndsByTermination(t *testing.T) {
+	// Gemini CLI and Kiro CLI advertise neither method: their sessions,
+	// verification ones included, end by process termination only.
+	h := newHarness(t)
+	s := h.startWith(h.verification("load"))
+	h.stop(s)
+	assert.NotContains(t, h.methods(), "session/close")
+	assert.NotContains(t, h.methods(), "session/delete")
+	assert.Len(t, h.log.find("agent exited during the graceful phase"), 1)
+}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/adapter/internal/normalize"
 )
 
 func TestEV1_VariantsOverTheWire(t *testing.T) {
@@ -361,4 +363,23 @@ func TestCAP1_CAP7_RecordOnlyLowers(t *testing.T) {
 	s := h.start("load")
 	assert.NotEmpty(t, h.notice(s))
 	assert.Empty(t, h.notice(s))
+}
+
+func TestCAP7_LOG8_LoweringAfterNoticeWarns(t *testing.T) {
+	h := newHarness(t)
+	s := h.start("load")
+	lower := func(c normalize.Capability) {
+		done := make(chan struct{})
+		s.s.pump.post(pumpProbe(func(p *pump) { p.lower(c); close(done) }))
+		<-done
+	}
+	lower(normalize.ToolServers) // before the notice: part of it, no warning
+	assert.Empty(t, h.log.find("capability lowered after the once-per-session notice"))
+	assert.Equal(t, "this session started with a declared capability gap in: tool servers, token counts", h.notice(s))
+	lower(normalize.AgentVersion)
+	lower(normalize.AgentVersion) // already lowered: nothing more
+	recs := h.log.find("capability lowered after the once-per-session notice")
+	require.Len(t, recs, 1)
+	assert.Equal(t, "agent version", recs[0].Attrs["capability"])
+	assert.Empty(t, h.notice(s), "no second notice")
 }

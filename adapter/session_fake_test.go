@@ -419,3 +419,21 @@ func (r *runner) awaitCancel() {
 		}
 	}
 }
+
+// helloAgent is the runtime of the package example: it greets every
+// prompt and ends the turn.
+func helloAgent(a *fakeagent.Agent) {
+	a.Handshake(fakeagent.InitResult(map[string]any{"loadSession": true}), "hello-1")
+	for {
+		m, err := a.Read()
+		if err != nil {
+			return
+		}
+		if m.Method != "session/prompt" {
+			continue
+		}
+		a.Update("hello-1", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hello from "},"messageId":"m1"}`)
+		a.Update("hello-1", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"the runtime."},"messageId":"m1"}`)
+		a.Reply(m, map[string]any{"stopReason": "end_turn"})
+	}
+}

@@ -17,7 +17,7 @@ import (
 // TestMain runs a fake agent scenario when the binary was started as one,
 // and otherwise the tests, checking that none leaves a goroutine behind.
 func TestMain(m *testing.M) {
-	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent})
+	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent, "hello": helloAgent})
 	goleak.VerifyTestMain(m)
 }
 

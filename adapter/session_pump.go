@@ -338,6 +338,16 @@ func (p *pump) needPerson(detail string) {
 	}
 }
 
+// lower lowers a capability during the session. After the once-per-session
+// notice went out this is logged at Warn instead (CAP-7). In this build
+// nothing lowers a capability after the start; a measurement source
+// dropped mid-session (MS-8, §7) will, through here.
+func (p *pump) lower(c normalize.Capability) {
+	if p.caps.Lower(c) {
+		p.s.log.Warn(logCapabilityLowered, "capability", c.String())
+	}
+}
+
 // fault handles what the connection's observer reported.
 func (p *pump) fault(m pumpFault) {
 	now := p.s.a.now()

@@ -92,7 +92,7 @@ func TestSR2_ResumeWhenOnlyResume(t *testing.T) {
 	assert.Equal(t, "old-1", s.ID)
 }
 
-func TestSR3_NegativeControlParamsAndTimeout(t *testing.T) {
+func TestSR3_LOG10_NegativeControlParamsAndTimeout(t *testing.T) {
 	h := newHarness(t)
 	h.readTimeoutMS = 200
 	s := h.startWith(h.resume("old-1", "load", "hang-control"))
