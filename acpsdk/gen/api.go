@@ -264,46 +264,55 @@ type Agent interface {
 
 // AuthenticateHandler is implemented by an agent that supports authenticate.
 type AuthenticateHandler interface {
+	// Authenticate handles authenticate.
 	Authenticate(ctx context.Context, params *AuthenticateRequest) (*AuthenticateResponse, error)
 }
 
 // LogoutHandler is implemented by an agent that supports logout.
 type LogoutHandler interface {
+	// Logout handles logout.
 	Logout(ctx context.Context, params *LogoutRequest) (*LogoutResponse, error)
 }
 
 // CloseSessionHandler is implemented by an agent that supports session/close.
 type CloseSessionHandler interface {
+	// CloseSession handles session/close.
 	CloseSession(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error)
 }
 
 // DeleteSessionHandler is implemented by an agent that supports session/delete.
 type DeleteSessionHandler interface {
+	// DeleteSession handles session/delete.
 	DeleteSession(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error)
 }
 
 // ListSessionsHandler is implemented by an agent that supports session/list.
 type ListSessionsHandler interface {
+	// ListSessions handles session/list.
 	ListSessions(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error)
 }
 
 // LoadSessionHandler is implemented by an agent that supports session/load.
 type LoadSessionHandler interface {
+	// LoadSession handles session/load.
 	LoadSession(ctx context.Context, params *LoadSessionRequest) (*LoadSessionResponse, error)
 }
 
 // ResumeSessionHandler is implemented by an agent that supports session/resume.
 type ResumeSessionHandler interface {
+	// ResumeSession handles session/resume.
 	ResumeSession(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error)
 }
 
 // SetSessionConfigOptionHandler is implemented by an agent that supports session/set_config_option.
 type SetSessionConfigOptionHandler interface {
+	// SetSessionConfigOption handles session/set_config_option.
 	SetSessionConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error)
 }
 
 // SetSessionModeHandler is implemented by an agent that supports session/set_mode.
 type SetSessionModeHandler interface {
+	// SetSessionMode handles session/set_mode.
 	SetSessionMode(ctx context.Context, params *SetSessionModeRequest) (*SetSessionModeResponse, error)
 }
 
@@ -323,7 +332,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.Authenticate(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -333,7 +343,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := impl.Initialize(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -347,7 +358,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.Logout(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -367,7 +379,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.CloseSession(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -381,7 +394,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.DeleteSession(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -395,7 +409,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.ListSessions(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -409,7 +424,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.LoadSession(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -419,7 +435,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := impl.NewSession(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -429,7 +446,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := impl.Prompt(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -443,7 +461,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.ResumeSession(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -457,7 +476,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.SetSessionConfigOption(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -471,7 +491,8 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, err
 		}
 		r, err := h.SetSessionMode(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -491,46 +512,55 @@ type Client interface {
 
 // CompleteElicitationHandler is implemented by a client that supports elicitation/complete.
 type CompleteElicitationHandler interface {
+	// CompleteElicitation handles elicitation/complete.
 	CompleteElicitation(ctx context.Context, params *CompleteElicitationNotification) error
 }
 
 // CreateElicitationHandler is implemented by a client that supports elicitation/create.
 type CreateElicitationHandler interface {
+	// CreateElicitation handles elicitation/create.
 	CreateElicitation(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error)
 }
 
 // ReadTextFileHandler is implemented by a client that supports fs/read_text_file.
 type ReadTextFileHandler interface {
+	// ReadTextFile handles fs/read_text_file.
 	ReadTextFile(ctx context.Context, params *ReadTextFileRequest) (*ReadTextFileResponse, error)
 }
 
 // WriteTextFileHandler is implemented by a client that supports fs/write_text_file.
 type WriteTextFileHandler interface {
+	// WriteTextFile handles fs/write_text_file.
 	WriteTextFile(ctx context.Context, params *WriteTextFileRequest) (*WriteTextFileResponse, error)
 }
 
 // CreateTerminalHandler is implemented by a client that supports terminal/create.
 type CreateTerminalHandler interface {
+	// CreateTerminal handles terminal/create.
 	CreateTerminal(ctx context.Context, params *CreateTerminalRequest) (*CreateTerminalResponse, error)
 }
 
 // KillTerminalHandler is implemented by a client that supports terminal/kill.
 type KillTerminalHandler interface {
+	// KillTerminal handles terminal/kill.
 	KillTerminal(ctx context.Context, params *KillTerminalRequest) (*KillTerminalResponse, error)
 }
 
 // TerminalOutputHandler is implemented by a client that supports terminal/output.
 type TerminalOutputHandler interface {
+	// TerminalOutput handles terminal/output.
 	TerminalOutput(ctx context.Context, params *TerminalOutputRequest) (*TerminalOutputResponse, error)
 }
 
 // ReleaseTerminalHandler is implemented by a client that supports terminal/release.
 type ReleaseTerminalHandler interface {
+	// ReleaseTerminal handles terminal/release.
 	ReleaseTerminal(ctx context.Context, params *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error)
 }
 
 // WaitForTerminalExitHandler is implemented by a client that supports terminal/wait_for_exit.
 type WaitForTerminalExitHandler interface {
+	// WaitForTerminalExit handles terminal/wait_for_exit.
 	WaitForTerminalExit(ctx context.Context, params *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error)
 }
 
@@ -560,7 +590,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.CreateElicitation(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -574,7 +605,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.ReadTextFile(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -588,7 +620,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.WriteTextFile(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -598,7 +631,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := impl.RequestPermission(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -618,7 +652,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.CreateTerminal(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -632,7 +667,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.KillTerminal(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -646,7 +682,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.TerminalOutput(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -660,7 +697,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.ReleaseTerminal(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil
@@ -674,7 +712,8 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, err
 		}
 		r, err := h.WaitForTerminalExit(ctx, &p)
-		if err != nil {
+		if err != nil || r == nil {
+			// Never a typed nil inside the interface.
 			return nil, err
 		}
 		return r, nil

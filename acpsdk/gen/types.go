@@ -123,7 +123,7 @@ type AgentResponse interface {
 func (*AgentResponseResult) isAgentResponse() {}
 func (*AgentResponseError) isAgentResponse()  {}
 
-// AgentResponseError.
+// AgentResponseError is the object variant of AgentResponse.
 //
 // A failed JSON-RPC response.
 type AgentResponseError struct {
@@ -140,7 +140,7 @@ type AgentResponseError struct {
 	Extra Members `json:"-"`
 }
 
-// AgentResponseResult.
+// AgentResponseResult is the object variant of AgentResponse.
 //
 // A successful JSON-RPC response.
 type AgentResponseResult struct {
@@ -344,7 +344,7 @@ type AuthMethodTerminal struct {
 	Extra Members `json:"-"`
 }
 
-// AuthMethodUnknown.
+// AuthMethodUnknown is the AuthMethod variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -436,9 +436,10 @@ type AvailableCommandInput interface {
 
 func (*AvailableCommandInputUnstructured) isAvailableCommandInput() {}
 
-// AvailableCommandInputUnstructured.
+// AvailableCommandInputUnstructured is the object variant of AvailableCommandInput.
 //
 // All text that was typed after the command name is provided as input.
+//
 // It has the members of UnstructuredCommandInput; convert with UnstructuredCommandInput(v) when needed.
 type AvailableCommandInputUnstructured UnstructuredCommandInput
 
@@ -699,7 +700,7 @@ type ClientResponse interface {
 func (*ClientResponseResult) isClientResponse() {}
 func (*ClientResponseError) isClientResponse()  {}
 
-// ClientResponseError.
+// ClientResponseError is the object variant of ClientResponse.
 //
 // A failed JSON-RPC response.
 type ClientResponseError struct {
@@ -716,7 +717,7 @@ type ClientResponseError struct {
 	Extra Members `json:"-"`
 }
 
-// ClientResponseResult.
+// ClientResponseResult is the object variant of ClientResponse.
 //
 // A successful JSON-RPC response.
 type ClientResponseResult struct {
@@ -834,13 +835,21 @@ type CompactionStatus string
 
 // The values of CompactionStatus.
 const (
-	// CompactionStatusInProgress: Compaction has started and has not finished.
+	// CompactionStatusInProgress is "in_progress".
+	//
+	// Compaction has started and has not finished.
 	CompactionStatusInProgress CompactionStatus = "in_progress"
-	// CompactionStatusCompleted: Compaction finished successfully.
+	// CompactionStatusCompleted is "completed".
+	//
+	// Compaction finished successfully.
 	CompactionStatusCompleted CompactionStatus = "completed"
-	// CompactionStatusFailed: Compaction finished unsuccessfully.
+	// CompactionStatusFailed is "failed".
+	//
+	// Compaction finished unsuccessfully.
 	CompactionStatusFailed CompactionStatus = "failed"
-	// CompactionStatusCancelled: Compaction was cancelled before it finished.
+	// CompactionStatusCancelled is "cancelled".
+	//
+	// Compaction was cancelled before it finished.
 	CompactionStatusCancelled CompactionStatus = "cancelled"
 )
 
@@ -1002,50 +1011,55 @@ func (*ContentBlockResourceLink) isContentBlock() {}
 func (*ContentBlockResource) isContentBlock()     {}
 func (*ContentBlockUnknown) isContentBlock()      {}
 
-// ContentBlockAudio.
+// ContentBlockAudio is the "audio" variant of ContentBlock.
 //
 // Audio data for transcription or analysis.
 //
 // Requires the `audio` prompt capability when included in prompts.
+//
 // It has the members of AudioContent; convert with AudioContent(v) when needed.
 type ContentBlockAudio AudioContent
 
-// ContentBlockImage.
+// ContentBlockImage is the "image" variant of ContentBlock.
 //
 // Images for visual context or analysis.
 //
 // Requires the `image` prompt capability when included in prompts.
+//
 // It has the members of ImageContent; convert with ImageContent(v) when needed.
 type ContentBlockImage ImageContent
 
-// ContentBlockResource.
+// ContentBlockResource is the "resource" variant of ContentBlock.
 //
 // Complete resource contents embedded directly in the message.
 //
 // Preferred for including context as it avoids extra round-trips.
 //
 // Requires the `embeddedContext` prompt capability when included in prompts.
+//
 // It has the members of EmbeddedResource; convert with EmbeddedResource(v) when needed.
 type ContentBlockResource EmbeddedResource
 
-// ContentBlockResourceLink.
+// ContentBlockResourceLink is the "resource_link" variant of ContentBlock.
 //
 // References to resources that the agent can access.
 //
 // All agents MUST support resource links in prompts.
+//
 // It has the members of ResourceLink; convert with ResourceLink(v) when needed.
 type ContentBlockResourceLink ResourceLink
 
-// ContentBlockText.
+// ContentBlockText is the "text" variant of ContentBlock.
 //
 // Text content. May be plain text or formatted with Markdown.
 //
 // All agents MUST support text content blocks in prompts.
 // Clients SHOULD render this text as Markdown.
+//
 // It has the members of TextContent; convert with TextContent(v) when needed.
 type ContentBlockText TextContent
 
-// ContentBlockUnknown.
+// ContentBlockUnknown is the ContentBlock variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -1149,19 +1163,21 @@ func (*CreateElicitationRequestModeForm) isCreateElicitationRequestMode()    {}
 func (*CreateElicitationRequestModeURL) isCreateElicitationRequestMode()     {}
 func (*CreateElicitationRequestModeUnknown) isCreateElicitationRequestMode() {}
 
-// CreateElicitationRequestModeForm.
+// CreateElicitationRequestModeForm is the "form" variant of CreateElicitationRequestMode.
 //
 // Form-based elicitation where the client renders a form from the provided schema.
+//
 // It has the members of ElicitationFormMode; convert with ElicitationFormMode(v) when needed.
 type CreateElicitationRequestModeForm ElicitationFormMode
 
-// CreateElicitationRequestModeURL.
+// CreateElicitationRequestModeURL is the "url" variant of CreateElicitationRequestMode.
 //
 // URL-based elicitation where the client directs the user to a URL.
+//
 // It has the members of ElicitationURLMode; convert with ElicitationURLMode(v) when needed.
 type CreateElicitationRequestModeURL ElicitationURLMode
 
-// CreateElicitationRequestModeUnknown.
+// CreateElicitationRequestModeUnknown is the CreateElicitationRequestMode variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -1205,13 +1221,14 @@ func (*CreateElicitationResponseActionDecline) isCreateElicitationResponseAction
 func (*CreateElicitationResponseActionCancel) isCreateElicitationResponseAction()  {}
 func (*CreateElicitationResponseActionUnknown) isCreateElicitationResponseAction() {}
 
-// CreateElicitationResponseActionAccept.
+// CreateElicitationResponseActionAccept is the "accept" variant of CreateElicitationResponseAction.
 //
 // The user accepted and provided content.
+//
 // It has the members of ElicitationAcceptAction; convert with ElicitationAcceptAction(v) when needed.
 type CreateElicitationResponseActionAccept ElicitationAcceptAction
 
-// CreateElicitationResponseActionCancel.
+// CreateElicitationResponseActionCancel is the "cancel" variant of CreateElicitationResponseAction.
 //
 // The elicitation was cancelled.
 type CreateElicitationResponseActionCancel struct {
@@ -1220,7 +1237,7 @@ type CreateElicitationResponseActionCancel struct {
 	Extra Members `json:"-"`
 }
 
-// CreateElicitationResponseActionDecline.
+// CreateElicitationResponseActionDecline is the "decline" variant of CreateElicitationResponseAction.
 //
 // The user declined the elicitation.
 type CreateElicitationResponseActionDecline struct {
@@ -1229,7 +1246,7 @@ type CreateElicitationResponseActionDecline struct {
 	Extra Members `json:"-"`
 }
 
-// CreateElicitationResponseActionUnknown.
+// CreateElicitationResponseActionUnknown is the CreateElicitationResponseAction variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -1470,27 +1487,27 @@ func (ElicitationContentValueNumber) isElicitationContentValue()      {}
 func (ElicitationContentValueBoolean) isElicitationContentValue()     {}
 func (ElicitationContentValueStringArray) isElicitationContentValue() {}
 
-// ElicitationContentValueBoolean.
+// ElicitationContentValueBoolean is the boolean variant of ElicitationContentValue.
 //
 // Boolean value accepted in elicitation response content.
 type ElicitationContentValueBoolean bool
 
-// ElicitationContentValueInteger.
+// ElicitationContentValueInteger is the integer variant of ElicitationContentValue.
 //
 // Integer value accepted in elicitation response content.
 type ElicitationContentValueInteger int64
 
-// ElicitationContentValueNumber.
+// ElicitationContentValueNumber is the number variant of ElicitationContentValue.
 //
 // Number value accepted in elicitation response content.
 type ElicitationContentValueNumber float64
 
-// ElicitationContentValueString.
+// ElicitationContentValueString is the string variant of ElicitationContentValue.
 //
 // String value accepted in elicitation response content.
 type ElicitationContentValueString string
 
-// ElicitationContentValueStringArray.
+// ElicitationContentValueStringArray is the array variant of ElicitationContentValue.
 //
 // String array value accepted in elicitation response content.
 type ElicitationContentValueStringArray []string
@@ -1560,37 +1577,42 @@ func (*ElicitationPropertySchemaBoolean) isElicitationPropertySchema() {}
 func (*ElicitationPropertySchemaArray) isElicitationPropertySchema()   {}
 func (*ElicitationPropertySchemaUnknown) isElicitationPropertySchema() {}
 
-// ElicitationPropertySchemaArray.
+// ElicitationPropertySchemaArray is the "array" variant of ElicitationPropertySchema.
 //
 // Multi-select array property.
+//
 // It has the members of MultiSelectPropertySchema; convert with MultiSelectPropertySchema(v) when needed.
 type ElicitationPropertySchemaArray MultiSelectPropertySchema
 
-// ElicitationPropertySchemaBoolean.
+// ElicitationPropertySchemaBoolean is the "boolean" variant of ElicitationPropertySchema.
 //
 // Boolean property.
+//
 // It has the members of BooleanPropertySchema; convert with BooleanPropertySchema(v) when needed.
 type ElicitationPropertySchemaBoolean BooleanPropertySchema
 
-// ElicitationPropertySchemaInteger.
+// ElicitationPropertySchemaInteger is the "integer" variant of ElicitationPropertySchema.
 //
 // Integer property.
+//
 // It has the members of IntegerPropertySchema; convert with IntegerPropertySchema(v) when needed.
 type ElicitationPropertySchemaInteger IntegerPropertySchema
 
-// ElicitationPropertySchemaNumber.
+// ElicitationPropertySchemaNumber is the "number" variant of ElicitationPropertySchema.
 //
 // Number (floating-point) property.
+//
 // It has the members of NumberPropertySchema; convert with NumberPropertySchema(v) when needed.
 type ElicitationPropertySchemaNumber NumberPropertySchema
 
-// ElicitationPropertySchemaString.
+// ElicitationPropertySchemaString is the "string" variant of ElicitationPropertySchema.
 //
 // String property (or single-select enum when `enum`/`oneOf` is set).
+//
 // It has the members of StringPropertySchema; convert with StringPropertySchema(v) when needed.
 type ElicitationPropertySchemaString StringPropertySchema
 
-// ElicitationPropertySchemaUnknown.
+// ElicitationPropertySchemaUnknown is the ElicitationPropertySchema variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -1668,7 +1690,9 @@ type ElicitationSchemaType string
 
 // The values of ElicitationSchemaType.
 const (
-	// ElicitationSchemaTypeObject: Object schema type.
+	// ElicitationSchemaTypeObject is "object".
+	//
+	// Object schema type.
 	ElicitationSchemaTypeObject ElicitationSchemaType = "object"
 )
 
@@ -1685,16 +1709,18 @@ type ElicitationScope interface {
 func (*ElicitationScopeSession) isElicitationScope() {}
 func (*ElicitationScopeRequest) isElicitationScope() {}
 
-// ElicitationScopeRequest.
+// ElicitationScopeRequest is the object variant of ElicitationScope.
 //
 // Tied to a specific JSON-RPC request outside of a session
 // (e.g., during auth/configuration phases before any session is started).
+//
 // It has the members of ElicitationRequestScope; convert with ElicitationRequestScope(v) when needed.
 type ElicitationScopeRequest ElicitationRequestScope
 
-// ElicitationScopeSession.
+// ElicitationScopeSession is the object variant of ElicitationScope.
 //
 // Tied to a session, optionally to a specific tool call within that session.
+//
 // It has the members of ElicitationSessionScope; convert with ElicitationSessionScope(v) when needed.
 type ElicitationScopeSession ElicitationSessionScope
 
@@ -1897,23 +1923,39 @@ type ErrorCode int32
 
 // The values of ErrorCode.
 const (
-	// ErrorCodeParseError: **Parse error**: Invalid JSON was received by the server.
+	// ErrorCodeParseError is -32700.
+	//
+	// **Parse error**: Invalid JSON was received by the server.
 	// An error occurred on the server while parsing the JSON text.
 	ErrorCodeParseError ErrorCode = -32700
-	// ErrorCodeInvalidRequest: **Invalid request**: The JSON sent is not a valid Request object.
+	// ErrorCodeInvalidRequest is -32600.
+	//
+	// **Invalid request**: The JSON sent is not a valid Request object.
 	ErrorCodeInvalidRequest ErrorCode = -32600
-	// ErrorCodeMethodNotFound: **Method not found**: The method does not exist or is not available.
+	// ErrorCodeMethodNotFound is -32601.
+	//
+	// **Method not found**: The method does not exist or is not available.
 	ErrorCodeMethodNotFound ErrorCode = -32601
-	// ErrorCodeInvalidParams: **Invalid params**: Invalid method parameter(s).
+	// ErrorCodeInvalidParams is -32602.
+	//
+	// **Invalid params**: Invalid method parameter(s).
 	ErrorCodeInvalidParams ErrorCode = -32602
-	// ErrorCodeInternalError: **Internal error**: Internal JSON-RPC error.
+	// ErrorCodeInternalError is -32603.
+	//
+	// **Internal error**: Internal JSON-RPC error.
 	ErrorCodeInternalError ErrorCode = -32603
-	// ErrorCodeRequestCancelled: **Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
+	// ErrorCodeRequestCancelled is -32800.
+	//
+	// **Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
 	// because of resource constraints or shutdown.
 	ErrorCodeRequestCancelled ErrorCode = -32800
-	// ErrorCodeAuthenticationRequired: **Authentication required**: Authentication is required before this operation can be performed.
+	// ErrorCodeAuthenticationRequired is -32000.
+	//
+	// **Authentication required**: Authentication is required before this operation can be performed.
 	ErrorCodeAuthenticationRequired ErrorCode = -32000
-	// ErrorCodeResourceNotFound: **Resource not found**: A given resource, such as a session or file, was not found.
+	// ErrorCodeResourceNotFound is -32002.
+	//
+	// **Resource not found**: A given resource, such as a session or file, was not found.
 	ErrorCodeResourceNotFound ErrorCode = -32002
 )
 
@@ -1924,6 +1966,7 @@ const (
 // while maintaining protocol compatibility.
 //
 // See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+//
 // The schema allows any JSON value here; it is kept verbatim.
 type ExtNotification json.RawMessage
 
@@ -1934,6 +1977,7 @@ type ExtNotification json.RawMessage
 // protocol compatibility.
 //
 // See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+//
 // The schema allows any JSON value here; it is kept verbatim.
 type ExtRequest json.RawMessage
 
@@ -1944,6 +1988,7 @@ type ExtRequest json.RawMessage
 // protocol compatibility.
 //
 // See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+//
 // The schema allows any JSON value here; it is kept verbatim.
 type ExtResponse json.RawMessage
 
@@ -2553,7 +2598,7 @@ type McpServerStdio struct {
 	Extra Members `json:"-"`
 }
 
-// McpServerUnknown.
+// McpServerUnknown is the McpServer variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -2584,21 +2629,23 @@ func (*MultiSelectItemsString) isMultiSelectItems()  {}
 func (*MultiSelectItemsTitled) isMultiSelectItems()  {}
 func (*MultiSelectItemsUnknown) isMultiSelectItems() {}
 
-// MultiSelectItemsString.
+// MultiSelectItemsString is the "string" variant of MultiSelectItems.
 //
 // Multi-select string items with plain string values.
+//
 // It has the members of StringMultiSelectItems; convert with StringMultiSelectItems(v) when needed.
 type MultiSelectItemsString StringMultiSelectItems
 
-// MultiSelectItemsTitled.
+// MultiSelectItemsTitled is the MultiSelectItems variant without a "type" tag.
 //
 // Titled multi-select items with human-readable labels.
 //
 // As in MCP, titled items omit `type` and are identified by `anyOf`.
+//
 // It has the members of TitledMultiSelectItems; convert with TitledMultiSelectItems(v) when needed.
 type MultiSelectItemsTitled TitledMultiSelectItems
 
-// MultiSelectItemsUnknown.
+// MultiSelectItemsUnknown is the MultiSelectItems variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -2783,11 +2830,17 @@ type NoticeSeverity string
 
 // The values of NoticeSeverity.
 const (
-	// NoticeSeverityInfo: Informational notice.
+	// NoticeSeverityInfo is "info".
+	//
+	// Informational notice.
 	NoticeSeverityInfo NoticeSeverity = "info"
-	// NoticeSeverityWarning: Warning notice.
+	// NoticeSeverityWarning is "warning".
+	//
+	// Warning notice.
 	NoticeSeverityWarning NoticeSeverity = "warning"
-	// NoticeSeverityError: Error notice.
+	// NoticeSeverityError is "error".
+	//
+	// Error notice.
 	NoticeSeverityError NoticeSeverity = "error"
 )
 
@@ -2883,13 +2936,21 @@ type PermissionOptionKind string
 
 // The values of PermissionOptionKind.
 const (
-	// PermissionOptionKindAllowOnce: Allow this operation only this time.
+	// PermissionOptionKindAllowOnce is "allow_once".
+	//
+	// Allow this operation only this time.
 	PermissionOptionKindAllowOnce PermissionOptionKind = "allow_once"
-	// PermissionOptionKindAllowAlways: Allow this operation and remember the choice.
+	// PermissionOptionKindAllowAlways is "allow_always".
+	//
+	// Allow this operation and remember the choice.
 	PermissionOptionKindAllowAlways PermissionOptionKind = "allow_always"
-	// PermissionOptionKindRejectOnce: Reject this operation only this time.
+	// PermissionOptionKindRejectOnce is "reject_once".
+	//
+	// Reject this operation only this time.
 	PermissionOptionKindRejectOnce PermissionOptionKind = "reject_once"
-	// PermissionOptionKindRejectAlways: Reject this operation and remember the choice.
+	// PermissionOptionKindRejectAlways is "reject_always".
+	//
+	// Reject this operation and remember the choice.
 	PermissionOptionKindRejectAlways PermissionOptionKind = "reject_always"
 )
 
@@ -2968,11 +3029,17 @@ type PlanEntryPriority string
 
 // The values of PlanEntryPriority.
 const (
-	// PlanEntryPriorityHigh: High priority task - critical to the overall goal.
+	// PlanEntryPriorityHigh is "high".
+	//
+	// High priority task - critical to the overall goal.
 	PlanEntryPriorityHigh PlanEntryPriority = "high"
-	// PlanEntryPriorityMedium: Medium priority task - important but not critical.
+	// PlanEntryPriorityMedium is "medium".
+	//
+	// Medium priority task - important but not critical.
 	PlanEntryPriorityMedium PlanEntryPriority = "medium"
-	// PlanEntryPriorityLow: Low priority task - nice to have but not essential.
+	// PlanEntryPriorityLow is "low".
+	//
+	// Low priority task - nice to have but not essential.
 	PlanEntryPriorityLow PlanEntryPriority = "low"
 )
 
@@ -2986,11 +3053,17 @@ type PlanEntryStatus string
 
 // The values of PlanEntryStatus.
 const (
-	// PlanEntryStatusPending: The task has not started yet.
+	// PlanEntryStatusPending is "pending".
+	//
+	// The task has not started yet.
 	PlanEntryStatusPending PlanEntryStatus = "pending"
-	// PlanEntryStatusInProgress: The task is currently being worked on.
+	// PlanEntryStatusInProgress is "in_progress".
+	//
+	// The task is currently being worked on.
 	PlanEntryStatusInProgress PlanEntryStatus = "in_progress"
-	// PlanEntryStatusCompleted: The task has been successfully completed.
+	// PlanEntryStatusCompleted is "completed".
+	//
+	// The task has been successfully completed.
 	PlanEntryStatusCompleted PlanEntryStatus = "completed"
 )
 
@@ -3232,18 +3305,19 @@ func (RequestIDNull) isRequestID()   {}
 func (RequestIDNumber) isRequestID() {}
 func (RequestIDStr) isRequestID()    {}
 
-// RequestIDNull.
+// RequestIDNull is the null variant of RequestID.
 //
 // The JSON-RPC `null` request id.
+//
 // It encodes as JSON null.
 type RequestIDNull struct{}
 
-// RequestIDNumber.
+// RequestIDNumber is the integer variant of RequestID.
 //
 // A numeric JSON-RPC request id.
 type RequestIDNumber int64
 
-// RequestIDStr.
+// RequestIDStr is the string variant of RequestID.
 //
 // A string JSON-RPC request id.
 type RequestIDStr string
@@ -3265,7 +3339,7 @@ func (*RequestPermissionOutcomeCancelled) isRequestPermissionOutcome() {}
 func (*RequestPermissionOutcomeSelected) isRequestPermissionOutcome()  {}
 func (*RequestPermissionOutcomeUnknown) isRequestPermissionOutcome()   {}
 
-// RequestPermissionOutcomeCancelled.
+// RequestPermissionOutcomeCancelled is the "cancelled" variant of RequestPermissionOutcome.
 //
 // The prompt turn was cancelled before the user responded.
 //
@@ -3280,13 +3354,14 @@ type RequestPermissionOutcomeCancelled struct {
 	Extra Members `json:"-"`
 }
 
-// RequestPermissionOutcomeSelected.
+// RequestPermissionOutcomeSelected is the "selected" variant of RequestPermissionOutcome.
 //
 // The user selected one of the provided options.
+//
 // It has the members of SelectedPermissionOutcome; convert with SelectedPermissionOutcome(v) when needed.
 type RequestPermissionOutcomeSelected SelectedPermissionOutcome
 
-// RequestPermissionOutcomeUnknown.
+// RequestPermissionOutcomeUnknown is the RequestPermissionOutcome variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -3471,9 +3546,13 @@ type Role string
 
 // The values of Role.
 const (
-	// RoleAssistant: The assistant side of a conversation.
+	// RoleAssistant is "assistant".
+	//
+	// The assistant side of a conversation.
 	RoleAssistant Role = "assistant"
-	// RoleUser: The user side of a conversation.
+	// RoleUser is "user".
+	//
+	// The user side of a conversation.
 	RoleUser Role = "user"
 )
 
@@ -3674,13 +3753,21 @@ type SessionConfigOptionCategory string
 
 // The values of SessionConfigOptionCategory.
 const (
-	// SessionConfigOptionCategoryMode: Session mode selector.
+	// SessionConfigOptionCategoryMode is "mode".
+	//
+	// Session mode selector.
 	SessionConfigOptionCategoryMode SessionConfigOptionCategory = "mode"
-	// SessionConfigOptionCategoryModel: Model selector.
+	// SessionConfigOptionCategoryModel is "model".
+	//
+	// Model selector.
 	SessionConfigOptionCategoryModel SessionConfigOptionCategory = "model"
-	// SessionConfigOptionCategoryModelConfig: Model-related configuration parameter.
+	// SessionConfigOptionCategoryModelConfig is "model_config".
+	//
+	// Model-related configuration parameter.
 	SessionConfigOptionCategoryModelConfig SessionConfigOptionCategory = "model_config"
-	// SessionConfigOptionCategoryThoughtLevel: Thought/reasoning level selector.
+	// SessionConfigOptionCategoryThoughtLevel is "thought_level".
+	//
+	// Thought/reasoning level selector.
 	SessionConfigOptionCategoryThoughtLevel SessionConfigOptionCategory = "thought_level"
 )
 
@@ -3699,19 +3786,21 @@ func (*SessionConfigOptionTypeSelect) isSessionConfigOptionType()  {}
 func (*SessionConfigOptionTypeBoolean) isSessionConfigOptionType() {}
 func (*SessionConfigOptionTypeUnknown) isSessionConfigOptionType() {}
 
-// SessionConfigOptionTypeBoolean.
+// SessionConfigOptionTypeBoolean is the "boolean" variant of SessionConfigOptionType.
 //
 // Boolean on/off toggle.
+//
 // It has the members of SessionConfigBoolean; convert with SessionConfigBoolean(v) when needed.
 type SessionConfigOptionTypeBoolean SessionConfigBoolean
 
-// SessionConfigOptionTypeSelect.
+// SessionConfigOptionTypeSelect is the "select" variant of SessionConfigOptionType.
 //
 // Single-value selector (dropdown).
+//
 // It has the members of SessionConfigSelect; convert with SessionConfigSelect(v) when needed.
 type SessionConfigOptionTypeSelect SessionConfigSelect
 
-// SessionConfigOptionTypeUnknown.
+// SessionConfigOptionTypeUnknown is the SessionConfigOptionType variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -3836,12 +3925,12 @@ type SessionConfigSelectOptions interface {
 func (SessionConfigSelectOptionsUngrouped) isSessionConfigSelectOptions() {}
 func (SessionConfigSelectOptionsGrouped) isSessionConfigSelectOptions()   {}
 
-// SessionConfigSelectOptionsGrouped.
+// SessionConfigSelectOptionsGrouped is the array variant of SessionConfigSelectOptions.
 //
 // A list of options grouped under headers.
 type SessionConfigSelectOptionsGrouped []SessionConfigSelectGroup
 
-// SessionConfigSelectOptionsUngrouped.
+// SessionConfigSelectOptionsUngrouped is the array variant of SessionConfigSelectOptions.
 //
 // A flat list of options with no grouping.
 type SessionConfigSelectOptionsUngrouped []SessionConfigSelectOption
@@ -4122,91 +4211,103 @@ func (*SessionUpdateCompactionUpdate) isSessionUpdate()        {}
 func (*SessionUpdateCompactionSummaryChunk) isSessionUpdate()  {}
 func (*SessionUpdateUnknown) isSessionUpdate()                 {}
 
-// SessionUpdateAgentMessageChunk.
+// SessionUpdateAgentMessageChunk is the "agent_message_chunk" variant of SessionUpdate.
 //
 // A chunk of the agent's response being streamed.
+//
 // It has the members of ContentChunk; convert with ContentChunk(v) when needed.
 type SessionUpdateAgentMessageChunk ContentChunk
 
-// SessionUpdateAgentThoughtChunk.
+// SessionUpdateAgentThoughtChunk is the "agent_thought_chunk" variant of SessionUpdate.
 //
 // A chunk of the agent's internal reasoning being streamed.
+//
 // It has the members of ContentChunk; convert with ContentChunk(v) when needed.
 type SessionUpdateAgentThoughtChunk ContentChunk
 
-// SessionUpdateAvailableCommandsUpdate.
+// SessionUpdateAvailableCommandsUpdate is the "available_commands_update" variant of SessionUpdate.
 //
-// Available commands are ready or have changed
+// # Available commands are ready or have changed
+//
 // It has the members of AvailableCommandsUpdate; convert with AvailableCommandsUpdate(v) when needed.
 type SessionUpdateAvailableCommandsUpdate AvailableCommandsUpdate
 
-// SessionUpdateCompactionSummaryChunk.
+// SessionUpdateCompactionSummaryChunk is the "compaction_summary_chunk" variant of SessionUpdate.
 //
 // A content block appended to a context compaction's retained summary.
 //
 // Agents MUST only send this update when the Client advertised
 // the `session.compaction` Client capability.
+//
 // It has the members of CompactionSummaryChunk; convert with CompactionSummaryChunk(v) when needed.
 type SessionUpdateCompactionSummaryChunk CompactionSummaryChunk
 
-// SessionUpdateCompactionUpdate.
+// SessionUpdateCompactionUpdate is the "compaction_update" variant of SessionUpdate.
 //
 // A context compaction has been created or updated.
 //
 // Agents MUST only send this update when the Client advertised
 // the `session.compaction` Client capability.
+//
 // It has the members of CompactionUpdate; convert with CompactionUpdate(v) when needed.
 type SessionUpdateCompactionUpdate CompactionUpdate
 
-// SessionUpdateConfigOptionUpdate.
+// SessionUpdateConfigOptionUpdate is the "config_option_update" variant of SessionUpdate.
 //
 // Session configuration options have been updated.
+//
 // It has the members of ConfigOptionUpdate; convert with ConfigOptionUpdate(v) when needed.
 type SessionUpdateConfigOptionUpdate ConfigOptionUpdate
 
-// SessionUpdateCurrentModeUpdate.
+// SessionUpdateCurrentModeUpdate is the "current_mode_update" variant of SessionUpdate.
 //
 // # The current mode of the session has changed
 //
 // See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
+//
 // It has the members of CurrentModeUpdate; convert with CurrentModeUpdate(v) when needed.
 type SessionUpdateCurrentModeUpdate CurrentModeUpdate
 
-// SessionUpdateNotice.
+// SessionUpdateNotice is the "notice" variant of SessionUpdate.
 //
 // Information for the user that is not part of session history.
 //
 // Agents MUST only send this update when the Client advertised
 // the `session.notices` Client capability.
+//
 // It has the members of Notice; convert with Notice(v) when needed.
 type SessionUpdateNotice Notice
 
-// SessionUpdatePlan.
+// SessionUpdatePlan is the "plan" variant of SessionUpdate.
 //
 // The agent's execution plan for complex tasks.
 // See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
+//
 // It has the members of Plan; convert with Plan(v) when needed.
 type SessionUpdatePlan Plan
 
-// SessionUpdateSessionInfoUpdate.
+// SessionUpdateSessionInfoUpdate is the "session_info_update" variant of SessionUpdate.
 //
 // Session metadata has been updated (title, timestamps, custom metadata)
+//
 // It has the members of SessionInfoUpdate; convert with SessionInfoUpdate(v) when needed.
 type SessionUpdateSessionInfoUpdate SessionInfoUpdate
 
-// SessionUpdateToolCall.
+// SessionUpdateToolCall is the "tool_call" variant of SessionUpdate.
 //
 // Notification that a new tool call has been initiated.
+//
 // It has the members of ToolCall; convert with ToolCall(v) when needed.
 type SessionUpdateToolCall ToolCall
 
-// SessionUpdateToolCallUpdate.
+// SessionUpdateToolCallUpdate is the "tool_call_update" variant of SessionUpdate.
 //
 // Update on the status or results of a tool call.
+//
 // It has the members of ToolCallUpdate; convert with ToolCallUpdate(v) when needed.
 type SessionUpdateToolCallUpdate ToolCallUpdate
 
-// SessionUpdateUnknown.
+// SessionUpdateUnknown is the SessionUpdate variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -4215,15 +4316,17 @@ type SessionUpdateUnknown struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// SessionUpdateUsageUpdate.
+// SessionUpdateUsageUpdate is the "usage_update" variant of SessionUpdate.
 //
 // Context window and cost update for the session.
+//
 // It has the members of UsageUpdate; convert with UsageUpdate(v) when needed.
 type SessionUpdateUsageUpdate UsageUpdate
 
-// SessionUpdateUserMessageChunk.
+// SessionUpdateUserMessageChunk is the "user_message_chunk" variant of SessionUpdate.
 //
 // A chunk of the user's message being streamed.
+//
 // It has the members of ContentChunk; convert with ContentChunk(v) when needed.
 type SessionUpdateUserMessageChunk ContentChunk
 
@@ -4266,7 +4369,7 @@ func (*SetSessionConfigOptionRequestTypeBoolean) isSetSessionConfigOptionRequest
 func (*SetSessionConfigOptionRequestTypeValueID) isSetSessionConfigOptionRequestType() {}
 func (*SetSessionConfigOptionRequestTypeUnknown) isSetSessionConfigOptionRequestType() {}
 
-// SetSessionConfigOptionRequestTypeBoolean.
+// SetSessionConfigOptionRequestTypeBoolean is the "boolean" variant of SetSessionConfigOptionRequestType.
 //
 // A boolean value (`type: "boolean"`).
 type SetSessionConfigOptionRequestTypeBoolean struct {
@@ -4279,7 +4382,7 @@ type SetSessionConfigOptionRequestTypeBoolean struct {
 	Extra Members `json:"-"`
 }
 
-// SetSessionConfigOptionRequestTypeUnknown.
+// SetSessionConfigOptionRequestTypeUnknown is the SetSessionConfigOptionRequestType variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -4288,7 +4391,7 @@ type SetSessionConfigOptionRequestTypeUnknown struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// SetSessionConfigOptionRequestTypeValueID.
+// SetSessionConfigOptionRequestTypeValueID is the SetSessionConfigOptionRequestType variant without a "type" tag.
 //
 // A `SessionConfigValueId` string value.
 //
@@ -4377,18 +4480,28 @@ type StopReason string
 
 // The values of StopReason.
 const (
-	// StopReasonEndTurn: The turn ended successfully.
+	// StopReasonEndTurn is "end_turn".
+	//
+	// The turn ended successfully.
 	StopReasonEndTurn StopReason = "end_turn"
-	// StopReasonMaxTokens: The turn ended because the agent reached the maximum number of tokens.
+	// StopReasonMaxTokens is "max_tokens".
+	//
+	// The turn ended because the agent reached the maximum number of tokens.
 	StopReasonMaxTokens StopReason = "max_tokens"
-	// StopReasonMaxTurnRequests: The turn ended because the agent reached the maximum number of allowed
+	// StopReasonMaxTurnRequests is "max_turn_requests".
+	//
+	// The turn ended because the agent reached the maximum number of allowed
 	// agent requests between user turns.
 	StopReasonMaxTurnRequests StopReason = "max_turn_requests"
-	// StopReasonRefusal: The turn ended because the agent refused to continue. The user prompt
+	// StopReasonRefusal is "refusal".
+	//
+	// The turn ended because the agent refused to continue. The user prompt
 	// and everything that comes after it won't be included in the next
 	// prompt, so this should be reflected in the UI.
 	StopReasonRefusal StopReason = "refusal"
-	// StopReasonCancelled: The turn was cancelled by the client via `session/cancel`.
+	// StopReasonCancelled is "cancelled".
+	//
+	// The turn was cancelled by the client via `session/cancel`.
 	//
 	// This stop reason MUST be returned when the client sends a `session/cancel`
 	// notification, even if the cancellation causes exceptions in underlying operations.
@@ -4404,13 +4517,21 @@ type StringFormat string
 
 // The values of StringFormat.
 const (
-	// StringFormatEmail: Email address format.
+	// StringFormatEmail is "email".
+	//
+	// Email address format.
 	StringFormatEmail StringFormat = "email"
-	// StringFormatURI: URI format.
+	// StringFormatURI is "uri".
+	//
+	// URI format.
 	StringFormatURI StringFormat = "uri"
-	// StringFormatDate: Date format (YYYY-MM-DD).
+	// StringFormatDate is "date".
+	//
+	// Date format (YYYY-MM-DD).
 	StringFormatDate StringFormat = "date"
-	// StringFormatDateTime: Date-time format (ISO 8601).
+	// StringFormatDateTime is "date-time".
+	//
+	// Date-time format (ISO 8601).
 	StringFormatDateTime StringFormat = "date-time"
 )
 
@@ -4786,29 +4907,32 @@ func (*ToolCallContentDiff) isToolCallContent()     {}
 func (*ToolCallContentTerminal) isToolCallContent() {}
 func (*ToolCallContentUnknown) isToolCallContent()  {}
 
-// ToolCallContentContent.
+// ToolCallContentContent is the "content" variant of ToolCallContent.
 //
 // Standard content block (text, images, resources).
+//
 // It has the members of Content; convert with Content(v) when needed.
 type ToolCallContentContent Content
 
-// ToolCallContentDiff.
+// ToolCallContentDiff is the "diff" variant of ToolCallContent.
 //
 // File modification shown as a diff.
+//
 // It has the members of Diff; convert with Diff(v) when needed.
 type ToolCallContentDiff Diff
 
-// ToolCallContentTerminal.
+// ToolCallContentTerminal is the "terminal" variant of ToolCallContent.
 //
 // Embed a terminal created with `terminal/create` by its id.
 //
 // The terminal must be added before calling `terminal/release`.
 //
 // See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
+//
 // It has the members of Terminal; convert with Terminal(v) when needed.
 type ToolCallContentTerminal Terminal
 
-// ToolCallContentUnknown.
+// ToolCallContentUnknown is the ToolCallContent variant for a tag this schema does not know.
 //
 // A variant this schema does not know (a newer peer's tag). Raw keeps
 // the whole object verbatim, so it re-encodes byte for byte.
@@ -4863,14 +4987,22 @@ type ToolCallStatus string
 
 // The values of ToolCallStatus.
 const (
-	// ToolCallStatusPending: The tool call hasn't started running yet because the input is either
+	// ToolCallStatusPending is "pending".
+	//
+	// The tool call hasn't started running yet because the input is either
 	// streaming or we're awaiting approval.
 	ToolCallStatusPending ToolCallStatus = "pending"
-	// ToolCallStatusInProgress: The tool call is currently running.
+	// ToolCallStatusInProgress is "in_progress".
+	//
+	// The tool call is currently running.
 	ToolCallStatusInProgress ToolCallStatus = "in_progress"
-	// ToolCallStatusCompleted: The tool call completed successfully.
+	// ToolCallStatusCompleted is "completed".
+	//
+	// The tool call completed successfully.
 	ToolCallStatusCompleted ToolCallStatus = "completed"
-	// ToolCallStatusFailed: The tool call failed with an error.
+	// ToolCallStatusFailed is "failed".
+	//
+	// The tool call failed with an error.
 	ToolCallStatusFailed ToolCallStatus = "failed"
 )
 
@@ -4947,25 +5079,45 @@ type ToolKind string
 
 // The values of ToolKind.
 const (
-	// ToolKindRead: Reading files or data.
+	// ToolKindRead is "read".
+	//
+	// Reading files or data.
 	ToolKindRead ToolKind = "read"
-	// ToolKindEdit: Modifying files or content.
+	// ToolKindEdit is "edit".
+	//
+	// Modifying files or content.
 	ToolKindEdit ToolKind = "edit"
-	// ToolKindDelete: Removing files or data.
+	// ToolKindDelete is "delete".
+	//
+	// Removing files or data.
 	ToolKindDelete ToolKind = "delete"
-	// ToolKindMove: Moving or renaming files.
+	// ToolKindMove is "move".
+	//
+	// Moving or renaming files.
 	ToolKindMove ToolKind = "move"
-	// ToolKindSearch: Searching for information.
+	// ToolKindSearch is "search".
+	//
+	// Searching for information.
 	ToolKindSearch ToolKind = "search"
-	// ToolKindExecute: Running commands or code.
+	// ToolKindExecute is "execute".
+	//
+	// Running commands or code.
 	ToolKindExecute ToolKind = "execute"
-	// ToolKindThink: Internal reasoning or planning.
+	// ToolKindThink is "think".
+	//
+	// Internal reasoning or planning.
 	ToolKindThink ToolKind = "think"
-	// ToolKindFetch: Retrieving external data.
+	// ToolKindFetch is "fetch".
+	//
+	// Retrieving external data.
 	ToolKindFetch ToolKind = "fetch"
-	// ToolKindSwitchMode: Switching the current session mode.
+	// ToolKindSwitchMode is "switch_mode".
+	//
+	// Switching the current session mode.
 	ToolKindSwitchMode ToolKind = "switch_mode"
-	// ToolKindOther: Other tool types (default).
+	// ToolKindOther is "other".
+	//
+	// Other tool types (default).
 	ToolKindOther ToolKind = "other"
 )
 

@@ -97,7 +97,7 @@ func typeDoc(t *Type, what string) []string {
 	if t.Schema != "" {
 		lines = append(lines, fmt.Sprintf("%s is the ACP schema type %s%s.", t.Name, t.Schema, what))
 	} else {
-		lines = append(lines, fmt.Sprintf("%s%s.", t.Name, what))
+		lines = append(lines, synthesizedDoc(t)+what+".")
 	}
 	if len(t.Doc) > 0 {
 		lines = append(lines, "")
@@ -220,3 +220,23 @@ A type that is a union variant encodes and decodes in the union's form (with
 its tag) in its own MarshalJSON/UnmarshalJSON too; UnmarshalX decodes a union
 value on its own.
 `
+
+// synthesizedDoc is the first doc sentence of a type that is not a def:
+// a union variant or a flattened union.
+func synthesizedDoc(t *Type) string {
+	if len(t.VariantOf) == 0 {
+		return t.Name + " is a generated type"
+	}
+	v := t.VariantOf[0]
+	u := v.Union
+	switch {
+	case t.IsUnknown:
+		return fmt.Sprintf("%s is the %s variant for a tag this schema does not know", t.Name, u.Name)
+	case v.Tag != "":
+		return fmt.Sprintf("%s is the %q variant of %s", t.Name, v.Tag, u.Name)
+	case u.Union.Tag != "":
+		return fmt.Sprintf("%s is the %s variant without a %q tag", t.Name, u.Name, u.Union.Tag)
+	default:
+		return fmt.Sprintf("%s is the %s variant of %s", t.Name, v.JSONKind, u.Name)
+	}
+}

@@ -177,7 +177,7 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 		}
 		name := m.GoMethod + "Handler"
 		f.Comment(fmt.Sprintf("%s is implemented by a%s %s that supports %s.", name, article(side), side, m.Name))
-		f.Type().Id(name).Interface(handlerSig(m))
+		f.Type().Id(name).Interface(jen.Comment(fmt.Sprintf("%s handles %s.", m.GoMethod, m.Name)), handlerSig(m))
 		f.Line()
 	}
 	ctx := jen.Qual("context", "Context")
@@ -206,7 +206,10 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 		} else {
 			body = append(body,
 				jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(h.Clone()).Dot(m.GoMethod).Call(jen.Id("ctx"), jen.Op("&").Id("p")),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.If(jen.Err().Op("!=").Nil().Op("||").Id("r").Op("==").Nil()).Block(
+					jen.Comment("Never a typed nil inside the interface."),
+					jen.Return(jen.Nil(), jen.Err()),
+				),
 				jen.Return(jen.Id("r"), jen.Nil()),
 			)
 		}

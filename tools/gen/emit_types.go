@@ -105,6 +105,7 @@ func (e *emitter) types(f *jen.File) error {
 			e.structDecl(f, t)
 		case TDefined:
 			topComment(f, typeDoc(t, ""))
+			f.Comment("")
 			f.Comment(fmt.Sprintf("It has the members of %s; convert with %s(v) when needed.", t.Base.Name, t.Base.Name))
 			f.Type().Id(t.Name).Id(t.Base.Name)
 		case TUnion:
@@ -116,10 +117,12 @@ func (e *emitter) types(f *jen.File) error {
 			f.Type().Id(t.Name).Add(goType(t.Scalar))
 		case TNull:
 			topComment(f, typeDoc(t, ""))
+			f.Comment("")
 			f.Comment("It encodes as JSON null.")
 			f.Type().Id(t.Name).Struct()
 		case TRaw:
 			topComment(f, typeDoc(t, ""))
+			f.Comment("")
 			f.Comment("The schema allows any JSON value here; it is kept verbatim.")
 			f.Type().Id(t.Name).Qual(segJSON, "RawMessage")
 		default:
@@ -239,10 +242,15 @@ func (e *emitter) enumDecl(f *jen.File, t *Type) {
 		if len(doc) == 0 {
 			doc = []string{v.Title}
 		}
+		val := fmt.Sprintf("%q", v.Str)
+		if t.Kind == TIntEnum {
+			val = fmt.Sprint(v.Int)
+		}
+		head := fmt.Sprintf("%s is %s.", v.Go, val)
 		if len(doc) == 0 || doc[0] == "" {
-			doc = []string{fmt.Sprintf("%s is the value %q.", v.Go, v.Str)}
+			doc = []string{head}
 		} else {
-			doc = append([]string{fmt.Sprintf("%s: %s", v.Go, doc[0])}, doc[1:]...)
+			doc = append([]string{head, ""}, doc...)
 		}
 		var lit jen.Code = jen.Lit(v.Str)
 		if t.Kind == TIntEnum {

@@ -50,7 +50,6 @@ func (r *resolver) checkOverrides() error {
 // methods builds the method table from x-method/x-side.
 func (r *resolver) methods() error {
 	byName := map[string]*Method{}
-	count := 0
 	for _, name := range r.sf.order {
 		n := r.sf.defs[name]
 		wire, side := n.str("x-method"), n.str("x-side")
@@ -65,7 +64,6 @@ func (r *resolver) methods() error {
 		default:
 			return fmt.Errorf("%s: unknown x-side %q", n.path, side)
 		}
-		count++
 		t := r.m.defs[name]
 		if t.Kind != TStruct {
 			return fmt.Errorf("%s: method params/result must be an object", n.path)
@@ -122,7 +120,6 @@ func (r *resolver) methods() error {
 			}
 		}
 	}
-	_ = count
 	return nil
 }
 
