@@ -24,26 +24,32 @@ func BenchmarkCodec(b *testing.B) {
 	b.Run("decode/ours", func(b *testing.B) {
 		b.SetBytes(int64(len(chunkParams)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			var n gen.SessionNotification
 			sinkErr = n.UnmarshalJSON(chunkParams)
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("decode/coder", func(b *testing.B) {
 		b.SetBytes(int64(len(chunkParams)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			var n acp.SessionNotification
 			sinkErr = stdjson.Unmarshal(chunkParams, &n)
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("decode/floor", func(b *testing.B) {
 		b.SetBytes(int64(len(chunkParams)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			var n floorNotification
 			sinkErr = json.Unmarshal(chunkParams, &n)
 		}
+		reportCPU(b, cpu)
 	})
 
 	var ours gen.SessionNotification
@@ -61,22 +67,28 @@ func BenchmarkCodec(b *testing.B) {
 	b.Run("encode/ours", func(b *testing.B) {
 		b.SetBytes(int64(len(chunkParams)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			sinkBytes, sinkErr = ours.MarshalJSON()
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("encode/coder", func(b *testing.B) {
 		b.SetBytes(int64(len(chunkParams)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			sinkBytes, sinkErr = stdjson.Marshal(&coder)
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("encode/floor", func(b *testing.B) {
 		b.SetBytes(int64(len(chunkParams)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			sinkBytes, sinkErr = json.Marshal(&floor)
 		}
+		reportCPU(b, cpu)
 	})
 }

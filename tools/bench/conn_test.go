@@ -63,12 +63,14 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}()
 		ctx := context.Background()
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			var res json.RawMessage
 			if err := client.Call(ctx, gen.MethodSessionSetMode, pingParams, &res); err != nil {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("echo", func(b *testing.B) {
 		p := newPipePair(b)
@@ -80,6 +82,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 		var line []byte
 		b.ReportAllocs()
 		id := 0
+		cpu := cpuClock(b)
 		for b.Loop() {
 			id++
 			line = append(line[:0], `{"jsonrpc":"2.0","id":`...)
@@ -94,6 +97,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, cpu)
 		b.StopTimer()
 		closeAll(b, p.aW, p.aR)
 		if err := <-echoed; err != nil {
@@ -201,6 +205,7 @@ func BenchmarkNotifications(b *testing.B) {
 	b.Run("ours", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			cc := newChunkCounter(notificationCount)
 			conn := acpsdk.NewClientSide(bytes.NewReader(stream), io.Discard, oursClient{cc}, nil)
@@ -208,10 +213,12 @@ func BenchmarkNotifications(b *testing.B) {
 			closeOrFail(b, conn)
 			checkCount(b, cc)
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("coder", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			cc := newChunkCounter(notificationCount)
 			src := newWindowReader(stream, cc, coderWindow)
@@ -219,10 +226,12 @@ func BenchmarkNotifications(b *testing.B) {
 			conn.SetLogger(slog.New(slog.DiscardHandler))
 			waitCoder(b, conn, cc)
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("floor", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			sc := bufio.NewScanner(bytes.NewReader(stream))
 			sc.Buffer(make([]byte, 0, 64<<10), acpsdk.DefaultMaxLineBytes)
@@ -234,10 +243,12 @@ func BenchmarkNotifications(b *testing.B) {
 				b.Fatalf("scanned %d lines, want %d", n, notificationCount)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("scandecode", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
+		cpu := cpuClock(b)
 		for b.Loop() {
 			sc := bufio.NewScanner(bytes.NewReader(stream))
 			sc.Buffer(make([]byte, 0, 64<<10), acpsdk.DefaultMaxLineBytes)
@@ -251,6 +262,7 @@ func BenchmarkNotifications(b *testing.B) {
 			}
 			checkCount(b, cc)
 		}
+		reportCPU(b, cpu)
 	})
 }
 

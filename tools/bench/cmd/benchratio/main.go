@@ -1,7 +1,10 @@
 // Command benchratio reads `go test -bench` output on stdin and prints each
 // of acpkit's benchmark comparisons (tools/bench) as a ratio or a value
 // against its target, with PASS or MISS. Each figure is the median over
-// every run of a benchmark in the input (go test -count).
+// every run of a benchmark in the input (go test -count). Verdicts are on
+// the wall clock (ns/op); where the benchmarks also reported their CPU time
+// (cpu-ns/op), the same ratio over CPU times is printed beside it, which
+// stays meaningful on a loaded machine where wall times are noise.
 //
 // Usage:
 //
@@ -37,6 +40,10 @@ type outcome struct {
 	value   float64
 	missing []term // terms with no measurement; value is meaningless then
 	detail  string // the medians behind value
+	// cpu is the same ratio of CPU times (the benchmarks' cpu-ns/op), when
+	// every term reported one; the verdict stays on the wall clock.
+	cpu    float64
+	hasCPU bool
 }
 
 func (o outcome) verdict() string {
@@ -57,7 +64,7 @@ func run(r io.Reader, w io.Writer) (bool, error) {
 		return false, err
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "issue\tcomparison\tmeasured\ttarget\tresult\tfrom medians")
+	fmt.Fprintln(tw, "issue\tcomparison\tmeasured\ttarget\tresult\tcpu-time ratio\tfrom medians")
 	all := true
 	for _, t := range targets {
 		o := evaluate(res, t)
@@ -69,7 +76,11 @@ func run(r io.Reader, w io.Writer) (bool, error) {
 		if len(o.missing) == 0 {
 			measured = format(t, o.value)
 		}
-		fmt.Fprintf(tw, "#%d\t%s\t%s\t%s %s\t%s\t%s\n", t.issue, t.what, measured, t.cmp, goal(t), v, o.detail)
+		cpu := "-"
+		if o.hasCPU {
+			cpu = format(t, o.cpu)
+		}
+		fmt.Fprintf(tw, "#%d\t%s\t%s\t%s %s\t%s\t%s\t%s\n", t.issue, t.what, measured, t.cmp, goal(t), v, cpu, o.detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return false, fmt.Errorf("benchratio: writing report: %w", err)
@@ -105,6 +116,9 @@ func evaluate(res results, t target) outcome {
 		}
 		o.detail = describe(res, t.num) + " / " + describe(res, t.den)
 	}
+	if len(o.missing) == 0 && t.den != nil {
+		o.cpu, o.hasCPU = cpuRatio(res, t)
+	}
 	if len(o.missing) > 0 {
 		var names []string
 		for _, m := range o.missing {
@@ -113,6 +127,37 @@ func evaluate(res results, t target) outcome {
 		o.detail = "missing: " + strings.Join(names, ", ")
 	}
 	return o
+}
+
+// cpuUnit is the CPU time per op the tools/bench benchmarks report.
+const cpuUnit = "cpu-ns/op"
+
+// cpuRatio is t's ratio over CPU times instead of wall times, when t
+// compares times and every benchmark in it reported its CPU time.
+func cpuRatio(res results, t target) (float64, bool) {
+	sum := func(terms []term) (float64, bool) {
+		var s float64
+		for _, tm := range terms {
+			if tm.unit != ns {
+				return 0, false
+			}
+			m, ok := res.median(tm.bench, cpuUnit)
+			if !ok {
+				return 0, false
+			}
+			s += m
+		}
+		return s, true
+	}
+	num, ok := sum(t.num)
+	if !ok {
+		return 0, false
+	}
+	den, ok := sum(t.den)
+	if !ok || den == 0 {
+		return 0, false
+	}
+	return num / den, true
 }
 
 // describe lists the medians of terms, e.g. "decode/coder 27.3µs + encode/coder 27.1µs".

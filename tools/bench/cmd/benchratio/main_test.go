@@ -73,6 +73,26 @@ func TestTrimProcs(t *testing.T) {
 	}
 }
 
+// TestCPURatio checks the CPU-time column: shown only when every term of a
+// time ratio reported cpu-ns/op, never for values or other units.
+func TestCPURatio(t *testing.T) {
+	res := results{
+		"BenchmarkA": {ns: {30}, cpuUnit: {12}},
+		"BenchmarkB": {ns: {20}, cpuUnit: {4}},
+		"BenchmarkC": {ns: {10}},
+	}
+	ab := target{num: []term{{"BenchmarkA", ns}}, den: []term{{"BenchmarkB", ns}}, cmp: atMost, goal: 2}
+	o := evaluate(res, ab)
+	require.Equal(t, "PASS", o.verdict(), "the verdict is on wall time")
+	require.True(t, o.hasCPU)
+	require.Equal(t, 3.0, o.cpu)
+
+	ac := target{num: []term{{"BenchmarkA", ns}}, den: []term{{"BenchmarkB", ns}, {"BenchmarkC", ns}}, cmp: atMost, goal: 2}
+	require.False(t, evaluate(res, ac).hasCPU, "BenchmarkC has no CPU time")
+	value := target{num: []term{{"BenchmarkA", ns}}, scale: 1, unit: "ns", cmp: below, goal: 100}
+	require.False(t, evaluate(res, value).hasCPU)
+}
+
 func TestNonResultLinesAreSkipped(t *testing.T) {
 	res, err := parse(strings.NewReader(`BenchmarkFlood-2   	some output the benchmark printed
 Benchmarks below are noisy
