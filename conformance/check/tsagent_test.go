@@ -1,0 +1,45 @@
+package check_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/conformance/check"
+)
+
+// TestStandard_TypeScriptSDKAgentConforms grades a third-party peer: the
+// agent written with the official TypeScript SDK in conformance/tsinterop.
+// It passes every check that applies; the capabilities it does not
+// advertise are skipped.
+func TestStandard_TypeScriptSDKAgentConforms(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "tsinterop"))
+	require.NoError(t, err)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		t.Fatalf("the TypeScript SDK is not installed (run `make deps`): %v", err)
+	}
+	results, err := check.Run(context.Background(), check.Standard(), check.Config{
+		Target:    check.Target{Argv: []string{node, filepath.Join(dir, "agent.mjs")}, Dir: t.TempDir()},
+		Timeout:   10 * time.Second,
+		ExitBound: 5 * time.Second,
+	})
+	require.NoError(t, err)
+	for _, r := range results {
+		assert.Contains(t, []check.Status{check.StatusPass, check.StatusSkip}, r.Status, "%s: %s", r.ID, r.Reason)
+		if r.Status == check.StatusSkip {
+			assert.Equal(t, check.TierCapability, r.Tier, "%s skipped: %s", r.ID, r.Reason)
+		}
+	}
+	assert.False(t, check.Failed(results))
+}
