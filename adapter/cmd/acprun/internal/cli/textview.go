@@ -110,7 +110,8 @@ func (v *textView) line(format string, args ...any) {
 func (v *textView) tagged(color, tag, text string) {
 	pad := strings.Repeat(" ", 2+tagWidth)
 	text = strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+pad)
-	v.line("  %s%s", v.paint(color, fmt.Sprintf("%-*s", tagWidth, tag)), text)
+	// One space always separates the tag, however long, from the text.
+	v.line("  %s %s", v.paint(color, fmt.Sprintf("%-*s", tagWidth-1, tag)), text)
 }
 
 func (v *textView) paint(color, s string) string {

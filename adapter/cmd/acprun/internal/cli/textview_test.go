@@ -64,7 +64,7 @@ func TestLiveViewDrawsAndClearsTheProgressIndicator(t *testing.T) {
 	draw(v)
 	assert.Contains(t, out.String(), "the agent is writing (1 chunk)", "streamed chunks show as progress")
 	v.event(ev(adapter.EventNotification, "Done."))
-	assert.True(t, strings.HasSuffix(out.String(), ansiClearLine+"  "+ansiBold+"agent     "+ansiReset+"Done.\n"), "a line first clears the indicator")
+	assert.True(t, strings.HasSuffix(out.String(), ansiClearLine+"  "+ansiBold+"agent    "+ansiReset+" Done.\n"), "a line first clears the indicator")
 	v.turnEnd(turnReport{N: 1, Outcome: adapter.EventTurnCompleted})
 	assert.Contains(t, out.String(), ansiGreen+"completed"+ansiReset)
 	before := out.Len()
@@ -110,4 +110,31 @@ func TestLiveViewClearsTheIndicatorBeforeALogRecord(t *testing.T) {
 	pv := newTextView(&out, false, false, nil, time.Now)
 	assert.Equal(t, io.Writer(&plain), pv.logWriter(&plain), "plain output needs no clearing")
 	pv.close()
+}
+
+func TestPlainViewTagsEveryKindOfEvent(t *testing.T) {
+	var out bytes.Buffer
+	v := newTextView(&out, false, false, nil, func() time.Time { return epoch })
+	for _, e := range []adapter.Event{
+		ev(adapter.EventNotification, msgNeedsGrant),
+		ev(adapter.EventNotification, msgNeedsAnswer+"an answer to a question"),
+		ev(adapter.EventNotification, msgToolGatedPre+"; …"),
+		ev(adapter.EventApprovalAutoApproved, "approved"),
+		ev(adapter.EventUnsupportedToolCall, "unsupported"),
+		ev(adapter.EventTokenUsage, ""), // no usage: nothing to show
+		ev(adapter.EventTurnEndedWithError, "said by turnEnd"),
+	} {
+		v.event(e)
+	}
+	v.turnEnd(turnReport{N: 3, Outcome: adapter.EventTurnInputRequired, Kind: adapter.KindTurnInputRequired, Message: "agent asked for a decision only a person can make"})
+	v.turnEnd(turnReport{N: 4, Outcome: adapter.EventTurnCancelled, Kind: adapter.KindTurnCancelled, Message: "turn cancelled"})
+	v.close()
+	assert.Equal(t, ""+
+		"  needs you the agent needs a permission this unattended run cannot grant\n"+
+		"  needs you "+msgNeedsAnswer+"an answer to a question\n"+
+		"  gated     "+msgToolGatedPre+"; …\n"+
+		"  approval_auto_approved approved\n"+
+		"  unsupported_tool_call unsupported\n"+
+		"turn 3 needs a person in 0ms: turn_input_required: agent asked for a decision only a person can make\n"+
+		"turn 4 cancelled in 0ms: turn_cancelled: turn cancelled\n", out.String())
 }
