@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -199,4 +200,17 @@ func TestRun_LaunchFailureIsAnError(t *testing.T) {
 		Timeout: time.Second, ExitBound: time.Second,
 	})
 	require.Error(t, err)
+}
+
+// TestReadme_ListsEveryCheckWithItsBreakingFlag keeps the README's table in
+// step with the registry and with the breakers the tests use.
+func TestReadme_ListsEveryCheckWithItsBreakingFlag(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	for _, c := range check.Standard().Checks() {
+		row := fmt.Sprintf("| `%s` | %s |", c.ID, c.Tier)
+		assert.Contains(t, readme, row, "README row for %s", c.ID)
+		assert.Contains(t, readme, "`"+strings.Join(breakers[c.ID], " ")+"` |", "README breaking flag for %s", c.ID)
+	}
 }
