@@ -136,6 +136,9 @@ func (r *run) session() runReport {
 		if err != nil {
 			err = &adapter.Error{Kind: adapter.KindAgentNotFound, Message: "the reference agent is unavailable", Err: err}
 			r.view.startupFailed(err)
+			if r.interrupted() {
+				return fail(err, ExitCancelled, reasonCancelled)
+			}
 			return fail(err, ExitStartFailed, reasonStartFailed)
 		}
 		if strings.ContainsFunc(path, unicode.IsSpace) {

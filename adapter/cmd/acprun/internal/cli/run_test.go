@@ -201,6 +201,25 @@ func TestReferenceAgentUnavailableIsAStartFailure(t *testing.T) {
 	assert.Equal(t, "startup_failed", lines[1]["exit_reason"])
 }
 
+func TestInterruptedReferenceAgentBuildIsCancelled(t *testing.T) {
+	h := newHarness(newFake())
+	building := make(chan struct{})
+	h.agent = func(ctx context.Context) (string, error) {
+		close(building)
+		<-ctx.Done() // the build ends only when the run is torn down
+		return "", ctx.Err()
+	}
+	status := make(chan int)
+	go func() { status <- h.run("--json", "hi") }()
+	<-building
+	h.signals <- os.Interrupt
+	h.signals <- os.Interrupt
+	assert.Equal(t, ExitCancelled, <-status)
+	lines := jsonLines(t, h.stdout.Bytes())
+	require.Len(t, lines, 2)
+	assert.Equal(t, "cancelled", lines[1]["exit_reason"])
+}
+
 func TestReferenceAgentPathWithSpaceIsRefused(t *testing.T) {
 	h := newHarness(newFake())
 	h.agent = func(context.Context) (string, error) { return "/my dir/refagent", nil }
