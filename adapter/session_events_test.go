@@ -243,6 +243,7 @@ func TestPM3_ElicitationEndsAttempt(t *testing.T) {
 	assert.ErrorIs(t, err, &Error{Kind: KindTurnInputRequired, Message: "agent asked for a decision only a person can make: an answer to a question"})
 	assert.Equal(t, EventTurnInputRequired, r.Outcome)
 	assert.Contains(t, ev.texts(), "the agent asked for something only a person could give, and this unattended run has no one to give it: an answer to a question")
+	assert.Empty(t, ev.messages(EventMalformed), "answered on purpose, not an unknown method")
 	var answer string
 	for _, m := range ev.texts() {
 		if strings.HasPrefix(m, "answer=") {

@@ -236,11 +236,9 @@ func (p *pump) update(m pumpUpdate) {
 		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, m.at)...)
 		return
 	}
-	loadID := ""
-	if p.load != nil {
-		loadID = p.load.id
-	}
-	if p.idKnown && sid != p.sessionID && sid != loadID {
+	// SR-6: while a load is outstanding its id counts as the session's own.
+	loading := p.load != nil && sid == p.load.id
+	if p.idKnown && sid != p.sessionID && !loading {
 		p.s.log.Debug(logForeignUpdate, "session_id", sid)
 		return
 	}
@@ -355,6 +353,9 @@ func (p *pump) fault(m pumpFault) {
 	case faultUnparsable:
 		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, now)...)
 	case faultUnimplemented:
+		if m.method == methodElicitationCreate || m.method == methodRequestPermission {
+			return // answered -32601 on purpose (PM-3, TD-1), not unknown
+		}
 		p.emit(p.norm.Malformed(normalize.MsgUnimplementedMethod, now)...)
 	case faultOversize:
 		// DI-7: the line was most likely the answer; waiting would only

@@ -107,6 +107,9 @@ func (a *Adapter) RunTurn(ctx context.Context, sess Session, p TurnParams) (Turn
 	case <-bound.C:
 		close(req.abandon)
 		return timeout()
+	case <-s.pump.done:
+		// Stopped with the request still queued: nobody will take it.
+		return refuse(newError(KindPortExit, s.endedMessage(), nil))
 	}
 	r := <-req.reply
 	return r.result, r.err
@@ -124,9 +127,7 @@ func (s *session) endedMessage() string {
 func (p *pump) startTurn(req *turnRequest) {
 	var refusal error
 	switch {
-	case p.closing:
-		refusal = newError(KindPortExit, msgSessionNotStarted, nil)
-	case p.streamEnded || p.s.abandoned.Load():
+	case p.closing, p.streamEnded, p.s.abandoned.Load():
 		refusal = newError(KindPortExit, p.s.endedMessage(), nil)
 	}
 	select {
