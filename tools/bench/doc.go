@@ -14,7 +14,8 @@
 //     (issue #3).
 //   - BenchmarkNotifications/{ours,coder,floor}: 100,000 session/update
 //     notifications read, decoded to typed values and handed to a handler,
-//     and a bare line scan of the same bytes (issue #3).
+//     and a bare line scan of the same bytes (issue #3); scandecode, with
+//     no target, scans and decodes each line into plain structs.
 //   - BenchmarkFlood: 1 GiB of notifications into a slow handler, reporting
 //     the peak heap (issue #3).
 //   - BenchmarkAdapter/{start,teardown,spawn}: the adapter starting and

@@ -48,13 +48,14 @@ func chunkStream(n int) []byte {
 	b.Grow(n * (len(chunkParams) + 72))
 	for i := range n {
 		b.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_7f3a9c2e41b8","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`)
-		b.WriteString(strconv.Itoa(i))
-		b.WriteString(` `)
-		b.WriteString(chunkText)
+		b.WriteString(chunkTextN(i))
 		b.WriteString("\"}}}}\n")
 	}
 	return b.Bytes()
 }
+
+// chunkTextN is the text of notification i of chunkStream.
+func chunkTextN(i int) string { return strconv.Itoa(i) + " " + chunkText }
 
 // coderChunkText returns the text of an agent_message_chunk decoded by
 // coder's SDK, or "" when the update is anything else.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"io"
 	"runtime"
@@ -93,6 +94,10 @@ type slowClient struct {
 	sum  uint64
 }
 
+func newSlowClient(src *floodReader) *slowClient {
+	return &slowClient{chunkCounter: newChunkCounter(int(src.lines())), src: src, heap: newHeapSampler(), seed: maphash.MakeSeed()}
+}
+
 func (c *slowClient) SessionUpdate(_ context.Context, n *gen.SessionNotification) error {
 	text := oursChunkText(n)
 	for range 16 {
@@ -107,7 +112,7 @@ func (c *slowClient) SessionUpdate(_ context.Context, n *gen.SessionNotification
 }
 
 func (*slowClient) RequestPermission(context.Context, *gen.RequestPermissionRequest) (*gen.RequestPermissionResponse, error) {
-	return nil, nil
+	return nil, errors.New("bench: no permission requests expected")
 }
 
 // BenchmarkFlood sends 1 GiB of session/update notifications into a
@@ -121,7 +126,7 @@ func BenchmarkFlood(b *testing.B) {
 		b.StopTimer()
 		runtime.GC() // start from the benchmark's own live heap, not earlier garbage
 		src := newFloodReader(floodBytes)
-		h := &slowClient{chunkCounter: newChunkCounter(int(src.lines())), src: src, heap: newHeapSampler(), seed: maphash.MakeSeed()}
+		h := newSlowClient(src)
 		h.heap.sample()
 		b.StartTimer()
 		conn := acpsdk.NewClientSide(src, io.Discard, h, nil)
