@@ -18,7 +18,7 @@ import (
 // and otherwise the tests, checking that none leaves a goroutine behind.
 func TestMain(m *testing.M) {
 	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent, "hello": helloAgent})
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { cleanupRefagent() }))
 }
 
 // record is one captured log record.
