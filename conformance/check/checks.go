@@ -46,6 +46,8 @@ func Standard() *Registry {
 	r := &Registry{}
 	r.Register(Check{ID: "initialize.version", Tier: TierMandatory,
 		Title: "initialize answers the requested protocol version (1)", Run: checkVersion})
+	r.Register(Check{ID: "initialize.negotiation", Tier: TierMandatory,
+		Title: "a request for an unsupported version is answered with the agent's own latest", Run: checkNegotiation})
 	r.Register(Check{ID: "initialize.capabilities", Tier: TierMandatory,
 		Title: "capability shapes match the schema and decode", Run: checkCapabilities})
 	r.Register(Check{ID: "initialize.agent-info", Tier: TierAdvisory,
@@ -89,6 +91,29 @@ func checkVersion(ctx context.Context, s *Session) error {
 	}
 	if h.ProtocolVersion.String() != fmt.Sprint(RequestedVersion) {
 		return Failf("agent answered protocolVersion %s to a request for %d, which it must support", h.ProtocolVersion, RequestedVersion)
+	}
+	return nil
+}
+
+// FutureVersion is a protocol version no agent supports.
+const FutureVersion = 65535
+
+func checkNegotiation(ctx context.Context, s *Session) error {
+	m, err := s.Call(ctx, "initialize", initializeParams(FutureVersion))
+	if err != nil {
+		return Failf("initialize: %v", err)
+	}
+	if m.Error != nil {
+		return Failf("initialize for version %d answered %v, want the agent's own latest version", FutureVersion, m.Error)
+	}
+	var r struct {
+		ProtocolVersion *uint16 `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil || r.ProtocolVersion == nil {
+		return Failf("initialize result has no protocolVersion integer: %s", truncate(string(m.Result), 200))
+	}
+	if v := *r.ProtocolVersion; v == FutureVersion || v == 0 {
+		return Failf("agent answered protocolVersion %d to a request for %d, which no agent supports; want its own latest", v, FutureVersion)
 	}
 	return nil
 }

@@ -97,6 +97,7 @@ func TestStandard_CapabilityChecksSkipWhenNotAdvertised(t *testing.T) {
 // behaviour needs to be exercised.
 var breakers = map[string][]string{
 	"initialize.version":             {"--protocol-version", "2"},
+	"initialize.negotiation":         {"--echo-protocol-version"},
 	"initialize.capabilities":        {"--malformed-capabilities"},
 	"initialize.agent-info":          {"--no-agent-info"},
 	"rpc.unknown-method":             {"--unknown-method-code", "-32603"},

@@ -149,7 +149,10 @@ func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*
 		return nil, failure(a.opts.FailInitialize)
 	}
 	version := LatestProtocolVersion
-	if a.opts.ProtocolVersion >= 0 {
+	switch {
+	case a.opts.EchoProtocolVersion:
+		version = p.ProtocolVersion
+	case a.opts.ProtocolVersion >= 0:
 		version = gen.ProtocolVersion(a.opts.ProtocolVersion)
 	}
 	a.log.Info("initialize", "requested", p.ProtocolVersion, "answered", version)

@@ -97,6 +97,8 @@
 //	--agent-name S, --agent-version S   agentInfo fields
 //	--no-agent-info                     omit agentInfo
 //	--protocol-version N                answer initialize with N (e.g. 2)
+//	--echo-protocol-version             answer initialize with whatever
+//	                                    version was requested, even 65535
 //	--fail-initialize CODE              answer initialize with error CODE
 //	--malformed-capabilities            advertise "loadSession": "yes" and
 //	                                    "sessionCapabilities": {"resume": true}

@@ -18,8 +18,9 @@ type Options struct {
 	// Identity and handshake.
 	AgentName, AgentVersion string
 	NoAgentInfo             bool
-	ProtocolVersion         int // <0: answer the requested version when supported, else 1
-	FailInitialize          int // non-zero: answer initialize with this error code
+	ProtocolVersion         int  // <0: answer the requested version when supported, else 1
+	EchoProtocolVersion     bool // answer whatever version was requested
+	FailInitialize          int  // non-zero: answer initialize with this error code
 	MalformedCapabilities   bool
 
 	// Advertised capabilities.
@@ -84,6 +85,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.AgentVersion, "agent-version", o.AgentVersion, "agentInfo.version")
 	fs.BoolVar(&o.NoAgentInfo, "no-agent-info", false, "answer initialize without agentInfo")
 	fs.IntVar(&o.ProtocolVersion, "protocol-version", o.ProtocolVersion, "answer initialize with this protocolVersion (negative: negotiate)")
+	fs.BoolVar(&o.EchoProtocolVersion, "echo-protocol-version", false, "answer initialize with the requested protocolVersion, even one it does not support")
 	fs.IntVar(&o.FailInitialize, "fail-initialize", 0, "answer initialize with this JSON-RPC error code")
 	fs.BoolVar(&o.MalformedCapabilities, "malformed-capabilities", false, "advertise capabilities with wrong JSON types")
 	fs.BoolVar(&o.LoadSession, "load-session", false, "advertise and serve session/load")
