@@ -42,6 +42,9 @@ type session struct {
 
 	watchStop chan struct{}
 	watchDone chan struct{}
+	// requests counts request handlers still running, so teardown can
+	// wait for their answers before flushing (TD-1).
+	requests sync.WaitGroup
 
 	stopOnce sync.Once
 }
@@ -99,6 +102,8 @@ func (s *session) handle(ctx context.Context, req *acpsdk.Request) (any, error) 
 		// which tells the pump (PM-4).
 		return nil, acpsdk.ErrMethodNotFound
 	}
+	s.requests.Add(1)
+	defer s.requests.Done()
 	r := pumpRequest{method: req.Method, params: req.Params, at: at, answer: make(chan requestAnswer, 1)}
 	if !s.pump.send(ctx, r) {
 		return teardownAnswer(req.Method)

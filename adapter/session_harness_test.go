@@ -75,6 +75,18 @@ func (h *harness) stop(s Session) {
 	if err := h.a.StopSession(context.Background(), s); err != nil {
 		h.t.Errorf("StopSession: %v", err)
 	}
+	if s.s == nil {
+		return
+	}
+	// No child left: the teardown reaps the runtime unless the caller's
+	// deadline cut the reap wait short, and then the kill makes it quick.
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case <-s.s.proc.Exited():
+	case <-t.C:
+		h.t.Errorf("runtime %s still running after StopSession", s.AgentPID)
+	}
 }
 
 // turn runs one turn and returns its result, error and events.

@@ -395,11 +395,9 @@ func (p *pump) drainRequests() {
 				r.answer <- requestAnswer{res, err}
 				continue
 			}
-			if prompt, ok := m.(pumpPrompt); ok {
-				p.promptDone(prompt)
-			}
-			if turn, ok := m.(pumpTurn); ok {
-				p.startTurn(turn.req)
+			switch m.(type) {
+			case pumpPrompt, pumpTurn, pumpAnswerOpen, pumpProbe:
+				p.handle(m)
 			}
 		default:
 			return
