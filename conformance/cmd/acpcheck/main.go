@@ -2,6 +2,7 @@
 //
 //	acpcheck --command "gemini --acp" [--cwd DIR] [--json] [--timeout D]
 //	         [--exit-bound D] [--baseline FILE] [--only ID,ID] [-v]
+//	acpcheck --list
 //
 // It launches the command once per check (split on whitespace; no shell),
 // runs the registry of acpkit.dev/conformance/check, and prints a table of
@@ -48,8 +49,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	baseline := fs.String("baseline", "", "file of known failures for this peer (\"CHECK-ID note\" per line)")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
 	verbose := fs.Bool("v", false, "log each check as it finishes to stderr")
+	list := fs.Bool("list", false, "list the checks (ID, tier, requirement) and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *list {
+		for _, c := range check.Standard().Checks() {
+			fmt.Fprintf(stdout, "%-32s %-10s %s\n", c.ID, c.Tier, c.Title)
+		}
+		return 0
 	}
 	argv := strings.Fields(*command)
 	if len(argv) == 0 {

@@ -64,6 +64,14 @@ func TestAcpcheck_AdvisoryFailureExitsZero(t *testing.T) {
 	assert.Contains(t, out, "initialize.agent-info  advisory  fail")
 }
 
+func TestAcpcheck_ListNamesEveryCheck(t *testing.T) {
+	code, out, _ := acpcheck(t, "--list")
+	assert.Equal(t, 0, code)
+	for _, c := range check.Standard().Checks() {
+		assert.Contains(t, out, c.ID)
+	}
+}
+
 func TestAcpcheck_VerboseLogsEachCheck(t *testing.T) {
 	code, _, stderr := acpcheck(t, "-v", "--only", "session.new", "--command", refagent)
 	assert.Equal(t, 0, code)
