@@ -356,7 +356,10 @@ func (c *Conn) Flush(ctx context.Context) error {
 }
 
 // Done is closed when the connection has ended: Close was called, or the
-// inbound stream ended and every message read before the end was dispatched.
+// inbound stream ended and every message read before the end was
+// dispatched (every notification handler returned, every request handler
+// started). Request handlers' contexts are cancelled then. A notification
+// handler that blocks delays Done until it returns or Close cancels it.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err returns why the connection ended (a *ConnError), or nil while it runs.

@@ -1,0 +1,80 @@
+package acpsdk
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/segmentio/encoding/json"
+	"github.com/stretchr/testify/require"
+)
+
+// lockedBuffer is a writer the test can read after the Conn is closed.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// FuzzConnInput feeds arbitrary bytes to a whole Conn (framer, classifier,
+// dispatcher, writer). Whatever the input: no panic, the stream end ends the
+// connection, every line written is one JSON-RPC message, and no line gets
+// more than one answer.
+func FuzzConnInput(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}` + "\n" + `{"jsonrpc":"2.0","method":"note"}`,
+		"garbage\n[1,2]\n{}\n{\"id\":null,\"method\":\"ping\"}\n",
+		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"slow"}`,
+		`{"jsonrpc":"2.0","id":5,"result":1}` + "\r\n\n" + `{"jsonrpc":"2.0","id":"x","method":"nope"}`,
+		strings.Repeat("x", 300) + "\n" + `{"id":0,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"panic"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out lockedBuffer
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			if req.Method == "slow" && !req.IsNotification() {
+				// A request waiting for cancellation: the stream end
+				// cancels it once the messages before the end are handled.
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return echoHandler(ctx, req)
+		})
+		c := NewConn(bytes.NewReader(in), &out, h, &Options{MaxLineBytes: 256, MaxQueuedMessages: 2})
+		<-c.Done()
+		require.ErrorIs(t, c.Err(), ErrClosed)
+		require.NoError(t, c.Flush(context.Background()))
+		require.NoError(t, c.Close())
+
+		lines := 0
+		for range bytes.SplitSeq(in, []byte("\n")) {
+			lines++
+		}
+		answers := 0
+		sc := bufio.NewScanner(strings.NewReader(out.String()))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			answers++
+			line := sc.Bytes()
+			require.True(t, json.Valid(line), "%q", line)
+			require.True(t, bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0",`)), "%q", line)
+		}
+		require.LessOrEqual(t, answers, lines)
+	})
+}
