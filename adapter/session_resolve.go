@@ -160,12 +160,21 @@ func (s *session) newSession(ctx context.Context, cwd string, servers []mcpconfi
 		}
 		return "", err
 	}
+	id, ok := decodeNewSession(raw)
+	if !ok {
+		return "", newError(KindResponseError, msgNewUndecodable, nil)
+	}
+	s.a.recordCreation(cwd, id)
+	return id, nil
+}
+
+// decodeNewSession reads session/new's sessionId: a non-empty string.
+func decodeNewSession(raw []byte) (string, bool) {
 	var res struct {
 		SessionID *string `json:"sessionId"`
 	}
 	if json.Unmarshal(raw, &res) != nil || res.SessionID == nil || *res.SessionID == "" {
-		return "", newError(KindResponseError, msgNewUndecodable, nil)
+		return "", false
 	}
-	s.a.recordCreation(cwd, *res.SessionID)
-	return *res.SessionID, nil
+	return *res.SessionID, true
 }

@@ -256,15 +256,26 @@ func (p *pump) promptDone(m pumpPrompt) {
 		p.endTurn(p.lostOutcome(), m.err)
 		return
 	}
-	var res struct {
-		StopReason json.RawMessage `json:"stopReason"`
-	}
-	var reason string
-	if json.Unmarshal(m.raw, &res) != nil || json.Unmarshal(res.StopReason, &reason) != nil {
+	reason, ok := decodeStopReason(m.raw)
+	if !ok {
 		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, nil)
 		return
 	}
 	p.endTurn(normalize.StopReason(reason, false), nil)
+}
+
+// decodeStopReason reads a prompt result's stopReason, which must be a
+// string; other members (usage, _meta, vendor keys) are not read here.
+func decodeStopReason(raw []byte) (string, bool) {
+	var res struct {
+		StopReason json.RawMessage `json:"stopReason"`
+	}
+	var reason string
+	if json.Unmarshal(raw, &res) != nil || len(res.StopReason) == 0 || res.StopReason[0] != '"' ||
+		json.Unmarshal(res.StopReason, &reason) != nil {
+		return "", false
+	}
+	return reason, true
 }
 
 // endTurn closes the open turn: pending text first, then the terminal
