@@ -24,8 +24,11 @@ func TestLOG1_AgentImplementationOncePerSession(t *testing.T) {
 	assert.Equal(t, "1.0.0", recs[0].Attrs["version"])
 
 	h2 := newHarness(t)
-	h2.stop(h2.start("noinfo"))
-	assert.Empty(t, h2.log.find("agent implementation"), "no agentInfo, nothing to name")
+	h2.stop(h2.start("noinfo", "sid=s-2"))
+	recs = h2.log.find("agent implementation")
+	require.Len(t, recs, 1, "once per session, agentInfo or not")
+	assert.Equal(t, "s-2", recs[0].Attrs["session_id"])
+	assert.Empty(t, recs[0].Attrs["name"])
 }
 
 func TestLOG_EveryRecordCarriesComponent(t *testing.T) {

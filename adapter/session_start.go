@@ -102,9 +102,9 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 	if !s.pump.send(ctx, pumpStarted{caps: caps, deliveredServers: len(rendered) > 0, sessionID: id}) {
 		return "", newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
 	}
-	if f.hasAgentInfo {
-		s.log.Info(logAgentImplementation, "session_id", id, "name", f.agentName, "version", f.agentVersion)
-	}
+	// LOG-1: once per session, now that the id is known; name and version
+	// are empty when the handshake carried no agentInfo (CAP-3 says so).
+	s.log.Info(logAgentImplementation, "session_id", id, "name", f.agentName, "version", f.agentVersion)
 	return id, nil
 }
 
