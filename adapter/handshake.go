@@ -8,6 +8,7 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/normalize"
 )
 
@@ -26,65 +27,34 @@ type handshakeFacts struct {
 	close          bool
 	delete         bool
 	mcpHTTP        bool
-	protocolVerson int64
+	protocolVersion int64
 }
 
-// initializeResult is the part of the response the adapter reads. Members
-// stay raw so a wrong-typed optional member degrades to "not advertised"
-// instead of failing the whole handshake; only protocolVersion is required.
-type initializeResult struct {
-	ProtocolVersion   *int64          `json:"protocolVersion"`
-	AgentInfo         json.RawMessage `json:"agentInfo"`
-	AgentCapabilities json.RawMessage `json:"agentCapabilities"`
-}
-
-type agentCapabilities struct {
-	LoadSession         json.RawMessage `json:"loadSession"`
-	McpCapabilities     json.RawMessage `json:"mcpCapabilities"`
-	SessionCapabilities json.RawMessage `json:"sessionCapabilities"`
-}
-
-type sessionCapabilities struct {
-	Resume json.RawMessage `json:"resume"`
-	Close  json.RawMessage `json:"close"`
-	Delete json.RawMessage `json:"delete"`
-}
-
-// decodeInitialize extracts the handshake facts (HS-4, HS-7).
+// decodeInitialize extracts the handshake facts (HS-4, HS-7) through the
+// generated wire type: protocolVersion is required, and a malformed
+// optional member (a capability of the wrong type, say) decodes to its
+// default, so it reads as "not advertised" rather than failing the start.
 func decodeInitialize(raw []byte) (handshakeFacts, bool) {
-	var r initializeResult
-	if json.Unmarshal(raw, &r) != nil || r.ProtocolVersion == nil {
+	var r gen.InitializeResponse
+	if json.Unmarshal(raw, &r) != nil {
 		return handshakeFacts{}, false
 	}
-	f := handshakeFacts{protocolVerson: *r.ProtocolVersion}
-	var info struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
+	caps := r.AgentCapabilities
+	sc := caps.SessionCapabilities
+	f := handshakeFacts{
+		protocolVersion: int64(r.ProtocolVersion),
+		loadSession:    caps.LoadSession,
+		mcpHTTP:        caps.McpCapabilities.HTTP,
+		// Presence of the member means support (protocol §4).
+		resume: sc.Resume != nil,
+		close:  sc.Close != nil,
+		delete: sc.Delete != nil,
 	}
-	if present(r.AgentInfo) && json.Unmarshal(r.AgentInfo, &info) == nil {
+	if info := r.AgentInfo; info != nil {
 		f.hasAgentInfo, f.agentName, f.agentVersion = true, info.Name, info.Version
-	}
-	var caps agentCapabilities
-	if json.Unmarshal(r.AgentCapabilities, &caps) == nil {
-		f.loadSession = isTrue(caps.LoadSession)
-		var mcp struct {
-			HTTP json.RawMessage `json:"http"`
-		}
-		if json.Unmarshal(caps.McpCapabilities, &mcp) == nil {
-			f.mcpHTTP = isTrue(mcp.HTTP)
-		}
-		var sc sessionCapabilities
-		if present(caps.SessionCapabilities) && json.Unmarshal(caps.SessionCapabilities, &sc) == nil {
-			// Presence of the member means support (protocol §4).
-			f.resume, f.close, f.delete = present(sc.Resume), present(sc.Close), present(sc.Delete)
-		}
 	}
 	return f, true
 }
-
-func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
-
-func isTrue(raw json.RawMessage) bool { return string(raw) == "true" }
 
 // errLostConnection marks a start call that failed because the connection
 // ended (not a timeout); the start reports it per SS-3..SS-5.
@@ -134,8 +104,8 @@ func (s *session) initialize(ctx context.Context) (handshakeFacts, error) {
 	if !ok {
 		return handshakeFacts{}, newError(KindResponseError, msgInitUndecodable, nil)
 	}
-	if f.protocolVerson != 1 {
-		return handshakeFacts{}, newError(KindResponseError, fmt.Sprintf(msgProtocolVersion, f.protocolVerson), nil)
+	if f.protocolVersion != 1 {
+		return handshakeFacts{}, newError(KindResponseError, fmt.Sprintf(msgProtocolVersion, f.protocolVersion), nil)
 	}
 	return f, nil
 }

@@ -83,15 +83,15 @@ func TestHS7_HandshakeFactsKept(t *testing.T) {
 		want handshakeFacts
 		ok   bool
 	}{
-		{`{"protocolVersion":1}`, handshakeFacts{protocolVerson: 1}, true},
+		{`{"protocolVersion":1}`, handshakeFacts{protocolVersion: 1}, true},
 		{`{"protocolVersion":1,"agentInfo":{"name":"x","version":"2"},"agentCapabilities":{"loadSession":true,"mcpCapabilities":{"http":true,"sse":true},"sessionCapabilities":{"resume":{},"close":{},"delete":{}}}}`,
-			handshakeFacts{protocolVerson: 1, hasAgentInfo: true, agentName: "x", agentVersion: "2", loadSession: true, mcpHTTP: true, resume: true, close: true, delete: true}, true},
+			handshakeFacts{protocolVersion: 1, hasAgentInfo: true, agentName: "x", agentVersion: "2", loadSession: true, mcpHTTP: true, resume: true, close: true, delete: true}, true},
 		// Capabilities are exact: "true"-ish values and null members do not count.
 		{`{"protocolVersion":1,"agentCapabilities":{"loadSession":"yes","mcpCapabilities":{"http":1},"sessionCapabilities":{"resume":null,"close":{}}}}`,
-			handshakeFacts{protocolVerson: 1, close: true}, true},
-		{`{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":null}}`, handshakeFacts{protocolVerson: 1}, true},
-		{`{"protocolVersion":1,"agentInfo":null}`, handshakeFacts{protocolVerson: 1}, true},
-		{`{"protocolVersion":1,"unknown":{"a":1},"agentCapabilities":{"extra":true}}`, handshakeFacts{protocolVerson: 1}, true},
+			handshakeFacts{protocolVersion: 1, close: true}, true},
+		{`{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":null}}`, handshakeFacts{protocolVersion: 1}, true},
+		{`{"protocolVersion":1,"agentInfo":null}`, handshakeFacts{protocolVersion: 1}, true},
+		{`{"protocolVersion":1,"unknown":{"a":1},"agentCapabilities":{"extra":true}}`, handshakeFacts{protocolVersion: 1}, true},
 		{`{}`, handshakeFacts{}, false},
 		{`{"protocolVersion":"1"}`, handshakeFacts{}, false},
 		{`[]`, handshakeFacts{}, false},
