@@ -19,14 +19,14 @@ var initializeParams = json.RawMessage(`{"protocolVersion":1,"clientCapabilities
 // handshakeFacts are what the session keeps from the initialize response
 // (HS-7).
 type handshakeFacts struct {
-	hasAgentInfo   bool
-	agentName      string
-	agentVersion   string
-	loadSession    bool
-	resume         bool
-	close          bool
-	delete         bool
-	mcpHTTP        bool
+	hasAgentInfo    bool
+	agentName       string
+	agentVersion    string
+	loadSession     bool
+	resume          bool
+	close           bool
+	delete          bool
+	mcpHTTP         bool
 	protocolVersion int64
 }
 
@@ -43,8 +43,8 @@ func decodeInitialize(raw []byte) (handshakeFacts, bool) {
 	sc := caps.SessionCapabilities
 	f := handshakeFacts{
 		protocolVersion: int64(r.ProtocolVersion),
-		loadSession:    caps.LoadSession,
-		mcpHTTP:        caps.McpCapabilities.HTTP,
+		loadSession:     caps.LoadSession,
+		mcpHTTP:         caps.McpCapabilities.HTTP,
 		// Presence of the member means support (protocol §4).
 		resume: sc.Resume != nil,
 		close:  sc.Close != nil,
