@@ -15,10 +15,12 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "logout":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Logout = nil
 				continue
@@ -30,6 +32,7 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Logout = p
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -41,20 +44,115 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Logout != nil {
+			present |= 1 << 0
+		}
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentAuthCapabilities), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AgentAuthCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAgentAuthCapabilities maps a member name to its index in AgentAuthCapabilities, or -1.
+func memberIndexAgentAuthCapabilities(key []byte) int {
+	switch string(key) {
+	case "logout":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Logout != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"logout\":"...)
+			if b, err = (x.Logout).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "logout")
+			}
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AgentAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Logout != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"logout\":"...)
@@ -76,7 +174,7 @@ func (x *AgentAuthCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AgentAuthCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -105,11 +203,13 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "loadSession":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -118,6 +218,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.LoadSession = t
 		case "promptCapabilities":
+			ord.Known(1)
 			seen |= 1 << 1
 			if err := x.PromptCapabilities.decode(v, nil); err != nil {
 				x.PromptCapabilities = PromptCapabilities{}
@@ -125,6 +226,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "mcpCapabilities":
+			ord.Known(2)
 			seen |= 1 << 2
 			if err := x.McpCapabilities.decode(v, nil); err != nil {
 				x.McpCapabilities = McpCapabilities{}
@@ -132,6 +234,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "sessionCapabilities":
+			ord.Known(3)
 			seen |= 1 << 3
 			if err := x.SessionCapabilities.decode(v, nil); err != nil {
 				x.SessionCapabilities = SessionCapabilities{}
@@ -139,6 +242,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "auth":
+			ord.Known(4)
 			seen |= 1 << 4
 			if err := x.Auth.decode(v, nil); err != nil {
 				x.Auth = AgentAuthCapabilities{}
@@ -146,6 +250,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -157,9 +262,12 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -184,12 +292,129 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 		x.Auth = AgentAuthCapabilities{}
 		_ = x.Auth.decode([]byte("{}"), nil)
 	}
+	if ord.Disordered() {
+		present := uint64(31)
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentCapabilities), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AgentCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAgentCapabilities maps a member name to its index in AgentCapabilities, or -1.
+func memberIndexAgentCapabilities(key []byte) int {
+	switch string(key) {
+	case "loadSession":
+		return 0
+	case "promptCapabilities":
+		return 1
+	case "mcpCapabilities":
+		return 2
+	case "sessionCapabilities":
+		return 3
+	case "auth":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"loadSession\":"...)
+		b = jsonx.AppendBool(b, bool(x.LoadSession))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"promptCapabilities\":"...)
+		if b, err = (x.PromptCapabilities).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "promptCapabilities")
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"mcpCapabilities\":"...)
+		if b, err = (x.McpCapabilities).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "mcpCapabilities")
+		}
+	case 3:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionCapabilities\":"...)
+		if b, err = (x.SessionCapabilities).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "sessionCapabilities")
+		}
+	case 4:
+		b = jsonx.Sep(b)
+		b = append(b, "\"auth\":"...)
+		if b, err = (x.Auth).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "auth")
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AgentCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"loadSession\":"...)
 	b = jsonx.AppendBool(b, bool(x.LoadSession))
@@ -227,7 +452,7 @@ func (x *AgentCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AgentCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -256,11 +481,13 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "method":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -268,6 +495,7 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 			}
 			x.Method = t
 		case "params":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Params = nil
 				continue
@@ -278,9 +506,12 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 			}
 			x.Params = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -289,12 +520,97 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("method")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Params != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentNotification), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AgentNotification) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAgentNotification maps a member name to its index in AgentNotification, or -1.
+func memberIndexAgentNotification(key []byte) int {
+	switch string(key) {
+	case "method":
+		return 0
+	case "params":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"method\":"...)
+		b = jsonx.AppendString(b, string(x.Method))
+	case 1:
+		if x.Params != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"params\":"...)
+			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
+				return b, jsonx.AtField(err, "params")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AgentNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"method\":"...)
 	b = jsonx.AppendString(b, string(x.Method))
@@ -312,7 +628,7 @@ func (x *AgentNotification) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AgentNotification) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -341,11 +657,13 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -353,6 +671,7 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "method":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -360,6 +679,7 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 			}
 			x.Method = t
 		case "params":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Params = nil
 				continue
@@ -370,9 +690,12 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 			}
 			x.Params = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -384,12 +707,108 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("method")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Params != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AgentRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAgentRequest maps a member name to its index in AgentRequest, or -1.
+func memberIndexAgentRequest(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "method":
+		return 1
+	case "params":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ID == nil {
+			return b, jsonx.EncodeError("id", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		if b, err = appendRequestID(b, x.ID); err != nil {
+			return b, jsonx.AtField(err, "id")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"method\":"...)
+		b = jsonx.AppendString(b, string(x.Method))
+	case 2:
+		if x.Params != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"params\":"...)
+			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
+				return b, jsonx.AtField(err, "params")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AgentRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ID == nil {
 		return b, jsonx.EncodeError("id", "required union value is nil")
 	}
@@ -415,7 +834,7 @@ func (x *AgentRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AgentRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -492,11 +911,13 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -504,14 +925,18 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "error":
+			ord.Known(1)
 			seen |= 1 << 1
 			if err := x.Error.decode(v, nil); err != nil {
 				return jsonx.AtField(err, "error")
 			}
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -523,12 +948,97 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("error")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseError), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AgentResponseError) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAgentResponseError maps a member name to its index in AgentResponseError, or -1.
+func memberIndexAgentResponseError(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "error":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ID == nil {
+			return b, jsonx.EncodeError("id", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		if b, err = appendRequestID(b, x.ID); err != nil {
+			return b, jsonx.AtField(err, "id")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"error\":"...)
+		if b, err = (x.Error).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "error")
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AgentResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ID == nil {
 		return b, jsonx.EncodeError("id", "required union value is nil")
 	}
@@ -549,7 +1059,7 @@ func (x *AgentResponseError) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AgentResponseError) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -585,11 +1095,13 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -597,6 +1109,7 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "result":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.RawValue(v)
 			if err != nil {
@@ -604,9 +1117,12 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 			}
 			x.Result = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -618,12 +1134,97 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("result")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseResult), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AgentResponseResult) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAgentResponseResult maps a member name to its index in AgentResponseResult, or -1.
+func memberIndexAgentResponseResult(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "result":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ID == nil {
+			return b, jsonx.EncodeError("id", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		if b, err = appendRequestID(b, x.ID); err != nil {
+			return b, jsonx.AtField(err, "id")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"result\":"...)
+		if b, err = jsonx.EncRaw(b, x.Result); err != nil {
+			return b, jsonx.AtField(err, "result")
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AgentResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ID == nil {
 		return b, jsonx.EncodeError("id", "required union value is nil")
 	}
@@ -644,7 +1245,7 @@ func (x *AgentResponseResult) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AgentResponseResult) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -680,10 +1281,12 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "audience":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Audience = nil
 				continue
@@ -695,6 +1298,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			}
 			x.Audience = t
 		case "lastModified":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.LastModified = nil
 				continue
@@ -706,6 +1310,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			}
 			x.LastModified = &t
 		case "priority":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Priority = nil
 				continue
@@ -717,6 +1322,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			}
 			x.Priority = &t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -728,20 +1334,139 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Audience != nil {
+			present |= 1 << 0
+		}
+		if x.LastModified != nil {
+			present |= 1 << 1
+		}
+		if x.Priority != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAnnotations), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Annotations) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAnnotations maps a member name to its index in Annotations, or -1.
+func memberIndexAnnotations(key []byte) int {
+	switch string(key) {
+	case "audience":
+		return 0
+	case "lastModified":
+		return 1
+	case "priority":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Audience != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"audience\":"...)
+			if b, err = jsonx.EncList(b, x.Audience, appendRole); err != nil {
+				return b, jsonx.AtField(err, "audience")
+			}
+		}
+	case 1:
+		if x.LastModified != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"lastModified\":"...)
+			b = jsonx.AppendString(b, string(*x.LastModified))
+		}
+	case 2:
+		if x.Priority != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"priority\":"...)
+			if b, err = jsonx.EncFloat(b, *x.Priority); err != nil {
+				return b, jsonx.AtField(err, "priority")
+			}
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Annotations) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Audience != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"audience\":"...)
@@ -775,7 +1500,7 @@ func (x *Annotations) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Annotations) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -804,11 +1529,13 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
 				continue
@@ -820,6 +1547,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 			}
 			x.Annotations = p
 		case "data":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -827,6 +1555,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 			}
 			x.Data = t
 		case "mimeType":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -834,6 +1563,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 			}
 			x.MimeType = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -845,9 +1575,12 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -859,12 +1592,116 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("mimeType")
 	}
+	if ord.Disordered() {
+		present := uint64(6)
+		if x.Annotations != nil {
+			present |= 1 << 0
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAudioContent), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AudioContent) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAudioContent maps a member name to its index in AudioContent, or -1.
+func memberIndexAudioContent(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "data":
+		return 1
+	case "mimeType":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Annotations != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"annotations\":"...)
+			if b, err = (x.Annotations).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "annotations")
+			}
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"data\":"...)
+		b = jsonx.AppendString(b, string(x.Data))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"mimeType\":"...)
+		b = jsonx.AppendString(b, string(x.MimeType))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AudioContent) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Annotations != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"annotations\":"...)
@@ -892,7 +1729,7 @@ func (x *AudioContent) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AudioContent) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -921,11 +1758,13 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "terminal":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -934,6 +1773,7 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Terminal = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -945,9 +1785,12 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -956,12 +1799,97 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		x.Terminal = false
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthCapabilities), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AuthCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAuthCapabilities maps a member name to its index in AuthCapabilities, or -1.
+func memberIndexAuthCapabilities(key []byte) int {
+	switch string(key) {
+	case "terminal":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminal\":"...)
+		b = jsonx.AppendBool(b, bool(x.Terminal))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"terminal\":"...)
 	b = jsonx.AppendBool(b, bool(x.Terminal))
@@ -979,7 +1907,7 @@ func (x *AuthCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AuthCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1037,8 +1965,8 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"terminal\""...)
-		b, err := v.appendMembers(b)
+		b = append(b, '{')
+		b, err := v.appendMembers(b, "\"type\":\"terminal\"")
 		if err != nil {
 			return b, err
 		}
@@ -1047,8 +1975,8 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{"...)
-		b, err := v.appendMembers(b)
+		b = append(b, '{')
+		b, err := v.appendMembers(b, "")
 		if err != nil {
 			return b, err
 		}
@@ -1077,11 +2005,13 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeAuthMethodID(v)
 			if err != nil {
@@ -1089,6 +2019,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "name":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -1096,6 +2027,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "description":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -1107,6 +2039,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1118,9 +2051,12 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1132,12 +2068,114 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("name")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Description != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodAgent), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AuthMethodAgent) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAuthMethodAgent maps a member name to its index in AuthMethodAgent, or -1.
+func memberIndexAuthMethodAgent(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		b = jsonx.AppendString(b, string(x.ID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 2:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AuthMethodAgent) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"id\":"...)
 	b = jsonx.AppendString(b, string(x.ID))
@@ -1163,7 +2201,7 @@ func (x *AuthMethodAgent) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AuthMethodAgent) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1199,11 +2237,13 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeAuthMethodID(v)
 			if err != nil {
@@ -1211,6 +2251,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "name":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -1218,6 +2259,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "description":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -1229,6 +2271,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "args":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Args = []string{}
 				continue
@@ -1239,6 +2282,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			}
 			x.Args = t
 		case "env":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Env = map[string]string{}
 				continue
@@ -1249,6 +2293,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			}
 			x.Env = t
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1260,9 +2305,12 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1274,12 +2322,140 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("name")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Description != nil {
+			present |= 1 << 2
+		}
+		if x.Args != nil {
+			present |= 1 << 3
+		}
+		if x.Env != nil {
+			present |= 1 << 4
+		}
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodTerminal), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AuthMethodTerminal) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAuthMethodTerminal maps a member name to its index in AuthMethodTerminal, or -1.
+func memberIndexAuthMethodTerminal(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "args":
+		return 3
+	case "env":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		b = jsonx.AppendString(b, string(x.ID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 2:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 3:
+		if x.Args != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"args\":"...)
+			if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "args")
+			}
+		}
+	case 4:
+		if x.Env != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"env\":"...)
+			if b, err = jsonx.EncMap(b, x.Env, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "env")
+			}
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AuthMethodTerminal) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"id\":"...)
 	b = jsonx.AppendString(b, string(x.ID))
@@ -1319,7 +2495,7 @@ func (x *AuthMethodTerminal) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AuthMethodTerminal) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1373,11 +2549,13 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "methodId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeAuthMethodID(v)
 			if err != nil {
@@ -1385,6 +2563,7 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 			}
 			x.MethodID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1396,9 +2575,12 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1407,12 +2589,97 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("methodId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateRequest), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AuthenticateRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAuthenticateRequest maps a member name to its index in AuthenticateRequest, or -1.
+func memberIndexAuthenticateRequest(key []byte) int {
+	switch string(key) {
+	case "methodId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AuthenticateRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"methodId\":"...)
+		b = jsonx.AppendString(b, string(x.MethodID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AuthenticateRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AuthenticateRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"methodId\":"...)
 	b = jsonx.AppendString(b, string(x.MethodID))
@@ -1430,7 +2697,7 @@ func (x *AuthenticateRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AuthenticateRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1459,10 +2726,12 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1474,20 +2743,102 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AuthenticateResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAuthenticateResponse maps a member name to its index in AuthenticateResponse, or -1.
+func memberIndexAuthenticateResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AuthenticateResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AuthenticateResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AuthenticateResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -1502,7 +2853,7 @@ func (x *AuthenticateResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AuthenticateResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1531,11 +2882,13 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -1543,6 +2896,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "description":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -1550,6 +2904,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 			}
 			x.Description = t
 		case "input":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Input = nil
 				continue
@@ -1561,6 +2916,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 			}
 			x.Input = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1572,9 +2928,12 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1586,12 +2945,116 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("description")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Input != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommand), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AvailableCommand) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAvailableCommand maps a member name to its index in AvailableCommand, or -1.
+func memberIndexAvailableCommand(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "description":
+		return 1
+	case "input":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AvailableCommand) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"description\":"...)
+		b = jsonx.AppendString(b, string(x.Description))
+	case 2:
+		if x.Input != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"input\":"...)
+			if b, err = appendAvailableCommandInput(b, x.Input); err != nil {
+				return b, jsonx.AtField(err, "input")
+			}
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AvailableCommand) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AvailableCommand) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"name\":"...)
 	b = jsonx.AppendString(b, string(x.Name))
@@ -1619,7 +3082,7 @@ func (x *AvailableCommand) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AvailableCommand) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1703,11 +3166,13 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "availableCommands":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeAvailableCommand)
 			if err != nil {
@@ -1716,6 +3181,7 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 			}
 			x.AvailableCommands = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1727,9 +3193,12 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1738,12 +3207,99 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("availableCommands")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommandsUpdate), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *AvailableCommandsUpdate) appendMembers(b []byte) ([]byte, error) {
+// memberIndexAvailableCommandsUpdate maps a member name to its index in AvailableCommandsUpdate, or -1.
+func memberIndexAvailableCommandsUpdate(key []byte) int {
+	switch string(key) {
+	case "availableCommands":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"availableCommands\":"...)
+		if b, err = jsonx.EncList(b, x.AvailableCommands, appendAvailableCommand); err != nil {
+			return b, jsonx.AtField(err, "availableCommands")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *AvailableCommandsUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"availableCommands\":"...)
 	if b, err = jsonx.EncList(b, x.AvailableCommands, appendAvailableCommand); err != nil {
@@ -1763,7 +3319,7 @@ func (x *AvailableCommandsUpdate) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *AvailableCommandsUpdate) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1792,11 +3348,13 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "blob":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -1804,6 +3362,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.Blob = t
 		case "mimeType":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.MimeType = nil
 				continue
@@ -1815,6 +3374,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.MimeType = &t
 		case "uri":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -1822,6 +3382,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.URI = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1833,9 +3394,12 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1847,12 +3411,114 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("uri")
 	}
+	if ord.Disordered() {
+		present := uint64(5)
+		if x.MimeType != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBlobResourceContents), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *BlobResourceContents) appendMembers(b []byte) ([]byte, error) {
+// memberIndexBlobResourceContents maps a member name to its index in BlobResourceContents, or -1.
+func memberIndexBlobResourceContents(key []byte) int {
+	switch string(key) {
+	case "blob":
+		return 0
+	case "mimeType":
+		return 1
+	case "uri":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"blob\":"...)
+		b = jsonx.AppendString(b, string(x.Blob))
+	case 1:
+		if x.MimeType != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"mimeType\":"...)
+			b = jsonx.AppendString(b, string(*x.MimeType))
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"uri\":"...)
+		b = jsonx.AppendString(b, string(x.URI))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *BlobResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"blob\":"...)
 	b = jsonx.AppendString(b, string(x.Blob))
@@ -1878,7 +3544,7 @@ func (x *BlobResourceContents) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *BlobResourceContents) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1914,10 +3580,12 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -1929,20 +3597,102 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanConfigOptionCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexBooleanConfigOptionCapabilities maps a member name to its index in BooleanConfigOptionCapabilities, or -1.
+func memberIndexBooleanConfigOptionCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *BooleanConfigOptionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *BooleanConfigOptionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -1957,7 +3707,7 @@ func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte) ([]byte, error
 // appendJSON appends x as a JSON object.
 func (x *BooleanConfigOptionCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -1986,10 +3736,12 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -2001,6 +3753,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "description":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -2012,6 +3765,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "default":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Default = nil
 				continue
@@ -2023,6 +3777,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Default = &t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -2034,20 +3789,135 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Title != nil {
+			present |= 1 << 0
+		}
+		if x.Description != nil {
+			present |= 1 << 1
+		}
+		if x.Default != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanPropertySchema), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *BooleanPropertySchema) appendMembers(b []byte) ([]byte, error) {
+// memberIndexBooleanPropertySchema maps a member name to its index in BooleanPropertySchema, or -1.
+func memberIndexBooleanPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "default":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 1:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 2:
+		if x.Default != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"default\":"...)
+			b = jsonx.AppendBool(b, bool(*x.Default))
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *BooleanPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Title != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"title\":"...)
@@ -2077,7 +3947,7 @@ func (x *BooleanPropertySchema) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *BooleanPropertySchema) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2106,11 +3976,13 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -2118,6 +3990,7 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -2129,9 +4002,12 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2140,12 +4016,97 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelNotification), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CancelNotification) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCancelNotification maps a member name to its index in CancelNotification, or -1.
+func memberIndexCancelNotification(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CancelNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CancelNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CancelNotification) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -2163,7 +4124,7 @@ func (x *CancelNotification) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CancelNotification) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2192,11 +4153,13 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "requestId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -2204,6 +4167,7 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 			}
 			x.RequestID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -2215,9 +4179,12 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2226,12 +4193,102 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("requestId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelRequestNotification), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CancelRequestNotification) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCancelRequestNotification maps a member name to its index in CancelRequestNotification, or -1.
+func memberIndexCancelRequestNotification(key []byte) int {
+	switch string(key) {
+	case "requestId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.RequestID == nil {
+			return b, jsonx.EncodeError("requestId", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"requestId\":"...)
+		if b, err = appendRequestID(b, x.RequestID); err != nil {
+			return b, jsonx.AtField(err, "requestId")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CancelRequestNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.RequestID == nil {
 		return b, jsonx.EncodeError("requestId", "required union value is nil")
 	}
@@ -2254,7 +4311,7 @@ func (x *CancelRequestNotification) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CancelRequestNotification) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2283,11 +4340,13 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "fs":
+			ord.Known(0)
 			seen |= 1 << 0
 			if err := x.Fs.decode(v, nil); err != nil {
 				x.Fs = FileSystemCapabilities{}
@@ -2295,6 +4354,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "terminal":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -2303,6 +4363,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Terminal = t
 		case "session":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Session = nil
 				continue
@@ -2314,6 +4375,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Session = p
 		case "auth":
+			ord.Known(3)
 			seen |= 1 << 3
 			if err := x.Auth.decode(v, nil); err != nil {
 				x.Auth = AuthCapabilities{}
@@ -2321,6 +4383,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "elicitation":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Elicitation = nil
 				continue
@@ -2332,6 +4395,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Elicitation = p
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -2343,9 +4407,12 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2362,12 +4429,139 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 		x.Auth = AuthCapabilities{}
 		_ = x.Auth.decode([]byte("{\"terminal\":false}"), nil)
 	}
+	if ord.Disordered() {
+		present := uint64(11)
+		if x.Session != nil {
+			present |= 1 << 2
+		}
+		if x.Elicitation != nil {
+			present |= 1 << 4
+		}
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientCapabilities), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ClientCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexClientCapabilities maps a member name to its index in ClientCapabilities, or -1.
+func memberIndexClientCapabilities(key []byte) int {
+	switch string(key) {
+	case "fs":
+		return 0
+	case "terminal":
+		return 1
+	case "session":
+		return 2
+	case "auth":
+		return 3
+	case "elicitation":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"fs\":"...)
+		if b, err = (x.Fs).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "fs")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminal\":"...)
+		b = jsonx.AppendBool(b, bool(x.Terminal))
+	case 2:
+		if x.Session != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"session\":"...)
+			if b, err = (x.Session).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "session")
+			}
+		}
+	case 3:
+		b = jsonx.Sep(b)
+		b = append(b, "\"auth\":"...)
+		if b, err = (x.Auth).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "auth")
+		}
+	case 4:
+		if x.Elicitation != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"elicitation\":"...)
+			if b, err = (x.Elicitation).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "elicitation")
+			}
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ClientCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"fs\":"...)
 	if b, err = (x.Fs).appendJSON(b); err != nil {
@@ -2409,7 +4603,7 @@ func (x *ClientCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ClientCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2438,11 +4632,13 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "method":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -2450,6 +4646,7 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 			}
 			x.Method = t
 		case "params":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Params = nil
 				continue
@@ -2460,9 +4657,12 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 			}
 			x.Params = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2471,12 +4671,97 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("method")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Params != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientNotification), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ClientNotification) appendMembers(b []byte) ([]byte, error) {
+// memberIndexClientNotification maps a member name to its index in ClientNotification, or -1.
+func memberIndexClientNotification(key []byte) int {
+	switch string(key) {
+	case "method":
+		return 0
+	case "params":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"method\":"...)
+		b = jsonx.AppendString(b, string(x.Method))
+	case 1:
+		if x.Params != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"params\":"...)
+			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
+				return b, jsonx.AtField(err, "params")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ClientNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"method\":"...)
 	b = jsonx.AppendString(b, string(x.Method))
@@ -2494,7 +4779,7 @@ func (x *ClientNotification) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ClientNotification) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2523,11 +4808,13 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -2535,6 +4822,7 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "method":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -2542,6 +4830,7 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 			}
 			x.Method = t
 		case "params":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Params = nil
 				continue
@@ -2552,9 +4841,12 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 			}
 			x.Params = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2566,12 +4858,108 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("method")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Params != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ClientRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexClientRequest maps a member name to its index in ClientRequest, or -1.
+func memberIndexClientRequest(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "method":
+		return 1
+	case "params":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ID == nil {
+			return b, jsonx.EncodeError("id", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		if b, err = appendRequestID(b, x.ID); err != nil {
+			return b, jsonx.AtField(err, "id")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"method\":"...)
+		b = jsonx.AppendString(b, string(x.Method))
+	case 2:
+		if x.Params != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"params\":"...)
+			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
+				return b, jsonx.AtField(err, "params")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ClientRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ID == nil {
 		return b, jsonx.EncodeError("id", "required union value is nil")
 	}
@@ -2597,7 +4985,7 @@ func (x *ClientRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ClientRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2674,11 +5062,13 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -2686,14 +5076,18 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "error":
+			ord.Known(1)
 			seen |= 1 << 1
 			if err := x.Error.decode(v, nil); err != nil {
 				return jsonx.AtField(err, "error")
 			}
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2705,12 +5099,97 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("error")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseError), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ClientResponseError) appendMembers(b []byte) ([]byte, error) {
+// memberIndexClientResponseError maps a member name to its index in ClientResponseError, or -1.
+func memberIndexClientResponseError(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "error":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ID == nil {
+			return b, jsonx.EncodeError("id", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		if b, err = appendRequestID(b, x.ID); err != nil {
+			return b, jsonx.AtField(err, "id")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"error\":"...)
+		if b, err = (x.Error).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "error")
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ClientResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ID == nil {
 		return b, jsonx.EncodeError("id", "required union value is nil")
 	}
@@ -2731,7 +5210,7 @@ func (x *ClientResponseError) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ClientResponseError) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2767,11 +5246,13 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -2779,6 +5260,7 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "result":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.RawValue(v)
 			if err != nil {
@@ -2786,9 +5268,12 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 			}
 			x.Result = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2800,12 +5285,97 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("result")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseResult), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ClientResponseResult) appendMembers(b []byte) ([]byte, error) {
+// memberIndexClientResponseResult maps a member name to its index in ClientResponseResult, or -1.
+func memberIndexClientResponseResult(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "result":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ID == nil {
+			return b, jsonx.EncodeError("id", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		if b, err = appendRequestID(b, x.ID); err != nil {
+			return b, jsonx.AtField(err, "id")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"result\":"...)
+		if b, err = jsonx.EncRaw(b, x.Result); err != nil {
+			return b, jsonx.AtField(err, "result")
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ClientResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ID == nil {
 		return b, jsonx.EncodeError("id", "required union value is nil")
 	}
@@ -2826,7 +5396,7 @@ func (x *ClientResponseResult) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ClientResponseResult) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2862,10 +5432,12 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "compaction":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Compaction = nil
 				continue
@@ -2877,6 +5449,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Compaction = p
 		case "configOptions":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
 				continue
@@ -2888,6 +5461,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.ConfigOptions = p
 		case "notices":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Notices = nil
 				continue
@@ -2899,6 +5473,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Notices = p
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -2910,20 +5485,141 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Compaction != nil {
+			present |= 1 << 0
+		}
+		if x.ConfigOptions != nil {
+			present |= 1 << 1
+		}
+		if x.Notices != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientSessionCapabilities), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ClientSessionCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexClientSessionCapabilities maps a member name to its index in ClientSessionCapabilities, or -1.
+func memberIndexClientSessionCapabilities(key []byte) int {
+	switch string(key) {
+	case "compaction":
+		return 0
+	case "configOptions":
+		return 1
+	case "notices":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Compaction != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"compaction\":"...)
+			if b, err = (x.Compaction).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "compaction")
+			}
+		}
+	case 1:
+		if x.ConfigOptions != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"configOptions\":"...)
+			if b, err = (x.ConfigOptions).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "configOptions")
+			}
+		}
+	case 2:
+		if x.Notices != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"notices\":"...)
+			if b, err = (x.Notices).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "notices")
+			}
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ClientSessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ClientSessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Compaction != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"compaction\":"...)
@@ -2959,7 +5655,7 @@ func (x *ClientSessionCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ClientSessionCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -2988,11 +5684,13 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -3000,6 +5698,7 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3011,9 +5710,12 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3022,12 +5724,97 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionRequest), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CloseSessionRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCloseSessionRequest maps a member name to its index in CloseSessionRequest, or -1.
+func memberIndexCloseSessionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CloseSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -3045,7 +5832,7 @@ func (x *CloseSessionRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CloseSessionRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3074,10 +5861,12 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3089,20 +5878,102 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CloseSessionResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCloseSessionResponse maps a member name to its index in CloseSessionResponse, or -1.
+func memberIndexCloseSessionResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CloseSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -3117,7 +5988,7 @@ func (x *CloseSessionResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CloseSessionResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3146,22 +6017,89 @@ func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionCapabilities), present, 0))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CompactionCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCompactionCapabilities maps a member name to its index in CompactionCapabilities, or -1.
+func memberIndexCompactionCapabilities(key []byte) int {
+	switch string(key) {
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CompactionCapabilities) appendField(b []byte, i int) ([]byte, error) {
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CompactionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 0; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CompactionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -3169,7 +6107,7 @@ func (x *CompactionCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CompactionCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3198,11 +6136,13 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "compactionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeCompactionID(v)
 			if err != nil {
@@ -3210,6 +6150,7 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 			}
 			x.CompactionID = t
 		case "content":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeContentBlock(v)
 			if err != nil {
@@ -3217,6 +6158,7 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3228,9 +6170,12 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3242,12 +6187,108 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("content")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionSummaryChunk), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CompactionSummaryChunk) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCompactionSummaryChunk maps a member name to its index in CompactionSummaryChunk, or -1.
+func memberIndexCompactionSummaryChunk(key []byte) int {
+	switch string(key) {
+	case "compactionId":
+		return 0
+	case "content":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"compactionId\":"...)
+		b = jsonx.AppendString(b, string(x.CompactionID))
+	case 1:
+		if x.Content == nil {
+			return b, jsonx.EncodeError("content", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"content\":"...)
+		if b, err = appendContentBlock(b, x.Content); err != nil {
+			return b, jsonx.AtField(err, "content")
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CompactionSummaryChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"compactionId\":"...)
 	b = jsonx.AppendString(b, string(x.CompactionID))
@@ -3273,7 +6314,7 @@ func (x *CompactionSummaryChunk) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CompactionSummaryChunk) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3302,11 +6343,13 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "compactionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeCompactionID(v)
 			if err != nil {
@@ -3314,6 +6357,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			}
 			x.CompactionID = t
 		case "status":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeCompactionStatus(v)
 			if err != nil {
@@ -3321,6 +6365,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Status = t
 		case "summary":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Summary = nil
 				continue
@@ -3332,6 +6377,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Summary = t
 		case "error":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Error = nil
 				continue
@@ -3343,6 +6389,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Error = &t
 		case "_meta":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3354,9 +6401,12 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3368,12 +6418,127 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("status")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Summary != nil {
+			present |= 1 << 2
+		}
+		if x.Error != nil {
+			present |= 1 << 3
+		}
+		if x.Meta != nil {
+			present |= 1 << 4
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionUpdate), present, 5))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CompactionUpdate) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCompactionUpdate maps a member name to its index in CompactionUpdate, or -1.
+func memberIndexCompactionUpdate(key []byte) int {
+	switch string(key) {
+	case "compactionId":
+		return 0
+	case "status":
+		return 1
+	case "summary":
+		return 2
+	case "error":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"compactionId\":"...)
+		b = jsonx.AppendString(b, string(x.CompactionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"status\":"...)
+		b = jsonx.AppendString(b, string(x.Status))
+	case 2:
+		if x.Summary != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"summary\":"...)
+			if b, err = jsonx.EncList(b, x.Summary, appendContentBlock); err != nil {
+				return b, jsonx.AtField(err, "summary")
+			}
+		}
+	case 3:
+		if x.Error != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"error\":"...)
+			b = jsonx.AppendString(b, string(*x.Error))
+		}
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CompactionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"compactionId\":"...)
 	b = jsonx.AppendString(b, string(x.CompactionID))
@@ -3406,7 +6571,7 @@ func (x *CompactionUpdate) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CompactionUpdate) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3435,11 +6600,13 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "elicitationId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeElicitationID(v)
 			if err != nil {
@@ -3447,6 +6614,7 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 			}
 			x.ElicitationID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3458,9 +6626,12 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3469,12 +6640,97 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("elicitationId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompleteElicitationNotification), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CompleteElicitationNotification) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCompleteElicitationNotification maps a member name to its index in CompleteElicitationNotification, or -1.
+func memberIndexCompleteElicitationNotification(key []byte) int {
+	switch string(key) {
+	case "elicitationId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"elicitationId\":"...)
+		b = jsonx.AppendString(b, string(x.ElicitationID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CompleteElicitationNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"elicitationId\":"...)
 	b = jsonx.AppendString(b, string(x.ElicitationID))
@@ -3492,7 +6748,7 @@ func (x *CompleteElicitationNotification) appendMembers(b []byte) ([]byte, error
 // appendJSON appends x as a JSON object.
 func (x *CompleteElicitationNotification) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3521,11 +6777,13 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "configOptions":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeSessionConfigOption)
 			if err != nil {
@@ -3534,6 +6792,7 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 			}
 			x.ConfigOptions = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3545,9 +6804,12 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3556,12 +6818,99 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("configOptions")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexConfigOptionUpdate), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ConfigOptionUpdate) appendMembers(b []byte) ([]byte, error) {
+// memberIndexConfigOptionUpdate maps a member name to its index in ConfigOptionUpdate, or -1.
+func memberIndexConfigOptionUpdate(key []byte) int {
+	switch string(key) {
+	case "configOptions":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"configOptions\":"...)
+		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
+			return b, jsonx.AtField(err, "configOptions")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ConfigOptionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"configOptions\":"...)
 	if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
@@ -3581,7 +6930,7 @@ func (x *ConfigOptionUpdate) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ConfigOptionUpdate) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3610,11 +6959,13 @@ func (x *Content) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeContentBlock(v)
 			if err != nil {
@@ -3622,6 +6973,7 @@ func (x *Content) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3633,9 +6985,12 @@ func (x *Content) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3644,12 +6999,102 @@ func (x *Content) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("content")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContent), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Content) appendMembers(b []byte) ([]byte, error) {
+// memberIndexContent maps a member name to its index in Content, or -1.
+func memberIndexContent(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Content) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Content == nil {
+			return b, jsonx.EncodeError("content", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"content\":"...)
+		if b, err = appendContentBlock(b, x.Content); err != nil {
+			return b, jsonx.AtField(err, "content")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Content) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Content == nil {
 		return b, jsonx.EncodeError("content", "required union value is nil")
 	}
@@ -3672,7 +7117,7 @@ func (x *Content) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Content) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -3750,8 +7195,8 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"text\""...)
-		b, err := (*TextContent)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*TextContent)(v).appendMembers(b, "\"type\":\"text\"")
 		if err != nil {
 			return b, err
 		}
@@ -3760,8 +7205,8 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"image\""...)
-		b, err := (*ImageContent)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ImageContent)(v).appendMembers(b, "\"type\":\"image\"")
 		if err != nil {
 			return b, err
 		}
@@ -3770,8 +7215,8 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"audio\""...)
-		b, err := (*AudioContent)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*AudioContent)(v).appendMembers(b, "\"type\":\"audio\"")
 		if err != nil {
 			return b, err
 		}
@@ -3780,8 +7225,8 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"resource_link\""...)
-		b, err := (*ResourceLink)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ResourceLink)(v).appendMembers(b, "\"type\":\"resource_link\"")
 		if err != nil {
 			return b, err
 		}
@@ -3790,8 +7235,8 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"resource\""...)
-		b, err := (*EmbeddedResource)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*EmbeddedResource)(v).appendMembers(b, "\"type\":\"resource\"")
 		if err != nil {
 			return b, err
 		}
@@ -3948,11 +7393,13 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeContentBlock(v)
 			if err != nil {
@@ -3960,6 +7407,7 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "messageId":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.MessageID = nil
 				continue
@@ -3971,6 +7419,7 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 			}
 			x.MessageID = &t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -3982,9 +7431,12 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3993,12 +7445,113 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("content")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.MessageID != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContentChunk), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ContentChunk) appendMembers(b []byte) ([]byte, error) {
+// memberIndexContentChunk maps a member name to its index in ContentChunk, or -1.
+func memberIndexContentChunk(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "messageId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Content == nil {
+			return b, jsonx.EncodeError("content", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"content\":"...)
+		if b, err = appendContentBlock(b, x.Content); err != nil {
+			return b, jsonx.AtField(err, "content")
+		}
+	case 1:
+		if x.MessageID != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"messageId\":"...)
+			b = jsonx.AppendString(b, string(*x.MessageID))
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ContentChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Content == nil {
 		return b, jsonx.EncodeError("content", "required union value is nil")
 	}
@@ -4026,7 +7579,7 @@ func (x *ContentChunk) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ContentChunk) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4055,11 +7608,13 @@ func (x *Cost) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "amount":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Float(v)
 			if err != nil {
@@ -4067,6 +7622,7 @@ func (x *Cost) decode(data []byte, skip []string) error {
 			}
 			x.Amount = t
 		case "currency":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -4074,6 +7630,7 @@ func (x *Cost) decode(data []byte, skip []string) error {
 			}
 			x.Currency = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -4085,9 +7642,12 @@ func (x *Cost) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4099,12 +7659,105 @@ func (x *Cost) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("currency")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCost), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Cost) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCost maps a member name to its index in Cost, or -1.
+func memberIndexCost(key []byte) int {
+	switch string(key) {
+	case "amount":
+		return 0
+	case "currency":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"amount\":"...)
+		if b, err = jsonx.EncFloat(b, x.Amount); err != nil {
+			return b, jsonx.AtField(err, "amount")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"currency\":"...)
+		b = jsonx.AppendString(b, string(x.Currency))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Cost) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"amount\":"...)
 	if b, err = jsonx.EncFloat(b, x.Amount); err != nil {
@@ -4127,7 +7780,7 @@ func (x *Cost) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Cost) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4201,9 +7854,14 @@ func (x *CreateElicitationRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CreateElicitationRequest) appendMembers(b []byte) ([]byte, error) {
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"message\":"...)
 	b = jsonx.AppendString(b, string(x.Message))
@@ -4226,7 +7884,7 @@ func (x *CreateElicitationRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CreateElicitationRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4293,16 +7951,12 @@ func appendCreateElicitationRequestModeMembers(b []byte, v CreateElicitationRequ
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"mode\":\"form\""...)
-		return (*ElicitationFormMode)(v).appendMembers(b)
+		return (*ElicitationFormMode)(v).appendMembers(b, "\"mode\":\"form\"")
 	case *CreateElicitationRequestModeURL:
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"mode\":\"url\""...)
-		return (*ElicitationURLMode)(v).appendMembers(b)
+		return (*ElicitationURLMode)(v).appendMembers(b, "\"mode\":\"url\"")
 	case *CreateElicitationRequestModeUnknown:
 		if v == nil {
 			break
@@ -4423,9 +8077,14 @@ func (x *CreateElicitationResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CreateElicitationResponse) appendMembers(b []byte) ([]byte, error) {
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -4445,7 +8104,7 @@ func (x *CreateElicitationResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CreateElicitationResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4518,23 +8177,17 @@ func appendCreateElicitationResponseActionMembers(b []byte, v CreateElicitationR
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"action\":\"accept\""...)
-		return (*ElicitationAcceptAction)(v).appendMembers(b)
+		return (*ElicitationAcceptAction)(v).appendMembers(b, "\"action\":\"accept\"")
 	case *CreateElicitationResponseActionDecline:
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"action\":\"decline\""...)
-		return v.appendMembers(b)
+		return v.appendMembers(b, "\"action\":\"decline\"")
 	case *CreateElicitationResponseActionCancel:
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"action\":\"cancel\""...)
-		return v.appendMembers(b)
+		return v.appendMembers(b, "\"action\":\"cancel\"")
 	case *CreateElicitationResponseActionUnknown:
 		if v == nil {
 			break
@@ -4577,22 +8230,89 @@ func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []strin
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCreateElicitationResponseActionCancel maps a member name to its index in CreateElicitationResponseActionCancel, or -1.
+func memberIndexCreateElicitationResponseActionCancel(key []byte) int {
+	switch string(key) {
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CreateElicitationResponseActionCancel) appendField(b []byte, i int) ([]byte, error) {
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CreateElicitationResponseActionCancel) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 0; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -4600,7 +8320,7 @@ func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte) ([]byte,
 // appendJSON appends x as a JSON object.
 func (x *CreateElicitationResponseActionCancel) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4640,22 +8360,89 @@ func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []stri
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCreateElicitationResponseActionDecline maps a member name to its index in CreateElicitationResponseActionDecline, or -1.
+func memberIndexCreateElicitationResponseActionDecline(key []byte) int {
+	switch string(key) {
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CreateElicitationResponseActionDecline) appendField(b []byte, i int) ([]byte, error) {
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CreateElicitationResponseActionDecline) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 0; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -4663,7 +8450,7 @@ func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte) ([]byte
 // appendJSON appends x as a JSON object.
 func (x *CreateElicitationResponseActionDecline) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4721,11 +8508,13 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -4733,6 +8522,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "command":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -4740,6 +8530,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.Command = t
 		case "args":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Args = []string{}
 				continue
@@ -4750,6 +8541,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.Args = t
 		case "env":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Env = []EnvVariable{}
 				continue
@@ -4760,6 +8552,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.Env = t
 		case "cwd":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Cwd = nil
 				continue
@@ -4770,6 +8563,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.Cwd = &t
 		case "outputByteLimit":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.OutputByteLimit = nil
 				continue
@@ -4780,6 +8574,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.OutputByteLimit = &t
 		case "_meta":
+			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -4791,9 +8586,12 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4805,12 +8603,151 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("command")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Args != nil {
+			present |= 1 << 2
+		}
+		if x.Env != nil {
+			present |= 1 << 3
+		}
+		if x.Cwd != nil {
+			present |= 1 << 4
+		}
+		if x.OutputByteLimit != nil {
+			present |= 1 << 5
+		}
+		if x.Meta != nil {
+			present |= 1 << 6
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalRequest), present, 7))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CreateTerminalRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCreateTerminalRequest maps a member name to its index in CreateTerminalRequest, or -1.
+func memberIndexCreateTerminalRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "command":
+		return 1
+	case "args":
+		return 2
+	case "env":
+		return 3
+	case "cwd":
+		return 4
+	case "outputByteLimit":
+		return 5
+	case "_meta":
+		return 6
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CreateTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"command\":"...)
+		b = jsonx.AppendString(b, string(x.Command))
+	case 2:
+		if x.Args != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"args\":"...)
+			if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "args")
+			}
+		}
+	case 3:
+		if x.Env != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"env\":"...)
+			if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
+				return b, jsonx.AtField(err, "env")
+			}
+		}
+	case 4:
+		if x.Cwd != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"cwd\":"...)
+			b = jsonx.AppendString(b, string(*x.Cwd))
+		}
+	case 5:
+		if x.OutputByteLimit != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"outputByteLimit\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.OutputByteLimit))
+		}
+	case 6:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CreateTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 7; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CreateTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -4855,7 +8792,7 @@ func (x *CreateTerminalRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CreateTerminalRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4884,11 +8821,13 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "terminalId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeTerminalID(v)
 			if err != nil {
@@ -4896,6 +8835,7 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 			}
 			x.TerminalID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -4907,9 +8847,12 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4918,12 +8861,97 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("terminalId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalResponse), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CreateTerminalResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCreateTerminalResponse maps a member name to its index in CreateTerminalResponse, or -1.
+func memberIndexCreateTerminalResponse(key []byte) int {
+	switch string(key) {
+	case "terminalId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CreateTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminalId\":"...)
+		b = jsonx.AppendString(b, string(x.TerminalID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CreateTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CreateTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"terminalId\":"...)
 	b = jsonx.AppendString(b, string(x.TerminalID))
@@ -4941,7 +8969,7 @@ func (x *CreateTerminalResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CreateTerminalResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -4970,11 +8998,13 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "currentModeId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionModeID(v)
 			if err != nil {
@@ -4982,6 +9012,7 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 			}
 			x.CurrentModeID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -4993,9 +9024,12 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5004,12 +9038,97 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("currentModeId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCurrentModeUpdate), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *CurrentModeUpdate) appendMembers(b []byte) ([]byte, error) {
+// memberIndexCurrentModeUpdate maps a member name to its index in CurrentModeUpdate, or -1.
+func memberIndexCurrentModeUpdate(key []byte) int {
+	switch string(key) {
+	case "currentModeId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *CurrentModeUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"currentModeId\":"...)
+		b = jsonx.AppendString(b, string(x.CurrentModeID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *CurrentModeUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *CurrentModeUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"currentModeId\":"...)
 	b = jsonx.AppendString(b, string(x.CurrentModeID))
@@ -5027,7 +9146,7 @@ func (x *CurrentModeUpdate) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *CurrentModeUpdate) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5056,11 +9175,13 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -5068,6 +9189,7 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -5079,9 +9201,12 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5090,12 +9215,97 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionRequest), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *DeleteSessionRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexDeleteSessionRequest maps a member name to its index in DeleteSessionRequest, or -1.
+func memberIndexDeleteSessionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *DeleteSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -5113,7 +9323,7 @@ func (x *DeleteSessionRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *DeleteSessionRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5142,10 +9352,12 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -5157,20 +9369,102 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *DeleteSessionResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexDeleteSessionResponse maps a member name to its index in DeleteSessionResponse, or -1.
+func memberIndexDeleteSessionResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *DeleteSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -5185,7 +9479,7 @@ func (x *DeleteSessionResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *DeleteSessionResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5214,11 +9508,13 @@ func (x *Diff) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "path":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -5226,6 +9522,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 			}
 			x.Path = t
 		case "oldText":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.OldText = nil
 				continue
@@ -5237,6 +9534,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 			}
 			x.OldText = &t
 		case "newText":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -5244,6 +9542,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 			}
 			x.NewText = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -5255,9 +9554,12 @@ func (x *Diff) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5269,12 +9571,114 @@ func (x *Diff) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("newText")
 	}
+	if ord.Disordered() {
+		present := uint64(5)
+		if x.OldText != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiff), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Diff) appendMembers(b []byte) ([]byte, error) {
+// memberIndexDiff maps a member name to its index in Diff, or -1.
+func memberIndexDiff(key []byte) int {
+	switch string(key) {
+	case "path":
+		return 0
+	case "oldText":
+		return 1
+	case "newText":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"path\":"...)
+		b = jsonx.AppendString(b, string(x.Path))
+	case 1:
+		if x.OldText != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"oldText\":"...)
+			b = jsonx.AppendString(b, string(*x.OldText))
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"newText\":"...)
+		b = jsonx.AppendString(b, string(x.NewText))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Diff) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"path\":"...)
 	b = jsonx.AppendString(b, string(x.Path))
@@ -5300,7 +9704,7 @@ func (x *Diff) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Diff) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5329,10 +9733,12 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Content = nil
 				continue
@@ -5343,20 +9749,102 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Content != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationAcceptAction), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationAcceptAction) appendMembers(b []byte) ([]byte, error) {
+// memberIndexElicitationAcceptAction maps a member name to its index in ElicitationAcceptAction, or -1.
+func memberIndexElicitationAcceptAction(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Content != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"content\":"...)
+			if b, err = jsonx.EncMap(b, x.Content, appendElicitationContentValue); err != nil {
+				return b, jsonx.AtField(err, "content")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ElicitationAcceptAction) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Content != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"content\":"...)
@@ -5371,7 +9859,7 @@ func (x *ElicitationAcceptAction) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationAcceptAction) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5400,10 +9888,12 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "form":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Form = nil
 				continue
@@ -5415,6 +9905,7 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Form = p
 		case "url":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.URL = nil
 				continue
@@ -5426,6 +9917,7 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.URL = p
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -5437,20 +9929,128 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Form != nil {
+			present |= 1 << 0
+		}
+		if x.URL != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationCapabilities), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexElicitationCapabilities maps a member name to its index in ElicitationCapabilities, or -1.
+func memberIndexElicitationCapabilities(key []byte) int {
+	switch string(key) {
+	case "form":
+		return 0
+	case "url":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Form != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"form\":"...)
+			if b, err = (x.Form).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "form")
+			}
+		}
+	case 1:
+		if x.URL != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"url\":"...)
+			if b, err = (x.URL).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "url")
+			}
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ElicitationCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Form != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"form\":"...)
@@ -5479,7 +10079,7 @@ func (x *ElicitationCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5594,10 +10194,12 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -5609,20 +10211,102 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationFormCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationFormCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexElicitationFormCapabilities maps a member name to its index in ElicitationFormCapabilities, or -1.
+func memberIndexElicitationFormCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ElicitationFormCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -5637,7 +10321,7 @@ func (x *ElicitationFormCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationFormCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5698,9 +10382,14 @@ func (x *ElicitationFormMode) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationFormMode) appendMembers(b []byte) ([]byte, error) {
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"requestedSchema\":"...)
 	if b, err = (x.RequestedSchema).appendJSON(b); err != nil {
@@ -5718,7 +10407,7 @@ func (x *ElicitationFormMode) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationFormMode) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -5796,8 +10485,8 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"string\""...)
-		b, err := (*StringPropertySchema)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*StringPropertySchema)(v).appendMembers(b, "\"type\":\"string\"")
 		if err != nil {
 			return b, err
 		}
@@ -5806,8 +10495,8 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"number\""...)
-		b, err := (*NumberPropertySchema)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*NumberPropertySchema)(v).appendMembers(b, "\"type\":\"number\"")
 		if err != nil {
 			return b, err
 		}
@@ -5816,8 +10505,8 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"integer\""...)
-		b, err := (*IntegerPropertySchema)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*IntegerPropertySchema)(v).appendMembers(b, "\"type\":\"integer\"")
 		if err != nil {
 			return b, err
 		}
@@ -5826,8 +10515,8 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"boolean\""...)
-		b, err := (*BooleanPropertySchema)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*BooleanPropertySchema)(v).appendMembers(b, "\"type\":\"boolean\"")
 		if err != nil {
 			return b, err
 		}
@@ -5836,8 +10525,8 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"array\""...)
-		b, err := (*MultiSelectPropertySchema)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*MultiSelectPropertySchema)(v).appendMembers(b, "\"type\":\"array\"")
 		if err != nil {
 			return b, err
 		}
@@ -5994,11 +10683,13 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "requestId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestID(v)
 			if err != nil {
@@ -6006,9 +10697,12 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 			}
 			x.RequestID = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6017,12 +10711,89 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("requestId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationRequestScope), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationRequestScope) appendMembers(b []byte) ([]byte, error) {
+// memberIndexElicitationRequestScope maps a member name to its index in ElicitationRequestScope, or -1.
+func memberIndexElicitationRequestScope(key []byte) int {
+	switch string(key) {
+	case "requestId":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.RequestID == nil {
+			return b, jsonx.EncodeError("requestId", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"requestId\":"...)
+		if b, err = appendRequestID(b, x.RequestID); err != nil {
+			return b, jsonx.AtField(err, "requestId")
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ElicitationRequestScope) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.RequestID == nil {
 		return b, jsonx.EncodeError("requestId", "required union value is nil")
 	}
@@ -6038,7 +10809,7 @@ func (x *ElicitationRequestScope) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationRequestScope) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6067,11 +10838,13 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "type":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeElicitationSchemaType(v)
 			if err != nil {
@@ -6080,6 +10853,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			}
 			x.Type = t
 		case "title":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -6091,6 +10865,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "properties":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.Map(v, decodeElicitationPropertySchema)
 			if err != nil {
@@ -6098,6 +10873,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			}
 			x.Properties = t
 		case "required":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Required = nil
 				continue
@@ -6108,6 +10884,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			}
 			x.Required = t
 		case "description":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -6119,6 +10896,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -6130,9 +10908,12 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6144,12 +10925,140 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		x.Properties = map[string]ElicitationPropertySchema{}
 	}
+	if ord.Disordered() {
+		present := uint64(5)
+		if x.Title != nil {
+			present |= 1 << 1
+		}
+		if x.Required != nil {
+			present |= 1 << 3
+		}
+		if x.Description != nil {
+			present |= 1 << 4
+		}
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSchema), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationSchema) appendMembers(b []byte) ([]byte, error) {
+// memberIndexElicitationSchema maps a member name to its index in ElicitationSchema, or -1.
+func memberIndexElicitationSchema(key []byte) int {
+	switch string(key) {
+	case "type":
+		return 0
+	case "title":
+		return 1
+	case "properties":
+		return 2
+	case "required":
+		return 3
+	case "description":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"type\":"...)
+		b = jsonx.AppendString(b, string(x.Type))
+	case 1:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"properties\":"...)
+		if b, err = jsonx.EncMap(b, x.Properties, appendElicitationPropertySchema); err != nil {
+			return b, jsonx.AtField(err, "properties")
+		}
+	case 3:
+		if x.Required != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"required\":"...)
+			if b, err = jsonx.EncList(b, x.Required, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "required")
+			}
+		}
+	case 4:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ElicitationSchema) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"type\":"...)
 	b = jsonx.AppendString(b, string(x.Type))
@@ -6189,7 +11098,7 @@ func (x *ElicitationSchema) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationSchema) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6253,12 +11162,12 @@ func appendElicitationScopeMembers(b []byte, v ElicitationScope) ([]byte, error)
 		if v == nil {
 			break
 		}
-		return (*ElicitationSessionScope)(v).appendMembers(b)
+		return (*ElicitationSessionScope)(v).appendMembers(b, "")
 	case *ElicitationScopeRequest:
 		if v == nil {
 			break
 		}
-		return (*ElicitationRequestScope)(v).appendMembers(b)
+		return (*ElicitationRequestScope)(v).appendMembers(b, "")
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationScope")
 }
@@ -6322,11 +11231,13 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -6334,6 +11245,7 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "toolCallId":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ToolCallID = nil
 				continue
@@ -6345,9 +11257,12 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 			}
 			x.ToolCallID = &t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6356,11 +11271,93 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.ToolCallID != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSessionScope), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationSessionScope) appendMembers(b []byte) ([]byte, error) {
+// memberIndexElicitationSessionScope maps a member name to its index in ElicitationSessionScope, or -1.
+func memberIndexElicitationSessionScope(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "toolCallId":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		if x.ToolCallID != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"toolCallId\":"...)
+			b = jsonx.AppendString(b, string(*x.ToolCallID))
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ElicitationSessionScope) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -6376,7 +11373,7 @@ func (x *ElicitationSessionScope) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationSessionScope) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6405,10 +11402,12 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -6420,20 +11419,102 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationURLCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationURLCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexElicitationURLCapabilities maps a member name to its index in ElicitationURLCapabilities, or -1.
+func memberIndexElicitationURLCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ElicitationURLCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -6448,7 +11529,7 @@ func (x *ElicitationURLCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationURLCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6521,9 +11602,14 @@ func (x *ElicitationURLMode) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ElicitationURLMode) appendMembers(b []byte) ([]byte, error) {
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"elicitationId\":"...)
 	b = jsonx.AppendString(b, string(x.ElicitationID))
@@ -6542,7 +11628,7 @@ func (x *ElicitationURLMode) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ElicitationURLMode) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6571,11 +11657,13 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
 				continue
@@ -6587,6 +11675,7 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 			}
 			x.Annotations = p
 		case "resource":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeEmbeddedResourceResource(v)
 			if err != nil {
@@ -6594,6 +11683,7 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 			}
 			x.Resource = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -6605,9 +11695,12 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6616,12 +11709,115 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("resource")
 	}
+	if ord.Disordered() {
+		present := uint64(2)
+		if x.Annotations != nil {
+			present |= 1 << 0
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEmbeddedResource), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *EmbeddedResource) appendMembers(b []byte) ([]byte, error) {
+// memberIndexEmbeddedResource maps a member name to its index in EmbeddedResource, or -1.
+func memberIndexEmbeddedResource(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "resource":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Annotations != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"annotations\":"...)
+			if b, err = (x.Annotations).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "annotations")
+			}
+		}
+	case 1:
+		if x.Resource == nil {
+			return b, jsonx.EncodeError("resource", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"resource\":"...)
+		if b, err = appendEmbeddedResourceResource(b, x.Resource); err != nil {
+			return b, jsonx.AtField(err, "resource")
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *EmbeddedResource) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Annotations != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"annotations\":"...)
@@ -6651,7 +11847,7 @@ func (x *EmbeddedResource) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *EmbeddedResource) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6728,11 +11924,13 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "const":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -6740,6 +11938,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 			}
 			x.Const = t
 		case "title":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -6747,6 +11946,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 			}
 			x.Title = t
 		case "description":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -6758,6 +11958,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -6769,9 +11970,12 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6783,12 +11987,114 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("title")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Description != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnumOption), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *EnumOption) appendMembers(b []byte) ([]byte, error) {
+// memberIndexEnumOption maps a member name to its index in EnumOption, or -1.
+func memberIndexEnumOption(key []byte) int {
+	switch string(key) {
+	case "const":
+		return 0
+	case "title":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"const\":"...)
+		b = jsonx.AppendString(b, string(x.Const))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"title\":"...)
+		b = jsonx.AppendString(b, string(x.Title))
+	case 2:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *EnumOption) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"const\":"...)
 	b = jsonx.AppendString(b, string(x.Const))
@@ -6814,7 +12120,7 @@ func (x *EnumOption) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *EnumOption) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6843,11 +12149,13 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -6855,6 +12163,7 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "value":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -6862,6 +12171,7 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 			}
 			x.Value = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -6873,9 +12183,12 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6887,12 +12200,103 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("value")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnvVariable), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *EnvVariable) appendMembers(b []byte) ([]byte, error) {
+// memberIndexEnvVariable maps a member name to its index in EnvVariable, or -1.
+func memberIndexEnvVariable(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "value":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"value\":"...)
+		b = jsonx.AppendString(b, string(x.Value))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *EnvVariable) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"name\":"...)
 	b = jsonx.AppendString(b, string(x.Name))
@@ -6913,7 +12317,7 @@ func (x *EnvVariable) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *EnvVariable) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -6942,11 +12346,13 @@ func (x *Error) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "code":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeErrorCode(v)
 			if err != nil {
@@ -6954,6 +12360,7 @@ func (x *Error) decode(data []byte, skip []string) error {
 			}
 			x.Code = t
 		case "message":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -6961,6 +12368,7 @@ func (x *Error) decode(data []byte, skip []string) error {
 			}
 			x.Message = t
 		case "data":
+			ord.Known(2)
 			t, err := jsonx.RawValue(v)
 			if err != nil {
 				x.Data = nil
@@ -6968,9 +12376,12 @@ func (x *Error) decode(data []byte, skip []string) error {
 			}
 			x.Data = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6982,12 +12393,103 @@ func (x *Error) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("message")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Data != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexError), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Error) appendMembers(b []byte) ([]byte, error) {
+// memberIndexError maps a member name to its index in Error, or -1.
+func memberIndexError(key []byte) int {
+	switch string(key) {
+	case "code":
+		return 0
+	case "message":
+		return 1
+	case "data":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Error) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"code\":"...)
+		b = jsonx.AppendInt(b, int64(x.Code))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"message\":"...)
+		b = jsonx.AppendString(b, string(x.Message))
+	case 2:
+		if x.Data != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"data\":"...)
+			if b, err = jsonx.EncRaw(b, x.Data); err != nil {
+				return b, jsonx.AtField(err, "data")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Error) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"code\":"...)
 	b = jsonx.AppendInt(b, int64(x.Code))
@@ -7008,7 +12510,7 @@ func (x *Error) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Error) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7079,11 +12581,13 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "readTextFile":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -7092,6 +12596,7 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.ReadTextFile = t
 		case "writeTextFile":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -7100,6 +12605,7 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.WriteTextFile = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7111,9 +12617,12 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7125,12 +12634,103 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		x.WriteTextFile = false
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexFileSystemCapabilities), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *FileSystemCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexFileSystemCapabilities maps a member name to its index in FileSystemCapabilities, or -1.
+func memberIndexFileSystemCapabilities(key []byte) int {
+	switch string(key) {
+	case "readTextFile":
+		return 0
+	case "writeTextFile":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *FileSystemCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"readTextFile\":"...)
+		b = jsonx.AppendBool(b, bool(x.ReadTextFile))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"writeTextFile\":"...)
+		b = jsonx.AppendBool(b, bool(x.WriteTextFile))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *FileSystemCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *FileSystemCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"readTextFile\":"...)
 	b = jsonx.AppendBool(b, bool(x.ReadTextFile))
@@ -7151,7 +12751,7 @@ func (x *FileSystemCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *FileSystemCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7180,11 +12780,13 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -7192,6 +12794,7 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "value":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -7199,6 +12802,7 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 			}
 			x.Value = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7210,9 +12814,12 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7224,12 +12831,103 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("value")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexHTTPHeader), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *HTTPHeader) appendMembers(b []byte) ([]byte, error) {
+// memberIndexHTTPHeader maps a member name to its index in HTTPHeader, or -1.
+func memberIndexHTTPHeader(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "value":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"value\":"...)
+		b = jsonx.AppendString(b, string(x.Value))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *HTTPHeader) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"name\":"...)
 	b = jsonx.AppendString(b, string(x.Name))
@@ -7250,7 +12948,7 @@ func (x *HTTPHeader) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *HTTPHeader) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7279,11 +12977,13 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
 				continue
@@ -7295,6 +12995,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			}
 			x.Annotations = p
 		case "data":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -7302,6 +13003,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			}
 			x.Data = t
 		case "mimeType":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -7309,6 +13011,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			}
 			x.MimeType = t
 		case "uri":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.URI = nil
 				continue
@@ -7320,6 +13023,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			}
 			x.URI = &t
 		case "_meta":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7331,9 +13035,12 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7345,12 +13052,127 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("mimeType")
 	}
+	if ord.Disordered() {
+		present := uint64(6)
+		if x.Annotations != nil {
+			present |= 1 << 0
+		}
+		if x.URI != nil {
+			present |= 1 << 3
+		}
+		if x.Meta != nil {
+			present |= 1 << 4
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImageContent), present, 5))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ImageContent) appendMembers(b []byte) ([]byte, error) {
+// memberIndexImageContent maps a member name to its index in ImageContent, or -1.
+func memberIndexImageContent(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "data":
+		return 1
+	case "mimeType":
+		return 2
+	case "uri":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Annotations != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"annotations\":"...)
+			if b, err = (x.Annotations).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "annotations")
+			}
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"data\":"...)
+		b = jsonx.AppendString(b, string(x.Data))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"mimeType\":"...)
+		b = jsonx.AppendString(b, string(x.MimeType))
+	case 3:
+		if x.URI != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"uri\":"...)
+			b = jsonx.AppendString(b, string(*x.URI))
+		}
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ImageContent) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Annotations != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"annotations\":"...)
@@ -7383,7 +13205,7 @@ func (x *ImageContent) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ImageContent) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7412,11 +13234,13 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -7424,6 +13248,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "title":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -7435,6 +13260,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "version":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -7442,6 +13268,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 			}
 			x.Version = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7453,9 +13280,12 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7467,12 +13297,114 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("version")
 	}
+	if ord.Disordered() {
+		present := uint64(5)
+		if x.Title != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImplementation), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Implementation) appendMembers(b []byte) ([]byte, error) {
+// memberIndexImplementation maps a member name to its index in Implementation, or -1.
+func memberIndexImplementation(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "title":
+		return 1
+	case "version":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 1:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"version\":"...)
+		b = jsonx.AppendString(b, string(x.Version))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Implementation) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"name\":"...)
 	b = jsonx.AppendString(b, string(x.Name))
@@ -7498,7 +13430,7 @@ func (x *Implementation) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Implementation) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7527,11 +13459,13 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "protocolVersion":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeProtocolVersion(v)
 			if err != nil {
@@ -7539,6 +13473,7 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 			}
 			x.ProtocolVersion = t
 		case "clientCapabilities":
+			ord.Known(1)
 			seen |= 1 << 1
 			if err := x.ClientCapabilities.decode(v, nil); err != nil {
 				x.ClientCapabilities = ClientCapabilities{}
@@ -7546,6 +13481,7 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "clientInfo":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.ClientInfo = nil
 				continue
@@ -7557,6 +13493,7 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 			}
 			x.ClientInfo = p
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7568,9 +13505,12 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7583,12 +13523,118 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 		x.ClientCapabilities = ClientCapabilities{}
 		_ = x.ClientCapabilities.decode([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.ClientInfo != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeRequest), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *InitializeRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexInitializeRequest maps a member name to its index in InitializeRequest, or -1.
+func memberIndexInitializeRequest(key []byte) int {
+	switch string(key) {
+	case "protocolVersion":
+		return 0
+	case "clientCapabilities":
+		return 1
+	case "clientInfo":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"protocolVersion\":"...)
+		b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"clientCapabilities\":"...)
+		if b, err = (x.ClientCapabilities).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "clientCapabilities")
+		}
+	case 2:
+		if x.ClientInfo != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"clientInfo\":"...)
+			if b, err = (x.ClientInfo).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "clientInfo")
+			}
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *InitializeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"protocolVersion\":"...)
 	b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
@@ -7618,7 +13664,7 @@ func (x *InitializeRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *InitializeRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7647,11 +13693,13 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "protocolVersion":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeProtocolVersion(v)
 			if err != nil {
@@ -7659,6 +13707,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 			}
 			x.ProtocolVersion = t
 		case "agentCapabilities":
+			ord.Known(1)
 			seen |= 1 << 1
 			if err := x.AgentCapabilities.decode(v, nil); err != nil {
 				x.AgentCapabilities = AgentCapabilities{}
@@ -7666,6 +13715,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 		case "authMethods":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.List(v, true, decodeAuthMethod)
 			if err != nil {
@@ -7674,6 +13724,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 			}
 			x.AuthMethods = t
 		case "agentInfo":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.AgentInfo = nil
 				continue
@@ -7685,6 +13736,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 			}
 			x.AgentInfo = p
 		case "_meta":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7696,9 +13748,12 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7714,12 +13769,126 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		x.AuthMethods = []AuthMethod{}
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.AgentInfo != nil {
+			present |= 1 << 3
+		}
+		if x.Meta != nil {
+			present |= 1 << 4
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeResponse), present, 5))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *InitializeResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexInitializeResponse maps a member name to its index in InitializeResponse, or -1.
+func memberIndexInitializeResponse(key []byte) int {
+	switch string(key) {
+	case "protocolVersion":
+		return 0
+	case "agentCapabilities":
+		return 1
+	case "authMethods":
+		return 2
+	case "agentInfo":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"protocolVersion\":"...)
+		b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"agentCapabilities\":"...)
+		if b, err = (x.AgentCapabilities).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "agentCapabilities")
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"authMethods\":"...)
+		if b, err = jsonx.EncList(b, x.AuthMethods, appendAuthMethod); err != nil {
+			return b, jsonx.AtField(err, "authMethods")
+		}
+	case 3:
+		if x.AgentInfo != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"agentInfo\":"...)
+			if b, err = (x.AgentInfo).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "agentInfo")
+			}
+		}
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *InitializeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"protocolVersion\":"...)
 	b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
@@ -7754,7 +13923,7 @@ func (x *InitializeResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *InitializeResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7783,10 +13952,12 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -7798,6 +13969,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "description":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -7809,6 +13981,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "minimum":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Minimum = nil
 				continue
@@ -7819,6 +13992,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Minimum = &t
 		case "maximum":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Maximum = nil
 				continue
@@ -7829,6 +14003,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Maximum = &t
 		case "default":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Default = nil
 				continue
@@ -7840,6 +14015,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Default = &t
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7851,20 +14027,157 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Title != nil {
+			present |= 1 << 0
+		}
+		if x.Description != nil {
+			present |= 1 << 1
+		}
+		if x.Minimum != nil {
+			present |= 1 << 2
+		}
+		if x.Maximum != nil {
+			present |= 1 << 3
+		}
+		if x.Default != nil {
+			present |= 1 << 4
+		}
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIntegerPropertySchema), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *IntegerPropertySchema) appendMembers(b []byte) ([]byte, error) {
+// memberIndexIntegerPropertySchema maps a member name to its index in IntegerPropertySchema, or -1.
+func memberIndexIntegerPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minimum":
+		return 2
+	case "maximum":
+		return 3
+	case "default":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 1:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 2:
+		if x.Minimum != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"minimum\":"...)
+			b = jsonx.AppendInt(b, int64(*x.Minimum))
+		}
+	case 3:
+		if x.Maximum != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"maximum\":"...)
+			b = jsonx.AppendInt(b, int64(*x.Maximum))
+		}
+	case 4:
+		if x.Default != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"default\":"...)
+			b = jsonx.AppendInt(b, int64(*x.Default))
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *IntegerPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Title != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"title\":"...)
@@ -7904,7 +14217,7 @@ func (x *IntegerPropertySchema) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *IntegerPropertySchema) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -7933,11 +14246,13 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -7945,6 +14260,7 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "terminalId":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeTerminalID(v)
 			if err != nil {
@@ -7952,6 +14268,7 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.TerminalID = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -7963,9 +14280,12 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7977,12 +14297,103 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("terminalId")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *KillTerminalRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexKillTerminalRequest maps a member name to its index in KillTerminalRequest, or -1.
+func memberIndexKillTerminalRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *KillTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminalId\":"...)
+		b = jsonx.AppendString(b, string(x.TerminalID))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *KillTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *KillTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -8003,7 +14414,7 @@ func (x *KillTerminalRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *KillTerminalRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8032,10 +14443,12 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8047,20 +14460,102 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *KillTerminalResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexKillTerminalResponse maps a member name to its index in KillTerminalResponse, or -1.
+func memberIndexKillTerminalResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *KillTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *KillTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *KillTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -8075,7 +14570,7 @@ func (x *KillTerminalResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *KillTerminalResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8104,10 +14599,12 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "cwd":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Cwd = nil
 				continue
@@ -8118,6 +14615,7 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 			}
 			x.Cwd = &t
 		case "cursor":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Cursor = nil
 				continue
@@ -8128,6 +14626,7 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 			}
 			x.Cursor = &t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8139,20 +14638,124 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Cwd != nil {
+			present |= 1 << 0
+		}
+		if x.Cursor != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ListSessionsRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexListSessionsRequest maps a member name to its index in ListSessionsRequest, or -1.
+func memberIndexListSessionsRequest(key []byte) int {
+	switch string(key) {
+	case "cwd":
+		return 0
+	case "cursor":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Cwd != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"cwd\":"...)
+			b = jsonx.AppendString(b, string(*x.Cwd))
+		}
+	case 1:
+		if x.Cursor != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"cursor\":"...)
+			b = jsonx.AppendString(b, string(*x.Cursor))
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ListSessionsRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Cwd != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"cwd\":"...)
@@ -8177,7 +14780,7 @@ func (x *ListSessionsRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ListSessionsRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8206,11 +14809,13 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessions":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeSessionInfo)
 			if err != nil {
@@ -8219,6 +14824,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			}
 			x.Sessions = t
 		case "nextCursor":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.NextCursor = nil
 				continue
@@ -8230,6 +14836,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			}
 			x.NextCursor = &t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8241,9 +14848,12 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -8252,12 +14862,110 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessions")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.NextCursor != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsResponse), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ListSessionsResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexListSessionsResponse maps a member name to its index in ListSessionsResponse, or -1.
+func memberIndexListSessionsResponse(key []byte) int {
+	switch string(key) {
+	case "sessions":
+		return 0
+	case "nextCursor":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessions\":"...)
+		if b, err = jsonx.EncList(b, x.Sessions, appendSessionInfo); err != nil {
+			return b, jsonx.AtField(err, "sessions")
+		}
+	case 1:
+		if x.NextCursor != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"nextCursor\":"...)
+			b = jsonx.AppendString(b, string(*x.NextCursor))
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ListSessionsResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessions\":"...)
 	if b, err = jsonx.EncList(b, x.Sessions, appendSessionInfo); err != nil {
@@ -8282,7 +14990,7 @@ func (x *ListSessionsResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ListSessionsResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8311,11 +15019,13 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "mcpServers":
+			ord.Known(0)
 			seen |= 1 << 0
 			if jsonx.IsNull(v) {
 				x.McpServers = []McpServer{}
@@ -8327,6 +15037,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.McpServers = t
 		case "cwd":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -8334,6 +15045,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Cwd = t
 		case "additionalDirectories":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.AdditionalDirectories = []string{}
 				continue
@@ -8344,6 +15056,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.AdditionalDirectories = t
 		case "sessionId":
+			ord.Known(3)
 			seen |= 1 << 3
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -8351,6 +15064,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "_meta":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8362,9 +15076,12 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -8379,12 +15096,124 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<3) == 0 {
 		return jsonx.Missing("sessionId")
 	}
+	if ord.Disordered() {
+		present := uint64(11)
+		if x.AdditionalDirectories != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 4
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionRequest), present, 5))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *LoadSessionRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexLoadSessionRequest maps a member name to its index in LoadSessionRequest, or -1.
+func memberIndexLoadSessionRequest(key []byte) int {
+	switch string(key) {
+	case "mcpServers":
+		return 0
+	case "cwd":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "sessionId":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"mcpServers\":"...)
+		if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
+			return b, jsonx.AtField(err, "mcpServers")
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"cwd\":"...)
+		b = jsonx.AppendString(b, string(x.Cwd))
+	case 2:
+		if x.AdditionalDirectories != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"additionalDirectories\":"...)
+			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "additionalDirectories")
+			}
+		}
+	case 3:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *LoadSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *LoadSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"mcpServers\":"...)
 	if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
@@ -8417,7 +15246,7 @@ func (x *LoadSessionRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *LoadSessionRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8446,10 +15275,12 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "modes":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Modes = nil
 				continue
@@ -8461,6 +15292,7 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Modes = p
 		case "configOptions":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
 				continue
@@ -8472,6 +15304,7 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.ConfigOptions = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8483,20 +15316,128 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Modes != nil {
+			present |= 1 << 0
+		}
+		if x.ConfigOptions != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionResponse), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *LoadSessionResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexLoadSessionResponse maps a member name to its index in LoadSessionResponse, or -1.
+func memberIndexLoadSessionResponse(key []byte) int {
+	switch string(key) {
+	case "modes":
+		return 0
+	case "configOptions":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Modes != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"modes\":"...)
+			if b, err = (x.Modes).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "modes")
+			}
+		}
+	case 1:
+		if x.ConfigOptions != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"configOptions\":"...)
+			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
+				return b, jsonx.AtField(err, "configOptions")
+			}
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *LoadSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *LoadSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Modes != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"modes\":"...)
@@ -8525,7 +15466,7 @@ func (x *LoadSessionResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *LoadSessionResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8554,10 +15495,12 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8569,20 +15512,102 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *LogoutCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexLogoutCapabilities maps a member name to its index in LogoutCapabilities, or -1.
+func memberIndexLogoutCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *LogoutCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *LogoutCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *LogoutCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -8597,7 +15622,7 @@ func (x *LogoutCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *LogoutCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8626,10 +15651,12 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8641,20 +15668,102 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutRequest), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *LogoutRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexLogoutRequest maps a member name to its index in LogoutRequest, or -1.
+func memberIndexLogoutRequest(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *LogoutRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *LogoutRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *LogoutRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -8669,7 +15778,7 @@ func (x *LogoutRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *LogoutRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8698,10 +15807,12 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8713,20 +15824,102 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *LogoutResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexLogoutResponse maps a member name to its index in LogoutResponse, or -1.
+func memberIndexLogoutResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *LogoutResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *LogoutResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *LogoutResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -8741,7 +15934,7 @@ func (x *LogoutResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *LogoutResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8770,11 +15963,13 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "http":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -8783,6 +15978,7 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.HTTP = t
 		case "sse":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -8791,6 +15987,7 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.SSE = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8802,9 +15999,12 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -8816,12 +16016,103 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		x.SSE = false
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpCapabilities), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *McpCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexMcpCapabilities maps a member name to its index in McpCapabilities, or -1.
+func memberIndexMcpCapabilities(key []byte) int {
+	switch string(key) {
+	case "http":
+		return 0
+	case "sse":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"http\":"...)
+		b = jsonx.AppendBool(b, bool(x.HTTP))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sse\":"...)
+		b = jsonx.AppendBool(b, bool(x.SSE))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *McpCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"http\":"...)
 	b = jsonx.AppendBool(b, bool(x.HTTP))
@@ -8842,7 +16133,7 @@ func (x *McpCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *McpCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -8906,8 +16197,8 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"http\""...)
-		b, err := v.appendMembers(b)
+		b = append(b, '{')
+		b, err := v.appendMembers(b, "\"type\":\"http\"")
 		if err != nil {
 			return b, err
 		}
@@ -8916,8 +16207,8 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"sse\""...)
-		b, err := v.appendMembers(b)
+		b = append(b, '{')
+		b, err := v.appendMembers(b, "\"type\":\"sse\"")
 		if err != nil {
 			return b, err
 		}
@@ -8926,8 +16217,8 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{"...)
-		b, err := v.appendMembers(b)
+		b = append(b, '{')
+		b, err := v.appendMembers(b, "")
 		if err != nil {
 			return b, err
 		}
@@ -8956,11 +16247,13 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -8968,6 +16261,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "url":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -8975,6 +16269,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 			}
 			x.URL = t
 		case "headers":
+			ord.Known(2)
 			seen |= 1 << 2
 			if jsonx.IsNull(v) {
 				x.Headers = []HTTPHeader{}
@@ -8986,6 +16281,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 			}
 			x.Headers = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -8997,9 +16293,12 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9014,12 +16313,111 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("headers")
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerHTTP), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *McpServerHTTP) appendMembers(b []byte) ([]byte, error) {
+// memberIndexMcpServerHTTP maps a member name to its index in McpServerHTTP, or -1.
+func memberIndexMcpServerHTTP(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "url":
+		return 1
+	case "headers":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"url\":"...)
+		b = jsonx.AppendString(b, string(x.URL))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"headers\":"...)
+		if b, err = jsonx.EncList(b, x.Headers, appendHTTPHeader); err != nil {
+			return b, jsonx.AtField(err, "headers")
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *McpServerHTTP) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"name\":"...)
 	b = jsonx.AppendString(b, string(x.Name))
@@ -9045,7 +16443,7 @@ func (x *McpServerHTTP) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *McpServerHTTP) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -9081,11 +16479,13 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -9093,6 +16493,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "url":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -9100,6 +16501,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 			}
 			x.URL = t
 		case "headers":
+			ord.Known(2)
 			seen |= 1 << 2
 			if jsonx.IsNull(v) {
 				x.Headers = []HTTPHeader{}
@@ -9111,6 +16513,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 			}
 			x.Headers = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -9122,9 +16525,12 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9139,12 +16545,111 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("headers")
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerSSE), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *McpServerSSE) appendMembers(b []byte) ([]byte, error) {
+// memberIndexMcpServerSSE maps a member name to its index in McpServerSSE, or -1.
+func memberIndexMcpServerSSE(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "url":
+		return 1
+	case "headers":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *McpServerSSE) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"url\":"...)
+		b = jsonx.AppendString(b, string(x.URL))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"headers\":"...)
+		if b, err = jsonx.EncList(b, x.Headers, appendHTTPHeader); err != nil {
+			return b, jsonx.AtField(err, "headers")
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *McpServerSSE) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *McpServerSSE) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"name\":"...)
 	b = jsonx.AppendString(b, string(x.Name))
@@ -9170,7 +16675,7 @@ func (x *McpServerSSE) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *McpServerSSE) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -9206,11 +16711,13 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -9218,6 +16725,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "command":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -9225,6 +16733,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 			}
 			x.Command = t
 		case "args":
+			ord.Known(2)
 			seen |= 1 << 2
 			if jsonx.IsNull(v) {
 				x.Args = []string{}
@@ -9236,6 +16745,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 			}
 			x.Args = t
 		case "env":
+			ord.Known(3)
 			seen |= 1 << 3
 			if jsonx.IsNull(v) {
 				x.Env = []EnvVariable{}
@@ -9247,6 +16757,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 			}
 			x.Env = t
 		case "_meta":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -9258,9 +16769,12 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9278,12 +16792,119 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 	if seen&(1<<3) == 0 {
 		return jsonx.Missing("env")
 	}
+	if ord.Disordered() {
+		present := uint64(15)
+		if x.Meta != nil {
+			present |= 1 << 4
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerStdio), present, 5))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *McpServerStdio) appendMembers(b []byte) ([]byte, error) {
+// memberIndexMcpServerStdio maps a member name to its index in McpServerStdio, or -1.
+func memberIndexMcpServerStdio(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "command":
+		return 1
+	case "args":
+		return 2
+	case "env":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"command\":"...)
+		b = jsonx.AppendString(b, string(x.Command))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"args\":"...)
+		if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
+			return b, jsonx.AtField(err, "args")
+		}
+	case 3:
+		b = jsonx.Sep(b)
+		b = append(b, "\"env\":"...)
+		if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
+			return b, jsonx.AtField(err, "env")
+		}
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *McpServerStdio) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"name\":"...)
 	b = jsonx.AppendString(b, string(x.Name))
@@ -9314,7 +16935,7 @@ func (x *McpServerStdio) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *McpServerStdio) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -9397,8 +17018,8 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"string\""...)
-		b, err := (*StringMultiSelectItems)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*StringMultiSelectItems)(v).appendMembers(b, "\"type\":\"string\"")
 		if err != nil {
 			return b, err
 		}
@@ -9407,8 +17028,8 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{"...)
-		b, err := (*TitledMultiSelectItems)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*TitledMultiSelectItems)(v).appendMembers(b, "")
 		if err != nil {
 			return b, err
 		}
@@ -9499,11 +17120,13 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -9515,6 +17138,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "description":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -9526,6 +17150,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "minItems":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.MinItems = nil
 				continue
@@ -9536,6 +17161,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.MinItems = &t
 		case "maxItems":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.MaxItems = nil
 				continue
@@ -9546,6 +17172,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.MaxItems = &t
 		case "items":
+			ord.Known(4)
 			seen |= 1 << 4
 			t, err := decodeMultiSelectItems(v)
 			if err != nil {
@@ -9553,6 +17180,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Items = t
 		case "default":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Default = nil
 				continue
@@ -9564,6 +17192,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Default = t
 		case "_meta":
+			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -9575,9 +17204,12 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9586,12 +17218,159 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 	if seen&(1<<4) == 0 {
 		return jsonx.Missing("items")
 	}
+	if ord.Disordered() {
+		present := uint64(16)
+		if x.Title != nil {
+			present |= 1 << 0
+		}
+		if x.Description != nil {
+			present |= 1 << 1
+		}
+		if x.MinItems != nil {
+			present |= 1 << 2
+		}
+		if x.MaxItems != nil {
+			present |= 1 << 3
+		}
+		if x.Default != nil {
+			present |= 1 << 5
+		}
+		if x.Meta != nil {
+			present |= 1 << 6
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMultiSelectPropertySchema), present, 7))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *MultiSelectPropertySchema) appendMembers(b []byte) ([]byte, error) {
+// memberIndexMultiSelectPropertySchema maps a member name to its index in MultiSelectPropertySchema, or -1.
+func memberIndexMultiSelectPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minItems":
+		return 2
+	case "maxItems":
+		return 3
+	case "items":
+		return 4
+	case "default":
+		return 5
+	case "_meta":
+		return 6
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 1:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 2:
+		if x.MinItems != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"minItems\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.MinItems))
+		}
+	case 3:
+		if x.MaxItems != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"maxItems\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.MaxItems))
+		}
+	case 4:
+		if x.Items == nil {
+			return b, jsonx.EncodeError("items", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"items\":"...)
+		if b, err = appendMultiSelectItems(b, x.Items); err != nil {
+			return b, jsonx.AtField(err, "items")
+		}
+	case 5:
+		if x.Default != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"default\":"...)
+			if b, err = jsonx.EncList(b, x.Default, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "default")
+			}
+		}
+	case 6:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *MultiSelectPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 7; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Title != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"title\":"...)
@@ -9641,7 +17420,7 @@ func (x *MultiSelectPropertySchema) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *MultiSelectPropertySchema) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -9670,11 +17449,13 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "cwd":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -9682,6 +17463,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Cwd = t
 		case "additionalDirectories":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.AdditionalDirectories = []string{}
 				continue
@@ -9692,6 +17474,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.AdditionalDirectories = t
 		case "mcpServers":
+			ord.Known(2)
 			seen |= 1 << 2
 			if jsonx.IsNull(v) {
 				x.McpServers = []McpServer{}
@@ -9703,6 +17486,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.McpServers = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -9714,9 +17498,12 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9728,12 +17515,118 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("mcpServers")
 	}
+	if ord.Disordered() {
+		present := uint64(5)
+		if x.AdditionalDirectories != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionRequest), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *NewSessionRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexNewSessionRequest maps a member name to its index in NewSessionRequest, or -1.
+func memberIndexNewSessionRequest(key []byte) int {
+	switch string(key) {
+	case "cwd":
+		return 0
+	case "additionalDirectories":
+		return 1
+	case "mcpServers":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"cwd\":"...)
+		b = jsonx.AppendString(b, string(x.Cwd))
+	case 1:
+		if x.AdditionalDirectories != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"additionalDirectories\":"...)
+			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "additionalDirectories")
+			}
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"mcpServers\":"...)
+		if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
+			return b, jsonx.AtField(err, "mcpServers")
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *NewSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"cwd\":"...)
 	b = jsonx.AppendString(b, string(x.Cwd))
@@ -9763,7 +17656,7 @@ func (x *NewSessionRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *NewSessionRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -9792,11 +17685,13 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -9804,6 +17699,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "modes":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Modes = nil
 				continue
@@ -9815,6 +17711,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Modes = p
 		case "configOptions":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
 				continue
@@ -9826,6 +17723,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.ConfigOptions = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -9837,9 +17735,12 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9848,12 +17749,123 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Modes != nil {
+			present |= 1 << 1
+		}
+		if x.ConfigOptions != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionResponse), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *NewSessionResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexNewSessionResponse maps a member name to its index in NewSessionResponse, or -1.
+func memberIndexNewSessionResponse(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "modes":
+		return 1
+	case "configOptions":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		if x.Modes != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"modes\":"...)
+			if b, err = (x.Modes).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "modes")
+			}
+		}
+	case 2:
+		if x.ConfigOptions != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"configOptions\":"...)
+			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
+				return b, jsonx.AtField(err, "configOptions")
+			}
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *NewSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -9885,7 +17897,7 @@ func (x *NewSessionResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *NewSessionResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -9914,11 +17926,13 @@ func (x *Notice) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "severity":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeNoticeSeverity(v)
 			if err != nil {
@@ -9926,6 +17940,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			}
 			x.Severity = t
 		case "title":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err == nil {
@@ -9936,6 +17951,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			}
 			x.Title = t
 		case "description":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -9947,6 +17963,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -9958,9 +17975,12 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9972,12 +17992,114 @@ func (x *Notice) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("title")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Description != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNotice), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Notice) appendMembers(b []byte) ([]byte, error) {
+// memberIndexNotice maps a member name to its index in Notice, or -1.
+func memberIndexNotice(key []byte) int {
+	switch string(key) {
+	case "severity":
+		return 0
+	case "title":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"severity\":"...)
+		b = jsonx.AppendString(b, string(x.Severity))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"title\":"...)
+		b = jsonx.AppendString(b, string(x.Title))
+	case 2:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Notice) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"severity\":"...)
 	b = jsonx.AppendString(b, string(x.Severity))
@@ -10003,7 +18125,7 @@ func (x *Notice) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Notice) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10032,22 +18154,89 @@ func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNoticeCapabilities), present, 0))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *NoticeCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexNoticeCapabilities maps a member name to its index in NoticeCapabilities, or -1.
+func memberIndexNoticeCapabilities(key []byte) int {
+	switch string(key) {
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *NoticeCapabilities) appendField(b []byte, i int) ([]byte, error) {
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *NoticeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 0; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *NoticeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -10055,7 +18244,7 @@ func (x *NoticeCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *NoticeCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10084,10 +18273,12 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -10099,6 +18290,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "description":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -10110,6 +18302,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "minimum":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Minimum = nil
 				continue
@@ -10120,6 +18313,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Minimum = &t
 		case "maximum":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Maximum = nil
 				continue
@@ -10130,6 +18324,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Maximum = &t
 		case "default":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Default = nil
 				continue
@@ -10141,6 +18336,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Default = &t
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10152,20 +18348,163 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Title != nil {
+			present |= 1 << 0
+		}
+		if x.Description != nil {
+			present |= 1 << 1
+		}
+		if x.Minimum != nil {
+			present |= 1 << 2
+		}
+		if x.Maximum != nil {
+			present |= 1 << 3
+		}
+		if x.Default != nil {
+			present |= 1 << 4
+		}
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNumberPropertySchema), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *NumberPropertySchema) appendMembers(b []byte) ([]byte, error) {
+// memberIndexNumberPropertySchema maps a member name to its index in NumberPropertySchema, or -1.
+func memberIndexNumberPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minimum":
+		return 2
+	case "maximum":
+		return 3
+	case "default":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 1:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 2:
+		if x.Minimum != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"minimum\":"...)
+			if b, err = jsonx.EncFloat(b, *x.Minimum); err != nil {
+				return b, jsonx.AtField(err, "minimum")
+			}
+		}
+	case 3:
+		if x.Maximum != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"maximum\":"...)
+			if b, err = jsonx.EncFloat(b, *x.Maximum); err != nil {
+				return b, jsonx.AtField(err, "maximum")
+			}
+		}
+	case 4:
+		if x.Default != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"default\":"...)
+			if b, err = jsonx.EncFloat(b, *x.Default); err != nil {
+				return b, jsonx.AtField(err, "default")
+			}
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *NumberPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Title != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"title\":"...)
@@ -10211,7 +18550,7 @@ func (x *NumberPropertySchema) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *NumberPropertySchema) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10240,11 +18579,13 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "optionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodePermissionOptionID(v)
 			if err != nil {
@@ -10252,6 +18593,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 			}
 			x.OptionID = t
 		case "name":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -10259,6 +18601,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "kind":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := decodePermissionOptionKind(v)
 			if err != nil {
@@ -10266,6 +18609,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 			}
 			x.Kind = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10277,9 +18621,12 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10294,12 +18641,109 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("kind")
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPermissionOption), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *PermissionOption) appendMembers(b []byte) ([]byte, error) {
+// memberIndexPermissionOption maps a member name to its index in PermissionOption, or -1.
+func memberIndexPermissionOption(key []byte) int {
+	switch string(key) {
+	case "optionId":
+		return 0
+	case "name":
+		return 1
+	case "kind":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"optionId\":"...)
+		b = jsonx.AppendString(b, string(x.OptionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"kind\":"...)
+		b = jsonx.AppendString(b, string(x.Kind))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *PermissionOption) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"optionId\":"...)
 	b = jsonx.AppendString(b, string(x.OptionID))
@@ -10323,7 +18767,7 @@ func (x *PermissionOption) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *PermissionOption) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10364,11 +18808,13 @@ func (x *Plan) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "entries":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodePlanEntry)
 			if err != nil {
@@ -10377,6 +18823,7 @@ func (x *Plan) decode(data []byte, skip []string) error {
 			}
 			x.Entries = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10388,9 +18835,12 @@ func (x *Plan) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10399,12 +18849,99 @@ func (x *Plan) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("entries")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlan), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Plan) appendMembers(b []byte) ([]byte, error) {
+// memberIndexPlan maps a member name to its index in Plan, or -1.
+func memberIndexPlan(key []byte) int {
+	switch string(key) {
+	case "entries":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Plan) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"entries\":"...)
+		if b, err = jsonx.EncList(b, x.Entries, appendPlanEntry); err != nil {
+			return b, jsonx.AtField(err, "entries")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Plan) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Plan) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"entries\":"...)
 	if b, err = jsonx.EncList(b, x.Entries, appendPlanEntry); err != nil {
@@ -10424,7 +18961,7 @@ func (x *Plan) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Plan) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10453,11 +18990,13 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -10465,6 +19004,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "priority":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodePlanEntryPriority(v)
 			if err != nil {
@@ -10472,6 +19012,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 			}
 			x.Priority = t
 		case "status":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := decodePlanEntryStatus(v)
 			if err != nil {
@@ -10479,6 +19020,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 			}
 			x.Status = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10490,9 +19032,12 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10507,12 +19052,109 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("status")
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanEntry), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *PlanEntry) appendMembers(b []byte) ([]byte, error) {
+// memberIndexPlanEntry maps a member name to its index in PlanEntry, or -1.
+func memberIndexPlanEntry(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "priority":
+		return 1
+	case "status":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"content\":"...)
+		b = jsonx.AppendString(b, string(x.Content))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"priority\":"...)
+		b = jsonx.AppendString(b, string(x.Priority))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"status\":"...)
+		b = jsonx.AppendString(b, string(x.Status))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *PlanEntry) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"content\":"...)
 	b = jsonx.AppendString(b, string(x.Content))
@@ -10536,7 +19178,7 @@ func (x *PlanEntry) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *PlanEntry) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10589,11 +19231,13 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "image":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -10602,6 +19246,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Image = t
 		case "audio":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -10610,6 +19255,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Audio = t
 		case "embeddedContext":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -10618,6 +19264,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.EmbeddedContext = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10629,9 +19276,12 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10646,12 +19296,109 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		x.EmbeddedContext = false
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptCapabilities), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *PromptCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexPromptCapabilities maps a member name to its index in PromptCapabilities, or -1.
+func memberIndexPromptCapabilities(key []byte) int {
+	switch string(key) {
+	case "image":
+		return 0
+	case "audio":
+		return 1
+	case "embeddedContext":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"image\":"...)
+		b = jsonx.AppendBool(b, bool(x.Image))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"audio\":"...)
+		b = jsonx.AppendBool(b, bool(x.Audio))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"embeddedContext\":"...)
+		b = jsonx.AppendBool(b, bool(x.EmbeddedContext))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *PromptCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"image\":"...)
 	b = jsonx.AppendBool(b, bool(x.Image))
@@ -10675,7 +19422,7 @@ func (x *PromptCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *PromptCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10704,11 +19451,13 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -10716,6 +19465,7 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "prompt":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.List(v, false, decodeContentBlock)
 			if err != nil {
@@ -10723,6 +19473,7 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 			}
 			x.Prompt = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10734,9 +19485,12 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10748,12 +19502,105 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("prompt")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *PromptRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexPromptRequest maps a member name to its index in PromptRequest, or -1.
+func memberIndexPromptRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "prompt":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"prompt\":"...)
+		if b, err = jsonx.EncList(b, x.Prompt, appendContentBlock); err != nil {
+			return b, jsonx.AtField(err, "prompt")
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *PromptRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -10776,7 +19623,7 @@ func (x *PromptRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *PromptRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10805,11 +19652,13 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "stopReason":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeStopReason(v)
 			if err != nil {
@@ -10817,6 +19666,7 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 			}
 			x.StopReason = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10828,9 +19678,12 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10839,12 +19692,97 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("stopReason")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptResponse), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *PromptResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexPromptResponse maps a member name to its index in PromptResponse, or -1.
+func memberIndexPromptResponse(key []byte) int {
+	switch string(key) {
+	case "stopReason":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"stopReason\":"...)
+		b = jsonx.AppendString(b, string(x.StopReason))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *PromptResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"stopReason\":"...)
 	b = jsonx.AppendString(b, string(x.StopReason))
@@ -10862,7 +19800,7 @@ func (x *PromptResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *PromptResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -10891,11 +19829,13 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -10903,6 +19843,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "path":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -10910,6 +19851,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.Path = t
 		case "line":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Line = nil
 				continue
@@ -10920,6 +19862,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.Line = &t
 		case "limit":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Limit = nil
 				continue
@@ -10930,6 +19873,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.Limit = &t
 		case "_meta":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -10941,9 +19885,12 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10955,12 +19902,125 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("path")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Line != nil {
+			present |= 1 << 2
+		}
+		if x.Limit != nil {
+			present |= 1 << 3
+		}
+		if x.Meta != nil {
+			present |= 1 << 4
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileRequest), present, 5))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ReadTextFileRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexReadTextFileRequest maps a member name to its index in ReadTextFileRequest, or -1.
+func memberIndexReadTextFileRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "path":
+		return 1
+	case "line":
+		return 2
+	case "limit":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ReadTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"path\":"...)
+		b = jsonx.AppendString(b, string(x.Path))
+	case 2:
+		if x.Line != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"line\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.Line))
+		}
+	case 3:
+		if x.Limit != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"limit\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.Limit))
+		}
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ReadTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ReadTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -10991,7 +20051,7 @@ func (x *ReadTextFileRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ReadTextFileRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11020,11 +20080,13 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -11032,6 +20094,7 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -11043,9 +20106,12 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11054,12 +20120,97 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("content")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileResponse), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ReadTextFileResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexReadTextFileResponse maps a member name to its index in ReadTextFileResponse, or -1.
+func memberIndexReadTextFileResponse(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ReadTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"content\":"...)
+		b = jsonx.AppendString(b, string(x.Content))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ReadTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ReadTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"content\":"...)
 	b = jsonx.AppendString(b, string(x.Content))
@@ -11077,7 +20228,7 @@ func (x *ReadTextFileResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ReadTextFileResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11106,11 +20257,13 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -11118,6 +20271,7 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "terminalId":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeTerminalID(v)
 			if err != nil {
@@ -11125,6 +20279,7 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.TerminalID = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -11136,9 +20291,12 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11150,12 +20308,103 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("terminalId")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ReleaseTerminalRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexReleaseTerminalRequest maps a member name to its index in ReleaseTerminalRequest, or -1.
+func memberIndexReleaseTerminalRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ReleaseTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminalId\":"...)
+		b = jsonx.AppendString(b, string(x.TerminalID))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ReleaseTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ReleaseTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -11176,7 +20425,7 @@ func (x *ReleaseTerminalRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ReleaseTerminalRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11205,10 +20454,12 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -11220,20 +20471,102 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ReleaseTerminalResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexReleaseTerminalResponse maps a member name to its index in ReleaseTerminalResponse, or -1.
+func memberIndexReleaseTerminalResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ReleaseTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ReleaseTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ReleaseTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -11248,7 +20581,7 @@ func (x *ReleaseTerminalResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ReleaseTerminalResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11373,8 +20706,8 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"outcome\":\"cancelled\""...)
-		b, err := v.appendMembers(b)
+		b = append(b, '{')
+		b, err := v.appendMembers(b, "\"outcome\":\"cancelled\"")
 		if err != nil {
 			return b, err
 		}
@@ -11383,8 +20716,8 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"outcome\":\"selected\""...)
-		b, err := (*SelectedPermissionOutcome)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*SelectedPermissionOutcome)(v).appendMembers(b, "\"outcome\":\"selected\"")
 		if err != nil {
 			return b, err
 		}
@@ -11413,22 +20746,89 @@ func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) e
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionOutcomeCancelled), present, 0))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *RequestPermissionOutcomeCancelled) appendMembers(b []byte) ([]byte, error) {
+// memberIndexRequestPermissionOutcomeCancelled maps a member name to its index in RequestPermissionOutcomeCancelled, or -1.
+func memberIndexRequestPermissionOutcomeCancelled(key []byte) int {
+	switch string(key) {
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *RequestPermissionOutcomeCancelled) appendField(b []byte, i int) ([]byte, error) {
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *RequestPermissionOutcomeCancelled) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 0; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *RequestPermissionOutcomeCancelled) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -11436,7 +20836,7 @@ func (x *RequestPermissionOutcomeCancelled) appendMembers(b []byte) ([]byte, err
 // appendJSON appends x as a JSON object.
 func (x *RequestPermissionOutcomeCancelled) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11512,11 +20912,13 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -11524,11 +20926,13 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "toolCall":
+			ord.Known(1)
 			seen |= 1 << 1
 			if err := x.ToolCall.decode(v, nil); err != nil {
 				return jsonx.AtField(err, "toolCall")
 			}
 		case "options":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.List(v, false, decodePermissionOption)
 			if err != nil {
@@ -11536,6 +20940,7 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Options = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -11547,9 +20952,12 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11564,12 +20972,113 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("options")
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionRequest), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *RequestPermissionRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexRequestPermissionRequest maps a member name to its index in RequestPermissionRequest, or -1.
+func memberIndexRequestPermissionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "toolCall":
+		return 1
+	case "options":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"toolCall\":"...)
+		if b, err = (x.ToolCall).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "toolCall")
+		}
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"options\":"...)
+		if b, err = jsonx.EncList(b, x.Options, appendPermissionOption); err != nil {
+			return b, jsonx.AtField(err, "options")
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *RequestPermissionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -11597,7 +21106,7 @@ func (x *RequestPermissionRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *RequestPermissionRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11626,11 +21135,13 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "outcome":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeRequestPermissionOutcome(v)
 			if err != nil {
@@ -11638,6 +21149,7 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Outcome = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -11649,9 +21161,12 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11660,12 +21175,102 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("outcome")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionResponse), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *RequestPermissionResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexRequestPermissionResponse maps a member name to its index in RequestPermissionResponse, or -1.
+func memberIndexRequestPermissionResponse(key []byte) int {
+	switch string(key) {
+	case "outcome":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Outcome == nil {
+			return b, jsonx.EncodeError("outcome", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"outcome\":"...)
+		if b, err = appendRequestPermissionOutcome(b, x.Outcome); err != nil {
+			return b, jsonx.AtField(err, "outcome")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *RequestPermissionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Outcome == nil {
 		return b, jsonx.EncodeError("outcome", "required union value is nil")
 	}
@@ -11688,7 +21293,7 @@ func (x *RequestPermissionResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *RequestPermissionResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11717,11 +21322,13 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
 				continue
@@ -11733,6 +21340,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.Annotations = p
 		case "description":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -11744,6 +21352,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "mimeType":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.MimeType = nil
 				continue
@@ -11755,6 +21364,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.MimeType = &t
 		case "name":
+			ord.Known(3)
 			seen |= 1 << 3
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -11762,6 +21372,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "size":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Size = nil
 				continue
@@ -11773,6 +21384,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.Size = &t
 		case "title":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -11784,6 +21396,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "uri":
+			ord.Known(6)
 			seen |= 1 << 6
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -11791,6 +21404,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.URI = t
 		case "_meta":
+			ord.Known(7)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -11802,9 +21416,12 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11816,12 +21433,160 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 	if seen&(1<<6) == 0 {
 		return jsonx.Missing("uri")
 	}
+	if ord.Disordered() {
+		present := uint64(72)
+		if x.Annotations != nil {
+			present |= 1 << 0
+		}
+		if x.Description != nil {
+			present |= 1 << 1
+		}
+		if x.MimeType != nil {
+			present |= 1 << 2
+		}
+		if x.Size != nil {
+			present |= 1 << 4
+		}
+		if x.Title != nil {
+			present |= 1 << 5
+		}
+		if x.Meta != nil {
+			present |= 1 << 7
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResourceLink), present, 8))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ResourceLink) appendMembers(b []byte) ([]byte, error) {
+// memberIndexResourceLink maps a member name to its index in ResourceLink, or -1.
+func memberIndexResourceLink(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "description":
+		return 1
+	case "mimeType":
+		return 2
+	case "name":
+		return 3
+	case "size":
+		return 4
+	case "title":
+		return 5
+	case "uri":
+		return 6
+	case "_meta":
+		return 7
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Annotations != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"annotations\":"...)
+			if b, err = (x.Annotations).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "annotations")
+			}
+		}
+	case 1:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 2:
+		if x.MimeType != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"mimeType\":"...)
+			b = jsonx.AppendString(b, string(*x.MimeType))
+		}
+	case 3:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 4:
+		if x.Size != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"size\":"...)
+			b = jsonx.AppendInt(b, int64(*x.Size))
+		}
+	case 5:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 6:
+		b = jsonx.Sep(b)
+		b = append(b, "\"uri\":"...)
+		b = jsonx.AppendString(b, string(x.URI))
+	case 7:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ResourceLink) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 8; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Annotations != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"annotations\":"...)
@@ -11869,7 +21634,7 @@ func (x *ResourceLink) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ResourceLink) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -11898,11 +21663,13 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -11910,6 +21677,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "cwd":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -11917,6 +21685,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Cwd = t
 		case "additionalDirectories":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.AdditionalDirectories = []string{}
 				continue
@@ -11927,6 +21696,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.AdditionalDirectories = t
 		case "mcpServers":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.McpServers = []McpServer{}
 				continue
@@ -11937,6 +21707,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.McpServers = t
 		case "_meta":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -11948,9 +21719,12 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11962,12 +21736,129 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("cwd")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.AdditionalDirectories != nil {
+			present |= 1 << 2
+		}
+		if x.McpServers != nil {
+			present |= 1 << 3
+		}
+		if x.Meta != nil {
+			present |= 1 << 4
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionRequest), present, 5))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ResumeSessionRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexResumeSessionRequest maps a member name to its index in ResumeSessionRequest, or -1.
+func memberIndexResumeSessionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "cwd":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "mcpServers":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"cwd\":"...)
+		b = jsonx.AppendString(b, string(x.Cwd))
+	case 2:
+		if x.AdditionalDirectories != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"additionalDirectories\":"...)
+			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "additionalDirectories")
+			}
+		}
+	case 3:
+		if x.McpServers != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"mcpServers\":"...)
+			if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
+				return b, jsonx.AtField(err, "mcpServers")
+			}
+		}
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ResumeSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -12002,7 +21893,7 @@ func (x *ResumeSessionRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ResumeSessionRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12031,10 +21922,12 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "modes":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Modes = nil
 				continue
@@ -12046,6 +21939,7 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Modes = p
 		case "configOptions":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
 				continue
@@ -12057,6 +21951,7 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.ConfigOptions = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -12068,20 +21963,128 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Modes != nil {
+			present |= 1 << 0
+		}
+		if x.ConfigOptions != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionResponse), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ResumeSessionResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexResumeSessionResponse maps a member name to its index in ResumeSessionResponse, or -1.
+func memberIndexResumeSessionResponse(key []byte) int {
+	switch string(key) {
+	case "modes":
+		return 0
+	case "configOptions":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Modes != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"modes\":"...)
+			if b, err = (x.Modes).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "modes")
+			}
+		}
+	case 1:
+		if x.ConfigOptions != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"configOptions\":"...)
+			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
+				return b, jsonx.AtField(err, "configOptions")
+			}
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ResumeSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Modes != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"modes\":"...)
@@ -12110,7 +22113,7 @@ func (x *ResumeSessionResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ResumeSessionResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12151,11 +22154,13 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "optionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodePermissionOptionID(v)
 			if err != nil {
@@ -12163,6 +22168,7 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 			}
 			x.OptionID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -12174,9 +22180,12 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12185,12 +22194,97 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("optionId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSelectedPermissionOutcome), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SelectedPermissionOutcome) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSelectedPermissionOutcome maps a member name to its index in SelectedPermissionOutcome, or -1.
+func memberIndexSelectedPermissionOutcome(key []byte) int {
+	switch string(key) {
+	case "optionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"optionId\":"...)
+		b = jsonx.AppendString(b, string(x.OptionID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SelectedPermissionOutcome) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"optionId\":"...)
 	b = jsonx.AppendString(b, string(x.OptionID))
@@ -12208,7 +22302,7 @@ func (x *SelectedPermissionOutcome) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SelectedPermissionOutcome) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12237,10 +22331,12 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -12252,20 +22348,102 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionAdditionalDirectoriesCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionAdditionalDirectoriesCapabilities maps a member name to its index in SessionAdditionalDirectoriesCapabilities, or -1.
+func memberIndexSessionAdditionalDirectoriesCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionAdditionalDirectoriesCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -12280,7 +22458,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte) ([]by
 // appendJSON appends x as a JSON object.
 func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12309,10 +22487,12 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "list":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.List = nil
 				continue
@@ -12324,6 +22504,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.List = p
 		case "delete":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Delete = nil
 				continue
@@ -12335,6 +22516,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Delete = p
 		case "additionalDirectories":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.AdditionalDirectories = nil
 				continue
@@ -12346,6 +22528,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.AdditionalDirectories = p
 		case "resume":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Resume = nil
 				continue
@@ -12357,6 +22540,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Resume = p
 		case "close":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Close = nil
 				continue
@@ -12368,6 +22552,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Close = p
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -12379,20 +22564,167 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.List != nil {
+			present |= 1 << 0
+		}
+		if x.Delete != nil {
+			present |= 1 << 1
+		}
+		if x.AdditionalDirectories != nil {
+			present |= 1 << 2
+		}
+		if x.Resume != nil {
+			present |= 1 << 3
+		}
+		if x.Close != nil {
+			present |= 1 << 4
+		}
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCapabilities), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionCapabilities maps a member name to its index in SessionCapabilities, or -1.
+func memberIndexSessionCapabilities(key []byte) int {
+	switch string(key) {
+	case "list":
+		return 0
+	case "delete":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "resume":
+		return 3
+	case "close":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.List != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"list\":"...)
+			if b, err = (x.List).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "list")
+			}
+		}
+	case 1:
+		if x.Delete != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"delete\":"...)
+			if b, err = (x.Delete).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "delete")
+			}
+		}
+	case 2:
+		if x.AdditionalDirectories != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"additionalDirectories\":"...)
+			if b, err = (x.AdditionalDirectories).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "additionalDirectories")
+			}
+		}
+	case 3:
+		if x.Resume != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"resume\":"...)
+			if b, err = (x.Resume).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "resume")
+			}
+		}
+	case 4:
+		if x.Close != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"close\":"...)
+			if b, err = (x.Close).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "close")
+			}
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.List != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"list\":"...)
@@ -12442,7 +22774,7 @@ func (x *SessionCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12471,10 +22803,12 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -12486,20 +22820,102 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCloseCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionCloseCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionCloseCapabilities maps a member name to its index in SessionCloseCapabilities, or -1.
+func memberIndexSessionCloseCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionCloseCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionCloseCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionCloseCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -12514,7 +22930,7 @@ func (x *SessionCloseCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionCloseCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12543,11 +22959,13 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "currentValue":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -12555,9 +22973,12 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 			}
 			x.CurrentValue = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12566,11 +22987,82 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("currentValue")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigBoolean), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionConfigBoolean) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionConfigBoolean maps a member name to its index in SessionConfigBoolean, or -1.
+func memberIndexSessionConfigBoolean(key []byte) int {
+	switch string(key) {
+	case "currentValue":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"currentValue\":"...)
+		b = jsonx.AppendBool(b, bool(x.CurrentValue))
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionConfigBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"currentValue\":"...)
 	b = jsonx.AppendBool(b, bool(x.CurrentValue))
@@ -12581,7 +23073,7 @@ func (x *SessionConfigBoolean) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionConfigBoolean) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12687,9 +23179,14 @@ func (x *SessionConfigOption) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionConfigOption) appendMembers(b []byte) ([]byte, error) {
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"id\":"...)
 	b = jsonx.AppendString(b, string(x.ID))
@@ -12725,7 +23222,7 @@ func (x *SessionConfigOption) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionConfigOption) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12792,16 +23289,12 @@ func appendSessionConfigOptionTypeMembers(b []byte, v SessionConfigOptionType) (
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"type\":\"select\""...)
-		return (*SessionConfigSelect)(v).appendMembers(b)
+		return (*SessionConfigSelect)(v).appendMembers(b, "\"type\":\"select\"")
 	case *SessionConfigOptionTypeBoolean:
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"type\":\"boolean\""...)
-		return (*SessionConfigBoolean)(v).appendMembers(b)
+		return (*SessionConfigBoolean)(v).appendMembers(b, "\"type\":\"boolean\"")
 	case *SessionConfigOptionTypeUnknown:
 		if v == nil {
 			break
@@ -12888,10 +23381,12 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "boolean":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Boolean = nil
 				continue
@@ -12903,6 +23398,7 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 			}
 			x.Boolean = p
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -12914,20 +23410,115 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Boolean != nil {
+			present |= 1 << 0
+		}
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigOptionsCapabilities), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionConfigOptionsCapabilities maps a member name to its index in SessionConfigOptionsCapabilities, or -1.
+func memberIndexSessionConfigOptionsCapabilities(key []byte) int {
+	switch string(key) {
+	case "boolean":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Boolean != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"boolean\":"...)
+			if b, err = (x.Boolean).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "boolean")
+			}
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionConfigOptionsCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Boolean != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"boolean\":"...)
@@ -12949,7 +23540,7 @@ func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte) ([]byte, erro
 // appendJSON appends x as a JSON object.
 func (x *SessionConfigOptionsCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -12978,11 +23569,13 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "currentValue":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionConfigValueID(v)
 			if err != nil {
@@ -12990,6 +23583,7 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 			}
 			x.CurrentValue = t
 		case "options":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeSessionConfigSelectOptions(v)
 			if err != nil {
@@ -12997,9 +23591,12 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 			}
 			x.Options = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13011,12 +23608,95 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("options")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelect), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionConfigSelect) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionConfigSelect maps a member name to its index in SessionConfigSelect, or -1.
+func memberIndexSessionConfigSelect(key []byte) int {
+	switch string(key) {
+	case "currentValue":
+		return 0
+	case "options":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"currentValue\":"...)
+		b = jsonx.AppendString(b, string(x.CurrentValue))
+	case 1:
+		if x.Options == nil {
+			return b, jsonx.EncodeError("options", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"options\":"...)
+		if b, err = appendSessionConfigSelectOptions(b, x.Options); err != nil {
+			return b, jsonx.AtField(err, "options")
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionConfigSelect) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"currentValue\":"...)
 	b = jsonx.AppendString(b, string(x.CurrentValue))
@@ -13035,7 +23715,7 @@ func (x *SessionConfigSelect) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionConfigSelect) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13064,11 +23744,13 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "group":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionConfigGroupID(v)
 			if err != nil {
@@ -13076,6 +23758,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 			}
 			x.Group = t
 		case "name":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -13083,6 +23766,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "options":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.List(v, true, decodeSessionConfigSelectOption)
 			if err != nil {
@@ -13091,6 +23775,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 			}
 			x.Options = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13102,9 +23787,12 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13119,12 +23807,111 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("options")
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectGroup), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionConfigSelectGroup) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionConfigSelectGroup maps a member name to its index in SessionConfigSelectGroup, or -1.
+func memberIndexSessionConfigSelectGroup(key []byte) int {
+	switch string(key) {
+	case "group":
+		return 0
+	case "name":
+		return 1
+	case "options":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"group\":"...)
+		b = jsonx.AppendString(b, string(x.Group))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"options\":"...)
+		if b, err = jsonx.EncList(b, x.Options, appendSessionConfigSelectOption); err != nil {
+			return b, jsonx.AtField(err, "options")
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionConfigSelectGroup) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"group\":"...)
 	b = jsonx.AppendString(b, string(x.Group))
@@ -13150,7 +23937,7 @@ func (x *SessionConfigSelectGroup) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionConfigSelectGroup) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13179,11 +23966,13 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "value":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionConfigValueID(v)
 			if err != nil {
@@ -13191,6 +23980,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 			}
 			x.Value = t
 		case "name":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -13198,6 +23988,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "description":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -13209,6 +24000,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13220,9 +24012,12 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13234,12 +24029,114 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("name")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Description != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectOption), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionConfigSelectOption) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionConfigSelectOption maps a member name to its index in SessionConfigSelectOption, or -1.
+func memberIndexSessionConfigSelectOption(key []byte) int {
+	switch string(key) {
+	case "value":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"value\":"...)
+		b = jsonx.AppendString(b, string(x.Value))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 2:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionConfigSelectOption) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"value\":"...)
 	b = jsonx.AppendString(b, string(x.Value))
@@ -13265,7 +24162,7 @@ func (x *SessionConfigSelectOption) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionConfigSelectOption) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13351,10 +24248,12 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13366,20 +24265,102 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionDeleteCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionDeleteCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionDeleteCapabilities maps a member name to its index in SessionDeleteCapabilities, or -1.
+func memberIndexSessionDeleteCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionDeleteCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -13394,7 +24375,7 @@ func (x *SessionDeleteCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionDeleteCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13423,11 +24404,13 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -13435,6 +24418,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "cwd":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -13442,6 +24426,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			}
 			x.Cwd = t
 		case "additionalDirectories":
+			ord.Known(2)
 			t, err := jsonx.List(v, true, jsonx.String)
 			if err != nil {
 				x.AdditionalDirectories = nil
@@ -13449,6 +24434,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			}
 			x.AdditionalDirectories = t
 		case "title":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -13460,6 +24446,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "updatedAt":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.UpdatedAt = nil
 				continue
@@ -13471,6 +24458,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			}
 			x.UpdatedAt = &t
 		case "_meta":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13482,9 +24470,12 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13496,12 +24487,138 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("cwd")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.AdditionalDirectories != nil {
+			present |= 1 << 2
+		}
+		if x.Title != nil {
+			present |= 1 << 3
+		}
+		if x.UpdatedAt != nil {
+			present |= 1 << 4
+		}
+		if x.Meta != nil {
+			present |= 1 << 5
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfo), present, 6))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionInfo) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionInfo maps a member name to its index in SessionInfo, or -1.
+func memberIndexSessionInfo(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "cwd":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "title":
+		return 3
+	case "updatedAt":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"cwd\":"...)
+		b = jsonx.AppendString(b, string(x.Cwd))
+	case 2:
+		if x.AdditionalDirectories != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"additionalDirectories\":"...)
+			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "additionalDirectories")
+			}
+		}
+	case 3:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 4:
+		if x.UpdatedAt != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"updatedAt\":"...)
+			b = jsonx.AppendString(b, string(*x.UpdatedAt))
+		}
+	case 5:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionInfo) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -13539,7 +24656,7 @@ func (x *SessionInfo) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionInfo) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13568,10 +24685,12 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -13583,6 +24702,7 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "updatedAt":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.UpdatedAt = nil
 				continue
@@ -13594,6 +24714,7 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			}
 			x.UpdatedAt = &t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13605,20 +24726,124 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Title != nil {
+			present |= 1 << 0
+		}
+		if x.UpdatedAt != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfoUpdate), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionInfoUpdate) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionInfoUpdate maps a member name to its index in SessionInfoUpdate, or -1.
+func memberIndexSessionInfoUpdate(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "updatedAt":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 1:
+		if x.UpdatedAt != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"updatedAt\":"...)
+			b = jsonx.AppendString(b, string(*x.UpdatedAt))
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionInfoUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Title != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"title\":"...)
@@ -13643,7 +24868,7 @@ func (x *SessionInfoUpdate) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionInfoUpdate) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13672,10 +24897,12 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13687,20 +24914,102 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionListCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionListCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionListCapabilities maps a member name to its index in SessionListCapabilities, or -1.
+func memberIndexSessionListCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionListCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionListCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionListCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -13715,7 +25024,7 @@ func (x *SessionListCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionListCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13744,11 +25053,13 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionModeID(v)
 			if err != nil {
@@ -13756,6 +25067,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 			}
 			x.ID = t
 		case "name":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -13763,6 +25075,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 			}
 			x.Name = t
 		case "description":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -13774,6 +25087,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13785,9 +25099,12 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13799,12 +25116,114 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("name")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Description != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionMode), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionMode) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionMode maps a member name to its index in SessionMode, or -1.
+func memberIndexSessionMode(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionMode) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		b = jsonx.AppendString(b, string(x.ID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 2:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionMode) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionMode) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"id\":"...)
 	b = jsonx.AppendString(b, string(x.ID))
@@ -13830,7 +25249,7 @@ func (x *SessionMode) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionMode) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13859,11 +25278,13 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "currentModeId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionModeID(v)
 			if err != nil {
@@ -13871,6 +25292,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 			}
 			x.CurrentModeID = t
 		case "availableModes":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.List(v, true, decodeSessionMode)
 			if err != nil {
@@ -13879,6 +25301,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 			}
 			x.AvailableModes = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13890,9 +25313,12 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13904,12 +25330,105 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("availableModes")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionModeState), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionModeState) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionModeState maps a member name to its index in SessionModeState, or -1.
+func memberIndexSessionModeState(key []byte) int {
+	switch string(key) {
+	case "currentModeId":
+		return 0
+	case "availableModes":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionModeState) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"currentModeId\":"...)
+		b = jsonx.AppendString(b, string(x.CurrentModeID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"availableModes\":"...)
+		if b, err = jsonx.EncList(b, x.AvailableModes, appendSessionMode); err != nil {
+			return b, jsonx.AtField(err, "availableModes")
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionModeState) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionModeState) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"currentModeId\":"...)
 	b = jsonx.AppendString(b, string(x.CurrentModeID))
@@ -13932,7 +25451,7 @@ func (x *SessionModeState) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionModeState) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -13961,11 +25480,13 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -13973,6 +25494,7 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "update":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeSessionUpdate(v)
 			if err != nil {
@@ -13980,6 +25502,7 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 			}
 			x.Update = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -13991,9 +25514,12 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -14005,12 +25531,108 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("update")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionNotification), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionNotification) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionNotification maps a member name to its index in SessionNotification, or -1.
+func memberIndexSessionNotification(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "update":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		if x.Update == nil {
+			return b, jsonx.EncodeError("update", "required union value is nil")
+		}
+		b = jsonx.Sep(b)
+		b = append(b, "\"update\":"...)
+		if b, err = appendSessionUpdate(b, x.Update); err != nil {
+			return b, jsonx.AtField(err, "update")
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionNotification) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -14036,7 +25658,7 @@ func (x *SessionNotification) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionNotification) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -14065,10 +25687,12 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -14080,20 +25704,102 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionResumeCapabilities), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SessionResumeCapabilities) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSessionResumeCapabilities maps a member name to its index in SessionResumeCapabilities, or -1.
+func memberIndexSessionResumeCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SessionResumeCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SessionResumeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SessionResumeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -14108,7 +25814,7 @@ func (x *SessionResumeCapabilities) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SessionResumeCapabilities) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -14240,8 +25946,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"user_message_chunk\""...)
-		b, err := (*ContentChunk)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"user_message_chunk\"")
 		if err != nil {
 			return b, err
 		}
@@ -14250,8 +25956,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"agent_message_chunk\""...)
-		b, err := (*ContentChunk)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_message_chunk\"")
 		if err != nil {
 			return b, err
 		}
@@ -14260,8 +25966,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"agent_thought_chunk\""...)
-		b, err := (*ContentChunk)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_thought_chunk\"")
 		if err != nil {
 			return b, err
 		}
@@ -14270,8 +25976,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"tool_call\""...)
-		b, err := (*ToolCall)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ToolCall)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call\"")
 		if err != nil {
 			return b, err
 		}
@@ -14280,8 +25986,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"tool_call_update\""...)
-		b, err := (*ToolCallUpdate)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ToolCallUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call_update\"")
 		if err != nil {
 			return b, err
 		}
@@ -14290,8 +25996,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"plan\""...)
-		b, err := (*Plan)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*Plan)(v).appendMembers(b, "\"sessionUpdate\":\"plan\"")
 		if err != nil {
 			return b, err
 		}
@@ -14300,8 +26006,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"available_commands_update\""...)
-		b, err := (*AvailableCommandsUpdate)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*AvailableCommandsUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"available_commands_update\"")
 		if err != nil {
 			return b, err
 		}
@@ -14310,8 +26016,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"current_mode_update\""...)
-		b, err := (*CurrentModeUpdate)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*CurrentModeUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"current_mode_update\"")
 		if err != nil {
 			return b, err
 		}
@@ -14320,8 +26026,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"config_option_update\""...)
-		b, err := (*ConfigOptionUpdate)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*ConfigOptionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"config_option_update\"")
 		if err != nil {
 			return b, err
 		}
@@ -14330,8 +26036,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"session_info_update\""...)
-		b, err := (*SessionInfoUpdate)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*SessionInfoUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"session_info_update\"")
 		if err != nil {
 			return b, err
 		}
@@ -14340,8 +26046,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"usage_update\""...)
-		b, err := (*UsageUpdate)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*UsageUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"usage_update\"")
 		if err != nil {
 			return b, err
 		}
@@ -14350,8 +26056,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"notice\""...)
-		b, err := (*Notice)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*Notice)(v).appendMembers(b, "\"sessionUpdate\":\"notice\"")
 		if err != nil {
 			return b, err
 		}
@@ -14360,8 +26066,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"compaction_update\""...)
-		b, err := (*CompactionUpdate)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*CompactionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_update\"")
 		if err != nil {
 			return b, err
 		}
@@ -14370,8 +26076,8 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"sessionUpdate\":\"compaction_summary_chunk\""...)
-		b, err := (*CompactionSummaryChunk)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*CompactionSummaryChunk)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_summary_chunk\"")
 		if err != nil {
 			return b, err
 		}
@@ -14781,9 +26487,14 @@ func (x *SetSessionConfigOptionRequest) decode(data []byte, skip []string) error
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SetSessionConfigOptionRequest) appendMembers(b []byte) ([]byte, error) {
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -14809,7 +26520,7 @@ func (x *SetSessionConfigOptionRequest) appendMembers(b []byte) ([]byte, error) 
 // appendJSON appends x as a JSON object.
 func (x *SetSessionConfigOptionRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -14874,14 +26585,12 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 		if v == nil {
 			break
 		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"type\":\"boolean\""...)
-		return v.appendMembers(b)
+		return v.appendMembers(b, "\"type\":\"boolean\"")
 	case *SetSessionConfigOptionRequestTypeValueID:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b)
+		return v.appendMembers(b, "")
 	case *SetSessionConfigOptionRequestTypeUnknown:
 		if v == nil {
 			break
@@ -14898,11 +26607,13 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "value":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -14910,9 +26621,12 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 			}
 			x.Value = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -14921,11 +26635,82 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("value")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeBoolean), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSetSessionConfigOptionRequestTypeBoolean maps a member name to its index in SetSessionConfigOptionRequestTypeBoolean, or -1.
+func memberIndexSetSessionConfigOptionRequestTypeBoolean(key []byte) int {
+	switch string(key) {
+	case "value":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) ([]byte, error) {
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"value\":"...)
+		b = jsonx.AppendBool(b, bool(x.Value))
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SetSessionConfigOptionRequestTypeBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"value\":"...)
 	b = jsonx.AppendBool(b, bool(x.Value))
@@ -14936,7 +26721,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte) ([]by
 // appendJSON appends x as a JSON object.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -14994,11 +26779,13 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "value":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionConfigValueID(v)
 			if err != nil {
@@ -15006,9 +26793,12 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 			}
 			x.Value = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15017,11 +26807,82 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("value")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeValueID), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSetSessionConfigOptionRequestTypeValueID maps a member name to its index in SetSessionConfigOptionRequestTypeValueID, or -1.
+func memberIndexSetSessionConfigOptionRequestTypeValueID(key []byte) int {
+	switch string(key) {
+	case "value":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SetSessionConfigOptionRequestTypeValueID) appendField(b []byte, i int) ([]byte, error) {
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"value\":"...)
+		b = jsonx.AppendString(b, string(x.Value))
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SetSessionConfigOptionRequestTypeValueID) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag string) ([]byte, error) {
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"value\":"...)
 	b = jsonx.AppendString(b, string(x.Value))
@@ -15032,7 +26893,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte) ([]by
 // appendJSON appends x as a JSON object.
 func (x *SetSessionConfigOptionRequestTypeValueID) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15072,11 +26933,13 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "configOptions":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.List(v, true, decodeSessionConfigOption)
 			if err != nil {
@@ -15085,6 +26948,7 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 			}
 			x.ConfigOptions = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15096,9 +26960,12 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15107,12 +26974,99 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("configOptions")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionResponse), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SetSessionConfigOptionResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSetSessionConfigOptionResponse maps a member name to its index in SetSessionConfigOptionResponse, or -1.
+func memberIndexSetSessionConfigOptionResponse(key []byte) int {
+	switch string(key) {
+	case "configOptions":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"configOptions\":"...)
+		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
+			return b, jsonx.AtField(err, "configOptions")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SetSessionConfigOptionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"configOptions\":"...)
 	if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
@@ -15132,7 +27086,7 @@ func (x *SetSessionConfigOptionResponse) appendMembers(b []byte) ([]byte, error)
 // appendJSON appends x as a JSON object.
 func (x *SetSessionConfigOptionResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15161,11 +27115,13 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -15173,6 +27129,7 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "modeId":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeSessionModeID(v)
 			if err != nil {
@@ -15180,6 +27137,7 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 			}
 			x.ModeID = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15191,9 +27149,12 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15205,12 +27166,103 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("modeId")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SetSessionModeRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSetSessionModeRequest maps a member name to its index in SetSessionModeRequest, or -1.
+func memberIndexSetSessionModeRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "modeId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SetSessionModeRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"modeId\":"...)
+		b = jsonx.AppendString(b, string(x.ModeID))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SetSessionModeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SetSessionModeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -15231,7 +27283,7 @@ func (x *SetSessionModeRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SetSessionModeRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15260,10 +27312,12 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15275,20 +27329,102 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *SetSessionModeResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexSetSessionModeResponse maps a member name to its index in SetSessionModeResponse, or -1.
+func memberIndexSetSessionModeResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *SetSessionModeResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *SetSessionModeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *SetSessionModeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -15303,7 +27439,7 @@ func (x *SetSessionModeResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *SetSessionModeResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15356,11 +27492,13 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "enum":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.List(v, false, jsonx.String)
 			if err != nil {
@@ -15368,6 +27506,7 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 			}
 			x.Enum = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15379,9 +27518,12 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15390,12 +27532,99 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("enum")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringMultiSelectItems), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *StringMultiSelectItems) appendMembers(b []byte) ([]byte, error) {
+// memberIndexStringMultiSelectItems maps a member name to its index in StringMultiSelectItems, or -1.
+func memberIndexStringMultiSelectItems(key []byte) int {
+	switch string(key) {
+	case "enum":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"enum\":"...)
+		if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
+			return b, jsonx.AtField(err, "enum")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *StringMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"enum\":"...)
 	if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
@@ -15415,7 +27644,7 @@ func (x *StringMultiSelectItems) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *StringMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15444,10 +27673,12 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -15459,6 +27690,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "description":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
 				continue
@@ -15470,6 +27702,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Description = &t
 		case "minLength":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.MinLength = nil
 				continue
@@ -15480,6 +27713,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.MinLength = &t
 		case "maxLength":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.MaxLength = nil
 				continue
@@ -15490,6 +27724,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.MaxLength = &t
 		case "pattern":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Pattern = nil
 				continue
@@ -15500,6 +27735,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Pattern = &t
 		case "format":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Format = nil
 				continue
@@ -15510,6 +27746,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Format = &t
 		case "default":
+			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Default = nil
 				continue
@@ -15521,6 +27758,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Default = &t
 		case "enum":
+			ord.Known(7)
 			if jsonx.IsNull(v) {
 				x.Enum = nil
 				continue
@@ -15531,6 +27769,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Enum = t
 		case "oneOf":
+			ord.Known(8)
 			if jsonx.IsNull(v) {
 				x.OneOf = nil
 				continue
@@ -15541,6 +27780,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.OneOf = t
 		case "_meta":
+			ord.Known(9)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15552,20 +27792,205 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Title != nil {
+			present |= 1 << 0
+		}
+		if x.Description != nil {
+			present |= 1 << 1
+		}
+		if x.MinLength != nil {
+			present |= 1 << 2
+		}
+		if x.MaxLength != nil {
+			present |= 1 << 3
+		}
+		if x.Pattern != nil {
+			present |= 1 << 4
+		}
+		if x.Format != nil {
+			present |= 1 << 5
+		}
+		if x.Default != nil {
+			present |= 1 << 6
+		}
+		if x.Enum != nil {
+			present |= 1 << 7
+		}
+		if x.OneOf != nil {
+			present |= 1 << 8
+		}
+		if x.Meta != nil {
+			present |= 1 << 9
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringPropertySchema), present, 10))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *StringPropertySchema) appendMembers(b []byte) ([]byte, error) {
+// memberIndexStringPropertySchema maps a member name to its index in StringPropertySchema, or -1.
+func memberIndexStringPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minLength":
+		return 2
+	case "maxLength":
+		return 3
+	case "pattern":
+		return 4
+	case "format":
+		return 5
+	case "default":
+		return 6
+	case "enum":
+		return 7
+	case "oneOf":
+		return 8
+	case "_meta":
+		return 9
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 1:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 2:
+		if x.MinLength != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"minLength\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.MinLength))
+		}
+	case 3:
+		if x.MaxLength != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"maxLength\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.MaxLength))
+		}
+	case 4:
+		if x.Pattern != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"pattern\":"...)
+			b = jsonx.AppendString(b, string(*x.Pattern))
+		}
+	case 5:
+		if x.Format != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"format\":"...)
+			b = jsonx.AppendString(b, string(*x.Format))
+		}
+	case 6:
+		if x.Default != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"default\":"...)
+			b = jsonx.AppendString(b, string(*x.Default))
+		}
+	case 7:
+		if x.Enum != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"enum\":"...)
+			if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
+				return b, jsonx.AtField(err, "enum")
+			}
+		}
+	case 8:
+		if x.OneOf != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"oneOf\":"...)
+			if b, err = jsonx.EncList(b, x.OneOf, appendEnumOption); err != nil {
+				return b, jsonx.AtField(err, "oneOf")
+			}
+		}
+	case 9:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *StringPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 10; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Title != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"title\":"...)
@@ -15629,7 +28054,7 @@ func (x *StringPropertySchema) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *StringPropertySchema) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15658,11 +28083,13 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "terminalId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeTerminalID(v)
 			if err != nil {
@@ -15670,6 +28097,7 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 			}
 			x.TerminalID = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15681,9 +28109,12 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15692,12 +28123,97 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("terminalId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminal), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *Terminal) appendMembers(b []byte) ([]byte, error) {
+// memberIndexTerminal maps a member name to its index in Terminal, or -1.
+func memberIndexTerminal(key []byte) int {
+	switch string(key) {
+	case "terminalId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminalId\":"...)
+		b = jsonx.AppendString(b, string(x.TerminalID))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *Terminal) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"terminalId\":"...)
 	b = jsonx.AppendString(b, string(x.TerminalID))
@@ -15715,7 +28231,7 @@ func (x *Terminal) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *Terminal) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15744,10 +28260,12 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "exitCode":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.ExitCode = nil
 				continue
@@ -15759,6 +28277,7 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			}
 			x.ExitCode = &t
 		case "signal":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Signal = nil
 				continue
@@ -15770,6 +28289,7 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			}
 			x.Signal = &t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15781,20 +28301,124 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.ExitCode != nil {
+			present |= 1 << 0
+		}
+		if x.Signal != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalExitStatus), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *TerminalExitStatus) appendMembers(b []byte) ([]byte, error) {
+// memberIndexTerminalExitStatus maps a member name to its index in TerminalExitStatus, or -1.
+func memberIndexTerminalExitStatus(key []byte) int {
+	switch string(key) {
+	case "exitCode":
+		return 0
+	case "signal":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ExitCode != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"exitCode\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.ExitCode))
+		}
+	case 1:
+		if x.Signal != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"signal\":"...)
+			b = jsonx.AppendString(b, string(*x.Signal))
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *TerminalExitStatus) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ExitCode != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"exitCode\":"...)
@@ -15819,7 +28443,7 @@ func (x *TerminalExitStatus) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *TerminalExitStatus) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15848,11 +28472,13 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -15860,6 +28486,7 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "terminalId":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeTerminalID(v)
 			if err != nil {
@@ -15867,6 +28494,7 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 			}
 			x.TerminalID = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15878,9 +28506,12 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15892,12 +28523,103 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("terminalId")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *TerminalOutputRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexTerminalOutputRequest maps a member name to its index in TerminalOutputRequest, or -1.
+func memberIndexTerminalOutputRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *TerminalOutputRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminalId\":"...)
+		b = jsonx.AppendString(b, string(x.TerminalID))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *TerminalOutputRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *TerminalOutputRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -15918,7 +28640,7 @@ func (x *TerminalOutputRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *TerminalOutputRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -15947,11 +28669,13 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "output":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -15959,6 +28683,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 			}
 			x.Output = t
 		case "truncated":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.Bool(v)
 			if err != nil {
@@ -15966,6 +28691,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 			}
 			x.Truncated = t
 		case "exitStatus":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.ExitStatus = nil
 				continue
@@ -15977,6 +28703,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 			}
 			x.ExitStatus = p
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -15988,9 +28715,12 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16002,12 +28732,116 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("truncated")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.ExitStatus != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputResponse), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *TerminalOutputResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexTerminalOutputResponse maps a member name to its index in TerminalOutputResponse, or -1.
+func memberIndexTerminalOutputResponse(key []byte) int {
+	switch string(key) {
+	case "output":
+		return 0
+	case "truncated":
+		return 1
+	case "exitStatus":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"output\":"...)
+		b = jsonx.AppendString(b, string(x.Output))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"truncated\":"...)
+		b = jsonx.AppendBool(b, bool(x.Truncated))
+	case 2:
+		if x.ExitStatus != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"exitStatus\":"...)
+			if b, err = (x.ExitStatus).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "exitStatus")
+			}
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *TerminalOutputResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *TerminalOutputResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"output\":"...)
 	b = jsonx.AppendString(b, string(x.Output))
@@ -16035,7 +28869,7 @@ func (x *TerminalOutputResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *TerminalOutputResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -16064,11 +28898,13 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
 				continue
@@ -16080,6 +28916,7 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 			}
 			x.Annotations = p
 		case "text":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -16087,6 +28924,7 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 			}
 			x.Text = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -16098,9 +28936,12 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16109,12 +28950,110 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("text")
 	}
+	if ord.Disordered() {
+		present := uint64(2)
+		if x.Annotations != nil {
+			present |= 1 << 0
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextContent), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *TextContent) appendMembers(b []byte) ([]byte, error) {
+// memberIndexTextContent maps a member name to its index in TextContent, or -1.
+func memberIndexTextContent(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "text":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Annotations != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"annotations\":"...)
+			if b, err = (x.Annotations).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "annotations")
+			}
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"text\":"...)
+		b = jsonx.AppendString(b, string(x.Text))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *TextContent) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Annotations != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"annotations\":"...)
@@ -16139,7 +29078,7 @@ func (x *TextContent) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *TextContent) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -16168,11 +29107,13 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "mimeType":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.MimeType = nil
 				continue
@@ -16184,6 +29125,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.MimeType = &t
 		case "text":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -16191,6 +29133,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.Text = t
 		case "uri":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -16198,6 +29141,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.URI = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -16209,9 +29153,12 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16223,12 +29170,114 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("uri")
 	}
+	if ord.Disordered() {
+		present := uint64(6)
+		if x.MimeType != nil {
+			present |= 1 << 0
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextResourceContents), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *TextResourceContents) appendMembers(b []byte) ([]byte, error) {
+// memberIndexTextResourceContents maps a member name to its index in TextResourceContents, or -1.
+func memberIndexTextResourceContents(key []byte) int {
+	switch string(key) {
+	case "mimeType":
+		return 0
+	case "text":
+		return 1
+	case "uri":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.MimeType != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"mimeType\":"...)
+			b = jsonx.AppendString(b, string(*x.MimeType))
+		}
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"text\":"...)
+		b = jsonx.AppendString(b, string(x.Text))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"uri\":"...)
+		b = jsonx.AppendString(b, string(x.URI))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *TextResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.MimeType != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"mimeType\":"...)
@@ -16254,7 +29303,7 @@ func (x *TextResourceContents) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *TextResourceContents) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -16290,11 +29339,13 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "anyOf":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.List(v, false, decodeEnumOption)
 			if err != nil {
@@ -16302,6 +29353,7 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 			}
 			x.AnyOf = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -16313,9 +29365,12 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16324,12 +29379,99 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("anyOf")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTitledMultiSelectItems), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *TitledMultiSelectItems) appendMembers(b []byte) ([]byte, error) {
+// memberIndexTitledMultiSelectItems maps a member name to its index in TitledMultiSelectItems, or -1.
+func memberIndexTitledMultiSelectItems(key []byte) int {
+	switch string(key) {
+	case "anyOf":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"anyOf\":"...)
+		if b, err = jsonx.EncList(b, x.AnyOf, appendEnumOption); err != nil {
+			return b, jsonx.AtField(err, "anyOf")
+		}
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *TitledMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"anyOf\":"...)
 	if b, err = jsonx.EncList(b, x.AnyOf, appendEnumOption); err != nil {
@@ -16349,7 +29491,7 @@ func (x *TitledMultiSelectItems) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *TitledMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -16378,11 +29520,13 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "toolCallId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeToolCallID(v)
 			if err != nil {
@@ -16390,6 +29534,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.ToolCallID = t
 		case "title":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -16397,6 +29542,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.Title = t
 		case "name":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Name = nil
 				continue
@@ -16408,6 +29554,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.Name = &t
 		case "kind":
+			ord.Known(3)
 			t, err := decodeToolKind(v)
 			if err != nil {
 				x.Kind = nil
@@ -16415,6 +29562,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.Kind = &t
 		case "status":
+			ord.Known(4)
 			t, err := decodeToolCallStatus(v)
 			if err != nil {
 				x.Status = nil
@@ -16422,6 +29570,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.Status = &t
 		case "content":
+			ord.Known(5)
 			t, err := jsonx.List(v, true, decodeToolCallContent)
 			if err != nil {
 				x.Content = nil
@@ -16429,6 +29578,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "locations":
+			ord.Known(6)
 			t, err := jsonx.List(v, true, decodeToolCallLocation)
 			if err != nil {
 				x.Locations = nil
@@ -16436,6 +29586,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.Locations = t
 		case "rawInput":
+			ord.Known(7)
 			t, err := jsonx.RawValue(v)
 			if err != nil {
 				x.RawInput = nil
@@ -16443,6 +29594,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.RawInput = t
 		case "rawOutput":
+			ord.Known(8)
 			t, err := jsonx.RawValue(v)
 			if err != nil {
 				x.RawOutput = nil
@@ -16450,6 +29602,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.RawOutput = t
 		case "_meta":
+			ord.Known(9)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -16461,9 +29614,12 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16475,12 +29631,188 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("title")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Name != nil {
+			present |= 1 << 2
+		}
+		if x.Kind != nil {
+			present |= 1 << 3
+		}
+		if x.Status != nil {
+			present |= 1 << 4
+		}
+		if x.Content != nil {
+			present |= 1 << 5
+		}
+		if x.Locations != nil {
+			present |= 1 << 6
+		}
+		if x.RawInput != nil {
+			present |= 1 << 7
+		}
+		if x.RawOutput != nil {
+			present |= 1 << 8
+		}
+		if x.Meta != nil {
+			present |= 1 << 9
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCall), present, 10))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ToolCall) appendMembers(b []byte) ([]byte, error) {
+// memberIndexToolCall maps a member name to its index in ToolCall, or -1.
+func memberIndexToolCall(key []byte) int {
+	switch string(key) {
+	case "toolCallId":
+		return 0
+	case "title":
+		return 1
+	case "name":
+		return 2
+	case "kind":
+		return 3
+	case "status":
+		return 4
+	case "content":
+		return 5
+	case "locations":
+		return 6
+	case "rawInput":
+		return 7
+	case "rawOutput":
+		return 8
+	case "_meta":
+		return 9
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ToolCall) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"toolCallId\":"...)
+		b = jsonx.AppendString(b, string(x.ToolCallID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"title\":"...)
+		b = jsonx.AppendString(b, string(x.Title))
+	case 2:
+		if x.Name != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"name\":"...)
+			b = jsonx.AppendString(b, string(*x.Name))
+		}
+	case 3:
+		if x.Kind != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"kind\":"...)
+			b = jsonx.AppendString(b, string(*x.Kind))
+		}
+	case 4:
+		if x.Status != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"status\":"...)
+			b = jsonx.AppendString(b, string(*x.Status))
+		}
+	case 5:
+		if x.Content != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"content\":"...)
+			if b, err = jsonx.EncList(b, x.Content, appendToolCallContent); err != nil {
+				return b, jsonx.AtField(err, "content")
+			}
+		}
+	case 6:
+		if x.Locations != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"locations\":"...)
+			if b, err = jsonx.EncList(b, x.Locations, appendToolCallLocation); err != nil {
+				return b, jsonx.AtField(err, "locations")
+			}
+		}
+	case 7:
+		if x.RawInput != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"rawInput\":"...)
+			if b, err = jsonx.EncRaw(b, x.RawInput); err != nil {
+				return b, jsonx.AtField(err, "rawInput")
+			}
+		}
+	case 8:
+		if x.RawOutput != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"rawOutput\":"...)
+			if b, err = jsonx.EncRaw(b, x.RawOutput); err != nil {
+				return b, jsonx.AtField(err, "rawOutput")
+			}
+		}
+	case 9:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ToolCall) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 10; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"toolCallId\":"...)
 	b = jsonx.AppendString(b, string(x.ToolCallID))
@@ -16544,7 +29876,7 @@ func (x *ToolCall) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ToolCall) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -16610,8 +29942,8 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"content\""...)
-		b, err := (*Content)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*Content)(v).appendMembers(b, "\"type\":\"content\"")
 		if err != nil {
 			return b, err
 		}
@@ -16620,8 +29952,8 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"diff\""...)
-		b, err := (*Diff)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*Diff)(v).appendMembers(b, "\"type\":\"diff\"")
 		if err != nil {
 			return b, err
 		}
@@ -16630,8 +29962,8 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, "{\"type\":\"terminal\""...)
-		b, err := (*Terminal)(v).appendMembers(b)
+		b = append(b, '{')
+		b, err := (*Terminal)(v).appendMembers(b, "\"type\":\"terminal\"")
 		if err != nil {
 			return b, err
 		}
@@ -16744,11 +30076,13 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "path":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -16756,6 +30090,7 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 			}
 			x.Path = t
 		case "line":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Line = nil
 				continue
@@ -16767,6 +30102,7 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 			}
 			x.Line = &t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -16778,9 +30114,12 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16789,12 +30128,108 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("path")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Line != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallLocation), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ToolCallLocation) appendMembers(b []byte) ([]byte, error) {
+// memberIndexToolCallLocation maps a member name to its index in ToolCallLocation, or -1.
+func memberIndexToolCallLocation(key []byte) int {
+	switch string(key) {
+	case "path":
+		return 0
+	case "line":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"path\":"...)
+		b = jsonx.AppendString(b, string(x.Path))
+	case 1:
+		if x.Line != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"line\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.Line))
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ToolCallLocation) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"path\":"...)
 	b = jsonx.AppendString(b, string(x.Path))
@@ -16817,7 +30252,7 @@ func (x *ToolCallLocation) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ToolCallLocation) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -16858,11 +30293,13 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "toolCallId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeToolCallID(v)
 			if err != nil {
@@ -16870,6 +30307,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.ToolCallID = t
 		case "kind":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Kind = nil
 				continue
@@ -16881,6 +30319,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Kind = &t
 		case "status":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Status = nil
 				continue
@@ -16892,6 +30331,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Status = &t
 		case "title":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Title = nil
 				continue
@@ -16903,6 +30343,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Title = &t
 		case "name":
+			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Name = nil
 				continue
@@ -16914,6 +30355,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Name = &t
 		case "content":
+			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Content = nil
 				continue
@@ -16925,6 +30367,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "locations":
+			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Locations = nil
 				continue
@@ -16936,6 +30379,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Locations = t
 		case "rawInput":
+			ord.Known(7)
 			t, err := jsonx.RawValue(v)
 			if err != nil {
 				x.RawInput = nil
@@ -16943,6 +30387,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.RawInput = t
 		case "rawOutput":
+			ord.Known(8)
 			t, err := jsonx.RawValue(v)
 			if err != nil {
 				x.RawOutput = nil
@@ -16950,6 +30395,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.RawOutput = t
 		case "_meta":
+			ord.Known(9)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -16961,9 +30407,12 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16972,12 +30421,193 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("toolCallId")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Kind != nil {
+			present |= 1 << 1
+		}
+		if x.Status != nil {
+			present |= 1 << 2
+		}
+		if x.Title != nil {
+			present |= 1 << 3
+		}
+		if x.Name != nil {
+			present |= 1 << 4
+		}
+		if x.Content != nil {
+			present |= 1 << 5
+		}
+		if x.Locations != nil {
+			present |= 1 << 6
+		}
+		if x.RawInput != nil {
+			present |= 1 << 7
+		}
+		if x.RawOutput != nil {
+			present |= 1 << 8
+		}
+		if x.Meta != nil {
+			present |= 1 << 9
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallUpdate), present, 10))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *ToolCallUpdate) appendMembers(b []byte) ([]byte, error) {
+// memberIndexToolCallUpdate maps a member name to its index in ToolCallUpdate, or -1.
+func memberIndexToolCallUpdate(key []byte) int {
+	switch string(key) {
+	case "toolCallId":
+		return 0
+	case "kind":
+		return 1
+	case "status":
+		return 2
+	case "title":
+		return 3
+	case "name":
+		return 4
+	case "content":
+		return 5
+	case "locations":
+		return 6
+	case "rawInput":
+		return 7
+	case "rawOutput":
+		return 8
+	case "_meta":
+		return 9
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"toolCallId\":"...)
+		b = jsonx.AppendString(b, string(x.ToolCallID))
+	case 1:
+		if x.Kind != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"kind\":"...)
+			b = jsonx.AppendString(b, string(*x.Kind))
+		}
+	case 2:
+		if x.Status != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"status\":"...)
+			b = jsonx.AppendString(b, string(*x.Status))
+		}
+	case 3:
+		if x.Title != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"title\":"...)
+			b = jsonx.AppendString(b, string(*x.Title))
+		}
+	case 4:
+		if x.Name != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"name\":"...)
+			b = jsonx.AppendString(b, string(*x.Name))
+		}
+	case 5:
+		if x.Content != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"content\":"...)
+			if b, err = jsonx.EncList(b, x.Content, appendToolCallContent); err != nil {
+				return b, jsonx.AtField(err, "content")
+			}
+		}
+	case 6:
+		if x.Locations != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"locations\":"...)
+			if b, err = jsonx.EncList(b, x.Locations, appendToolCallLocation); err != nil {
+				return b, jsonx.AtField(err, "locations")
+			}
+		}
+	case 7:
+		if x.RawInput != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"rawInput\":"...)
+			if b, err = jsonx.EncRaw(b, x.RawInput); err != nil {
+				return b, jsonx.AtField(err, "rawInput")
+			}
+		}
+	case 8:
+		if x.RawOutput != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"rawOutput\":"...)
+			if b, err = jsonx.EncRaw(b, x.RawOutput); err != nil {
+				return b, jsonx.AtField(err, "rawOutput")
+			}
+		}
+	case 9:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *ToolCallUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 10; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"toolCallId\":"...)
 	b = jsonx.AppendString(b, string(x.ToolCallID))
@@ -17043,7 +30673,7 @@ func (x *ToolCallUpdate) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *ToolCallUpdate) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -17084,11 +30714,13 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "hint":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -17096,6 +30728,7 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 			}
 			x.Hint = t
 		case "_meta":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -17107,9 +30740,12 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17118,12 +30754,97 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("hint")
 	}
+	if ord.Disordered() {
+		present := uint64(1)
+		if x.Meta != nil {
+			present |= 1 << 1
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUnstructuredCommandInput), present, 2))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *UnstructuredCommandInput) appendMembers(b []byte) ([]byte, error) {
+// memberIndexUnstructuredCommandInput maps a member name to its index in UnstructuredCommandInput, or -1.
+func memberIndexUnstructuredCommandInput(key []byte) int {
+	switch string(key) {
+	case "hint":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *UnstructuredCommandInput) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"hint\":"...)
+		b = jsonx.AppendString(b, string(x.Hint))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *UnstructuredCommandInput) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *UnstructuredCommandInput) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"hint\":"...)
 	b = jsonx.AppendString(b, string(x.Hint))
@@ -17141,7 +30862,7 @@ func (x *UnstructuredCommandInput) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *UnstructuredCommandInput) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -17170,11 +30891,13 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "used":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := jsonx.Uint64(v)
 			if err != nil {
@@ -17182,6 +30905,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Used = t
 		case "size":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.Uint64(v)
 			if err != nil {
@@ -17189,6 +30913,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Size = t
 		case "cost":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Cost = nil
 				continue
@@ -17200,6 +30925,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Cost = p
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -17211,9 +30937,12 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17225,12 +30954,116 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("size")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Cost != nil {
+			present |= 1 << 2
+		}
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUsageUpdate), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *UsageUpdate) appendMembers(b []byte) ([]byte, error) {
+// memberIndexUsageUpdate maps a member name to its index in UsageUpdate, or -1.
+func memberIndexUsageUpdate(key []byte) int {
+	switch string(key) {
+	case "used":
+		return 0
+	case "size":
+		return 1
+	case "cost":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"used\":"...)
+		b = jsonx.AppendUint(b, uint64(x.Used))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"size\":"...)
+		b = jsonx.AppendUint(b, uint64(x.Size))
+	case 2:
+		if x.Cost != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"cost\":"...)
+			if b, err = (x.Cost).appendJSON(b); err != nil {
+				return b, jsonx.AtField(err, "cost")
+			}
+		}
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *UsageUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"used\":"...)
 	b = jsonx.AppendUint(b, uint64(x.Used))
@@ -17258,7 +31091,7 @@ func (x *UsageUpdate) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *UsageUpdate) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -17287,11 +31120,13 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -17299,6 +31134,7 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "terminalId":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := decodeTerminalID(v)
 			if err != nil {
@@ -17306,6 +31142,7 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 			}
 			x.TerminalID = t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -17317,9 +31154,12 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17331,12 +31171,103 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("terminalId")
 	}
+	if ord.Disordered() {
+		present := uint64(3)
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitRequest), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *WaitForTerminalExitRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexWaitForTerminalExitRequest maps a member name to its index in WaitForTerminalExitRequest, or -1.
+func memberIndexWaitForTerminalExitRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *WaitForTerminalExitRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"terminalId\":"...)
+		b = jsonx.AppendString(b, string(x.TerminalID))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *WaitForTerminalExitRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *WaitForTerminalExitRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -17357,7 +31288,7 @@ func (x *WaitForTerminalExitRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *WaitForTerminalExitRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -17386,10 +31317,12 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "exitCode":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.ExitCode = nil
 				continue
@@ -17401,6 +31334,7 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			}
 			x.ExitCode = &t
 		case "signal":
+			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Signal = nil
 				continue
@@ -17412,6 +31346,7 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			}
 			x.Signal = &t
 		case "_meta":
+			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -17423,20 +31358,124 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.ExitCode != nil {
+			present |= 1 << 0
+		}
+		if x.Signal != nil {
+			present |= 1 << 1
+		}
+		if x.Meta != nil {
+			present |= 1 << 2
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitResponse), present, 3))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *WaitForTerminalExitResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexWaitForTerminalExitResponse maps a member name to its index in WaitForTerminalExitResponse, or -1.
+func memberIndexWaitForTerminalExitResponse(key []byte) int {
+	switch string(key) {
+	case "exitCode":
+		return 0
+	case "signal":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *WaitForTerminalExitResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.ExitCode != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"exitCode\":"...)
+			b = jsonx.AppendUint(b, uint64(*x.ExitCode))
+		}
+	case 1:
+		if x.Signal != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"signal\":"...)
+			b = jsonx.AppendString(b, string(*x.Signal))
+		}
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *WaitForTerminalExitResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *WaitForTerminalExitResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.ExitCode != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"exitCode\":"...)
@@ -17461,7 +31500,7 @@ func (x *WaitForTerminalExitResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *WaitForTerminalExitResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -17490,11 +31529,13 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
+			ord.Known(0)
 			seen |= 1 << 0
 			t, err := decodeSessionID(v)
 			if err != nil {
@@ -17502,6 +31543,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.SessionID = t
 		case "path":
+			ord.Known(1)
 			seen |= 1 << 1
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -17509,6 +31551,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.Path = t
 		case "content":
+			ord.Known(2)
 			seen |= 1 << 2
 			t, err := jsonx.String(v)
 			if err != nil {
@@ -17516,6 +31559,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.Content = t
 		case "_meta":
+			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -17527,9 +31571,12 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17544,12 +31591,109 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<2) == 0 {
 		return jsonx.Missing("content")
 	}
+	if ord.Disordered() {
+		present := uint64(7)
+		if x.Meta != nil {
+			present |= 1 << 3
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileRequest), present, 4))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *WriteTextFileRequest) appendMembers(b []byte) ([]byte, error) {
+// memberIndexWriteTextFileRequest maps a member name to its index in WriteTextFileRequest, or -1.
+func memberIndexWriteTextFileRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "path":
+		return 1
+	case "content":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *WriteTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"path\":"...)
+		b = jsonx.AppendString(b, string(x.Path))
+	case 2:
+		b = jsonx.Sep(b)
+		b = append(b, "\"content\":"...)
+		b = jsonx.AppendString(b, string(x.Content))
+	case 3:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *WriteTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *WriteTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	b = jsonx.Sep(b)
 	b = append(b, "\"sessionId\":"...)
 	b = jsonx.AppendString(b, string(x.SessionID))
@@ -17573,7 +31717,7 @@ func (x *WriteTextFileRequest) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *WriteTextFileRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}
@@ -17602,10 +31746,12 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 	if err := it.Reset(data); err != nil {
 		return err
 	}
+	var ord jsonx.Order
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
+			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
 				continue
@@ -17617,20 +31763,102 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 			}
 			x.Meta = t
 		default:
-			if !jsonx.Skipped(it.Key(), skip) {
-				x.Extra.Add(it.Member())
+			if jsonx.Skipped(it.Key(), skip) {
+				ord.Skipped(skip)
+				continue
 			}
+			ord.Unknown()
+			x.Extra.Add(it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if ord.Disordered() {
+		present := uint64(0)
+		if x.Meta != nil {
+			present |= 1 << 0
+		}
+		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileResponse), present, 1))
+	}
 	return nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed.
-func (x *WriteTextFileResponse) appendMembers(b []byte) ([]byte, error) {
+// memberIndexWriteTextFileResponse maps a member name to its index in WriteTextFileResponse, or -1.
+func memberIndexWriteTextFileResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
+// appendField appends the member with index i, if it is set.
+func (x *WriteTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
+// appendOrdered appends x's members in the order they arrived (Extra's
+// layout), then any member set since, in schema order.
+func (x *WriteTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
+	var done uint64
+	var err error
+	rest := x.Extra.Cursor()
+	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
+		// The layout did not see the tag: it goes first.
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+		tag = ""
+	}
+	for _, e := range x.Extra.Layout() {
+		switch {
+		case e == jsonx.LayoutTag:
+			if tag != "" {
+				b = jsonx.Sep(b)
+				b = append(b, tag...)
+				tag = ""
+			}
+		case e == jsonx.LayoutUnknown:
+			b = rest.Next(b)
+		case e < 64 && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = x.appendField(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < 1; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = x.appendField(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
+
+// appendMembers appends x's members, each preceded by a separator as needed;
+// tag, when not empty, is the union discriminator member to put first.
+func (x *WriteTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
+	if x.Extra.Layout() != nil {
+		return x.appendOrdered(b, tag)
+	}
+	if tag != "" {
+		b = jsonx.Sep(b)
+		b = append(b, tag...)
+	}
 	if x.Meta != nil {
 		b = jsonx.Sep(b)
 		b = append(b, "\"_meta\":"...)
@@ -17645,7 +31873,7 @@ func (x *WriteTextFileResponse) appendMembers(b []byte) ([]byte, error) {
 // appendJSON appends x as a JSON object.
 func (x *WriteTextFileResponse) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	b, err := x.appendMembers(b)
+	b, err := x.appendMembers(b, "")
 	if err != nil {
 		return b, err
 	}

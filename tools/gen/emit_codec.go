@@ -267,20 +267,31 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 			needSeen = true
 		}
 	}
+	ordered := !t.NoExtra // objects with Extra remember a non-canonical member order
 	var cases []jen.Code
 	for _, fd := range t.Fields {
-		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(e.fieldDecode(fd, needSeen)...))
+		var pre []jen.Code
+		if ordered {
+			pre = append(pre, jen.Id("ord").Dot("Known").Call(jen.Lit(fd.Bit)))
+		}
+		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(append(pre, e.fieldDecode(fd, needSeen)...)...))
 	}
 	if !t.NoExtra {
 		cases = append(cases, jen.Default().Block(
-			jen.If(jen.Op("!").Add(jx("Skipped")).Call(jen.Id("it").Dot("Key").Call(), jen.Id("skip"))).Block(
-				jen.Id("x").Dot("Extra").Dot("Add").Call(jen.Id("it").Dot("Member").Call()),
+			jen.If(jx("Skipped").Call(jen.Id("it").Dot("Key").Call(), jen.Id("skip"))).Block(
+				jen.Id("ord").Dot("Skipped").Call(jen.Id("skip")),
+				jen.Continue(),
 			),
+			jen.Id("ord").Dot("Unknown").Call(),
+			jen.Id("x").Dot("Extra").Dot("Add").Call(jen.Id("it").Dot("Member").Call()),
 		))
 	}
 	body := []jen.Code{
 		jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
 		jen.If(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	}
+	if ordered {
+		body = append(body, jen.Var().Id("ord").Qual(jsonxPkg, "Order"))
 	}
 	if needSeen {
 		body = append(body, jen.Var().Id("seen").Uint64())
@@ -303,6 +314,28 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		} else if fd.Default != nil {
 			body = append(body, jen.If(bit).Block(e.defaultStmts(fd)...))
 		}
+	}
+	if ordered {
+		// The members the encoder will write: always-written ones, plus
+		// optional ones that decoded to something.
+		var always uint64
+		var opt []jen.Code
+		for _, fd := range t.Fields {
+			if omittable(fd) {
+				opt = append(opt, jen.If(jen.Id("x").Dot(fd.Go).Op("!=").Nil()).Block(
+					jen.Id("present").Op("|=").Lit(1).Op("<<").Lit(fd.Bit),
+				))
+			} else {
+				always |= 1 << fd.Bit
+			}
+		}
+		blk := []jen.Code{jen.Id("present").Op(":=").Uint64().Call(jen.Lit(int(always)))}
+		blk = append(blk, opt...)
+		blk = append(blk, jen.Id("x").Dot("Extra").Dot("SetLayout").Call(jx("NormalizeLayout").Call(
+			jx("BuildLayout").Call(jen.Id("data"), jen.Id("skip"), jen.Id("memberIndex"+t.Name)),
+			jen.Id("present"), jen.Lit(len(t.Fields)),
+		)))
+		body = append(body, jen.If(jen.Id("ord").Dot("Disordered").Call()).Block(blk...))
 	}
 	if t.Flat != nil {
 		u := t.Flat.Ref.Named
@@ -330,12 +363,92 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 	f.Line()
 
 	// appendMembers
+	tagB := jen.Id("tag").Op("!=").Lit("")
 	var enc []jen.Code
+	if ordered {
+		enc = append(enc, jen.If(jen.Id("x").Dot("Extra").Dot("Layout").Call().Op("!=").Nil()).Block(
+			jen.Return(jen.Id("x").Dot("appendOrdered").Call(jen.Id("b"), jen.Id("tag"))),
+		))
+	}
+	enc = append(enc, jen.If(tagB).Block(
+		jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
+		jen.Id("b").Op("=").Append(jen.Id("b"), jen.Id("tag").Op("...")),
+	))
 	usesErr := false
+	var fieldCases []jen.Code
+	fieldUsesErr := false
 	for _, fd := range t.Fields {
 		stmts, errUsed := e.fieldEncode(fd)
 		usesErr = usesErr || errUsed
 		enc = append(enc, stmts...)
+		stmts, errUsed = e.fieldEncode(fd)
+		fieldUsesErr = fieldUsesErr || errUsed
+		fieldCases = append(fieldCases, jen.Case(jen.Lit(fd.Bit)).Block(stmts...))
+	}
+	if ordered {
+		var idx []jen.Code
+		for _, fd := range t.Fields {
+			idx = append(idx, jen.Case(jen.Lit(fd.JSON)).Block(jen.Return(jen.Lit(fd.Bit))))
+		}
+		f.Comment(fmt.Sprintf("memberIndex%s maps a member name to its index in %s, or -1.", t.Name, t.Name))
+		f.Func().Id("memberIndex"+t.Name).Params(jen.Id("key").Index().Byte()).Int().Block(
+			jen.Switch(jen.String().Call(jen.Id("key"))).Block(idx...),
+			jen.Return(jen.Lit(-1)),
+		)
+		f.Line()
+		fbody := []jen.Code{}
+		if fieldUsesErr {
+			fbody = append(fbody, jen.Var().Err().Error())
+		}
+		if len(fieldCases) > 0 {
+			fbody = append(fbody, jen.Switch(jen.Id("i")).Block(fieldCases...))
+		}
+		fbody = append(fbody, jen.Return(jen.Id("b"), jen.Nil()))
+		f.Comment("appendField appends the member with index i, if it is set.")
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendField").Params(jen.Id("b").Index().Byte(), jen.Id("i").Int()).Params(jen.Index().Byte(), jen.Error()).Block(fbody...)
+		f.Line()
+		f.Comment("appendOrdered appends x's members in the order they arrived (Extra's")
+		f.Comment("layout), then any member set since, in schema order.")
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendOrdered").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Var().Id("done").Uint64(),
+			jen.Var().Err().Error(),
+			jen.Id("rest").Op(":=").Id("x").Dot("Extra").Dot("Cursor").Call(),
+			jen.If(tagB.Clone().Op("&&").Op("!").Add(jx("HasTag")).Call(jen.Id("x").Dot("Extra").Dot("Layout").Call())).Block(
+				jen.Comment("The layout did not see the tag: it goes first."),
+				jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
+				jen.Id("b").Op("=").Append(jen.Id("b"), jen.Id("tag").Op("...")),
+				jen.Id("tag").Op("=").Lit(""),
+			),
+			jen.For(jen.List(jen.Id("_"), jen.Id("e")).Op(":=").Range().Id("x").Dot("Extra").Dot("Layout").Call()).Block(
+				jen.Switch().Block(
+					jen.Case(jen.Id("e").Op("==").Qual(jsonxPkg, "LayoutTag")).Block(
+						jen.If(tagB.Clone()).Block(
+							jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
+							jen.Id("b").Op("=").Append(jen.Id("b"), jen.Id("tag").Op("...")),
+							jen.Id("tag").Op("=").Lit(""),
+						),
+					),
+					jen.Case(jen.Id("e").Op("==").Qual(jsonxPkg, "LayoutUnknown")).Block(
+						jen.Id("b").Op("=").Id("rest").Dot("Next").Call(jen.Id("b")),
+					),
+					jen.Case(jen.Id("e").Op("<").Lit(64).Op("&&").Id("done").Op("&").Parens(jen.Lit(1).Op("<<").Id("e")).Op("==").Lit(0)).Block(
+						jen.Id("done").Op("|=").Lit(1).Op("<<").Id("e"),
+						jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("x").Dot("appendField").Call(jen.Id("b"), jen.Int().Call(jen.Id("e"))), jen.Err().Op("!=").Nil()).Block(
+							jen.Return(jen.Id("b"), jen.Err()),
+						),
+					),
+				),
+			),
+			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(len(t.Fields)), jen.Id("i").Op("++")).Block(
+				jen.If(jen.Id("done").Op("&").Parens(jen.Lit(1).Op("<<").Id("i")).Op("==").Lit(0)).Block(
+					jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("x").Dot("appendField").Call(jen.Id("b"), jen.Id("i")), jen.Err().Op("!=").Nil()).Block(
+						jen.Return(jen.Id("b"), jen.Err()),
+					),
+				),
+			),
+			jen.Return(jen.Id("rest").Dot("Rest").Call(jen.Id("b")), jen.Nil()),
+		)
+		f.Line()
 	}
 	if t.Flat != nil {
 		u := t.Flat.Ref.Named
@@ -356,13 +469,14 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		enc = append([]jen.Code{jen.Var().Err().Error()}, enc...)
 	}
 	enc = append(enc, jen.Return(jen.Id("b"), jen.Nil()))
-	f.Comment("appendMembers appends x's members, each preceded by a separator as needed.")
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendMembers").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(enc...)
+	f.Comment("appendMembers appends x's members, each preceded by a separator as needed;")
+	f.Comment("tag, when not empty, is the union discriminator member to put first.")
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendMembers").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(enc...)
 	f.Line()
 	f.Comment("appendJSON appends x as a JSON object.")
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendJSON").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
-		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("x").Dot("appendMembers").Call(jen.Id("b")),
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("x").Dot("appendMembers").Call(jen.Id("b"), jen.Lit("")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
 		jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
 	)
@@ -468,8 +582,7 @@ func (e *emitter) fieldEncode(f *Field) ([]jen.Code, bool) {
 		usesErr = true
 		stmts = append(stmts, jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Add(e.encodeCall(f.Ref, val)), jen.Err().Op("!=").Nil()).Block(returnErrAt(f.JSON)))
 	}
-	omit := f.Ptr || (!f.Required && f.Default == nil && (f.Ref.List || f.Ref.Map || isNilable(f.Ref)))
-	if omit {
+	if omittable(f) {
 		return []jen.Code{jen.If(x.Clone().Op("!=").Nil()).Block(stmts...)}, usesErr
 	}
 	if f.Ref.Named != nil && f.Ref.Named.Kind == TUnion {
@@ -479,6 +592,11 @@ func (e *emitter) fieldEncode(f *Field) ([]jen.Code, bool) {
 		)}, stmts...), usesErr
 	}
 	return stmts, usesErr
+}
+
+// omittable: the member is left out of the encoding when nil.
+func omittable(f *Field) bool {
+	return f.Ptr || (!f.Required && f.Default == nil && (f.Ref.List || f.Ref.Map || isNilable(f.Ref)))
 }
 
 func isNilable(ref *Ref) bool {
@@ -677,18 +795,11 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		var stmts []jen.Code
 		stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
 		if members {
-			if prefix != "" {
-				stmts = append(stmts,
-					jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
-					jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(prefix).Op("...")),
-				)
-			}
-			stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"))))
+			stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"), jen.Lit(prefix))))
 		} else {
-			open := "{" + prefix
 			stmts = append(stmts,
-				jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(open).Op("...")),
-				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(variantRecv(v, "v")).Dot("appendMembers").Call(jen.Id("b")),
+				jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
+				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(variantRecv(v, "v")).Dot("appendMembers").Call(jen.Id("b"), jen.Lit(prefix)),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
 				jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
 			)
@@ -829,11 +940,11 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 			continue
 		case "object":
 			stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
-			m := "appendJSON"
 			if members {
-				m = "appendMembers"
+				stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"), jen.Lit(""))))
+			} else {
+				stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendJSON").Call(jen.Id("b"))))
 			}
-			stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot(m).Call(jen.Id("b"))))
 			ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
 			continue
 		}

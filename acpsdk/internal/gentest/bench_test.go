@@ -64,3 +64,16 @@ func BenchmarkPlainStructDecodeEncode(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkSessionNotificationEncode(b *testing.B) {
+	var n gen.SessionNotification
+	if err := n.UnmarshalJSON([]byte(chunk)); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := n.MarshalJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

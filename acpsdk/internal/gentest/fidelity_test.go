@@ -1,6 +1,7 @@
 package gentest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -228,4 +229,40 @@ func TestSDK2_IdiomaticNamesAndVersion(t *testing.T) {
 	require.Equal(t, "@agentclientprotocol/sdk", gen.SchemaPackage)
 	require.Equal(t, "2.4.0", gen.SchemaVersion)
 	require.Len(t, gen.SchemaSHA256, 64)
+}
+
+// TestSDK5_MemberOrderIsKept: a peer's member order (tag last, unknown
+// members in the middle, known members out of schema order) re-encodes
+// byte for byte; members set after decoding are added in schema order.
+func TestSDK5_MemberOrderIsKept(t *testing.T) {
+	for _, in := range []string{
+		`{"update":{"content":{"text":"hi","type":"text"},"sessionUpdate":"agent_message_chunk"},"sessionId":"s"}`,
+		`{"sessionId":"s","vendor":1,"update":{"toolCallId":"t","sessionUpdate":"tool_call","x":[],"title":"T","status":"pending","kind":"edit"}}`,
+		`{"resource":{"uri":"file:///b","mimeType":"application/octet-stream","blob":"AAE="},"annotations":{"priority":1.5,"audience":["user"]}}`,
+		`{"cwd":"/w","mcpServers":[{"type":"http","url":"https://h","name":"h","headers":[]},{"env":[],"args":[],"command":"c","name":"n"}]}`,
+	} {
+		var out string
+		switch {
+		case strings.Contains(in, `"resource"`):
+			_, out = roundTrip[gen.EmbeddedResource](t, in)
+		case strings.Contains(in, `"cwd"`):
+			_, out = roundTrip[gen.NewSessionRequest](t, in)
+		default:
+			_, out = roundTrip[gen.SessionNotification](t, in)
+		}
+		require.Equal(t, in, out)
+	}
+
+	var n gen.SessionNotification
+	require.NoError(t, n.UnmarshalJSON([]byte(`{"update":{"sessionUpdate":"plan","entries":[]},"sessionId":"s"}`)))
+	n.Meta = []byte(`{"added":true}`)
+	n.SessionID = "s2"
+	out, err := n.MarshalJSON()
+	require.NoError(t, err)
+	require.Equal(t, `{"update":{"sessionUpdate":"plan","entries":[]},"sessionId":"s2","_meta":{"added":true}}`, string(out))
+
+	// A value built in Go has no arrival order: schema order.
+	out, err = (&gen.SessionNotification{SessionID: "s", Update: &gen.SessionUpdatePlan{Entries: []gen.PlanEntry{}}}).MarshalJSON()
+	require.NoError(t, err)
+	require.Equal(t, `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}`, string(out))
 }

@@ -70,7 +70,8 @@ func TestSDK4_DefaultOnNullMcpServers(t *testing.T) {
 	require.NotNil(t, r.AdditionalDirectories)
 	out, err := r.MarshalJSON()
 	require.NoError(t, err)
-	require.Equal(t, `{"cwd":"/w","additionalDirectories":[],"mcpServers":[]}`, string(out))
+	// Arrival order is kept (mcpServers came first).
+	require.Equal(t, `{"cwd":"/w","mcpServers":[],"additionalDirectories":[]}`, string(out))
 
 	// Without the keyword, null is not accepted for a required list.
 	var p gen.PromptRequest

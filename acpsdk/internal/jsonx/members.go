@@ -13,7 +13,8 @@ import (
 // Internally it is the raw member text joined by commas ("a":1,"b":[2]):
 // one buffer, no per-member allocation, re-emitted with a single append.
 type Members struct {
-	raw []byte
+	raw    []byte
+	layout []byte // arrival order when it was not canonical (see order.go)
 }
 
 // Add appends one raw member (`"key":value`, as produced by
@@ -72,7 +73,7 @@ func (m *Members) Set(key string, value json.RawMessage) error {
 	if err := Validate(value); err != nil {
 		return err
 	}
-	var out Members
+	out := Members{layout: m.layout}
 	replaced := false
 	for k, v := range m.All() {
 		if k == key {
@@ -92,7 +93,7 @@ func (m *Members) Set(key string, value json.RawMessage) error {
 
 // Delete removes every member named key.
 func (m *Members) Delete(key string) {
-	var out Members
+	out := Members{layout: m.layout}
 	for k, v := range m.All() {
 		if k != key {
 			out.add(k, v)

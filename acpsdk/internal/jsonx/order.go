@@ -1,0 +1,180 @@
+package jsonx
+
+import "bytes"
+
+// Member order. Known members are encoded in schema order, so a message
+// that arrives in another order (a peer that puts the tag last, or unknown
+// members between known ones) would re-encode differently. To keep
+// decode → encode byte-identical for such input too, a decoder notes when
+// the order it saw is not the canonical one and then records a layout: the
+// sequence of members as they arrived. Canonical input, the common case,
+// costs nothing and records nothing.
+
+// Layout entries besides a known member's index (0..63).
+const (
+	// LayoutTag marks where the union's discriminator was.
+	LayoutTag byte = 0xFE
+	// LayoutUnknown marks the next member kept in Extra.
+	LayoutUnknown byte = 0xFF
+)
+
+// Order watches the members of one object go by and reports whether they
+// came in canonical order: the tag first, known members by ascending index,
+// unknown members last.
+type Order struct {
+	last     int
+	seen     bool
+	unknown  bool
+	disorder bool
+}
+
+// Known notes the known member with index i.
+func (o *Order) Known(i int) {
+	if o.unknown || (o.seen && i <= o.last) {
+		o.disorder = true
+	}
+	o.last, o.seen = i, true
+}
+
+// Unknown notes an unknown member.
+func (o *Order) Unknown() { o.unknown = true }
+
+// Skipped notes a member that belongs to an enclosing object or union; a
+// lone skipped key is a union's tag, which canonically comes first.
+func (o *Order) Skipped(skip []string) {
+	if len(skip) == 1 && (o.seen || o.unknown) {
+		o.disorder = true
+	}
+}
+
+// Disordered reports whether a layout must be recorded.
+func (o *Order) Disordered() bool { return o.disorder }
+
+// BuildLayout records the arrival order of the members of the object data
+// (a second pass, only for non-canonical input). index maps a key to its
+// known member index, or -1.
+func BuildLayout(data []byte, skip []string, index func([]byte) int) []byte {
+	var it ObjectIter
+	if it.Reset(data) != nil {
+		return nil
+	}
+	var out []byte
+	for it.Next() {
+		switch i := index(it.Key()); {
+		case i >= 0:
+			out = append(out, byte(i))
+		case Skipped(it.Key(), skip):
+			if len(skip) == 1 {
+				out = append(out, LayoutTag)
+			}
+		default:
+			out = append(out, LayoutUnknown)
+		}
+	}
+	return out
+}
+
+// SetLayout attaches a recorded layout to the object's members.
+func (m *Members) SetLayout(layout []byte) { m.layout = layout }
+
+// Layout is the recorded arrival order, or nil for canonical order.
+func (m Members) Layout() []byte { return m.layout }
+
+// Cursor walks the kept members in order, for an encoder that interleaves
+// them with known members.
+func (m Members) Cursor() MemberCursor { return MemberCursor{raw: m.raw} }
+
+// MemberCursor appends kept members one at a time.
+type MemberCursor struct {
+	raw []byte
+	i   int
+}
+
+// Next appends the next kept member (with a separator as needed); nothing
+// when none is left.
+func (c *MemberCursor) Next(b []byte) []byte {
+	if c.i >= len(c.raw) {
+		return b
+	}
+	start := c.i
+	end, _, err := fastString(c.raw, start)
+	if err == nil {
+		i := skipSpace(c.raw, end)
+		if i < len(c.raw) && c.raw[i] == ':' {
+			end, err = fastSkip(c.raw, skipSpace(c.raw, i+1))
+		}
+	}
+	if err != nil {
+		// Cannot happen for members kept by a decoder or Set; emit the
+		// rest verbatim rather than lose it.
+		end = len(c.raw)
+	}
+	c.i = end
+	if c.i < len(c.raw) && c.raw[c.i] == ',' {
+		c.i++
+	}
+	b = Sep(b)
+	return append(b, c.raw[start:end]...)
+}
+
+// Rest appends every member not yet appended.
+func (c *MemberCursor) Rest(b []byte) []byte {
+	for c.i < len(c.raw) {
+		b = c.Next(b)
+	}
+	return b
+}
+
+// HasTag reports whether a layout records the tag's position.
+func HasTag(layout []byte) bool { return bytes.IndexByte(layout, LayoutTag) >= 0 }
+
+// NormalizeLayout makes a layout describe exactly what the encoder will
+// write, so that decoding the encoding gives the same layout back: members
+// that will not be written (present lacks their bit: they decoded to
+// nothing) and repeats are dropped, members that will be written but did not
+// arrive (defaults) are added in schema order, and a layout that turns out
+// canonical becomes nil.
+func NormalizeLayout(layout []byte, present uint64, n int) []byte {
+	var seen uint64
+	out := layout[:0:0]
+	for _, e := range layout {
+		switch {
+		case e == LayoutTag || e == LayoutUnknown:
+			out = append(out, e)
+		case int(e) < n && present&(1<<e) != 0 && seen&(1<<e) == 0:
+			seen |= 1 << e
+			out = append(out, e)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if present&(1<<i) != 0 && seen&(1<<i) == 0 {
+			out = append(out, byte(i))
+		}
+	}
+	if canonical(out) {
+		return nil
+	}
+	return out
+}
+
+// canonical: the tag (if any) first, known members ascending, unknown last.
+func canonical(layout []byte) bool {
+	last := -1
+	unknown := false
+	for i, e := range layout {
+		switch {
+		case e == LayoutTag:
+			if i != 0 {
+				return false
+			}
+		case e == LayoutUnknown:
+			unknown = true
+		default:
+			if unknown || int(e) <= last {
+				return false
+			}
+			last = int(e)
+		}
+	}
+	return true
+}
