@@ -64,6 +64,10 @@ func Standard() *Registry {
 		Title: "a prompt for an unknown session id is an error", Run: checkUnknownSession})
 	r.Register(Check{ID: "prompt.updates-before-response", Tier: TierMandatory,
 		Title: "every update of a turn arrives before the prompt response", Run: checkUpdatesBeforeResponse})
+	r.Register(Check{ID: "prompt.session-ids", Tier: TierAdvisory,
+		Title: "the updates of a turn name the prompted session", Run: checkSessionIDs})
+	r.Register(Check{ID: "rpc.cancel-request", Tier: TierAdvisory,
+		Title: "a prompt cancelled with $/cancel_request is still answered (a result or -32800)", Run: checkCancelRequest})
 	r.Register(Check{ID: "prompt.cancel", Tier: TierMandatory,
 		Title: "session/cancel ends the turn with stopReason cancelled", Run: checkCancel})
 	r.Register(Check{ID: "session.load", Tier: TierCapability,
@@ -321,6 +325,69 @@ func checkCancel(ctx context.Context, s *Session) error {
 	}
 	if turn.StopReason != "cancelled" {
 		return Failf("cancelled turn ended with stopReason %q, want \"cancelled\"", turn.StopReason)
+	}
+	return nil
+}
+
+func checkSessionIDs(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return prereq(err)
+	}
+	sid, err := s.NewSession(ctx)
+	if err != nil {
+		return prereq(err)
+	}
+	turn, err := s.Prompt(ctx, sid, TurnPrompt)
+	if err != nil {
+		return prereq(err)
+	}
+	for _, u := range Updates(between(s.Since(turn.From), turn.Response.Seq)) {
+		if u.SessionID != sid {
+			return Failf("a %s during the turn names session %q, not the prompted %q", u.Kind, u.SessionID, sid)
+		}
+	}
+	return nil
+}
+
+func checkCancelRequest(ctx context.Context, s *Session) error {
+	if _, err := s.Initialize(ctx); err != nil {
+		return prereq(err)
+	}
+	sid, err := s.NewSession(ctx)
+	if err != nil {
+		return prereq(err)
+	}
+	from := s.Mark()
+	id, err := s.Send("session/prompt", PromptParams(sid, CancelPrompt))
+	if err != nil {
+		return Failf("%v", err)
+	}
+	want := fmt.Sprint(id)
+	first, err := s.WaitFor(ctx, from, func(m *Message) bool {
+		if m.IsResponse() {
+			return string(bytes.TrimSpace(m.ID)) == want
+		}
+		us := Updates([]*Message{m})
+		return len(us) == 1 && us[0].SessionID == sid && turnUpdates[us[0].Kind]
+	})
+	if err != nil {
+		return Failf("waiting for the turn to start: %v", err)
+	}
+	if first.IsResponse() {
+		if first.Error != nil && ModelUnavailable(first.Error.Code) {
+			return NeedsModelf("session/prompt answered %v", first.Error)
+		}
+		return Skipf("the turn ended (%s) before it could be cancelled", describe(first))
+	}
+	if err := s.Notify("$/cancel_request", map[string]any{"requestId": id}); err != nil {
+		return Failf("%v", err)
+	}
+	m, err := s.Await(ctx, id)
+	if err != nil {
+		return Failf("after $/cancel_request, session/prompt: %v", err)
+	}
+	if m.Error != nil && m.Error.Code != -32800 {
+		return Failf("cancelled request answered %v, want a result or -32800", m.Error)
 	}
 	return nil
 }

@@ -107,6 +107,8 @@ var breakers = map[string][]string{
 	"session.unknown-id":             {"--accept-unknown-session"},
 	"prompt.updates-before-response": {"--late-updates"},
 	"prompt.cancel":                  {"--cancel-stop-reason", "end_turn"},
+	"prompt.session-ids":             {"--words", "foreign"},
+	"rpc.cancel-request":             {"--drop-cancelled-requests"},
 	"session.load":                   {"--load-session", "--load-replay-after-response"},
 	"session.resume":                 {"--resume", "--resume-replays"},
 	"session.close":                  {"--close", "--fail-close"},
@@ -149,6 +151,12 @@ func TestStandard_EachBreakingFlagFailsExactlyItsCheck(t *testing.T) {
 	}
 }
 
+// needsATurn are the checks that run a prompt turn.
+var needsATurn = map[string]bool{
+	"prompt.updates-before-response": true, "prompt.session-ids": true, "prompt.cancel": true,
+	"rpc.cancel-request": true, "session.load": true, "session.resume": true,
+}
+
 // TestStandard_PromptFailuresNeedAWorkingModel: a prompt refused for want
 // of credentials or backend is "needs a working model", not a failure.
 func TestStandard_PromptFailuresNeedAWorkingModel(t *testing.T) {
@@ -159,7 +167,7 @@ func TestStandard_PromptFailuresNeedAWorkingModel(t *testing.T) {
 			for id, r := range results {
 				rs = append(rs, r)
 				switch {
-				case strings.HasPrefix(id, "prompt.") || id == "session.load" || id == "session.resume":
+				case needsATurn[id]:
 					assert.Equal(t, check.StatusNeedsModel, r.Status, "%s: %s", id, r.Reason)
 					assert.Contains(t, r.Reason, code)
 				default:

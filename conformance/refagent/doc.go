@@ -153,6 +153,9 @@
 //	--answer-notifications      answer unknown notifications with an error
 //	                            response (id null)
 //	--die-on-garbage            exit with status 3 on a line that is not JSON
+//	--drop-cancelled-requests   never answer a slow prompt that
+//	                            $/cancel_request cancelled (by default it
+//	                            ends with the cancel stop reason)
 //	--ignore-stdin-close        keep running after stdin closes (until
 //	                            SIGINT, SIGTERM or SIGKILL)
 //	--ignore-sigterm            ignore SIGTERM

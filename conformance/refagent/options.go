@@ -47,9 +47,10 @@ type Options struct {
 	FailClose, FailDelete   bool
 
 	// Protocol-level faults.
-	UnknownMethodCode   int // the code unknown methods are answered with
-	AnswerNotifications bool
-	DieOnGarbage        bool
+	UnknownMethodCode     int // the code unknown methods are answered with
+	AnswerNotifications   bool
+	DropCancelledRequests bool // never answer a prompt cancelled with $/cancel_request
+	DieOnGarbage          bool
 
 	// Process-level faults.
 	IgnoreStdinClose  bool
@@ -110,6 +111,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.FailDelete, "fail-delete", false, "answer session/delete with an internal error")
 	fs.IntVar(&o.UnknownMethodCode, "unknown-method-code", o.UnknownMethodCode, "JSON-RPC error code for unknown methods")
 	fs.BoolVar(&o.AnswerNotifications, "answer-notifications", false, "answer unknown notifications with an error response")
+	fs.BoolVar(&o.DropCancelledRequests, "drop-cancelled-requests", false, "never answer a slow prompt cancelled with $/cancel_request")
 	fs.BoolVar(&o.DieOnGarbage, "die-on-garbage", false, "exit with status 3 on a line that is not JSON")
 	fs.BoolVar(&o.IgnoreStdinClose, "ignore-stdin-close", false, "keep running after stdin closes")
 	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")

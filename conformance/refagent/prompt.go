@@ -270,6 +270,11 @@ func (r *turnRun) slow(ignoreCancel bool) bool {
 		case <-deadline.C:
 			return false
 		case <-r.ctx.Done():
+			if r.a.opts.DropCancelledRequests && r.a.ctx.Err() == nil {
+				// $/cancel_request, not the agent stopping: never answer.
+				r.a.log.Warn("dropping a request cancelled with $/cancel_request", "session_id", r.sid)
+				<-r.a.ctx.Done()
+			}
 			return true
 		case <-tick.C:
 			_ = r.say(r.msgID(5), fmt.Sprintf(" %d", i))

@@ -48,7 +48,7 @@ func acpcheck(t *testing.T, args ...string) (int, string, string) {
 func TestAcpcheck_ReferenceAgentExitsZero(t *testing.T) {
 	code, out, _ := acpcheck(t, "--command", refagent+" --load-session --resume --close --delete")
 	assert.Equal(t, 0, code, out)
-	assert.Contains(t, out, "17 checks: 17 pass, 0 fail")
+	assert.Contains(t, out, "19 checks: 19 pass, 0 fail")
 }
 
 func TestAcpcheck_MandatoryFailureExitsOne(t *testing.T) {
