@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 )
 
 // StopSession ends the session through the fixed teardown order of §19,
@@ -97,7 +98,11 @@ func (s *session) runTeardown(ctx context.Context) {
 func (s *session) closeSession(caller context.Context, half func() (context.Context, context.CancelFunc, time.Duration)) {
 	c, cancel, bound := half()
 	defer cancel()
-	err := s.conn.Call(c, s.closeMethod, sessionIDParams{SessionID: s.id}, nil)
+	var params any = &gen.CloseSessionRequest{SessionID: gen.SessionID(s.id)}
+	if s.closeMethod == methodSessionDelete {
+		params = &gen.DeleteSessionRequest{SessionID: gen.SessionID(s.id)}
+	}
+	err := s.conn.Call(c, s.closeMethod, params, nil)
 	rpcErr, isRPC := errors.AsType[*acpsdk.Error](err)
 	timedOut := !isRPC && err != nil && c.Err() != nil
 	if s.closeMethod == methodSessionDelete {

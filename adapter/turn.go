@@ -8,6 +8,7 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/normalize"
 )
 
@@ -159,7 +160,10 @@ func (p *pump) startTurn(req *turnRequest) {
 		p.endTurn(*o, nil)
 		return
 	}
-	params := promptParams{SessionID: p.sessionID, Prompt: []textBlock{{Type: "text", Text: req.prompt}}}
+	params := &gen.PromptRequest{
+		SessionID: gen.SessionID(p.sessionID),
+		Prompt:    []gen.ContentBlock{&gen.ContentBlockText{Text: req.prompt}},
+	}
 	conn, seq := p.s.conn, t.seq
 	p.wg.Add(1)
 	go func() {
@@ -173,19 +177,6 @@ func (p *pump) startTurn(req *turnRequest) {
 	}()
 }
 
-type textBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type promptParams struct {
-	SessionID string      `json:"sessionId"`
-	Prompt    []textBlock `json:"prompt"`
-}
-
-type sessionIDParams struct {
-	SessionID string `json:"sessionId"`
-}
 
 // beginEnd starts an end attempt (TU-7, PM-6): one session/cancel, then a
 // read-timeout wait for the runtime's answer to the prompt. The first
@@ -204,7 +195,7 @@ func (p *pump) beginEnd(o normalize.Outcome) {
 	go func() {
 		defer p.wg.Done()
 		defer p.cancels.Done()
-		_ = conn.Notify(p.ctx, methodSessionCancel, sessionIDParams{SessionID: id})
+		_ = conn.Notify(p.ctx, gen.MethodSessionCancel, &gen.CancelNotification{SessionID: gen.SessionID(id)})
 	}()
 }
 
