@@ -177,7 +177,6 @@ func (p *pump) startTurn(req *turnRequest) {
 	}()
 }
 
-
 // beginEnd starts an end attempt (TU-7, PM-6): one session/cancel, then a
 // read-timeout wait for the runtime's answer to the prompt. The first
 // override wins.
