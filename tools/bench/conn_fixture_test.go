@@ -49,6 +49,7 @@ func TestFloodHoldsTheReaderBack(t *testing.T) {
 	require.NoError(t, conn.Close())
 	checkCount(t, h.chunkCounter)
 	require.Positive(t, h.heap.peak)
+	require.Positive(t, h.heap.peakLive)
 	// 64 queued messages, plus one being handled, plus the read buffer.
 	require.LessOrEqual(t, h.lag, int64(66*src.per+acpsdkReadBuffer))
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -166,9 +167,13 @@ func describe(res results, terms []term) string {
 	for _, tm := range terms {
 		m, _ := res.median(tm.bench, tm.unit)
 		name := strings.TrimPrefix(tm.bench, "Benchmark")
-		if tm.unit == ns {
+		switch {
+		case tm.unit == ns:
 			parts = append(parts, name+" "+duration(m))
-		} else {
+		case len(res[tm.bench][tm.unit]) > 1:
+			// A value, not a time: its worst run matters too (a peak heap).
+			parts = append(parts, fmt.Sprintf("%s %.4g %s (max %.4g)", name, m, tm.unit, slices.Max(res[tm.bench][tm.unit])))
+		default:
 			parts = append(parts, fmt.Sprintf("%s %.4g %s", name, m, tm.unit))
 		}
 	}
