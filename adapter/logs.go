@@ -29,7 +29,6 @@ const (
 	logDeleted               = "session deleted through the protocol"
 	logExitedGraceful        = "agent exited during the graceful phase"
 	logForceTerminated       = "agent did not exit inside the graceful period and was force-terminated"
-	logAgentStderr           = "agent stderr"
 	logDroppingQueued        = "dropping events queued for a turn that never started"
 	logUnrecognizedVariant   = "unrecognized session update variant"
 	logForeignUpdate         = "dropping session/update for a foreign session"

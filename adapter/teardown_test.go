@@ -214,3 +214,22 @@ func TestStopSessionOnStartThatNeverFinished(t *testing.T) {
 	assert.Equal(t, KindTurnCancelled, KindOf(err))
 	assert.NoError(t, h.a.StopSession(context.Background(), s))
 }
+
+// The fault matrix's descendant case at the production bound: the turn ends
+// within the real 5 s drain bound with the exact port_exit message.
+func TestDI8_ProductionDrainBound(t *testing.T) {
+	hs, err := fakeagent.NewHolders()
+	require.NoError(t, err)
+	t.Cleanup(func() { hs.Release() })
+	h := newHarness(t, withDrain(drainBound))
+	s := h.start("holder="+hs.Path, "detach")
+	begin := time.Now()
+	_, err, _ = h.turn(s, "holder")
+	took := time.Since(begin)
+	assert.ErrorIs(t, err, &Error{Kind: KindPortExit, Message: "the agent runtime exited before the session finished collecting its output"})
+	assert.GreaterOrEqual(t, took, 5*time.Second)
+	assert.Less(t, took, 7*time.Second)
+	recs := h.log.find("agent stdout was not fully collected before the session ended")
+	require.Len(t, recs, 1)
+	assert.Equal(t, "5s", recs[0].Attrs["drain_bound"])
+}
