@@ -24,10 +24,10 @@ func oursChunkText(n *gen.SessionNotification) string {
 	return t.Text
 }
 
-// TestCodecSidesDoTheSameWork guards the codec benchmark's fairness: every
-// side decodes the payload to the same values and encodes them back to JSON
-// that decodes to the same values again.
-func TestCodecSidesDoTheSameWork(t *testing.T) {
+// TestSDK11_CodecSidesDoTheSameWork guards the codec benchmark's fairness:
+// every side decodes the payload to the same values and encodes them back
+// to JSON that decodes to the same values again.
+func TestSDK11_CodecSidesDoTheSameWork(t *testing.T) {
 	require.Len(t, chunkParams, 213, "issue #2 asks for a ~200-byte object")
 
 	var ours gen.SessionNotification

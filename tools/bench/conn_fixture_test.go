@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestNotificationSidesDoTheSameWork guards the notification benchmark's
-// fairness on a short stream: ours and coder's connection (through the
-// window reader) hand every notification to the handler as a typed value
-// with the same text.
-func TestNotificationSidesDoTheSameWork(t *testing.T) {
+// TestSDK11_NotificationSidesDoTheSameWork guards the notification
+// benchmark's fairness on a short stream: ours and coder's connection
+// (through the window reader) hand every notification to the handler as a
+// typed value with the same text.
+func TestSDK11_NotificationSidesDoTheSameWork(t *testing.T) {
 	const n = 3 * coderWindow // enough to make the window wait
 	stream := chunkStream(n)
 	var wantBytes int64
@@ -38,10 +38,10 @@ func TestNotificationSidesDoTheSameWork(t *testing.T) {
 	require.Equal(t, wantBytes, coder.bytes)
 }
 
-// TestFloodHoldsTheReaderBack runs a 4 MiB flood: every notification
+// TestSDK9_FloodHoldsTheReaderBack runs a 4 MiB flood: every notification
 // reaches the slow handler, and the reader never gets further ahead of it
 // than the connection's queue allows.
-func TestFloodHoldsTheReaderBack(t *testing.T) {
+func TestSDK9_FloodHoldsTheReaderBack(t *testing.T) {
 	src := newFloodReader(4 << 20)
 	h := newSlowClient(src)
 	conn := acpsdk.NewClientSide(src, io.Discard, h, nil)

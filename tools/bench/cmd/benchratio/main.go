@@ -65,7 +65,7 @@ func run(r io.Reader, w io.Writer) (bool, error) {
 		return false, err
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "issue\tcomparison\tmeasured\ttarget\tresult\tcpu-time ratio\tfrom medians")
+	fmt.Fprintln(tw, "issue spec\tcomparison\tmeasured\ttarget\tresult\tcpu-time ratio\tfrom medians")
 	all := true
 	for _, t := range targets {
 		o := evaluate(res, t)
@@ -81,7 +81,7 @@ func run(r io.Reader, w io.Writer) (bool, error) {
 		if o.hasCPU {
 			cpu = format(t, o.cpu)
 		}
-		fmt.Fprintf(tw, "#%d\t%s\t%s\t%s %s\t%s\t%s\t%s\n", t.issue, t.what, measured, t.cmp, goal(t), v, cpu, o.detail)
+		fmt.Fprintf(tw, "#%d%s\t%s\t%s\t%s %s\t%s\t%s\t%s\n", t.issue, spec(t), t.what, measured, t.cmp, goal(t), v, cpu, o.detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return false, fmt.Errorf("benchratio: writing report: %w", err)
@@ -178,6 +178,14 @@ func describe(res results, terms []term) string {
 		}
 	}
 	return strings.Join(parts, " + ")
+}
+
+// spec prints a target's requirement ID after its issue number.
+func spec(t target) string {
+	if t.spec == "" {
+		return ""
+	}
+	return " " + t.spec
 }
 
 // goal prints a target's goal as briefly as it was written ("15x", "64 MiB").

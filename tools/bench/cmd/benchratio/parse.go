@@ -18,6 +18,7 @@ type ParseError struct {
 	Reason string
 }
 
+// Error says where the input is malformed and how.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("benchratio: line %d: %s: %q", e.Line, e.Reason, e.Text)
 }

@@ -42,6 +42,7 @@ func (c cmp) holds(v, goal float64) bool {
 // else multiplied by scale and printed with unit.
 type target struct {
 	issue int
+	spec  string // the requirement it measures, when the spec has one
 	what  string
 	num   []term
 	den   []term
@@ -57,43 +58,43 @@ const ns = "ns/op"
 // them live in tools/bench.
 var targets = []target{
 	{
-		issue: 2, what: "codec decode+encode speed, coder / ours",
+		issue: 2, spec: "SDK-11", what: "codec decode+encode speed, coder / ours",
 		num: []term{{"BenchmarkCodec/decode/coder", ns}, {"BenchmarkCodec/encode/coder", ns}},
 		den: []term{{"BenchmarkCodec/decode/ours", ns}, {"BenchmarkCodec/encode/ours", ns}},
 		cmp: atLeast, goal: 15,
 	},
 	{
-		issue: 2, what: "codec decode+encode time, ours / floor",
+		issue: 2, spec: "SDK-11", what: "codec decode+encode time, ours / floor",
 		num: []term{{"BenchmarkCodec/decode/ours", ns}, {"BenchmarkCodec/encode/ours", ns}},
 		den: []term{{"BenchmarkCodec/decode/floor", ns}, {"BenchmarkCodec/encode/floor", ns}},
 		cmp: atMost, goal: 2,
 	},
 	{
-		issue: 2, what: "codec allocations per decode, ours",
+		issue: 2, spec: "SDK-11", what: "codec allocations per decode, ours",
 		num:   []term{{"BenchmarkCodec/decode/ours", "allocs/op"}},
 		scale: 1, unit: "allocs",
 		cmp: atMost, goal: 8,
 	},
 	{
-		issue: 3, what: "request round trip over pipes, acpsdk / raw echo",
+		issue: 3, spec: "SDK-11", what: "request round trip over pipes, acpsdk / raw echo",
 		num: []term{{"BenchmarkRoundTrip/acpsdk", ns}},
 		den: []term{{"BenchmarkRoundTrip/echo", ns}},
 		cmp: atMost, goal: 1.5,
 	},
 	{
-		issue: 3, what: "100k notifications throughput, ours / line-scan floor",
+		issue: 3, spec: "SDK-11", what: "100k notifications throughput, ours / line-scan floor",
 		num: []term{{"BenchmarkNotifications/floor", ns}},
 		den: []term{{"BenchmarkNotifications/ours", ns}},
 		cmp: atLeast, goal: 0.4,
 	},
 	{
-		issue: 3, what: "100k notifications throughput, ours / coder",
+		issue: 3, spec: "SDK-11", what: "100k notifications throughput, ours / coder",
 		num: []term{{"BenchmarkNotifications/coder", ns}},
 		den: []term{{"BenchmarkNotifications/ours", ns}},
 		cmp: atLeast, goal: 10,
 	},
 	{
-		issue: 3, what: "1 GiB flood into a slow handler, peak heap",
+		issue: 3, spec: "SDK-9", what: "1 GiB flood into a slow handler, peak heap",
 		num:   []term{{"BenchmarkFlood", "peak-heap-MiB"}},
 		scale: 1, unit: "MiB",
 		cmp: below, goal: 64,
