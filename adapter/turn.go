@@ -52,7 +52,8 @@ func (t *turnState) deliver(e Event) {
 }
 
 // RunTurn sends one prompt on the session and relays its events to
-// p.OnEvent until the turn ends (§13). The returned error is non-nil
+// p.OnEvent until the turn ends (§13). OnEvent runs on the session's pump
+// goroutine: it should return quickly and must not call StopSession. The returned error is non-nil
 // exactly when the outcome is not turn_completed (DI-9); it is an *Error
 // whose kind classifies the failure. When ctx ends during the turn the
 // runtime is asked to cancel and the result is turn_cancelled (TU-7).
@@ -186,6 +187,9 @@ func (p *pump) beginEnd(o normalize.Outcome) {
 		return
 	}
 	t.ending, t.override = true, &o
+	if t.timer != nil {
+		t.timer.Stop()
+	}
 	t.timer = time.NewTimer(p.s.readTimeout)
 	conn, id := p.s.conn, p.sessionID
 	// Sent off the pump: a runtime that stopped reading must not stall it.
@@ -204,10 +208,10 @@ func (p *pump) timerFired() {
 	t := p.turn
 	switch {
 	case t == nil:
+	case t.ending:
+		p.endTurn(*t.override, nil) // DI-1: a requested end wins
 	case t.writeFailed:
 		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindPortExit), Message: msgPromptSendFailed}, nil)
-	case t.ending:
-		p.endTurn(*t.override, nil)
 	}
 }
 
