@@ -170,6 +170,9 @@ func (r *runner) dispatch(m fakeagent.Msg) {
 		}
 		a.Reply(m, map[string]any{"sessionId": r.sid})
 		r.script(r.cfg["afternew"])
+		if r.has("stall-after-new") {
+			fakeagent.Hang() // never reads stdin again
+		}
 	case "_sortie.dev/probe/unimplemented":
 		switch {
 		case r.has("hang-control"):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -232,4 +233,27 @@ func TestDI8_ProductionDrainBound(t *testing.T) {
 	recs := h.log.find("agent stdout was not fully collected before the session ended")
 	require.Len(t, recs, 1)
 	assert.Equal(t, "5s", recs[0].Attrs["drain_bound"])
+}
+
+func TestTD1_RuntimeNotReadingCannotHoldTeardown(t *testing.T) {
+	h := newHarness(t)
+	p := h.params("stall-after-new")
+	p.Agent.StopGraceMS = 400
+	s := h.startWith(p)
+	// A prompt far larger than a pipe buffer: its write blocks, and so
+	// would any answer queued behind it.
+	turnDone := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		_, err := h.a.RunTurn(context.Background(), s, TurnParams{Prompt: strings.Repeat("x", 4<<20), OnEvent: func(e Event) {
+			if e.Type == EventSessionStarted {
+				close(started)
+			}
+		}})
+		turnDone <- err
+	}()
+	<-started
+	took := h.stopTimed(context.Background(), s)
+	assert.Less(t, took, 400*time.Millisecond+time.Second, "TD-1 is bounded by half the grace window")
+	assert.Equal(t, KindPortExit, KindOf(<-turnDone), "the open turn ends as a lost connection")
 }
