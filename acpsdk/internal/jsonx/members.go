@@ -13,17 +13,38 @@ import (
 // Internally it is the raw member text joined by commas ("a":1,"b":[2]):
 // one buffer, no per-member allocation, re-emitted with a single append.
 type Members struct {
+	// One pointer, nil when there is nothing: every generated object
+	// carries a Members, so it is kept small.
+	p *membersData
+}
+
+type membersData struct {
 	raw    []byte
 	layout []byte // arrival order when it was not canonical (see order.go)
+}
+
+func (m Members) rawBytes() []byte {
+	if m.p == nil {
+		return nil
+	}
+	return m.p.raw
+}
+
+func (m *Members) data() *membersData {
+	if m.p == nil {
+		m.p = &membersData{}
+	}
+	return m.p
 }
 
 // Add appends one raw member (`"key":value`, as produced by
 // ObjectIter.Member). Generated decoders call it; the bytes are copied.
 func (m *Members) Add(member []byte) {
-	if len(m.raw) > 0 {
-		m.raw = append(m.raw, ',')
+	d := m.data()
+	if len(d.raw) > 0 {
+		d.raw = append(d.raw, ',')
 	}
-	m.raw = append(m.raw, member...)
+	d.raw = append(d.raw, member...)
 }
 
 // Len is the number of members.
@@ -38,12 +59,13 @@ func (m Members) Len() int {
 // All iterates the members as (unescaped key, raw value) pairs.
 func (m Members) All() iter.Seq2[string, json.RawMessage] {
 	return func(yield func(string, json.RawMessage) bool) {
-		if len(m.raw) == 0 {
+		raw := m.rawBytes()
+		if len(raw) == 0 {
 			return
 		}
-		buf := make([]byte, 0, len(m.raw)+2)
+		buf := make([]byte, 0, len(raw)+2)
 		buf = append(buf, '{')
-		buf = append(buf, m.raw...)
+		buf = append(buf, raw...)
 		buf = append(buf, '}')
 		var it ObjectIter
 		if it.Reset(buf) != nil {
@@ -73,7 +95,7 @@ func (m *Members) Set(key string, value json.RawMessage) error {
 	if err := Validate(value); err != nil {
 		return err
 	}
-	out := Members{layout: m.layout}
+	var out Members
 	replaced := false
 	for k, v := range m.All() {
 		if k == key {
@@ -87,35 +109,41 @@ func (m *Members) Set(key string, value json.RawMessage) error {
 	if !replaced {
 		out.add(key, value)
 	}
+	out.data().layout = m.Layout()
 	*m = out
 	return nil
 }
 
 // Delete removes every member named key.
 func (m *Members) Delete(key string) {
-	out := Members{layout: m.layout}
+	var out Members
 	for k, v := range m.All() {
 		if k != key {
 			out.add(k, v)
 		}
 	}
+	if l := m.Layout(); l != nil {
+		out.data().layout = l
+	}
 	*m = out
 }
 
 func (m *Members) add(key string, value []byte) {
-	if len(m.raw) > 0 {
-		m.raw = append(m.raw, ',')
+	d := m.data()
+	if len(d.raw) > 0 {
+		d.raw = append(d.raw, ',')
 	}
-	m.raw = AppendString(m.raw, key)
-	m.raw = append(m.raw, ':')
-	m.raw = append(m.raw, trimSpace(value)...)
+	d.raw = AppendString(d.raw, key)
+	d.raw = append(d.raw, ':')
+	d.raw = append(d.raw, trimSpace(value)...)
 }
 
 // AppendTo appends the members to an object being encoded.
 func (m Members) AppendTo(b []byte) []byte {
-	if len(m.raw) == 0 {
+	raw := m.rawBytes()
+	if len(raw) == 0 {
 		return b
 	}
 	b = Sep(b)
-	return append(b, m.raw...)
+	return append(b, raw...)
 }

@@ -75,14 +75,24 @@ func BuildLayout(data []byte, skip []string, index func([]byte) int) []byte {
 }
 
 // SetLayout attaches a recorded layout to the object's members.
-func (m *Members) SetLayout(layout []byte) { m.layout = layout }
+func (m *Members) SetLayout(layout []byte) {
+	if layout == nil && m.p == nil {
+		return
+	}
+	m.data().layout = layout
+}
 
 // Layout is the recorded arrival order, or nil for canonical order.
-func (m Members) Layout() []byte { return m.layout }
+func (m Members) Layout() []byte {
+	if m.p == nil {
+		return nil
+	}
+	return m.p.layout
+}
 
 // Cursor walks the kept members in order, for an encoder that interleaves
 // them with known members.
-func (m Members) Cursor() MemberCursor { return MemberCursor{raw: m.raw} }
+func (m Members) Cursor() MemberCursor { return MemberCursor{raw: m.rawBytes()} }
 
 // MemberCursor appends kept members one at a time.
 type MemberCursor struct {

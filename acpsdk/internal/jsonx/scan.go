@@ -229,6 +229,14 @@ func scanString(data []byte, i int) (int, bool, error) {
 	return i, escaped, syntaxError(data, start, "unterminated string")
 }
 
+// structural marks the bytes that matter when skipping a container.
+var structural = func() (t [256]bool) {
+	for _, c := range `"{}[]` {
+		t[c] = true
+	}
+	return t
+}()
+
 // strSpecial marks the bytes a string scan must look at: the quote, the
 // backslash, control characters and non-ASCII (UTF-8 to validate).
 var strSpecial = func() (t [256]bool) {
@@ -454,21 +462,24 @@ func IsNull(data []byte) bool {
 }
 
 // Tag finds the string member key at the top level of the object data (the
-// discriminator of a tagged union) with one scan. found is false when the
-// member is absent; a present non-string tag is an ErrType error at key.
-// The object is fully validated.
+// discriminator of a tagged union) with one scan that stops at it. found is
+// false when the member is absent; a present non-string tag is an ErrType
+// error at key.
 func Tag(data []byte, key string) (tag []byte, found bool, err error) {
 	var it ObjectIter
 	if err := it.Reset(data); err != nil {
 		return nil, false, err
 	}
+	// The document was validated at the entry point, so the scan can stop
+	// at the tag, which peers put first.
 	for it.Next() {
-		if string(it.Key()) == key && !found {
+		if string(it.Key()) == key {
 			v := it.Value()
 			if len(v) == 0 || v[0] != '"' {
 				return nil, false, AtField(typeError("string", v), key)
 			}
 			tag, found = v, true
+			break
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -519,24 +530,32 @@ func FirstItem(data []byte) ([]byte, bool) {
 // fastString finds the end of the string at data[i] == '"' in a validated
 // document, using IndexByte to jump between quotes.
 func fastString(data []byte, i int) (int, bool, error) {
-	escaped := false
+	end, err := fastStringEnd(data, i)
+	if err != nil {
+		return end, false, err
+	}
+	return end, bytes.IndexByte(data[i+1:end-1], '\\') >= 0, nil
+}
+
+// fastStringEnd is fastString without looking for escapes.
+func fastStringEnd(data []byte, i int) (int, error) {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(data[j:], '"')
 		if k < 0 {
-			return len(data), escaped, syntaxError(data, i, "unterminated string")
+			return len(data), syntaxError(data, i, "unterminated string")
 		}
 		q := j + k
+		if data[q-1] != '\\' {
+			return q + 1, nil
+		}
 		// Count the backslashes before the quote: an odd number escapes it.
 		n := 0
 		for p := q - 1; p > i && data[p] == '\\'; p-- {
 			n++
 		}
-		if !escaped && bytes.IndexByte(data[i+1:q], '\\') >= 0 {
-			escaped = true
-		}
 		if n%2 == 0 {
-			return q + 1, escaped, nil
+			return q + 1, nil
 		}
 		j = q + 1
 	}
@@ -551,14 +570,20 @@ func fastSkip(data []byte, i int) (int, error) {
 	}
 	switch c := data[i]; {
 	case c == '"':
-		end, _, err := fastString(data, i)
-		return end, err
+		return fastStringEnd(data, i)
 	case c == '{' || c == '[':
 		depth := 0
 		for i < len(data) {
+			// Jump over bytes that cannot change the nesting.
+			for i < len(data) && !structural[data[i]] {
+				i++
+			}
+			if i >= len(data) {
+				break
+			}
 			switch data[i] {
 			case '"':
-				end, _, err := fastString(data, i)
+				end, err := fastStringEnd(data, i)
 				if err != nil {
 					return end, err
 				}
