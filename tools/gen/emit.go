@@ -211,10 +211,13 @@ reflection:
   - Integers are parsed from their text into sized Go integers, never through
     float64. Members with no type in the schema (rawInput, data) are raw JSON.
 
-Encoding writes known members in schema order, then Extra. A message that is
-already in that order and compact re-encodes byte for byte. Maps encode with
-sorted keys; numbers typed "double" by the schema re-encode in Go's shortest
-form.
+Encoding keeps the order in which members arrived (a decoder that sees a
+non-canonical order records it; canonical input records nothing), so a
+compact message re-encodes byte for byte. What is normalized: whitespace
+between known members, string escapes, numbers typed "double" (Go's
+shortest form), map keys (sorted), and values changed by a default or a
+leniency keyword. A value built in Go encodes in schema order, tag first,
+then Extra.
 
 A type that is a union variant encodes and decodes in the union's form (with
 its tag) in its own MarshalJSON/UnmarshalJSON too; UnmarshalX decodes a union
