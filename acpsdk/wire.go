@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/gen"
 )
 
 // msgKind classifies one inbound line.
@@ -19,15 +21,10 @@ const (
 	kindResponse                    // result or error, with an id
 )
 
-// wireMsg is the envelope as decoded, every member kept raw so that presence
+// wireMsg is the envelope as found, every member kept raw so that presence
 // (absent vs null) and the peer's exact id bytes survive.
 type wireMsg struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+	JSONRPC, ID, Method, Params, Result, Error []byte
 }
 
 // inMsg is a classified inbound message. Its raw slices alias the line they
@@ -47,26 +44,19 @@ type inMsg struct {
 	silent bool
 }
 
-// parseFlags: zero-copy (lines are never reused) and exact member names, so
-// "ID" or "Method" are not mistaken for envelope members.
-const parseFlags = json.ZeroCopy | json.DontMatchCaseInsensitiveStructFields
-
 // classify decodes and classifies one line (SDK-10). It never fails: a bad
 // line comes back as kindInvalid with the code to answer (-32700 for a line
 // that is not JSON, -32600 for JSON that is not a message) and, when the
 // peer's id could be read, that id for the answer.
 func classify(line []byte, nullIDIsNotification bool) inMsg {
-	var w wireMsg
-	start := skipSpace(line)
-	if len(start) == 0 || start[0] != '{' {
-		if json.Valid(line) {
-			return inMsg{code: CodeInvalidRequest, why: "not a JSON-RPC object (batches are not supported)"}
-		}
+	// Validate once, then walk the top-level members without decoding
+	// them: every value stays a slice of the line.
+	if !json.Valid(line) {
 		return inMsg{code: CodeParseError, why: "line is not JSON"}
 	}
-	rest, err := json.Parse(line, &w, parseFlags)
-	if err != nil || len(rest) != 0 {
-		return inMsg{code: CodeParseError, why: "line is not JSON"}
+	w, isObject := envelope(line)
+	if !isObject {
+		return inMsg{code: CodeInvalidRequest, why: "not a JSON-RPC object (batches are not supported)"}
 	}
 	m := inMsg{params: w.Params, result: w.Result, errObj: w.Error}
 	if w.JSONRPC != nil && !bytes.Equal(w.JSONRPC, []byte(`"2.0"`)) {
@@ -139,24 +129,31 @@ func validID(id json.RawMessage) json.RawMessage {
 
 func isNull(b []byte) bool { return len(b) == 4 && string(b) == "null" }
 
-// unquote decodes a JSON string; the common escape-free case costs one
-// string allocation.
+// knownMethods interns the schema's method names, so decoding the method of
+// a message costs no allocation on the hot path.
+var knownMethods = func() map[string]string {
+	m := make(map[string]string, len(gen.Methods))
+	for _, mi := range gen.Methods {
+		m[mi.Name] = mi.Name
+	}
+	return m
+}()
+
+// unquote decodes a JSON string; a known method name costs nothing, another
+// escape-free string one allocation.
 func unquote(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1])
+		body := raw[1 : len(raw)-1]
+		if s, ok := knownMethods[string(body)]; ok {
+			return s
+		}
+		return string(body)
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return ""
 	}
 	return s
-}
-
-func skipSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	return b
 }
 
 // parseOutgoingID reads an id we issued (a positive decimal integer) from a

@@ -1,6 +1,7 @@
 package acpsdk
 
 import (
+	stdjson "encoding/json"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -139,11 +140,26 @@ func FuzzClassify(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"x","result":null}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`,
 		`[1]`, `{}`, `nul`, `{"id":{},"method":1}`, `{"method":"\u0000"}`,
+		`{"a\"b":"\\","id":[1,{"x":"]"}],"\u006dethod":"m" , "params" : {"s":"\"}"} }`,
 	} {
 		f.Add([]byte(s), false)
 	}
 	f.Fuzz(func(t *testing.T, line []byte, nullNotif bool) {
 		m := classify(line, nullNotif)
+		// Differential check of the envelope walk against encoding/json:
+		// for any valid object, the members found are exactly its members.
+		var ref map[string]stdjson.RawMessage
+		if json.Valid(line) && stdjson.Unmarshal(line, &ref) == nil {
+			w, ok := envelope(line)
+			require.True(t, ok)
+			for name, got := range map[string][]byte{"jsonrpc": w.JSONRPC, "id": w.ID, "method": w.Method, "params": w.Params, "result": w.Result, "error": w.Error} {
+				want, present := ref[name]
+				require.Equal(t, present, got != nil, "member %s presence in %q", name, line)
+				if present {
+					require.Equal(t, string(want), string(got), "member %s", name)
+				}
+			}
+		}
 		switch m.kind {
 		case kindRequest:
 			require.NotEmpty(t, m.method)
