@@ -11,8 +11,10 @@ Agent, Client, DispatchAgent, DispatchClient).
 
 # Decoding rules
 
-Objects decode with generated code on top of segmentio/encoding, without
-reflection:
+Decoding is generated code, without reflection: the document is validated
+once (strict JSON, UTF-8), then each object is walked member by member by a
+small scanner (acpkit.dev/acpsdk/internal/jsonx; string escapes go through
+segmentio/encoding) and each member decoded by a switch on its name:
 
   - Required members are enforced. A missing one is a *DecodeError whose
     Path names it ("update.content: missing required field"); wrong types,
