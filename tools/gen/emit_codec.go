@@ -342,8 +342,8 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		ownVar := "own" + t.Name
 		f.Comment(fmt.Sprintf("%s are the members %s decodes itself; the rest belong to its %s.", ownVar, t.Name, t.Flat.Go))
 		var lits []jen.Code
-		for _, k := range u.Union.OwnerKeysFor(t) {
-			lits = append(lits, jen.Lit(k))
+		for _, fd := range t.Fields {
+			lits = append(lits, jen.Lit(fd.JSON))
 		}
 		f.Var().Id(ownVar).Op("=").Index().String().Values(lits...)
 		body = append(body,
@@ -498,15 +498,6 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		jen.Return(jen.Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil())),
 	)
 	f.Line()
-}
-
-// OwnerKeysFor is the list of members the owner decodes itself.
-func (u *Union) OwnerKeysFor(owner *Type) []string {
-	var out []string
-	for _, f := range owner.Fields {
-		out = append(out, f.JSON)
-	}
-	return out
 }
 
 // fieldDecode is the body of one member's case in decode.

@@ -94,7 +94,6 @@ type Union struct {
 	Fallback  *Variant // the untagged branch, chosen when the tag is absent
 	Unknown   *Type    // keeps unknown tags verbatim (tagged unions only)
 	Flattened bool     // its members live in an enclosing object
-	OwnerKeys []string // for a flattened union: the enclosing object's own keys
 }
 
 // Variant is one branch of a union.
@@ -129,10 +128,9 @@ type Model struct {
 }
 
 type resolver struct {
-	sf      *schemaFile
-	m       *Model
-	used    map[string]bool // override entries used
-	pending map[string]bool
+	sf   *schemaFile
+	m    *Model
+	used map[string]bool // override entries used
 
 	deferred  []func() error // checks that need every def resolved
 	allFields []*Field
@@ -140,10 +138,9 @@ type resolver struct {
 
 func buildModel(sf *schemaFile) (*Model, error) {
 	r := &resolver{
-		sf:      sf,
-		m:       &Model{Schema: sf, byName: map[string]*Type{}, defs: map[string]*Type{}},
-		used:    map[string]bool{},
-		pending: map[string]bool{},
+		sf:   sf,
+		m:    &Model{Schema: sf, byName: map[string]*Type{}, defs: map[string]*Type{}},
+		used: map[string]bool{},
 	}
 	// Declare every def first so references resolve regardless of order.
 	for _, name := range sf.order {
@@ -517,11 +514,6 @@ func (r *resolver) object(t *Type, n *node) error {
 	if err := r.union(u, n, t); err != nil {
 		return err
 	}
-	var own []string
-	for _, f := range fields {
-		own = append(own, f.JSON)
-	}
-	u.Union.OwnerKeys = own
 	fname := goName(u.Union.Tag)
 	if u.Union.Tag == "" {
 		fname = u.Name[len(commonWordPrefix(variantPayloadNames(u))):]

@@ -303,25 +303,13 @@ func (r *resolver) shapeVariants(t *Type, infos []*branchInfo) error {
 }
 
 func (r *resolver) distinguishKind(t *Type, kind string, vs []*Variant) error {
-	{
-		switch kind {
-		case "object":
-			if err := distinguish(vs, func(v *Variant) *Type { return v.Type }); err != nil {
-				return fmt.Errorf("%s: %w", t.Name, err)
-			}
-		case "array":
-			// Arrays of different objects: decided by the first item.
-			if err := distinguish(vs, func(v *Variant) *Type {
-				if v.Type.Scalar.Elem.Named == nil {
-					return nil
-				}
-				return v.Type.Scalar.Elem.Named
-			}); err != nil {
-				return fmt.Errorf("%s: %w", t.Name, err)
-			}
-		default:
-			return fmt.Errorf("%s: two %s branches cannot be told apart", t.Name, kind)
-		}
+	obj := func(v *Variant) *Type { return v.Type }
+	if kind == "array" {
+		// Arrays of different objects: decided by the first item.
+		obj = func(v *Variant) *Type { return v.Type.Scalar.Elem.Named }
+	}
+	if err := distinguish(vs, obj); err != nil {
+		return fmt.Errorf("%s: %w", t.Name, err)
 	}
 	return nil
 }

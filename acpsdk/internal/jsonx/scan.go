@@ -29,8 +29,8 @@ func trimSpace(data []byte) []byte {
 // TrimSpace returns data without leading and trailing JSON whitespace.
 func TrimSpace(data []byte) []byte { return trimSpace(data) }
 
-func syntaxError(data []byte, i int, what string) error {
-	_ = data
+// syntaxError reports malformed JSON at offset i.
+func syntaxError(_ []byte, i int, what string) error {
 	return Errorf(ErrSyntax, what+" at offset "+itoa(i))
 }
 
