@@ -251,26 +251,26 @@ func KeepWaiting(ctx context.Context) context.Context {
 // If ctx ends first, Call sends $/cancel_request for the request and
 // returns ctx's error, unless ctx came from [KeepWaiting].
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	pc, err := c.Go(ctx, method, params)
+	p, err := c.start(ctx, method, params)
 	if err != nil {
 		return err
 	}
 	select {
-	case <-pc.p.done:
-		return pc.p.decode(result)
+	case <-p.done:
+		return p.decode(result)
 	case <-ctx.Done():
 	}
 	select {
-	case <-pc.p.done: // answered while ctx ended: the answer wins
-		return pc.p.decode(result)
+	case <-p.done: // answered while ctx ended: the answer wins
+		return p.decode(result)
 	default:
 	}
-	pc.Cancel()
+	p.cancelOnce.Do(func() { c.sendCancel(p.id) })
 	if keep, _ := ctx.Value(keepWaitingKey{}).(bool); keep {
-		<-pc.p.done
-		return pc.p.decode(result)
+		<-p.done
+		return p.decode(result)
 	}
-	c.abandon(pc.p, ctx.Err())
+	c.abandon(p, ctx.Err())
 	return ctx.Err()
 }
 
@@ -278,11 +278,24 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 // it. ctx bounds only the send; the call stays outstanding until the peer
 // answers or the connection ends, whatever happens to ctx.
 func (c *Conn) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
+	p, err := c.start(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return &PendingCall{c: c, p: p}, nil
+}
+
+// frameCap is the initial capacity of an outgoing frame: most messages fit
+// without growing the buffer.
+const frameCap = 512
+
+// start registers and queues a request.
+func (c *Conn) start(ctx context.Context, method string, params any) (*pendingCall, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	id := c.nextID.Add(1)
-	data, err := appendRequest(nil, id, method, params)
+	data, err := appendRequest(make([]byte, 0, frameCap), id, method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +320,7 @@ func (c *Conn) Go(ctx context.Context, method string, params any) (*PendingCall,
 		}
 		return nil, err
 	}
-	return &PendingCall{c: c, p: p}, nil
+	return p, nil
 }
 
 // Notify sends a notification. It returns once the message is queued for
@@ -317,7 +330,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := appendNotification(nil, method, params)
+	data, err := appendNotification(make([]byte, 0, frameCap), method, params)
 	if err != nil {
 		return err
 	}
@@ -710,7 +723,7 @@ func (c *Conn) runRequest(it inItem) {
 
 	var frame []byte
 	if err == nil {
-		frame, err = appendResult(nil, req.ID, result)
+		frame, err = appendResult(make([]byte, 0, frameCap), req.ID, result)
 	}
 	if err != nil {
 		e := wireError(ctx, err)

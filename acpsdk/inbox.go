@@ -23,8 +23,13 @@ type inItem struct {
 //     been handled (its barrier), unless its call was made from inside the
 //     running notification handler, which would otherwise wait on itself.
 type inbox struct {
-	mu   sync.Mutex
-	cond sync.Cond
+	mu sync.Mutex
+	// notEmpty wakes the dispatcher, notFull the reader; each has one
+	// waiter, and is signalled only when that waiter sleeps, so a busy
+	// stream costs no wake-ups. The reader is woken once the queue has
+	// drained to half the bound (or below), not for every message handled.
+	notEmpty, notFull     sync.Cond
+	popWaiting, pushWaits bool
 
 	items []inItem
 	head  int
@@ -46,8 +51,23 @@ type deferredResponse struct {
 }
 
 func (q *inbox) init(maxCount, maxBytes int) {
-	q.cond.L = &q.mu
+	q.notEmpty.L = &q.mu
+	q.notFull.L = &q.mu
 	q.maxCount, q.maxBytes = maxCount, maxBytes
+}
+
+// full reports whether a message of size must wait.
+func (q *inbox) full(size int) bool {
+	return !q.stopped && q.lifted == 0 && q.count > 0 &&
+		(q.count >= q.maxCount || q.bytes+size > q.maxBytes)
+}
+
+// wakeReader wakes a waiting reader once the queue is at or below half the
+// bound (hysteresis), or empty.
+func (q *inbox) wakeReader() {
+	if q.pushWaits && (q.count == 0 || (q.count <= q.maxCount/2 && q.bytes <= q.maxBytes/2)) {
+		q.notFull.Signal()
+	}
 }
 
 // push queues a message, waiting while the bound is reached. It reports
@@ -55,9 +75,10 @@ func (q *inbox) init(maxCount, maxBytes int) {
 func (q *inbox) push(it inItem) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for !q.stopped && q.lifted == 0 && q.count > 0 &&
-		(q.count >= q.maxCount || q.bytes+it.size > q.maxBytes) {
-		q.cond.Wait()
+	for q.full(it.size) {
+		q.pushWaits = true
+		q.notFull.Wait()
+		q.pushWaits = false
 	}
 	if q.stopped {
 		return false
@@ -68,7 +89,9 @@ func (q *inbox) push(it inItem) bool {
 	if it.msg.kind == kindNotification {
 		q.readNotifs++
 	}
-	q.cond.Broadcast()
+	if q.popWaiting {
+		q.notEmpty.Signal()
+	}
 	return true
 }
 
@@ -78,7 +101,9 @@ func (q *inbox) pop() (inItem, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.head == len(q.items) && !q.ended && !q.stopped {
-		q.cond.Wait()
+		q.popWaiting = true
+		q.notEmpty.Wait()
+		q.popWaiting = false
 	}
 	if q.stopped || q.head == len(q.items) {
 		return inItem{}, false
@@ -101,7 +126,7 @@ func (q *inbox) release(size int) {
 	q.mu.Lock()
 	q.count--
 	q.bytes -= size
-	q.cond.Broadcast()
+	q.wakeReader()
 	q.mu.Unlock()
 }
 
@@ -113,7 +138,7 @@ func (q *inbox) notificationHandled(size int) []*pendingCall {
 	q.count--
 	q.bytes -= size
 	q.handledNotifs++
-	q.cond.Broadcast()
+	q.wakeReader()
 	return q.takeReady()
 }
 
@@ -151,7 +176,9 @@ func (q *inbox) answered(p *pendingCall) bool {
 func (q *inbox) lift(delta int) {
 	q.mu.Lock()
 	q.lifted += delta
-	q.cond.Broadcast()
+	if q.lifted > 0 && q.pushWaits {
+		q.notFull.Signal()
+	}
 	q.mu.Unlock()
 }
 
@@ -159,7 +186,7 @@ func (q *inbox) lift(delta int) {
 func (q *inbox) end() {
 	q.mu.Lock()
 	q.ended = true
-	q.cond.Broadcast()
+	q.notEmpty.Broadcast()
 	q.mu.Unlock()
 }
 
@@ -169,7 +196,8 @@ func (q *inbox) stop() []*pendingCall {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.stopped = true
-	q.cond.Broadcast()
+	q.notEmpty.Broadcast()
+	q.notFull.Broadcast()
 	clear(q.items)
 	q.items, q.head = nil, 0
 	ready := make([]*pendingCall, len(q.deferred))
