@@ -109,16 +109,17 @@ func evaluate(res results, t target) outcome {
 		o.detail = describe(res, t.num)
 	} else {
 		den := sum(t.den)
+		o.detail = describe(res, t.num) + " / " + describe(res, t.den)
 		if den == 0 && len(o.missing) == 0 {
+			// A ratio over nothing measured is no measurement either.
 			o.missing = append(o.missing, t.den...)
+			o.detail = "zero denominator: " + o.detail
+			return o
 		}
 		if len(o.missing) == 0 {
 			o.value = num / den
+			o.cpu, o.hasCPU = cpuRatio(res, t)
 		}
-		o.detail = describe(res, t.num) + " / " + describe(res, t.den)
-	}
-	if len(o.missing) == 0 && t.den != nil {
-		o.cpu, o.hasCPU = cpuRatio(res, t)
 	}
 	if len(o.missing) > 0 {
 		var names []string

@@ -160,6 +160,10 @@ func TestVerdicts(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, evaluate(res, tc.t).verdict(), "%+v", tc.t)
 	}
+	zero := evaluate(res, target{num: []term{{"BenchmarkA", ns}}, den: []term{{"BenchmarkZ", ns}}, cmp: atLeast, goal: 1})
+	require.Contains(t, zero.detail, "zero denominator")
+	missing := evaluate(res, target{num: []term{{"BenchmarkA", ns}}, den: []term{{"BenchmarkQ", ns}}, cmp: atLeast, goal: 1})
+	require.Equal(t, "missing: BenchmarkQ ns/op", missing.detail)
 }
 
 // FuzzParse feeds arbitrary text to the parser: it must return results or a
