@@ -35,6 +35,10 @@ type Error struct {
 	Message string `json:"message"`
 	// Data is the optional structured detail, kept as raw JSON.
 	Data json.RawMessage `json:"data,omitempty"`
+
+	// cause is the local error this one was made from (e.g. the
+	// *gen.DecodeError behind a -32602); it never goes on the wire.
+	cause error
 }
 
 // Sentinels for the standard codes, for use with errors.Is and as ready-made
@@ -54,6 +58,11 @@ var (
 func (e *Error) Error() string {
 	return "jsonrpc error " + strconv.FormatInt(e.Code, 10) + ": " + e.Message
 }
+
+// Unwrap returns the local cause of an Error built by this package from
+// another error (for example the *gen.DecodeError behind a -32602 answer,
+// as seen by Observer.NotificationFailed); nil for errors from the wire.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Is reports whether target is an *Error with the same code.
 func (e *Error) Is(target error) bool {

@@ -157,7 +157,7 @@ func invalidParams(de *gen.DecodeError) *Error {
 	data, _ := json.Marshal(struct {
 		Path string `json:"path"`
 	}{de.Path})
-	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + de.Error(), Data: data}
+	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + de.Error(), Data: data, cause: de}
 }
 
 // ClientSide is the client end of an ACP connection: this program is the

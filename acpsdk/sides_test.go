@@ -129,6 +129,30 @@ func TestSDK10_BadParamsIsInvalidParamsWithPath(t *testing.T) {
 	}
 }
 
+// TestSDK10_UndecodableNotificationReported: a session/update whose params
+// do not decode is reported with its *gen.DecodeError (the adapter's
+// "malformed" event, EV-10) and the connection goes on.
+func TestSDK10_UndecodableNotificationReported(t *testing.T) {
+	failed := make(chan error, 1)
+	c2aR, c2aW := io.Pipe()
+	a2cR, a2cW := io.Pipe()
+	agent := NewAgentSide(c2aR, a2cW, &minimalAgent{init: `{"protocolVersion":1}`}, nil)
+	client := NewClientSide(a2cR, c2aW, &minimalClient{}, &SideOptions{Options: Options{Observer: Observer{
+		NotificationFailed: func(method string, err error) { failed <- err },
+	}}})
+	t.Cleanup(func() {
+		require.NoError(t, client.Close())
+		require.NoError(t, agent.Close())
+	})
+	require.NoError(t, agent.Notify(t.Context(), gen.MethodSessionUpdate, json.RawMessage(`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}`)))
+	err := await(t, failed)
+	require.ErrorIs(t, err, ErrInvalidParams)
+	de, ok := errors.AsType[*gen.DecodeError](err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, "params.update.content", de.Path)
+	require.ErrorIs(t, err, gen.ErrMissingField)
+}
+
 // TestSDK6_Extensions: extension calls and notifications reach an
 // ExtensionHandler.
 func TestSDK6_Extensions(t *testing.T) {
