@@ -2,6 +2,30 @@
 // 2.0 connection over newline-delimited JSON ([Conn]), and the typed client
 // and agent sides built on the generated wire types in acpsdk/gen.
 //
+// # Typed sides
+//
+// [ClientSide] is for programs that drive an agent: it dispatches the
+// agent's calls to a gen.Client implementation (session/update and
+// session/request_permission are required; fs, terminal and elicitation
+// are optional interfaces such as gen.ReadTextFileHandler, answered -32601
+// when absent) and exposes the typed calls to the agent as
+// [ClientSide.Agent]. [AgentSide] is the mirror for writing agents: a
+// gen.Agent implementation (initialize, session/new, session/prompt,
+// session/cancel, plus optional handlers such as gen.LoadSessionHandler)
+// and the typed calls to the client as [AgentSide.Client]. A schema bump
+// that adds a method adds an optional interface, so existing
+// implementations keep compiling. Extension methods (names starting with
+// "_") go out through Call, Go and Notify and come in through an optional
+// [ExtensionHandler]. Params that do not decode are answered -32602 with the
+// failing JSON path in the error's data ({"path": "params.sessionId"}).
+//
+// With SideOptions.Strict a side refuses, without sending it, a call the
+// peer did not advertise (protocol.md §4): for example session/load when
+// the agent's initialize response lacks loadSession, an image prompt
+// without promptCapabilities.image, fs/read_text_file when the client's
+// initialize request lacks fs.readTextFile. The refusal is a
+// [*CapabilityError] matching [ErrNotAdvertised].
+//
 // # Concurrency model
 //
 // A [Conn] runs three goroutines:
@@ -58,6 +82,11 @@
 // -32600; a request the handler does not implement with -32601; a response
 // whose id matches no call is dropped and reported. None of them stops the
 // connection.
+//
+// Handlers must not call [Conn.Close] (or a side's Close) themselves:
+// Close waits for running handlers, so a handler would wait on itself;
+// start it on a new goroutine instead. Handlers should return when their
+// ctx is cancelled, which Close and $/cancel_request do.
 //
 // Ends: the connection ends when [Conn.Close] is called or the inbound
 // stream ends. After a stream end, messages already read are still
