@@ -498,8 +498,13 @@ func (r *resolver) acceptsAny(bs []*node) bool {
 // object also has oneOf/anyOf.
 func (r *resolver) object(t *Type, n *node) error {
 	t.Kind = TStruct
-	if n.has("not") || n.has("unevaluatedProperties") || n.has("additionalProperties") && !n.has("properties") {
+	if n.has("not") || n.has("unevaluatedProperties") {
 		return fmt.Errorf("%s: unsupported object keywords", n.path)
+	}
+	// Unknown members are always kept (SDK-5), which is additionalProperties:
+	// true; anything stricter is a construct this generator does not handle.
+	if ap, ok := n.rawKids["additionalProperties"]; ok && !isEmptySchema(ap) {
+		return fmt.Errorf("%s: additionalProperties other than true is not supported", n.path)
 	}
 	fields, err := r.fields(n, t.Name, "")
 	if err != nil {
