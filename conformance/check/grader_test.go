@@ -129,6 +129,7 @@ func TestStandard_EveryCheckHasABreakingFlag(t *testing.T) {
 func TestStandard_EachBreakingFlagFailsExactlyItsCheck(t *testing.T) {
 	for _, c := range check.Standard().Checks() {
 		t.Run(c.ID, func(t *testing.T) {
+			t.Parallel() // each run is mostly waiting on its own processes
 			flags := breakers[c.ID]
 			require.NotEmpty(t, flags)
 			results := grade(t, flags...)

@@ -97,6 +97,12 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 	r := &turnRun{a: a, ctx: ctx, sid: s.ID, n: len(a.store.history(s)) + 1, t: t}
 	a.log.Info("turn started", "session_id", s.ID, "prompt", clip(text.String()))
 	resp, err := r.play(sc, text.String())
+	if a.opts.DropCancelledRequests && ctx.Err() != nil && a.ctx.Err() == nil {
+		// $/cancel_request ended the turn, not the agent stopping: never
+		// answer (until the agent stops).
+		a.log.Warn("dropping a request cancelled with $/cancel_request", "session_id", s.ID)
+		<-a.ctx.Done()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -270,11 +276,6 @@ func (r *turnRun) slow(ignoreCancel bool) bool {
 		case <-deadline.C:
 			return false
 		case <-r.ctx.Done():
-			if r.a.opts.DropCancelledRequests && r.a.ctx.Err() == nil {
-				// $/cancel_request, not the agent stopping: never answer.
-				r.a.log.Warn("dropping a request cancelled with $/cancel_request", "session_id", r.sid)
-				<-r.a.ctx.Done()
-			}
 			return true
 		case <-tick.C:
 			_ = r.say(r.msgID(5), fmt.Sprintf(" %d", i))
