@@ -187,6 +187,14 @@ var errConnClosed = &ConnError{Op: "close"}
 // Close closes r and w when they implement io.Closer; if r does not, the
 // reader goroutine stays blocked in Read until r returns.
 func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
+	c := newConn(r, w, h, opts)
+	c.run()
+	return c
+}
+
+// newConn builds a Conn without starting it, so that a wrapper can finish
+// wiring itself before the first message is handled.
+func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -227,11 +235,15 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 	c.baseCtx, c.cancelBase = context.WithCancel(context.Background())
 	c.notifScope = scope{conn: c, notification: true}
 	c.notifCtx = context.WithValue(c.baseCtx, scopeKey{}, &c.notifScope)
+	return c
+}
+
+// run starts the reader, dispatcher and writer goroutines.
+func (c *Conn) run() {
 	c.wg.Add(1)
 	go c.readLoop()
 	go c.dispatchLoop()
 	go c.writeLoop()
-	return c
 }
 
 // KeepWaiting returns a context under which [Conn.Call], when the context

@@ -425,3 +425,35 @@ func TestDeferredAnswerDeliveredAtEOF(t *testing.T) {
 		require.ErrorIs(t, c.Err(), io.EOF)
 	})
 }
+
+// TestSDK9_NotifyHonoursContextWhenWriterIsStuck: with the writer blocked
+// and its queue full, a send waits for space under its ctx and gives up
+// when ctx ends.
+func TestSDK9_NotifyHonoursContextWhenWriterIsStuck(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		connIn, peerOut := io.Pipe()
+		w := &gatedWriter{release: make(chan struct{})}
+		c := NewConn(connIn, w, nil, &Options{WriteQueue: 1})
+		require.NoError(t, c.Notify(t.Context(), "a", nil)) // taken by the writer, stuck in Write
+		synctest.Wait()
+		require.NoError(t, c.Notify(t.Context(), "b", nil)) // fills the queue
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error, 1)
+		go func() { errc <- c.Notify(ctx, "c", nil) }()
+		synctest.Wait()
+		select {
+		case err := <-errc:
+			t.Fatalf("Notify returned %v with the queue full", err)
+		default:
+		}
+		cancel()
+		require.ErrorIs(t, <-errc, context.Canceled)
+		close(w.release)
+		require.NoError(t, c.Flush(t.Context()))
+		w.mu.Lock()
+		require.Equal(t, `{"jsonrpc":"2.0","method":"a"}`+"\n"+`{"jsonrpc":"2.0","method":"b"}`+"\n", w.buf.String())
+		w.mu.Unlock()
+		require.NoError(t, c.Close())
+		require.NoError(t, peerOut.Close())
+	})
+}

@@ -45,13 +45,16 @@ type side struct {
 	peerIsAgent bool
 }
 
+// newSide builds a side whose connection is not started yet: the caller
+// finishes wiring (handlers read the side's fields) and then calls
+// s.conn.run.
 func newSide(r io.Reader, w io.Writer, opts *SideOptions, peerIsAgent bool, dispatch func(context.Context, *Request) (any, error)) *side {
 	var so SideOptions
 	if opts != nil {
 		so = *opts
 	}
 	s := &side{strict: so.Strict, peerIsAgent: peerIsAgent}
-	s.conn = NewConn(r, w, HandlerFunc(dispatch), &so.Options)
+	s.conn = newConn(r, w, HandlerFunc(dispatch), &so.Options)
 	return s
 }
 
@@ -177,6 +180,7 @@ func NewClientSide(r io.Reader, w io.Writer, impl gen.Client, opts *SideOptions)
 	c := &ClientSide{impl: impl}
 	c.s = newSide(r, w, opts, true, c.dispatch)
 	c.agent = gen.NewAgentPeer(c)
+	c.s.conn.run()
 	return c
 }
 
@@ -249,6 +253,7 @@ func NewAgentSide(r io.Reader, w io.Writer, impl gen.Agent, opts *SideOptions) *
 	a := &AgentSide{impl: impl}
 	a.s = newSide(r, w, opts, false, a.dispatch)
 	a.client = gen.NewClientPeer(a)
+	a.s.conn.run()
 	return a
 }
 
