@@ -83,6 +83,7 @@ type outcome struct {
 	reason string
 }
 
+// Error renders the status and reason.
 func (o *outcome) Error() string { return string(o.status) + ": " + o.reason }
 
 // Failf ends a check as failed with a one-line reason.

@@ -66,6 +66,7 @@ type WireError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error renders the code and message.
 func (e *WireError) Error() string { return fmt.Sprintf("error %d: %s", e.Code, e.Message) }
 
 // Target says what to launch.

@@ -25,6 +25,7 @@ const (
 	kindArray
 )
 
+// String names the kind as reasons print it.
 func (k jsonKind) String() string {
 	return [...]string{"a boolean", "an object", "an object or null", "a string", "an array"}[k]
 }

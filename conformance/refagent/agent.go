@@ -143,6 +143,7 @@ func (a *Agent) notImplemented(method string) error {
 	return errorf(int64(a.opts.UnknownMethodCode), "method not found: %s", method)
 }
 
+// Initialize answers with the version and capabilities the flags choose.
 func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*gen.InitializeResponse, error) {
 	a := (*Agent)(ta)
 	if a.opts.FailInitialize != 0 {
@@ -203,6 +204,7 @@ func failure(code int) *acpsdk.Error {
 	}
 }
 
+// Cancel ends the session's running turn, if any.
 func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error {
 	a := (*Agent)(ta)
 	sid := string(p.SessionID)
@@ -216,6 +218,7 @@ func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error
 	return nil
 }
 
+// NewSession creates "sess-N", with --chatty notifications around it.
 func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) (*gen.NewSessionResponse, error) {
 	a := (*Agent)(ta)
 	if a.opts.FailNewSession != 0 {
@@ -241,6 +244,8 @@ func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) 
 	return &gen.NewSessionResponse{SessionID: gen.SessionID(s.ID)}, nil
 }
 
+// LoadSession replays the conversation, then responds (or the reverse
+// with --load-replay-after-response).
 func (ta *typedAgent) LoadSession(ctx context.Context, p *gen.LoadSessionRequest) (*gen.LoadSessionResponse, error) {
 	a := (*Agent)(ta)
 	if !a.opts.LoadSession {
@@ -252,6 +257,7 @@ func (ta *typedAgent) LoadSession(ctx context.Context, p *gen.LoadSessionRequest
 	return &gen.LoadSessionResponse{}, nil
 }
 
+// ResumeSession responds without replaying (unless --resume-replays).
 func (ta *typedAgent) ResumeSession(ctx context.Context, p *gen.ResumeSessionRequest) (*gen.ResumeSessionResponse, error) {
 	a := (*Agent)(ta)
 	if !a.opts.Resume {
@@ -294,6 +300,7 @@ func replayOf(sid string, history []Exchange) []any {
 	return out
 }
 
+// CloseSession cancels the session's turn and forgets it.
 func (ta *typedAgent) CloseSession(_ context.Context, p *gen.CloseSessionRequest) (*gen.CloseSessionResponse, error) {
 	a := (*Agent)(ta)
 	if !a.opts.Close {
@@ -310,6 +317,7 @@ func (ta *typedAgent) CloseSession(_ context.Context, p *gen.CloseSessionRequest
 	return &gen.CloseSessionResponse{}, nil
 }
 
+// DeleteSession removes the session everywhere; unknown ids succeed.
 func (ta *typedAgent) DeleteSession(_ context.Context, p *gen.DeleteSessionRequest) (*gen.DeleteSessionResponse, error) {
 	a := (*Agent)(ta)
 	if !a.opts.Delete {

@@ -60,6 +60,7 @@ func toolText(text string) []any {
 	return []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": text}}}
 }
 
+// Prompt plays the turn its words and the --words flag script.
 func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.PromptResponse, error) {
 	a := (*Agent)(ta)
 	sid := string(p.SessionID)
