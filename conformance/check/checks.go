@@ -292,29 +292,9 @@ func checkCancel(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	from := s.Mark()
-	id, err := s.Send("session/prompt", PromptParams(sid, CancelPrompt))
+	from, id, err := startLongTurn(ctx, s, sid)
 	if err != nil {
-		return Failf("%v", err)
-	}
-	want := fmt.Sprint(id)
-	// Cancel once the turn is visibly under way (its first update), so the
-	// cancel cannot overtake the prompt inside the agent.
-	first, err := s.WaitFor(ctx, from, func(m *Message) bool {
-		if m.IsResponse() {
-			return string(bytes.TrimSpace(m.ID)) == want
-		}
-		us := Updates([]*Message{m})
-		return len(us) == 1 && us[0].SessionID == sid && turnUpdates[us[0].Kind]
-	})
-	if err != nil {
-		return Failf("waiting for the turn to start: %v", err)
-	}
-	if first.IsResponse() {
-		if first.Error != nil && ModelUnavailable(first.Error.Code) {
-			return NeedsModelf("session/prompt answered %v", first.Error)
-		}
-		return Skipf("the turn ended (%s) before it could be cancelled", describe(first))
+		return err
 	}
 	if err := s.Notify("session/cancel", map[string]any{"sessionId": sid}); err != nil {
 		return Failf("%v", err)
@@ -357,27 +337,9 @@ func checkCancelRequest(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	from := s.Mark()
-	id, err := s.Send("session/prompt", PromptParams(sid, CancelPrompt))
+	_, id, err := startLongTurn(ctx, s, sid)
 	if err != nil {
-		return Failf("%v", err)
-	}
-	want := fmt.Sprint(id)
-	first, err := s.WaitFor(ctx, from, func(m *Message) bool {
-		if m.IsResponse() {
-			return string(bytes.TrimSpace(m.ID)) == want
-		}
-		us := Updates([]*Message{m})
-		return len(us) == 1 && us[0].SessionID == sid && turnUpdates[us[0].Kind]
-	})
-	if err != nil {
-		return Failf("waiting for the turn to start: %v", err)
-	}
-	if first.IsResponse() {
-		if first.Error != nil && ModelUnavailable(first.Error.Code) {
-			return NeedsModelf("session/prompt answered %v", first.Error)
-		}
-		return Skipf("the turn ended (%s) before it could be cancelled", describe(first))
+		return err
 	}
 	if err := s.Notify("$/cancel_request", map[string]any{"requestId": id}); err != nil {
 		return Failf("%v", err)
@@ -390,6 +352,36 @@ func checkCancelRequest(ctx context.Context, s *Session) error {
 		return Failf("cancelled request answered %v, want a result or -32800", m.Error)
 	}
 	return nil
+}
+
+// startLongTurn sends the cancel prompt and waits until the turn is
+// visibly under way (its first update), so a cancellation cannot overtake
+// the prompt inside the agent. It returns the mark before the prompt and
+// the prompt's request id.
+func startLongTurn(ctx context.Context, s *Session, sid string) (int, int64, error) {
+	from := s.Mark()
+	id, err := s.Send("session/prompt", PromptParams(sid, CancelPrompt))
+	if err != nil {
+		return 0, 0, Failf("%v", err)
+	}
+	want := fmt.Sprint(id)
+	first, err := s.WaitFor(ctx, from, func(m *Message) bool {
+		if m.IsResponse() {
+			return string(bytes.TrimSpace(m.ID)) == want
+		}
+		us := Updates([]*Message{m})
+		return len(us) == 1 && us[0].SessionID == sid && turnUpdates[us[0].Kind]
+	})
+	if err != nil {
+		return 0, 0, Failf("waiting for the turn to start: %v", err)
+	}
+	if first.IsResponse() {
+		if first.Error != nil && ModelUnavailable(first.Error.Code) {
+			return 0, 0, NeedsModelf("session/prompt answered %v", first.Error)
+		}
+		return 0, 0, Skipf("the turn ended (%s) before it could be cancelled", describe(first))
+	}
+	return from, id, nil
 }
 
 // priorTurn creates a session and runs one turn so there is a conversation
