@@ -68,18 +68,7 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAgentAuthCapabilities maps a member name to its index in AgentAuthCapabilities, or -1.
-func memberIndexAgentAuthCapabilities(key []byte) int {
-	switch string(key) {
-	case "logout":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -103,43 +92,21 @@ func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAgentAuthCapabilities maps a member name to its index in AgentAuthCapabilities, or -1.
+func memberIndexAgentAuthCapabilities(key []byte) int {
+	switch string(key) {
+	case "logout":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -153,18 +120,9 @@ func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Logout != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"logout\":"...)
-		if b, err = (x.Logout).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "logout")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -302,26 +260,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAgentCapabilities maps a member name to its index in AgentCapabilities, or -1.
-func memberIndexAgentCapabilities(key []byte) int {
-	switch string(key) {
-	case "loadSession":
-		return 0
-	case "promptCapabilities":
-		return 1
-	case "mcpCapabilities":
-		return 2
-	case "sessionCapabilities":
-		return 3
-	case "auth":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -365,43 +304,29 @@ func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAgentCapabilities maps a member name to its index in AgentCapabilities, or -1.
+func memberIndexAgentCapabilities(key []byte) int {
+	switch string(key) {
+	case "loadSession":
+		return 0
+	case "promptCapabilities":
+		return 1
+	case "mcpCapabilities":
+		return 2
+	case "sessionCapabilities":
+		return 3
+	case "auth":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -415,34 +340,9 @@ func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"loadSession\":"...)
-	b = jsonx.AppendBool(b, bool(x.LoadSession))
-	b = jsonx.Sep(b)
-	b = append(b, "\"promptCapabilities\":"...)
-	if b, err = (x.PromptCapabilities).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "promptCapabilities")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"mcpCapabilities\":"...)
-	if b, err = (x.McpCapabilities).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "mcpCapabilities")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionCapabilities\":"...)
-	if b, err = (x.SessionCapabilities).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "sessionCapabilities")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"auth\":"...)
-	if b, err = (x.Auth).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "auth")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -530,18 +430,7 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAgentNotification maps a member name to its index in AgentNotification, or -1.
-func memberIndexAgentNotification(key []byte) int {
-	switch string(key) {
-	case "method":
-		return 0
-	case "params":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -561,43 +450,21 @@ func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAgentNotification maps a member name to its index in AgentNotification, or -1.
+func memberIndexAgentNotification(key []byte) int {
+	switch string(key) {
+	case "method":
+		return 0
+	case "params":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -611,14 +478,9 @@ func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"method\":"...)
-	b = jsonx.AppendString(b, string(x.Method))
-	if x.Params != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"params\":"...)
-		if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-			return b, jsonx.AtField(err, "params")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -717,20 +579,7 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAgentRequest maps a member name to its index in AgentRequest, or -1.
-func memberIndexAgentRequest(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "method":
-		return 1
-	case "params":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -759,43 +608,23 @@ func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAgentRequest maps a member name to its index in AgentRequest, or -1.
+func memberIndexAgentRequest(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "method":
+		return 1
+	case "params":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -809,22 +638,9 @@ func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ID == nil {
-		return b, jsonx.EncodeError("id", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	if b, err = appendRequestID(b, x.ID); err != nil {
-		return b, jsonx.AtField(err, "id")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"method\":"...)
-	b = jsonx.AppendString(b, string(x.Method))
-	if x.Params != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"params\":"...)
-		if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-			return b, jsonx.AtField(err, "params")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -955,18 +771,7 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAgentResponseError maps a member name to its index in AgentResponseError, or -1.
-func memberIndexAgentResponseError(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "error":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -989,43 +794,21 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAgentResponseError maps a member name to its index in AgentResponseError, or -1.
+func memberIndexAgentResponseError(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "error":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1039,18 +822,10 @@ func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ID == nil {
-		return b, jsonx.EncodeError("id", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	if b, err = appendRequestID(b, x.ID); err != nil {
-		return b, jsonx.AtField(err, "id")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"error\":"...)
-	if b, err = (x.Error).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "error")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
@@ -1141,18 +916,7 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAgentResponseResult maps a member name to its index in AgentResponseResult, or -1.
-func memberIndexAgentResponseResult(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "result":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -1175,43 +939,21 @@ func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAgentResponseResult maps a member name to its index in AgentResponseResult, or -1.
+func memberIndexAgentResponseResult(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "result":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1225,18 +967,10 @@ func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ID == nil {
-		return b, jsonx.EncodeError("id", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	if b, err = appendRequestID(b, x.ID); err != nil {
-		return b, jsonx.AtField(err, "id")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"result\":"...)
-	if b, err = jsonx.EncRaw(b, x.Result); err != nil {
-		return b, jsonx.AtField(err, "result")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
@@ -1364,22 +1098,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAnnotations maps a member name to its index in Annotations, or -1.
-func memberIndexAnnotations(key []byte) int {
-	switch string(key) {
-	case "audience":
-		return 0
-	case "lastModified":
-		return 1
-	case "priority":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -1417,43 +1136,25 @@ func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAnnotations maps a member name to its index in Annotations, or -1.
+func memberIndexAnnotations(key []byte) int {
+	switch string(key) {
+	case "audience":
+		return 0
+	case "lastModified":
+		return 1
+	case "priority":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Annotations) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1467,30 +1168,9 @@ func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Audience != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"audience\":"...)
-		if b, err = jsonx.EncList(b, x.Audience, appendRole); err != nil {
-			return b, jsonx.AtField(err, "audience")
-		}
-	}
-	if x.LastModified != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"lastModified\":"...)
-		b = jsonx.AppendString(b, string(*x.LastModified))
-	}
-	if x.Priority != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"priority\":"...)
-		if b, err = jsonx.EncFloat(b, *x.Priority); err != nil {
-			return b, jsonx.AtField(err, "priority")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -1605,22 +1285,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAudioContent maps a member name to its index in AudioContent, or -1.
-func memberIndexAudioContent(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "data":
-		return 1
-	case "mimeType":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -1652,43 +1317,25 @@ func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAudioContent maps a member name to its index in AudioContent, or -1.
+func memberIndexAudioContent(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "data":
+		return 1
+	case "mimeType":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AudioContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1702,24 +1349,9 @@ func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Annotations != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"annotations\":"...)
-		if b, err = (x.Annotations).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "annotations")
-		}
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"data\":"...)
-	b = jsonx.AppendString(b, string(x.Data))
-	b = jsonx.Sep(b)
-	b = append(b, "\"mimeType\":"...)
-	b = jsonx.AppendString(b, string(x.MimeType))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -1809,18 +1441,7 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAuthCapabilities maps a member name to its index in AuthCapabilities, or -1.
-func memberIndexAuthCapabilities(key []byte) int {
-	switch string(key) {
-	case "terminal":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -1840,43 +1461,21 @@ func (x *AuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAuthCapabilities maps a member name to its index in AuthCapabilities, or -1.
+func memberIndexAuthCapabilities(key []byte) int {
+	switch string(key) {
+	case "terminal":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1890,14 +1489,9 @@ func (x *AuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminal\":"...)
-	b = jsonx.AppendBool(b, bool(x.Terminal))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -2081,22 +1675,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAuthMethodAgent maps a member name to its index in AuthMethodAgent, or -1.
-func memberIndexAuthMethodAgent(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -2126,43 +1705,25 @@ func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAuthMethodAgent maps a member name to its index in AuthMethodAgent, or -1.
+func memberIndexAuthMethodAgent(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthMethodAgent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2176,22 +1737,9 @@ func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	b = jsonx.AppendString(b, string(x.ID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -2341,26 +1889,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAuthMethodTerminal maps a member name to its index in AuthMethodTerminal, or -1.
-func memberIndexAuthMethodTerminal(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "args":
-		return 3
-	case "env":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -2406,43 +1935,29 @@ func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAuthMethodTerminal maps a member name to its index in AuthMethodTerminal, or -1.
+func memberIndexAuthMethodTerminal(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "args":
+		return 3
+	case "env":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthMethodTerminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2456,36 +1971,9 @@ func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	b = jsonx.AppendString(b, string(x.ID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Args != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"args\":"...)
-		if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "args")
-		}
-	}
-	if x.Env != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"env\":"...)
-		if b, err = jsonx.EncMap(b, x.Env, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "env")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -2599,18 +2087,7 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAuthenticateRequest maps a member name to its index in AuthenticateRequest, or -1.
-func memberIndexAuthenticateRequest(key []byte) int {
-	switch string(key) {
-	case "methodId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthenticateRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -2630,43 +2107,21 @@ func (x *AuthenticateRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAuthenticateRequest maps a member name to its index in AuthenticateRequest, or -1.
+func memberIndexAuthenticateRequest(key []byte) int {
+	switch string(key) {
+	case "methodId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthenticateRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2680,14 +2135,9 @@ func (x *AuthenticateRequest) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"methodId\":"...)
-	b = jsonx.AppendString(b, string(x.MethodID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -2764,16 +2214,7 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAuthenticateResponse maps a member name to its index in AuthenticateResponse, or -1.
-func memberIndexAuthenticateResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthenticateResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -2789,43 +2230,19 @@ func (x *AuthenticateResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAuthenticateResponse maps a member name to its index in AuthenticateResponse, or -1.
+func memberIndexAuthenticateResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthenticateResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2839,11 +2256,9 @@ func (x *AuthenticateResponse) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -2958,22 +2373,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAvailableCommand maps a member name to its index in AvailableCommand, or -1.
-func memberIndexAvailableCommand(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "description":
-		return 1
-	case "input":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AvailableCommand) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -3005,43 +2405,25 @@ func (x *AvailableCommand) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAvailableCommand maps a member name to its index in AvailableCommand, or -1.
+func memberIndexAvailableCommand(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "description":
+		return 1
+	case "input":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AvailableCommand) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3055,24 +2437,9 @@ func (x *AvailableCommand) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"description\":"...)
-	b = jsonx.AppendString(b, string(x.Description))
-	if x.Input != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"input\":"...)
-		if b, err = appendAvailableCommandInput(b, x.Input); err != nil {
-			return b, jsonx.AtField(err, "input")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -3217,18 +2584,7 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexAvailableCommandsUpdate maps a member name to its index in AvailableCommandsUpdate, or -1.
-func memberIndexAvailableCommandsUpdate(key []byte) int {
-	switch string(key) {
-	case "availableCommands":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -3250,43 +2606,21 @@ func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexAvailableCommandsUpdate maps a member name to its index in AvailableCommandsUpdate, or -1.
+func memberIndexAvailableCommandsUpdate(key []byte) int {
+	switch string(key) {
+	case "availableCommands":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AvailableCommandsUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3300,16 +2634,9 @@ func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, e
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"availableCommands\":"...)
-	if b, err = jsonx.EncList(b, x.AvailableCommands, appendAvailableCommand); err != nil {
-		return b, jsonx.AtField(err, "availableCommands")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -3424,22 +2751,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexBlobResourceContents maps a member name to its index in BlobResourceContents, or -1.
-func memberIndexBlobResourceContents(key []byte) int {
-	switch string(key) {
-	case "blob":
-		return 0
-	case "mimeType":
-		return 1
-	case "uri":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -3469,43 +2781,25 @@ func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexBlobResourceContents maps a member name to its index in BlobResourceContents, or -1.
+func memberIndexBlobResourceContents(key []byte) int {
+	switch string(key) {
+	case "blob":
+		return 0
+	case "mimeType":
+		return 1
+	case "uri":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *BlobResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3519,22 +2813,9 @@ func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"blob\":"...)
-	b = jsonx.AppendString(b, string(x.Blob))
-	if x.MimeType != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"mimeType\":"...)
-		b = jsonx.AppendString(b, string(*x.MimeType))
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"uri\":"...)
-	b = jsonx.AppendString(b, string(x.URI))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -3618,16 +2899,7 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 	return nil
 }
 
-// memberIndexBooleanConfigOptionCapabilities maps a member name to its index in BooleanConfigOptionCapabilities, or -1.
-func memberIndexBooleanConfigOptionCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *BooleanConfigOptionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -3643,43 +2915,19 @@ func (x *BooleanConfigOptionCapabilities) appendField(b []byte, i int) ([]byte, 
 	return b, nil
 }
 
+// memberIndexBooleanConfigOptionCapabilities maps a member name to its index in BooleanConfigOptionCapabilities, or -1.
+func memberIndexBooleanConfigOptionCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *BooleanConfigOptionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3693,11 +2941,9 @@ func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte, tag string) ([
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -3819,22 +3065,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexBooleanPropertySchema maps a member name to its index in BooleanPropertySchema, or -1.
-func memberIndexBooleanPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "default":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -3868,43 +3099,25 @@ func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexBooleanPropertySchema maps a member name to its index in BooleanPropertySchema, or -1.
+func memberIndexBooleanPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "default":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *BooleanPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3918,26 +3131,9 @@ func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Default != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"default\":"...)
-		b = jsonx.AppendBool(b, bool(*x.Default))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -4026,18 +3222,7 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCancelNotification maps a member name to its index in CancelNotification, or -1.
-func memberIndexCancelNotification(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -4057,43 +3242,21 @@ func (x *CancelNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCancelNotification maps a member name to its index in CancelNotification, or -1.
+func memberIndexCancelNotification(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CancelNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4107,14 +3270,9 @@ func (x *CancelNotification) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -4203,18 +3361,7 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCancelRequestNotification maps a member name to its index in CancelRequestNotification, or -1.
-func memberIndexCancelRequestNotification(key []byte) int {
-	switch string(key) {
-	case "requestId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -4239,43 +3386,21 @@ func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexCancelRequestNotification maps a member name to its index in CancelRequestNotification, or -1.
+func memberIndexCancelRequestNotification(key []byte) int {
+	switch string(key) {
+	case "requestId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CancelRequestNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4289,19 +3414,9 @@ func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.RequestID == nil {
-		return b, jsonx.EncodeError("requestId", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"requestId\":"...)
-	if b, err = appendRequestID(b, x.RequestID); err != nil {
-		return b, jsonx.AtField(err, "requestId")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -4445,26 +3560,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexClientCapabilities maps a member name to its index in ClientCapabilities, or -1.
-func memberIndexClientCapabilities(key []byte) int {
-	switch string(key) {
-	case "fs":
-		return 0
-	case "terminal":
-		return 1
-	case "session":
-		return 2
-	case "auth":
-		return 3
-	case "elicitation":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -4512,43 +3608,29 @@ func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexClientCapabilities maps a member name to its index in ClientCapabilities, or -1.
+func memberIndexClientCapabilities(key []byte) int {
+	switch string(key) {
+	case "fs":
+		return 0
+	case "terminal":
+		return 1
+	case "session":
+		return 2
+	case "auth":
+		return 3
+	case "elicitation":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4562,38 +3644,9 @@ func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"fs\":"...)
-	if b, err = (x.Fs).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "fs")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminal\":"...)
-	b = jsonx.AppendBool(b, bool(x.Terminal))
-	if x.Session != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"session\":"...)
-		if b, err = (x.Session).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "session")
-		}
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"auth\":"...)
-	if b, err = (x.Auth).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "auth")
-	}
-	if x.Elicitation != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"elicitation\":"...)
-		if b, err = (x.Elicitation).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "elicitation")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -4681,18 +3734,7 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexClientNotification maps a member name to its index in ClientNotification, or -1.
-func memberIndexClientNotification(key []byte) int {
-	switch string(key) {
-	case "method":
-		return 0
-	case "params":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -4712,43 +3754,21 @@ func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexClientNotification maps a member name to its index in ClientNotification, or -1.
+func memberIndexClientNotification(key []byte) int {
+	switch string(key) {
+	case "method":
+		return 0
+	case "params":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4762,14 +3782,9 @@ func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"method\":"...)
-	b = jsonx.AppendString(b, string(x.Method))
-	if x.Params != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"params\":"...)
-		if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-			return b, jsonx.AtField(err, "params")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -4868,20 +3883,7 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexClientRequest maps a member name to its index in ClientRequest, or -1.
-func memberIndexClientRequest(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "method":
-		return 1
-	case "params":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -4910,43 +3912,23 @@ func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexClientRequest maps a member name to its index in ClientRequest, or -1.
+func memberIndexClientRequest(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "method":
+		return 1
+	case "params":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4960,22 +3942,9 @@ func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ID == nil {
-		return b, jsonx.EncodeError("id", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	if b, err = appendRequestID(b, x.ID); err != nil {
-		return b, jsonx.AtField(err, "id")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"method\":"...)
-	b = jsonx.AppendString(b, string(x.Method))
-	if x.Params != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"params\":"...)
-		if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-			return b, jsonx.AtField(err, "params")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -5106,18 +4075,7 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexClientResponseError maps a member name to its index in ClientResponseError, or -1.
-func memberIndexClientResponseError(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "error":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -5140,43 +4098,21 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexClientResponseError maps a member name to its index in ClientResponseError, or -1.
+func memberIndexClientResponseError(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "error":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5190,18 +4126,10 @@ func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ID == nil {
-		return b, jsonx.EncodeError("id", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	if b, err = appendRequestID(b, x.ID); err != nil {
-		return b, jsonx.AtField(err, "id")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"error\":"...)
-	if b, err = (x.Error).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "error")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
@@ -5292,18 +4220,7 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexClientResponseResult maps a member name to its index in ClientResponseResult, or -1.
-func memberIndexClientResponseResult(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "result":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -5326,43 +4243,21 @@ func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexClientResponseResult maps a member name to its index in ClientResponseResult, or -1.
+func memberIndexClientResponseResult(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "result":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5376,18 +4271,10 @@ func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ID == nil {
-		return b, jsonx.EncodeError("id", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	if b, err = appendRequestID(b, x.ID); err != nil {
-		return b, jsonx.AtField(err, "id")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"result\":"...)
-	if b, err = jsonx.EncRaw(b, x.Result); err != nil {
-		return b, jsonx.AtField(err, "result")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
@@ -5515,22 +4402,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexClientSessionCapabilities maps a member name to its index in ClientSessionCapabilities, or -1.
-func memberIndexClientSessionCapabilities(key []byte) int {
-	switch string(key) {
-	case "compaction":
-		return 0
-	case "configOptions":
-		return 1
-	case "notices":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -5570,43 +4442,25 @@ func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexClientSessionCapabilities maps a member name to its index in ClientSessionCapabilities, or -1.
+func memberIndexClientSessionCapabilities(key []byte) int {
+	switch string(key) {
+	case "compaction":
+		return 0
+	case "configOptions":
+		return 1
+	case "notices":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientSessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5620,32 +4474,9 @@ func (x *ClientSessionCapabilities) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Compaction != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"compaction\":"...)
-		if b, err = (x.Compaction).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "compaction")
-		}
-	}
-	if x.ConfigOptions != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = (x.ConfigOptions).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	}
-	if x.Notices != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"notices\":"...)
-		if b, err = (x.Notices).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "notices")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -5734,18 +4565,7 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCloseSessionRequest maps a member name to its index in CloseSessionRequest, or -1.
-func memberIndexCloseSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -5765,43 +4585,21 @@ func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCloseSessionRequest maps a member name to its index in CloseSessionRequest, or -1.
+func memberIndexCloseSessionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CloseSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5815,14 +4613,9 @@ func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -5899,16 +4692,7 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCloseSessionResponse maps a member name to its index in CloseSessionResponse, or -1.
-func memberIndexCloseSessionResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -5924,43 +4708,19 @@ func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCloseSessionResponse maps a member name to its index in CloseSessionResponse, or -1.
+func memberIndexCloseSessionResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CloseSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5974,11 +4734,9 @@ func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -6041,53 +4799,13 @@ func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
 
 // memberIndexCompactionCapabilities maps a member name to its index in CompactionCapabilities, or -1.
 func memberIndexCompactionCapabilities(key []byte) int {
-	switch string(key) {
-	}
 	return -1
-}
-
-// appendField appends the member with index i, if it is set.
-func (x *CompactionCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	return b, nil
 }
 
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompactionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 0; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6197,20 +4915,7 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCompactionSummaryChunk maps a member name to its index in CompactionSummaryChunk, or -1.
-func memberIndexCompactionSummaryChunk(key []byte) int {
-	switch string(key) {
-	case "compactionId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -6239,43 +4944,23 @@ func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCompactionSummaryChunk maps a member name to its index in CompactionSummaryChunk, or -1.
+func memberIndexCompactionSummaryChunk(key []byte) int {
+	switch string(key) {
+	case "compactionId":
+		return 0
+	case "content":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompactionSummaryChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6289,22 +4974,9 @@ func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"compactionId\":"...)
-	b = jsonx.AppendString(b, string(x.CompactionID))
-	if x.Content == nil {
-		return b, jsonx.EncodeError("content", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"content\":"...)
-	if b, err = appendContentBlock(b, x.Content); err != nil {
-		return b, jsonx.AtField(err, "content")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -6434,24 +5106,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCompactionUpdate maps a member name to its index in CompactionUpdate, or -1.
-func memberIndexCompactionUpdate(key []byte) int {
-	switch string(key) {
-	case "compactionId":
-		return 0
-	case "status":
-		return 1
-	case "summary":
-		return 2
-	case "error":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -6489,43 +5144,27 @@ func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCompactionUpdate maps a member name to its index in CompactionUpdate, or -1.
+func memberIndexCompactionUpdate(key []byte) int {
+	switch string(key) {
+	case "compactionId":
+		return 0
+	case "status":
+		return 1
+	case "summary":
+		return 2
+	case "error":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompactionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 5; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6539,29 +5178,9 @@ func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"compactionId\":"...)
-	b = jsonx.AppendString(b, string(x.CompactionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"status\":"...)
-	b = jsonx.AppendString(b, string(x.Status))
-	if x.Summary != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"summary\":"...)
-		if b, err = jsonx.EncList(b, x.Summary, appendContentBlock); err != nil {
-			return b, jsonx.AtField(err, "summary")
-		}
-	}
-	if x.Error != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"error\":"...)
-		b = jsonx.AppendString(b, string(*x.Error))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -6650,18 +5269,7 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 	return nil
 }
 
-// memberIndexCompleteElicitationNotification maps a member name to its index in CompleteElicitationNotification, or -1.
-func memberIndexCompleteElicitationNotification(key []byte) int {
-	switch string(key) {
-	case "elicitationId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -6681,43 +5289,21 @@ func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, 
 	return b, nil
 }
 
+// memberIndexCompleteElicitationNotification maps a member name to its index in CompleteElicitationNotification, or -1.
+func memberIndexCompleteElicitationNotification(key []byte) int {
+	switch string(key) {
+	case "elicitationId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompleteElicitationNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6731,14 +5317,9 @@ func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"elicitationId\":"...)
-	b = jsonx.AppendString(b, string(x.ElicitationID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -6828,18 +5409,7 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexConfigOptionUpdate maps a member name to its index in ConfigOptionUpdate, or -1.
-func memberIndexConfigOptionUpdate(key []byte) int {
-	switch string(key) {
-	case "configOptions":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -6861,43 +5431,21 @@ func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexConfigOptionUpdate maps a member name to its index in ConfigOptionUpdate, or -1.
+func memberIndexConfigOptionUpdate(key []byte) int {
+	switch string(key) {
+	case "configOptions":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ConfigOptionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6911,16 +5459,9 @@ func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"configOptions\":"...)
-	if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-		return b, jsonx.AtField(err, "configOptions")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -7009,18 +5550,7 @@ func (x *Content) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexContent maps a member name to its index in Content, or -1.
-func memberIndexContent(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Content) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -7045,43 +5575,21 @@ func (x *Content) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexContent maps a member name to its index in Content, or -1.
+func memberIndexContent(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Content) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7095,19 +5603,9 @@ func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Content == nil {
-		return b, jsonx.EncodeError("content", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"content\":"...)
-	if b, err = appendContentBlock(b, x.Content); err != nil {
-		return b, jsonx.AtField(err, "content")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -7458,20 +5956,7 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexContentChunk maps a member name to its index in ContentChunk, or -1.
-func memberIndexContentChunk(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "messageId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -7502,43 +5987,23 @@ func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexContentChunk maps a member name to its index in ContentChunk, or -1.
+func memberIndexContentChunk(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "messageId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ContentChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7552,24 +6017,9 @@ func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Content == nil {
-		return b, jsonx.EncodeError("content", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"content\":"...)
-	if b, err = appendContentBlock(b, x.Content); err != nil {
-		return b, jsonx.AtField(err, "content")
-	}
-	if x.MessageID != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"messageId\":"...)
-		b = jsonx.AppendString(b, string(*x.MessageID))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -7669,20 +6119,7 @@ func (x *Cost) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCost maps a member name to its index in Cost, or -1.
-func memberIndexCost(key []byte) int {
-	switch string(key) {
-	case "amount":
-		return 0
-	case "currency":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -7708,43 +6145,23 @@ func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCost maps a member name to its index in Cost, or -1.
+func memberIndexCost(key []byte) int {
+	switch string(key) {
+	case "amount":
+		return 0
+	case "currency":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Cost) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7758,19 +6175,9 @@ func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"amount\":"...)
-	if b, err = jsonx.EncFloat(b, x.Amount); err != nil {
-		return b, jsonx.AtField(err, "amount")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"currency\":"...)
-	b = jsonx.AppendString(b, string(x.Currency))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -7854,6 +6261,26 @@ func (x *CreateElicitationRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
+// appendField appends the member with index i (schema order), if it is set.
+func (x *CreateElicitationRequest) appendField(b []byte, i int) ([]byte, error) {
+	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"message\":"...)
+		b = jsonx.AppendString(b, string(x.Message))
+	case 1:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, error) {
@@ -7862,14 +6289,9 @@ func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"message\":"...)
-	b = jsonx.AppendString(b, string(x.Message))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	if x.Mode == nil {
@@ -8077,6 +6499,22 @@ func (x *CreateElicitationResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
+// appendField appends the member with index i (schema order), if it is set.
+func (x *CreateElicitationResponse) appendField(b []byte, i int) ([]byte, error) {
+	var err error
+	switch i {
+	case 0:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte, error) {
@@ -8085,11 +6523,9 @@ func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	if x.Action == nil {
@@ -8254,53 +6690,13 @@ func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []strin
 
 // memberIndexCreateElicitationResponseActionCancel maps a member name to its index in CreateElicitationResponseActionCancel, or -1.
 func memberIndexCreateElicitationResponseActionCancel(key []byte) int {
-	switch string(key) {
-	}
 	return -1
-}
-
-// appendField appends the member with index i, if it is set.
-func (x *CreateElicitationResponseActionCancel) appendField(b []byte, i int) ([]byte, error) {
-	return b, nil
 }
 
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateElicitationResponseActionCancel) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 0; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -8384,53 +6780,13 @@ func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []stri
 
 // memberIndexCreateElicitationResponseActionDecline maps a member name to its index in CreateElicitationResponseActionDecline, or -1.
 func memberIndexCreateElicitationResponseActionDecline(key []byte) int {
-	switch string(key) {
-	}
 	return -1
-}
-
-// appendField appends the member with index i, if it is set.
-func (x *CreateElicitationResponseActionDecline) appendField(b []byte, i int) ([]byte, error) {
-	return b, nil
 }
 
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateElicitationResponseActionDecline) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 0; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -8625,28 +6981,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCreateTerminalRequest maps a member name to its index in CreateTerminalRequest, or -1.
-func memberIndexCreateTerminalRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "command":
-		return 1
-	case "args":
-		return 2
-	case "env":
-		return 3
-	case "cwd":
-		return 4
-	case "outputByteLimit":
-		return 5
-	case "_meta":
-		return 6
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -8698,43 +7033,31 @@ func (x *CreateTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCreateTerminalRequest maps a member name to its index in CreateTerminalRequest, or -1.
+func memberIndexCreateTerminalRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "command":
+		return 1
+	case "args":
+		return 2
+	case "env":
+		return 3
+	case "cwd":
+		return 4
+	case "outputByteLimit":
+		return 5
+	case "_meta":
+		return 6
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 7; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 7, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -8748,41 +7071,9 @@ func (x *CreateTerminalRequest) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"command\":"...)
-	b = jsonx.AppendString(b, string(x.Command))
-	if x.Args != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"args\":"...)
-		if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "args")
-		}
-	}
-	if x.Env != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"env\":"...)
-		if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
-			return b, jsonx.AtField(err, "env")
-		}
-	}
-	if x.Cwd != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(*x.Cwd))
-	}
-	if x.OutputByteLimit != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"outputByteLimit\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.OutputByteLimit))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 7; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -8871,18 +7162,7 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCreateTerminalResponse maps a member name to its index in CreateTerminalResponse, or -1.
-func memberIndexCreateTerminalResponse(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -8902,43 +7182,21 @@ func (x *CreateTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCreateTerminalResponse maps a member name to its index in CreateTerminalResponse, or -1.
+func memberIndexCreateTerminalResponse(key []byte) int {
+	switch string(key) {
+	case "terminalId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -8952,14 +7210,9 @@ func (x *CreateTerminalResponse) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminalId\":"...)
-	b = jsonx.AppendString(b, string(x.TerminalID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -9048,18 +7301,7 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexCurrentModeUpdate maps a member name to its index in CurrentModeUpdate, or -1.
-func memberIndexCurrentModeUpdate(key []byte) int {
-	switch string(key) {
-	case "currentModeId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *CurrentModeUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -9079,43 +7321,21 @@ func (x *CurrentModeUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexCurrentModeUpdate maps a member name to its index in CurrentModeUpdate, or -1.
+func memberIndexCurrentModeUpdate(key []byte) int {
+	switch string(key) {
+	case "currentModeId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CurrentModeUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9129,14 +7349,9 @@ func (x *CurrentModeUpdate) appendMembers(b []byte, tag string) ([]byte, error) 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"currentModeId\":"...)
-	b = jsonx.AppendString(b, string(x.CurrentModeID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -9225,18 +7440,7 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexDeleteSessionRequest maps a member name to its index in DeleteSessionRequest, or -1.
-func memberIndexDeleteSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -9256,43 +7460,21 @@ func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexDeleteSessionRequest maps a member name to its index in DeleteSessionRequest, or -1.
+func memberIndexDeleteSessionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *DeleteSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9306,14 +7488,9 @@ func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -9390,16 +7567,7 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexDeleteSessionResponse maps a member name to its index in DeleteSessionResponse, or -1.
-func memberIndexDeleteSessionResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -9415,43 +7583,19 @@ func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexDeleteSessionResponse maps a member name to its index in DeleteSessionResponse, or -1.
+func memberIndexDeleteSessionResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *DeleteSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9465,11 +7609,9 @@ func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -9584,22 +7726,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexDiff maps a member name to its index in Diff, or -1.
-func memberIndexDiff(key []byte) int {
-	switch string(key) {
-	case "path":
-		return 0
-	case "oldText":
-		return 1
-	case "newText":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -9629,43 +7756,25 @@ func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexDiff maps a member name to its index in Diff, or -1.
+func memberIndexDiff(key []byte) int {
+	switch string(key) {
+	case "path":
+		return 0
+	case "oldText":
+		return 1
+	case "newText":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Diff) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9679,22 +7788,9 @@ func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"path\":"...)
-	b = jsonx.AppendString(b, string(x.Path))
-	if x.OldText != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"oldText\":"...)
-		b = jsonx.AppendString(b, string(*x.OldText))
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"newText\":"...)
-	b = jsonx.AppendString(b, string(x.NewText))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -9770,16 +7866,7 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexElicitationAcceptAction maps a member name to its index in ElicitationAcceptAction, or -1.
-func memberIndexElicitationAcceptAction(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -9795,43 +7882,19 @@ func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexElicitationAcceptAction maps a member name to its index in ElicitationAcceptAction, or -1.
+func memberIndexElicitationAcceptAction(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationAcceptAction) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9845,11 +7908,9 @@ func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, e
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Content != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = jsonx.EncMap(b, x.Content, appendElicitationContentValue); err != nil {
-			return b, jsonx.AtField(err, "content")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -9956,20 +8017,7 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexElicitationCapabilities maps a member name to its index in ElicitationCapabilities, or -1.
-func memberIndexElicitationCapabilities(key []byte) int {
-	switch string(key) {
-	case "form":
-		return 0
-	case "url":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -10001,43 +8049,23 @@ func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexElicitationCapabilities maps a member name to its index in ElicitationCapabilities, or -1.
+func memberIndexElicitationCapabilities(key []byte) int {
+	switch string(key) {
+	case "form":
+		return 0
+	case "url":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10051,25 +8079,9 @@ func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, e
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Form != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"form\":"...)
-		if b, err = (x.Form).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "form")
-		}
-	}
-	if x.URL != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"url\":"...)
-		if b, err = (x.URL).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "url")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -10232,16 +8244,7 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexElicitationFormCapabilities maps a member name to its index in ElicitationFormCapabilities, or -1.
-func memberIndexElicitationFormCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -10257,43 +8260,19 @@ func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, erro
 	return b, nil
 }
 
+// memberIndexElicitationFormCapabilities maps a member name to its index in ElicitationFormCapabilities, or -1.
+func memberIndexElicitationFormCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationFormCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10307,11 +8286,9 @@ func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byt
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -10382,6 +8359,20 @@ func (x *ElicitationFormMode) decode(data []byte, skip []string) error {
 	return nil
 }
 
+// appendField appends the member with index i (schema order), if it is set.
+func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
+	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"requestedSchema\":"...)
+		if b, err = (x.RequestedSchema).appendJSON(b); err != nil {
+			return b, jsonx.AtField(err, "requestedSchema")
+		}
+	}
+	return b, nil
+}
+
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error) {
@@ -10390,10 +8381,10 @@ func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"requestedSchema\":"...)
-	if b, err = (x.RequestedSchema).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "requestedSchema")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	if x.Scope == nil {
 		return b, jsonx.EncodeError("", "ElicitationFormMode.Scope is nil")
@@ -10718,16 +8709,7 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexElicitationRequestScope maps a member name to its index in ElicitationRequestScope, or -1.
-func memberIndexElicitationRequestScope(key []byte) int {
-	switch string(key) {
-	case "requestId":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -10744,43 +8726,19 @@ func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexElicitationRequestScope maps a member name to its index in ElicitationRequestScope, or -1.
+func memberIndexElicitationRequestScope(key []byte) int {
+	switch string(key) {
+	case "requestId":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationRequestScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10794,13 +8752,10 @@ func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, e
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.RequestID == nil {
-		return b, jsonx.EncodeError("requestId", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"requestId\":"...)
-	if b, err = appendRequestID(b, x.RequestID); err != nil {
-		return b, jsonx.AtField(err, "requestId")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
@@ -10944,26 +8899,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexElicitationSchema maps a member name to its index in ElicitationSchema, or -1.
-func memberIndexElicitationSchema(key []byte) int {
-	switch string(key) {
-	case "type":
-		return 0
-	case "title":
-		return 1
-	case "properties":
-		return 2
-	case "required":
-		return 3
-	case "description":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -11009,43 +8945,29 @@ func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexElicitationSchema maps a member name to its index in ElicitationSchema, or -1.
+func memberIndexElicitationSchema(key []byte) int {
+	switch string(key) {
+	case "type":
+		return 0
+	case "title":
+		return 1
+	case "properties":
+		return 2
+	case "required":
+		return 3
+	case "description":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationSchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11059,36 +8981,9 @@ func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"type\":"...)
-	b = jsonx.AppendString(b, string(x.Type))
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"properties\":"...)
-	if b, err = jsonx.EncMap(b, x.Properties, appendElicitationPropertySchema); err != nil {
-		return b, jsonx.AtField(err, "properties")
-	}
-	if x.Required != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"required\":"...)
-		if b, err = jsonx.EncList(b, x.Required, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "required")
-		}
-	}
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -11281,18 +9176,7 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexElicitationSessionScope maps a member name to its index in ElicitationSessionScope, or -1.
-func memberIndexElicitationSessionScope(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "toolCallId":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
 	switch i {
 	case 0:
@@ -11309,48 +9193,27 @@ func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexElicitationSessionScope maps a member name to its index in ElicitationSessionScope, or -1.
+func memberIndexElicitationSessionScope(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "toolCallId":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationSessionScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
 	if x.Extra.Layout() != nil {
 		return x.appendOrdered(b, tag)
 	}
@@ -11358,13 +9221,10 @@ func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, e
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	if x.ToolCallID != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCallId\":"...)
-		b = jsonx.AppendString(b, string(*x.ToolCallID))
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
@@ -11440,16 +9300,7 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexElicitationURLCapabilities maps a member name to its index in ElicitationURLCapabilities, or -1.
-func memberIndexElicitationURLCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -11465,43 +9316,19 @@ func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error
 	return b, nil
 }
 
+// memberIndexElicitationURLCapabilities maps a member name to its index in ElicitationURLCapabilities, or -1.
+func memberIndexElicitationURLCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationURLCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11515,11 +9342,9 @@ func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -11602,6 +9427,21 @@ func (x *ElicitationURLMode) decode(data []byte, skip []string) error {
 	return nil
 }
 
+// appendField appends the member with index i (schema order), if it is set.
+func (x *ElicitationURLMode) appendField(b []byte, i int) ([]byte, error) {
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"elicitationId\":"...)
+		b = jsonx.AppendString(b, string(x.ElicitationID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"url\":"...)
+		b = jsonx.AppendString(b, string(x.URL))
+	}
+	return b, nil
+}
+
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error) {
@@ -11610,12 +9450,11 @@ func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"elicitationId\":"...)
-	b = jsonx.AppendString(b, string(x.ElicitationID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"url\":"...)
-	b = jsonx.AppendString(b, string(x.URL))
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
+	}
 	if x.Scope == nil {
 		return b, jsonx.EncodeError("", "ElicitationURLMode.Scope is nil")
 	}
@@ -11722,20 +9561,7 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexEmbeddedResource maps a member name to its index in EmbeddedResource, or -1.
-func memberIndexEmbeddedResource(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "resource":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -11768,43 +9594,23 @@ func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexEmbeddedResource maps a member name to its index in EmbeddedResource, or -1.
+func memberIndexEmbeddedResource(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "resource":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *EmbeddedResource) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11818,26 +9624,9 @@ func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Annotations != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"annotations\":"...)
-		if b, err = (x.Annotations).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "annotations")
-		}
-	}
-	if x.Resource == nil {
-		return b, jsonx.EncodeError("resource", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"resource\":"...)
-	if b, err = appendEmbeddedResourceResource(b, x.Resource); err != nil {
-		return b, jsonx.AtField(err, "resource")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -12000,22 +9789,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexEnumOption maps a member name to its index in EnumOption, or -1.
-func memberIndexEnumOption(key []byte) int {
-	switch string(key) {
-	case "const":
-		return 0
-	case "title":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -12045,43 +9819,25 @@ func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexEnumOption maps a member name to its index in EnumOption, or -1.
+func memberIndexEnumOption(key []byte) int {
+	switch string(key) {
+	case "const":
+		return 0
+	case "title":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *EnumOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12095,22 +9851,9 @@ func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"const\":"...)
-	b = jsonx.AppendString(b, string(x.Const))
-	b = jsonx.Sep(b)
-	b = append(b, "\"title\":"...)
-	b = jsonx.AppendString(b, string(x.Title))
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -12210,20 +9953,7 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexEnvVariable maps a member name to its index in EnvVariable, or -1.
-func memberIndexEnvVariable(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "value":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -12247,43 +9977,23 @@ func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexEnvVariable maps a member name to its index in EnvVariable, or -1.
+func memberIndexEnvVariable(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "value":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *EnvVariable) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12297,17 +10007,9 @@ func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"value\":"...)
-	b = jsonx.AppendString(b, string(x.Value))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -12403,20 +10105,7 @@ func (x *Error) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexError maps a member name to its index in Error, or -1.
-func memberIndexError(key []byte) int {
-	switch string(key) {
-	case "code":
-		return 0
-	case "message":
-		return 1
-	case "data":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Error) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -12440,43 +10129,23 @@ func (x *Error) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexError maps a member name to its index in Error, or -1.
+func memberIndexError(key []byte) int {
+	switch string(key) {
+	case "code":
+		return 0
+	case "message":
+		return 1
+	case "data":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Error) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12490,17 +10159,9 @@ func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"code\":"...)
-	b = jsonx.AppendInt(b, int64(x.Code))
-	b = jsonx.Sep(b)
-	b = append(b, "\"message\":"...)
-	b = jsonx.AppendString(b, string(x.Message))
-	if x.Data != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"data\":"...)
-		if b, err = jsonx.EncRaw(b, x.Data); err != nil {
-			return b, jsonx.AtField(err, "data")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -12644,20 +10305,7 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexFileSystemCapabilities maps a member name to its index in FileSystemCapabilities, or -1.
-func memberIndexFileSystemCapabilities(key []byte) int {
-	switch string(key) {
-	case "readTextFile":
-		return 0
-	case "writeTextFile":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *FileSystemCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -12681,43 +10329,23 @@ func (x *FileSystemCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexFileSystemCapabilities maps a member name to its index in FileSystemCapabilities, or -1.
+func memberIndexFileSystemCapabilities(key []byte) int {
+	switch string(key) {
+	case "readTextFile":
+		return 0
+	case "writeTextFile":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *FileSystemCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12731,17 +10359,9 @@ func (x *FileSystemCapabilities) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"readTextFile\":"...)
-	b = jsonx.AppendBool(b, bool(x.ReadTextFile))
-	b = jsonx.Sep(b)
-	b = append(b, "\"writeTextFile\":"...)
-	b = jsonx.AppendBool(b, bool(x.WriteTextFile))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -12841,20 +10461,7 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexHTTPHeader maps a member name to its index in HTTPHeader, or -1.
-func memberIndexHTTPHeader(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "value":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -12878,43 +10485,23 @@ func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexHTTPHeader maps a member name to its index in HTTPHeader, or -1.
+func memberIndexHTTPHeader(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "value":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *HTTPHeader) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12928,17 +10515,9 @@ func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"value\":"...)
-	b = jsonx.AppendString(b, string(x.Value))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -13068,24 +10647,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexImageContent maps a member name to its index in ImageContent, or -1.
-func memberIndexImageContent(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "data":
-		return 1
-	case "mimeType":
-		return 2
-	case "uri":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -13123,43 +10685,27 @@ func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexImageContent maps a member name to its index in ImageContent, or -1.
+func memberIndexImageContent(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "data":
+		return 1
+	case "mimeType":
+		return 2
+	case "uri":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ImageContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 5; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13173,29 +10719,9 @@ func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Annotations != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"annotations\":"...)
-		if b, err = (x.Annotations).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "annotations")
-		}
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"data\":"...)
-	b = jsonx.AppendString(b, string(x.Data))
-	b = jsonx.Sep(b)
-	b = append(b, "\"mimeType\":"...)
-	b = jsonx.AppendString(b, string(x.MimeType))
-	if x.URI != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"uri\":"...)
-		b = jsonx.AppendString(b, string(*x.URI))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -13310,22 +10836,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexImplementation maps a member name to its index in Implementation, or -1.
-func memberIndexImplementation(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "title":
-		return 1
-	case "version":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -13355,43 +10866,25 @@ func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexImplementation maps a member name to its index in Implementation, or -1.
+func memberIndexImplementation(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "title":
+		return 1
+	case "version":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Implementation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13405,22 +10898,9 @@ func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"version\":"...)
-	b = jsonx.AppendString(b, string(x.Version))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -13536,22 +11016,7 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexInitializeRequest maps a member name to its index in InitializeRequest, or -1.
-func memberIndexInitializeRequest(key []byte) int {
-	switch string(key) {
-	case "protocolVersion":
-		return 0
-	case "clientCapabilities":
-		return 1
-	case "clientInfo":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -13585,43 +11050,25 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexInitializeRequest maps a member name to its index in InitializeRequest, or -1.
+func memberIndexInitializeRequest(key []byte) int {
+	switch string(key) {
+	case "protocolVersion":
+		return 0
+	case "clientCapabilities":
+		return 1
+	case "clientInfo":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *InitializeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13635,26 +11082,9 @@ func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"protocolVersion\":"...)
-	b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
-	b = jsonx.Sep(b)
-	b = append(b, "\"clientCapabilities\":"...)
-	if b, err = (x.ClientCapabilities).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "clientCapabilities")
-	}
-	if x.ClientInfo != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"clientInfo\":"...)
-		if b, err = (x.ClientInfo).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "clientInfo")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -13782,24 +11212,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexInitializeResponse maps a member name to its index in InitializeResponse, or -1.
-func memberIndexInitializeResponse(key []byte) int {
-	switch string(key) {
-	case "protocolVersion":
-		return 0
-	case "agentCapabilities":
-		return 1
-	case "authMethods":
-		return 2
-	case "agentInfo":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -13839,43 +11252,27 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexInitializeResponse maps a member name to its index in InitializeResponse, or -1.
+func memberIndexInitializeResponse(key []byte) int {
+	switch string(key) {
+	case "protocolVersion":
+		return 0
+	case "agentCapabilities":
+		return 1
+	case "authMethods":
+		return 2
+	case "agentInfo":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *InitializeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 5; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13889,31 +11286,9 @@ func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"protocolVersion\":"...)
-	b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
-	b = jsonx.Sep(b)
-	b = append(b, "\"agentCapabilities\":"...)
-	if b, err = (x.AgentCapabilities).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "agentCapabilities")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"authMethods\":"...)
-	if b, err = jsonx.EncList(b, x.AuthMethods, appendAuthMethod); err != nil {
-		return b, jsonx.AtField(err, "authMethods")
-	}
-	if x.AgentInfo != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"agentInfo\":"...)
-		if b, err = (x.AgentInfo).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "agentInfo")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -14063,26 +11438,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexIntegerPropertySchema maps a member name to its index in IntegerPropertySchema, or -1.
-func memberIndexIntegerPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minimum":
-		return 2
-	case "maximum":
-		return 3
-	case "default":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -14128,43 +11484,29 @@ func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexIntegerPropertySchema maps a member name to its index in IntegerPropertySchema, or -1.
+func memberIndexIntegerPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minimum":
+		return 2
+	case "maximum":
+		return 3
+	case "default":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *IntegerPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14178,36 +11520,9 @@ func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Minimum != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"minimum\":"...)
-		b = jsonx.AppendInt(b, int64(*x.Minimum))
-	}
-	if x.Maximum != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"maximum\":"...)
-		b = jsonx.AppendInt(b, int64(*x.Maximum))
-	}
-	if x.Default != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"default\":"...)
-		b = jsonx.AppendInt(b, int64(*x.Default))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -14307,20 +11622,7 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexKillTerminalRequest maps a member name to its index in KillTerminalRequest, or -1.
-func memberIndexKillTerminalRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *KillTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -14344,43 +11646,23 @@ func (x *KillTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexKillTerminalRequest maps a member name to its index in KillTerminalRequest, or -1.
+func memberIndexKillTerminalRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *KillTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14394,17 +11676,9 @@ func (x *KillTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminalId\":"...)
-	b = jsonx.AppendString(b, string(x.TerminalID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -14481,16 +11755,7 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexKillTerminalResponse maps a member name to its index in KillTerminalResponse, or -1.
-func memberIndexKillTerminalResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *KillTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -14506,43 +11771,19 @@ func (x *KillTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexKillTerminalResponse maps a member name to its index in KillTerminalResponse, or -1.
+func memberIndexKillTerminalResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *KillTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14556,11 +11797,9 @@ func (x *KillTerminalResponse) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -14665,20 +11904,7 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexListSessionsRequest maps a member name to its index in ListSessionsRequest, or -1.
-func memberIndexListSessionsRequest(key []byte) int {
-	switch string(key) {
-	case "cwd":
-		return 0
-	case "cursor":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -14706,43 +11932,23 @@ func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexListSessionsRequest maps a member name to its index in ListSessionsRequest, or -1.
+func memberIndexListSessionsRequest(key []byte) int {
+	switch string(key) {
+	case "cwd":
+		return 0
+	case "cursor":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ListSessionsRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14756,21 +11962,9 @@ func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Cwd != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(*x.Cwd))
-	}
-	if x.Cursor != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"cursor\":"...)
-		b = jsonx.AppendString(b, string(*x.Cursor))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -14875,20 +12069,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexListSessionsResponse maps a member name to its index in ListSessionsResponse, or -1.
-func memberIndexListSessionsResponse(key []byte) int {
-	switch string(key) {
-	case "sessions":
-		return 0
-	case "nextCursor":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -14916,43 +12097,23 @@ func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexListSessionsResponse maps a member name to its index in ListSessionsResponse, or -1.
+func memberIndexListSessionsResponse(key []byte) int {
+	switch string(key) {
+	case "sessions":
+		return 0
+	case "nextCursor":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ListSessionsResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14966,21 +12127,9 @@ func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessions\":"...)
-	if b, err = jsonx.EncList(b, x.Sessions, appendSessionInfo); err != nil {
-		return b, jsonx.AtField(err, "sessions")
-	}
-	if x.NextCursor != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"nextCursor\":"...)
-		b = jsonx.AppendString(b, string(*x.NextCursor))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -15109,24 +12258,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexLoadSessionRequest maps a member name to its index in LoadSessionRequest, or -1.
-func memberIndexLoadSessionRequest(key []byte) int {
-	switch string(key) {
-	case "mcpServers":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "sessionId":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -15164,43 +12296,27 @@ func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexLoadSessionRequest maps a member name to its index in LoadSessionRequest, or -1.
+func memberIndexLoadSessionRequest(key []byte) int {
+	switch string(key) {
+	case "mcpServers":
+		return 0
+	case "cwd":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "sessionId":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LoadSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 5; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15214,29 +12330,9 @@ func (x *LoadSessionRequest) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"mcpServers\":"...)
-	if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-		return b, jsonx.AtField(err, "mcpServers")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"cwd\":"...)
-	b = jsonx.AppendString(b, string(x.Cwd))
-	if x.AdditionalDirectories != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"additionalDirectories\":"...)
-		if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "additionalDirectories")
-		}
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -15343,20 +12439,7 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexLoadSessionResponse maps a member name to its index in LoadSessionResponse, or -1.
-func memberIndexLoadSessionResponse(key []byte) int {
-	switch string(key) {
-	case "modes":
-		return 0
-	case "configOptions":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -15388,43 +12471,23 @@ func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexLoadSessionResponse maps a member name to its index in LoadSessionResponse, or -1.
+func memberIndexLoadSessionResponse(key []byte) int {
+	switch string(key) {
+	case "modes":
+		return 0
+	case "configOptions":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LoadSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15438,25 +12501,9 @@ func (x *LoadSessionResponse) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Modes != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"modes\":"...)
-		if b, err = (x.Modes).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "modes")
-		}
-	}
-	if x.ConfigOptions != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -15533,16 +12580,7 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexLogoutCapabilities maps a member name to its index in LogoutCapabilities, or -1.
-func memberIndexLogoutCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -15558,43 +12596,19 @@ func (x *LogoutCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexLogoutCapabilities maps a member name to its index in LogoutCapabilities, or -1.
+func memberIndexLogoutCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LogoutCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15608,11 +12622,9 @@ func (x *LogoutCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -15689,16 +12701,7 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexLogoutRequest maps a member name to its index in LogoutRequest, or -1.
-func memberIndexLogoutRequest(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -15714,43 +12717,19 @@ func (x *LogoutRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexLogoutRequest maps a member name to its index in LogoutRequest, or -1.
+func memberIndexLogoutRequest(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LogoutRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15764,11 +12743,9 @@ func (x *LogoutRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -15845,16 +12822,7 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexLogoutResponse maps a member name to its index in LogoutResponse, or -1.
-func memberIndexLogoutResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -15870,43 +12838,19 @@ func (x *LogoutResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexLogoutResponse maps a member name to its index in LogoutResponse, or -1.
+func memberIndexLogoutResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LogoutResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15920,11 +12864,9 @@ func (x *LogoutResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -16026,20 +12968,7 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexMcpCapabilities maps a member name to its index in McpCapabilities, or -1.
-func memberIndexMcpCapabilities(key []byte) int {
-	switch string(key) {
-	case "http":
-		return 0
-	case "sse":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -16063,43 +12992,23 @@ func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexMcpCapabilities maps a member name to its index in McpCapabilities, or -1.
+func memberIndexMcpCapabilities(key []byte) int {
+	switch string(key) {
+	case "http":
+		return 0
+	case "sse":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16113,17 +13022,9 @@ func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"http\":"...)
-	b = jsonx.AppendBool(b, bool(x.HTTP))
-	b = jsonx.Sep(b)
-	b = append(b, "\"sse\":"...)
-	b = jsonx.AppendBool(b, bool(x.SSE))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -16323,22 +13224,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexMcpServerHTTP maps a member name to its index in McpServerHTTP, or -1.
-func memberIndexMcpServerHTTP(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "url":
-		return 1
-	case "headers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -16368,43 +13254,25 @@ func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexMcpServerHTTP maps a member name to its index in McpServerHTTP, or -1.
+func memberIndexMcpServerHTTP(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "url":
+		return 1
+	case "headers":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpServerHTTP) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16418,22 +13286,9 @@ func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"url\":"...)
-	b = jsonx.AppendString(b, string(x.URL))
-	b = jsonx.Sep(b)
-	b = append(b, "\"headers\":"...)
-	if b, err = jsonx.EncList(b, x.Headers, appendHTTPHeader); err != nil {
-		return b, jsonx.AtField(err, "headers")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -16555,22 +13410,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexMcpServerSSE maps a member name to its index in McpServerSSE, or -1.
-func memberIndexMcpServerSSE(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "url":
-		return 1
-	case "headers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerSSE) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -16600,43 +13440,25 @@ func (x *McpServerSSE) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexMcpServerSSE maps a member name to its index in McpServerSSE, or -1.
+func memberIndexMcpServerSSE(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "url":
+		return 1
+	case "headers":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpServerSSE) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16650,22 +13472,9 @@ func (x *McpServerSSE) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"url\":"...)
-	b = jsonx.AppendString(b, string(x.URL))
-	b = jsonx.Sep(b)
-	b = append(b, "\"headers\":"...)
-	if b, err = jsonx.EncList(b, x.Headers, appendHTTPHeader); err != nil {
-		return b, jsonx.AtField(err, "headers")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -16802,24 +13611,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexMcpServerStdio maps a member name to its index in McpServerStdio, or -1.
-func memberIndexMcpServerStdio(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "command":
-		return 1
-	case "args":
-		return 2
-	case "env":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -16855,43 +13647,27 @@ func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexMcpServerStdio maps a member name to its index in McpServerStdio, or -1.
+func memberIndexMcpServerStdio(key []byte) int {
+	switch string(key) {
+	case "name":
+		return 0
+	case "command":
+		return 1
+	case "args":
+		return 2
+	case "env":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpServerStdio) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 5; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16905,27 +13681,9 @@ func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"command\":"...)
-	b = jsonx.AppendString(b, string(x.Command))
-	b = jsonx.Sep(b)
-	b = append(b, "\"args\":"...)
-	if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-		return b, jsonx.AtField(err, "args")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"env\":"...)
-	if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
-		return b, jsonx.AtField(err, "env")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -17243,28 +14001,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexMultiSelectPropertySchema maps a member name to its index in MultiSelectPropertySchema, or -1.
-func memberIndexMultiSelectPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minItems":
-		return 2
-	case "maxItems":
-		return 3
-	case "items":
-		return 4
-	case "default":
-		return 5
-	case "_meta":
-		return 6
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -17321,43 +14058,31 @@ func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexMultiSelectPropertySchema maps a member name to its index in MultiSelectPropertySchema, or -1.
+func memberIndexMultiSelectPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minItems":
+		return 2
+	case "maxItems":
+		return 3
+	case "items":
+		return 4
+	case "default":
+		return 5
+	case "_meta":
+		return 6
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *MultiSelectPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 7; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 7, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17371,46 +14096,9 @@ func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.MinItems != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"minItems\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.MinItems))
-	}
-	if x.MaxItems != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"maxItems\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.MaxItems))
-	}
-	if x.Items == nil {
-		return b, jsonx.EncodeError("items", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"items\":"...)
-	if b, err = appendMultiSelectItems(b, x.Items); err != nil {
-		return b, jsonx.AtField(err, "items")
-	}
-	if x.Default != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"default\":"...)
-		if b, err = jsonx.EncList(b, x.Default, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "default")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 7; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -17528,22 +14216,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexNewSessionRequest maps a member name to its index in NewSessionRequest, or -1.
-func memberIndexNewSessionRequest(key []byte) int {
-	switch string(key) {
-	case "cwd":
-		return 0
-	case "additionalDirectories":
-		return 1
-	case "mcpServers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -17577,43 +14250,25 @@ func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexNewSessionRequest maps a member name to its index in NewSessionRequest, or -1.
+func memberIndexNewSessionRequest(key []byte) int {
+	switch string(key) {
+	case "cwd":
+		return 0
+	case "additionalDirectories":
+		return 1
+	case "mcpServers":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NewSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17627,26 +14282,9 @@ func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"cwd\":"...)
-	b = jsonx.AppendString(b, string(x.Cwd))
-	if x.AdditionalDirectories != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"additionalDirectories\":"...)
-		if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "additionalDirectories")
-		}
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"mcpServers\":"...)
-	if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-		return b, jsonx.AtField(err, "mcpServers")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -17765,22 +14403,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexNewSessionResponse maps a member name to its index in NewSessionResponse, or -1.
-func memberIndexNewSessionResponse(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "modes":
-		return 1
-	case "configOptions":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -17816,43 +14439,25 @@ func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexNewSessionResponse maps a member name to its index in NewSessionResponse, or -1.
+func memberIndexNewSessionResponse(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "modes":
+		return 1
+	case "configOptions":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NewSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17866,28 +14471,9 @@ func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	if x.Modes != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"modes\":"...)
-		if b, err = (x.Modes).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "modes")
-		}
-	}
-	if x.ConfigOptions != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -18005,22 +14591,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexNotice maps a member name to its index in Notice, or -1.
-func memberIndexNotice(key []byte) int {
-	switch string(key) {
-	case "severity":
-		return 0
-	case "title":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -18050,43 +14621,25 @@ func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexNotice maps a member name to its index in Notice, or -1.
+func memberIndexNotice(key []byte) int {
+	switch string(key) {
+	case "severity":
+		return 0
+	case "title":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Notice) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18100,22 +14653,9 @@ func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"severity\":"...)
-	b = jsonx.AppendString(b, string(x.Severity))
-	b = jsonx.Sep(b)
-	b = append(b, "\"title\":"...)
-	b = jsonx.AppendString(b, string(x.Title))
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -18178,53 +14718,13 @@ func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
 
 // memberIndexNoticeCapabilities maps a member name to its index in NoticeCapabilities, or -1.
 func memberIndexNoticeCapabilities(key []byte) int {
-	switch string(key) {
-	}
 	return -1
-}
-
-// appendField appends the member with index i, if it is set.
-func (x *NoticeCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	return b, nil
 }
 
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NoticeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 0; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18384,26 +14884,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexNumberPropertySchema maps a member name to its index in NumberPropertySchema, or -1.
-func memberIndexNumberPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minimum":
-		return 2
-	case "maximum":
-		return 3
-	case "default":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -18455,43 +14936,29 @@ func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexNumberPropertySchema maps a member name to its index in NumberPropertySchema, or -1.
+func memberIndexNumberPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minimum":
+		return 2
+	case "maximum":
+		return 3
+	case "default":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NumberPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18505,42 +14972,9 @@ func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Minimum != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"minimum\":"...)
-		if b, err = jsonx.EncFloat(b, *x.Minimum); err != nil {
-			return b, jsonx.AtField(err, "minimum")
-		}
-	}
-	if x.Maximum != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"maximum\":"...)
-		if b, err = jsonx.EncFloat(b, *x.Maximum); err != nil {
-			return b, jsonx.AtField(err, "maximum")
-		}
-	}
-	if x.Default != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"default\":"...)
-		if b, err = jsonx.EncFloat(b, *x.Default); err != nil {
-			return b, jsonx.AtField(err, "default")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -18651,22 +15085,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexPermissionOption maps a member name to its index in PermissionOption, or -1.
-func memberIndexPermissionOption(key []byte) int {
-	switch string(key) {
-	case "optionId":
-		return 0
-	case "name":
-		return 1
-	case "kind":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -18694,43 +15113,25 @@ func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexPermissionOption maps a member name to its index in PermissionOption, or -1.
+func memberIndexPermissionOption(key []byte) int {
+	switch string(key) {
+	case "optionId":
+		return 0
+	case "name":
+		return 1
+	case "kind":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PermissionOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18744,20 +15145,9 @@ func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"optionId\":"...)
-	b = jsonx.AppendString(b, string(x.OptionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"kind\":"...)
-	b = jsonx.AppendString(b, string(x.Kind))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -18859,18 +15249,7 @@ func (x *Plan) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexPlan maps a member name to its index in Plan, or -1.
-func memberIndexPlan(key []byte) int {
-	switch string(key) {
-	case "entries":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Plan) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -18892,43 +15271,21 @@ func (x *Plan) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexPlan maps a member name to its index in Plan, or -1.
+func memberIndexPlan(key []byte) int {
+	switch string(key) {
+	case "entries":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Plan) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18942,16 +15299,9 @@ func (x *Plan) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"entries\":"...)
-	if b, err = jsonx.EncList(b, x.Entries, appendPlanEntry); err != nil {
-		return b, jsonx.AtField(err, "entries")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -19062,22 +15412,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexPlanEntry maps a member name to its index in PlanEntry, or -1.
-func memberIndexPlanEntry(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "priority":
-		return 1
-	case "status":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -19105,43 +15440,25 @@ func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexPlanEntry maps a member name to its index in PlanEntry, or -1.
+func memberIndexPlanEntry(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "priority":
+		return 1
+	case "status":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PlanEntry) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19155,20 +15472,9 @@ func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"content\":"...)
-	b = jsonx.AppendString(b, string(x.Content))
-	b = jsonx.Sep(b)
-	b = append(b, "\"priority\":"...)
-	b = jsonx.AppendString(b, string(x.Priority))
-	b = jsonx.Sep(b)
-	b = append(b, "\"status\":"...)
-	b = jsonx.AppendString(b, string(x.Status))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -19306,22 +15612,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexPromptCapabilities maps a member name to its index in PromptCapabilities, or -1.
-func memberIndexPromptCapabilities(key []byte) int {
-	switch string(key) {
-	case "image":
-		return 0
-	case "audio":
-		return 1
-	case "embeddedContext":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -19349,43 +15640,25 @@ func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexPromptCapabilities maps a member name to its index in PromptCapabilities, or -1.
+func memberIndexPromptCapabilities(key []byte) int {
+	switch string(key) {
+	case "image":
+		return 0
+	case "audio":
+		return 1
+	case "embeddedContext":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PromptCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19399,20 +15672,9 @@ func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"image\":"...)
-	b = jsonx.AppendBool(b, bool(x.Image))
-	b = jsonx.Sep(b)
-	b = append(b, "\"audio\":"...)
-	b = jsonx.AppendBool(b, bool(x.Audio))
-	b = jsonx.Sep(b)
-	b = append(b, "\"embeddedContext\":"...)
-	b = jsonx.AppendBool(b, bool(x.EmbeddedContext))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -19512,20 +15774,7 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexPromptRequest maps a member name to its index in PromptRequest, or -1.
-func memberIndexPromptRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "prompt":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -19551,43 +15800,23 @@ func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexPromptRequest maps a member name to its index in PromptRequest, or -1.
+func memberIndexPromptRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "prompt":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PromptRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19601,19 +15830,9 @@ func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"prompt\":"...)
-	if b, err = jsonx.EncList(b, x.Prompt, appendContentBlock); err != nil {
-		return b, jsonx.AtField(err, "prompt")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -19702,18 +15921,7 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexPromptResponse maps a member name to its index in PromptResponse, or -1.
-func memberIndexPromptResponse(key []byte) int {
-	switch string(key) {
-	case "stopReason":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -19733,43 +15941,21 @@ func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexPromptResponse maps a member name to its index in PromptResponse, or -1.
+func memberIndexPromptResponse(key []byte) int {
+	switch string(key) {
+	case "stopReason":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PromptResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19783,14 +15969,9 @@ func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"stopReason\":"...)
-	b = jsonx.AppendString(b, string(x.StopReason))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -19918,24 +16099,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexReadTextFileRequest maps a member name to its index in ReadTextFileRequest, or -1.
-func memberIndexReadTextFileRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "path":
-		return 1
-	case "line":
-		return 2
-	case "limit":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ReadTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -19971,43 +16135,27 @@ func (x *ReadTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexReadTextFileRequest maps a member name to its index in ReadTextFileRequest, or -1.
+func memberIndexReadTextFileRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "path":
+		return 1
+	case "line":
+		return 2
+	case "limit":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReadTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 5; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20021,27 +16169,9 @@ func (x *ReadTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"path\":"...)
-	b = jsonx.AppendString(b, string(x.Path))
-	if x.Line != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"line\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.Line))
-	}
-	if x.Limit != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"limit\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.Limit))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -20130,18 +16260,7 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexReadTextFileResponse maps a member name to its index in ReadTextFileResponse, or -1.
-func memberIndexReadTextFileResponse(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ReadTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -20161,43 +16280,21 @@ func (x *ReadTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexReadTextFileResponse maps a member name to its index in ReadTextFileResponse, or -1.
+func memberIndexReadTextFileResponse(key []byte) int {
+	switch string(key) {
+	case "content":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReadTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20211,14 +16308,9 @@ func (x *ReadTextFileResponse) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"content\":"...)
-	b = jsonx.AppendString(b, string(x.Content))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -20318,20 +16410,7 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexReleaseTerminalRequest maps a member name to its index in ReleaseTerminalRequest, or -1.
-func memberIndexReleaseTerminalRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ReleaseTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -20355,43 +16434,23 @@ func (x *ReleaseTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexReleaseTerminalRequest maps a member name to its index in ReleaseTerminalRequest, or -1.
+func memberIndexReleaseTerminalRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReleaseTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20405,17 +16464,9 @@ func (x *ReleaseTerminalRequest) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminalId\":"...)
-	b = jsonx.AppendString(b, string(x.TerminalID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -20492,16 +16543,7 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexReleaseTerminalResponse maps a member name to its index in ReleaseTerminalResponse, or -1.
-func memberIndexReleaseTerminalResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ReleaseTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -20517,43 +16559,19 @@ func (x *ReleaseTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexReleaseTerminalResponse maps a member name to its index in ReleaseTerminalResponse, or -1.
+func memberIndexReleaseTerminalResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReleaseTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20567,11 +16585,9 @@ func (x *ReleaseTerminalResponse) appendMembers(b []byte, tag string) ([]byte, e
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -20770,53 +16786,13 @@ func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) e
 
 // memberIndexRequestPermissionOutcomeCancelled maps a member name to its index in RequestPermissionOutcomeCancelled, or -1.
 func memberIndexRequestPermissionOutcomeCancelled(key []byte) int {
-	switch string(key) {
-	}
 	return -1
-}
-
-// appendField appends the member with index i, if it is set.
-func (x *RequestPermissionOutcomeCancelled) appendField(b []byte, i int) ([]byte, error) {
-	return b, nil
 }
 
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *RequestPermissionOutcomeCancelled) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 0; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20982,22 +16958,7 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexRequestPermissionRequest maps a member name to its index in RequestPermissionRequest, or -1.
-func memberIndexRequestPermissionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "toolCall":
-		return 1
-	case "options":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -21029,43 +16990,25 @@ func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// memberIndexRequestPermissionRequest maps a member name to its index in RequestPermissionRequest, or -1.
+func memberIndexRequestPermissionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "toolCall":
+		return 1
+	case "options":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *RequestPermissionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -21079,24 +17022,9 @@ func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"toolCall\":"...)
-	if b, err = (x.ToolCall).appendJSON(b); err != nil {
-		return b, jsonx.AtField(err, "toolCall")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"options\":"...)
-	if b, err = jsonx.EncList(b, x.Options, appendPermissionOption); err != nil {
-		return b, jsonx.AtField(err, "options")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -21185,18 +17113,7 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexRequestPermissionResponse maps a member name to its index in RequestPermissionResponse, or -1.
-func memberIndexRequestPermissionResponse(key []byte) int {
-	switch string(key) {
-	case "outcome":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -21221,43 +17138,21 @@ func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexRequestPermissionResponse maps a member name to its index in RequestPermissionResponse, or -1.
+func memberIndexRequestPermissionResponse(key []byte) int {
+	switch string(key) {
+	case "outcome":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *RequestPermissionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -21271,19 +17166,9 @@ func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Outcome == nil {
-		return b, jsonx.EncodeError("outcome", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"outcome\":"...)
-	if b, err = appendRequestPermissionOutcome(b, x.Outcome); err != nil {
-		return b, jsonx.AtField(err, "outcome")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -21458,30 +17343,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexResourceLink maps a member name to its index in ResourceLink, or -1.
-func memberIndexResourceLink(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "description":
-		return 1
-	case "mimeType":
-		return 2
-	case "name":
-		return 3
-	case "size":
-		return 4
-	case "title":
-		return 5
-	case "uri":
-		return 6
-	case "_meta":
-		return 7
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -21537,43 +17399,33 @@ func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexResourceLink maps a member name to its index in ResourceLink, or -1.
+func memberIndexResourceLink(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "description":
+		return 1
+	case "mimeType":
+		return 2
+	case "name":
+		return 3
+	case "size":
+		return 4
+	case "title":
+		return 5
+	case "uri":
+		return 6
+	case "_meta":
+		return 7
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ResourceLink) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 8; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 8, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -21587,44 +17439,9 @@ func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Annotations != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"annotations\":"...)
-		if b, err = (x.Annotations).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "annotations")
-		}
-	}
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.MimeType != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"mimeType\":"...)
-		b = jsonx.AppendString(b, string(*x.MimeType))
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	if x.Size != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"size\":"...)
-		b = jsonx.AppendInt(b, int64(*x.Size))
-	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"uri\":"...)
-	b = jsonx.AppendString(b, string(x.URI))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 8; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -21752,24 +17569,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexResumeSessionRequest maps a member name to its index in ResumeSessionRequest, or -1.
-func memberIndexResumeSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "mcpServers":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -21809,43 +17609,27 @@ func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexResumeSessionRequest maps a member name to its index in ResumeSessionRequest, or -1.
+func memberIndexResumeSessionRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "cwd":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "mcpServers":
+		return 3
+	case "_meta":
+		return 4
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ResumeSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 5; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -21859,31 +17643,9 @@ func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"cwd\":"...)
-	b = jsonx.AppendString(b, string(x.Cwd))
-	if x.AdditionalDirectories != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"additionalDirectories\":"...)
-		if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "additionalDirectories")
-		}
-	}
-	if x.McpServers != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"mcpServers\":"...)
-		if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-			return b, jsonx.AtField(err, "mcpServers")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -21990,20 +17752,7 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexResumeSessionResponse maps a member name to its index in ResumeSessionResponse, or -1.
-func memberIndexResumeSessionResponse(key []byte) int {
-	switch string(key) {
-	case "modes":
-		return 0
-	case "configOptions":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -22035,43 +17784,23 @@ func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexResumeSessionResponse maps a member name to its index in ResumeSessionResponse, or -1.
+func memberIndexResumeSessionResponse(key []byte) int {
+	switch string(key) {
+	case "modes":
+		return 0
+	case "configOptions":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ResumeSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22085,25 +17814,9 @@ func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Modes != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"modes\":"...)
-		if b, err = (x.Modes).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "modes")
-		}
-	}
-	if x.ConfigOptions != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -22204,18 +17917,7 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSelectedPermissionOutcome maps a member name to its index in SelectedPermissionOutcome, or -1.
-func memberIndexSelectedPermissionOutcome(key []byte) int {
-	switch string(key) {
-	case "optionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -22235,43 +17937,21 @@ func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexSelectedPermissionOutcome maps a member name to its index in SelectedPermissionOutcome, or -1.
+func memberIndexSelectedPermissionOutcome(key []byte) int {
+	switch string(key) {
+	case "optionId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SelectedPermissionOutcome) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22285,14 +17965,9 @@ func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"optionId\":"...)
-	b = jsonx.AppendString(b, string(x.OptionID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -22369,16 +18044,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 	return nil
 }
 
-// memberIndexSessionAdditionalDirectoriesCapabilities maps a member name to its index in SessionAdditionalDirectoriesCapabilities, or -1.
-func memberIndexSessionAdditionalDirectoriesCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -22394,43 +18060,19 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) 
 	return b, nil
 }
 
+// memberIndexSessionAdditionalDirectoriesCapabilities maps a member name to its index in SessionAdditionalDirectoriesCapabilities, or -1.
+func memberIndexSessionAdditionalDirectoriesCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionAdditionalDirectoriesCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22444,11 +18086,9 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag s
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -22600,26 +18240,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionCapabilities maps a member name to its index in SessionCapabilities, or -1.
-func memberIndexSessionCapabilities(key []byte) int {
-	switch string(key) {
-	case "list":
-		return 0
-	case "delete":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "resume":
-		return 3
-	case "close":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -22675,43 +18296,29 @@ func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionCapabilities maps a member name to its index in SessionCapabilities, or -1.
+func memberIndexSessionCapabilities(key []byte) int {
+	switch string(key) {
+	case "list":
+		return 0
+	case "delete":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "resume":
+		return 3
+	case "close":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22725,46 +18332,9 @@ func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.List != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"list\":"...)
-		if b, err = (x.List).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "list")
-		}
-	}
-	if x.Delete != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"delete\":"...)
-		if b, err = (x.Delete).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "delete")
-		}
-	}
-	if x.AdditionalDirectories != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"additionalDirectories\":"...)
-		if b, err = (x.AdditionalDirectories).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "additionalDirectories")
-		}
-	}
-	if x.Resume != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"resume\":"...)
-		if b, err = (x.Resume).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "resume")
-		}
-	}
-	if x.Close != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"close\":"...)
-		if b, err = (x.Close).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "close")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -22841,16 +18411,7 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionCloseCapabilities maps a member name to its index in SessionCloseCapabilities, or -1.
-func memberIndexSessionCloseCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionCloseCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -22866,43 +18427,19 @@ func (x *SessionCloseCapabilities) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// memberIndexSessionCloseCapabilities maps a member name to its index in SessionCloseCapabilities, or -1.
+func memberIndexSessionCloseCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionCloseCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22916,11 +18453,9 @@ func (x *SessionCloseCapabilities) appendMembers(b []byte, tag string) ([]byte, 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -22994,16 +18529,7 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionConfigBoolean maps a member name to its index in SessionConfigBoolean, or -1.
-func memberIndexSessionConfigBoolean(key []byte) int {
-	switch string(key) {
-	case "currentValue":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
 	switch i {
 	case 0:
@@ -23014,48 +18540,25 @@ func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionConfigBoolean maps a member name to its index in SessionConfigBoolean, or -1.
+func memberIndexSessionConfigBoolean(key []byte) int {
+	switch string(key) {
+	case "currentValue":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
 	if x.Extra.Layout() != nil {
 		return x.appendOrdered(b, tag)
 	}
@@ -23063,9 +18566,11 @@ func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"currentValue\":"...)
-	b = jsonx.AppendBool(b, bool(x.CurrentValue))
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -23179,6 +18684,42 @@ func (x *SessionConfigOption) decode(data []byte, skip []string) error {
 	return nil
 }
 
+// appendField appends the member with index i (schema order), if it is set.
+func (x *SessionConfigOption) appendField(b []byte, i int) ([]byte, error) {
+	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"id\":"...)
+		b = jsonx.AppendString(b, string(x.ID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"name\":"...)
+		b = jsonx.AppendString(b, string(x.Name))
+	case 2:
+		if x.Description != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"description\":"...)
+			b = jsonx.AppendString(b, string(*x.Description))
+		}
+	case 3:
+		if x.Category != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"category\":"...)
+			b = jsonx.AppendString(b, string(*x.Category))
+		}
+	case 4:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error) {
@@ -23187,27 +18728,9 @@ func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	b = jsonx.AppendString(b, string(x.ID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Category != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"category\":"...)
-		b = jsonx.AppendString(b, string(*x.Category))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 5; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	if x.Type == nil {
@@ -23434,18 +18957,7 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 	return nil
 }
 
-// memberIndexSessionConfigOptionsCapabilities maps a member name to its index in SessionConfigOptionsCapabilities, or -1.
-func memberIndexSessionConfigOptionsCapabilities(key []byte) int {
-	switch string(key) {
-	case "boolean":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -23469,43 +18981,21 @@ func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte,
 	return b, nil
 }
 
+// memberIndexSessionConfigOptionsCapabilities maps a member name to its index in SessionConfigOptionsCapabilities, or -1.
+func memberIndexSessionConfigOptionsCapabilities(key []byte) int {
+	switch string(key) {
+	case "boolean":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigOptionsCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23519,18 +19009,9 @@ func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte, tag string) (
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Boolean != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"boolean\":"...)
-		if b, err = (x.Boolean).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "boolean")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -23615,18 +19096,7 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionConfigSelect maps a member name to its index in SessionConfigSelect, or -1.
-func memberIndexSessionConfigSelect(key []byte) int {
-	switch string(key) {
-	case "currentValue":
-		return 0
-	case "options":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -23647,43 +19117,21 @@ func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionConfigSelect maps a member name to its index in SessionConfigSelect, or -1.
+func memberIndexSessionConfigSelect(key []byte) int {
+	switch string(key) {
+	case "currentValue":
+		return 0
+	case "options":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigSelect) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23697,16 +19145,10 @@ func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"currentValue\":"...)
-	b = jsonx.AppendString(b, string(x.CurrentValue))
-	if x.Options == nil {
-		return b, jsonx.EncodeError("options", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"options\":"...)
-	if b, err = appendSessionConfigSelectOptions(b, x.Options); err != nil {
-		return b, jsonx.AtField(err, "options")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
 	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
@@ -23817,22 +19259,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionConfigSelectGroup maps a member name to its index in SessionConfigSelectGroup, or -1.
-func memberIndexSessionConfigSelectGroup(key []byte) int {
-	switch string(key) {
-	case "group":
-		return 0
-	case "name":
-		return 1
-	case "options":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -23862,43 +19289,25 @@ func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// memberIndexSessionConfigSelectGroup maps a member name to its index in SessionConfigSelectGroup, or -1.
+func memberIndexSessionConfigSelectGroup(key []byte) int {
+	switch string(key) {
+	case "group":
+		return 0
+	case "name":
+		return 1
+	case "options":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigSelectGroup) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23912,22 +19321,9 @@ func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"group\":"...)
-	b = jsonx.AppendString(b, string(x.Group))
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	b = jsonx.Sep(b)
-	b = append(b, "\"options\":"...)
-	if b, err = jsonx.EncList(b, x.Options, appendSessionConfigSelectOption); err != nil {
-		return b, jsonx.AtField(err, "options")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -24042,22 +19438,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionConfigSelectOption maps a member name to its index in SessionConfigSelectOption, or -1.
-func memberIndexSessionConfigSelectOption(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -24087,43 +19468,25 @@ func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexSessionConfigSelectOption maps a member name to its index in SessionConfigSelectOption, or -1.
+func memberIndexSessionConfigSelectOption(key []byte) int {
+	switch string(key) {
+	case "value":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigSelectOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -24137,22 +19500,9 @@ func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"value\":"...)
-	b = jsonx.AppendString(b, string(x.Value))
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -24286,16 +19636,7 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionDeleteCapabilities maps a member name to its index in SessionDeleteCapabilities, or -1.
-func memberIndexSessionDeleteCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -24311,43 +19652,19 @@ func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexSessionDeleteCapabilities maps a member name to its index in SessionDeleteCapabilities, or -1.
+func memberIndexSessionDeleteCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionDeleteCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -24361,11 +19678,9 @@ func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -24506,26 +19821,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionInfo maps a member name to its index in SessionInfo, or -1.
-func memberIndexSessionInfo(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "title":
-		return 3
-	case "updatedAt":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -24569,43 +19865,29 @@ func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionInfo maps a member name to its index in SessionInfo, or -1.
+func memberIndexSessionInfo(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "cwd":
+		return 1
+	case "additionalDirectories":
+		return 2
+	case "title":
+		return 3
+	case "updatedAt":
+		return 4
+	case "_meta":
+		return 5
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionInfo) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 6; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -24619,34 +19901,9 @@ func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"cwd\":"...)
-	b = jsonx.AppendString(b, string(x.Cwd))
-	if x.AdditionalDirectories != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"additionalDirectories\":"...)
-		if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "additionalDirectories")
-		}
-	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.UpdatedAt != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"updatedAt\":"...)
-		b = jsonx.AppendString(b, string(*x.UpdatedAt))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 6; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -24753,20 +20010,7 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionInfoUpdate maps a member name to its index in SessionInfoUpdate, or -1.
-func memberIndexSessionInfoUpdate(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "updatedAt":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -24794,43 +20038,23 @@ func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionInfoUpdate maps a member name to its index in SessionInfoUpdate, or -1.
+func memberIndexSessionInfoUpdate(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "updatedAt":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionInfoUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -24844,21 +20068,9 @@ func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.UpdatedAt != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"updatedAt\":"...)
-		b = jsonx.AppendString(b, string(*x.UpdatedAt))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -24935,16 +20147,7 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionListCapabilities maps a member name to its index in SessionListCapabilities, or -1.
-func memberIndexSessionListCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionListCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -24960,43 +20163,19 @@ func (x *SessionListCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionListCapabilities maps a member name to its index in SessionListCapabilities, or -1.
+func memberIndexSessionListCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionListCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25010,11 +20189,9 @@ func (x *SessionListCapabilities) appendMembers(b []byte, tag string) ([]byte, e
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -25129,22 +20306,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionMode maps a member name to its index in SessionMode, or -1.
-func memberIndexSessionMode(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionMode) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -25174,43 +20336,25 @@ func (x *SessionMode) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionMode maps a member name to its index in SessionMode, or -1.
+func memberIndexSessionMode(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "name":
+		return 1
+	case "description":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionMode) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25224,22 +20368,9 @@ func (x *SessionMode) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"id\":"...)
-	b = jsonx.AppendString(b, string(x.ID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"name\":"...)
-	b = jsonx.AppendString(b, string(x.Name))
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -25340,20 +20471,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionModeState maps a member name to its index in SessionModeState, or -1.
-func memberIndexSessionModeState(key []byte) int {
-	switch string(key) {
-	case "currentModeId":
-		return 0
-	case "availableModes":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionModeState) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -25379,43 +20497,23 @@ func (x *SessionModeState) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionModeState maps a member name to its index in SessionModeState, or -1.
+func memberIndexSessionModeState(key []byte) int {
+	switch string(key) {
+	case "currentModeId":
+		return 0
+	case "availableModes":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionModeState) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25429,19 +20527,9 @@ func (x *SessionModeState) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"currentModeId\":"...)
-	b = jsonx.AppendString(b, string(x.CurrentModeID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"availableModes\":"...)
-	if b, err = jsonx.EncList(b, x.AvailableModes, appendSessionMode); err != nil {
-		return b, jsonx.AtField(err, "availableModes")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -25541,20 +20629,7 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionNotification maps a member name to its index in SessionNotification, or -1.
-func memberIndexSessionNotification(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "update":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -25583,43 +20658,23 @@ func (x *SessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSessionNotification maps a member name to its index in SessionNotification, or -1.
+func memberIndexSessionNotification(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "update":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25633,22 +20688,9 @@ func (x *SessionNotification) appendMembers(b []byte, tag string) ([]byte, error
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	if x.Update == nil {
-		return b, jsonx.EncodeError("update", "required union value is nil")
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"update\":"...)
-	if b, err = appendSessionUpdate(b, x.Update); err != nil {
-		return b, jsonx.AtField(err, "update")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -25725,16 +20767,7 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSessionResumeCapabilities maps a member name to its index in SessionResumeCapabilities, or -1.
-func memberIndexSessionResumeCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionResumeCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -25750,43 +20783,19 @@ func (x *SessionResumeCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// memberIndexSessionResumeCapabilities maps a member name to its index in SessionResumeCapabilities, or -1.
+func memberIndexSessionResumeCapabilities(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionResumeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25800,11 +20809,9 @@ func (x *SessionResumeCapabilities) appendMembers(b []byte, tag string) ([]byte,
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -26487,6 +21494,30 @@ func (x *SetSessionConfigOptionRequest) decode(data []byte, skip []string) error
 	return nil
 }
 
+// appendField appends the member with index i (schema order), if it is set.
+func (x *SetSessionConfigOptionRequest) appendField(b []byte, i int) ([]byte, error) {
+	var err error
+	switch i {
+	case 0:
+		b = jsonx.Sep(b)
+		b = append(b, "\"sessionId\":"...)
+		b = jsonx.AppendString(b, string(x.SessionID))
+	case 1:
+		b = jsonx.Sep(b)
+		b = append(b, "\"configId\":"...)
+		b = jsonx.AppendString(b, string(x.ConfigID))
+	case 2:
+		if x.Meta != nil {
+			b = jsonx.Sep(b)
+			b = append(b, "\"_meta\":"...)
+			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
+				return b, jsonx.AtField(err, "_meta")
+			}
+		}
+	}
+	return b, nil
+}
+
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
@@ -26495,17 +21526,9 @@ func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]b
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"configId\":"...)
-	b = jsonx.AppendString(b, string(x.ConfigID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	if x.Type == nil {
@@ -26642,16 +21665,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 	return nil
 }
 
-// memberIndexSetSessionConfigOptionRequestTypeBoolean maps a member name to its index in SetSessionConfigOptionRequestTypeBoolean, or -1.
-func memberIndexSetSessionConfigOptionRequestTypeBoolean(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) ([]byte, error) {
 	switch i {
 	case 0:
@@ -26662,48 +21676,25 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) 
 	return b, nil
 }
 
+// memberIndexSetSessionConfigOptionRequestTypeBoolean maps a member name to its index in SetSessionConfigOptionRequestTypeBoolean, or -1.
+func memberIndexSetSessionConfigOptionRequestTypeBoolean(key []byte) int {
+	switch string(key) {
+	case "value":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
 	if x.Extra.Layout() != nil {
 		return x.appendOrdered(b, tag)
 	}
@@ -26711,9 +21702,11 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag s
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"value\":"...)
-	b = jsonx.AppendBool(b, bool(x.Value))
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -26814,16 +21807,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 	return nil
 }
 
-// memberIndexSetSessionConfigOptionRequestTypeValueID maps a member name to its index in SetSessionConfigOptionRequestTypeValueID, or -1.
-func memberIndexSetSessionConfigOptionRequestTypeValueID(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequestTypeValueID) appendField(b []byte, i int) ([]byte, error) {
 	switch i {
 	case 0:
@@ -26834,48 +21818,25 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendField(b []byte, i int) 
 	return b, nil
 }
 
+// memberIndexSetSessionConfigOptionRequestTypeValueID maps a member name to its index in SetSessionConfigOptionRequestTypeValueID, or -1.
+func memberIndexSetSessionConfigOptionRequestTypeValueID(key []byte) int {
+	switch string(key) {
+	case "value":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionConfigOptionRequestTypeValueID) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag string) ([]byte, error) {
+	var err error
 	if x.Extra.Layout() != nil {
 		return x.appendOrdered(b, tag)
 	}
@@ -26883,9 +21844,11 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag s
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"value\":"...)
-	b = jsonx.AppendString(b, string(x.Value))
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
+		}
+	}
 	b = x.Extra.AppendTo(b)
 	return b, nil
 }
@@ -26984,18 +21947,7 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 	return nil
 }
 
-// memberIndexSetSessionConfigOptionResponse maps a member name to its index in SetSessionConfigOptionResponse, or -1.
-func memberIndexSetSessionConfigOptionResponse(key []byte) int {
-	switch string(key) {
-	case "configOptions":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -27017,43 +21969,21 @@ func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, e
 	return b, nil
 }
 
+// memberIndexSetSessionConfigOptionResponse maps a member name to its index in SetSessionConfigOptionResponse, or -1.
+func memberIndexSetSessionConfigOptionResponse(key []byte) int {
+	switch string(key) {
+	case "configOptions":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionConfigOptionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -27067,16 +21997,9 @@ func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"configOptions\":"...)
-	if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-		return b, jsonx.AtField(err, "configOptions")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -27176,20 +22099,7 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSetSessionModeRequest maps a member name to its index in SetSessionModeRequest, or -1.
-func memberIndexSetSessionModeRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "modeId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionModeRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -27213,43 +22123,23 @@ func (x *SetSessionModeRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSetSessionModeRequest maps a member name to its index in SetSessionModeRequest, or -1.
+func memberIndexSetSessionModeRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "modeId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionModeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -27263,17 +22153,9 @@ func (x *SetSessionModeRequest) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"modeId\":"...)
-	b = jsonx.AppendString(b, string(x.ModeID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -27350,16 +22232,7 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexSetSessionModeResponse maps a member name to its index in SetSessionModeResponse, or -1.
-func memberIndexSetSessionModeResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionModeResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -27375,43 +22248,19 @@ func (x *SetSessionModeResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexSetSessionModeResponse maps a member name to its index in SetSessionModeResponse, or -1.
+func memberIndexSetSessionModeResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionModeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -27425,11 +22274,9 @@ func (x *SetSessionModeResponse) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -27542,18 +22389,7 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexStringMultiSelectItems maps a member name to its index in StringMultiSelectItems, or -1.
-func memberIndexStringMultiSelectItems(key []byte) int {
-	switch string(key) {
-	case "enum":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -27575,43 +22411,21 @@ func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexStringMultiSelectItems maps a member name to its index in StringMultiSelectItems, or -1.
+func memberIndexStringMultiSelectItems(key []byte) int {
+	switch string(key) {
+	case "enum":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *StringMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -27625,16 +22439,9 @@ func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"enum\":"...)
-	if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
-		return b, jsonx.AtField(err, "enum")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -27840,34 +22647,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexStringPropertySchema maps a member name to its index in StringPropertySchema, or -1.
-func memberIndexStringPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minLength":
-		return 2
-	case "maxLength":
-		return 3
-	case "pattern":
-		return 4
-	case "format":
-		return 5
-	case "default":
-		return 6
-	case "enum":
-		return 7
-	case "oneOf":
-		return 8
-	case "_meta":
-		return 9
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -27941,43 +22721,37 @@ func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexStringPropertySchema maps a member name to its index in StringPropertySchema, or -1.
+func memberIndexStringPropertySchema(key []byte) int {
+	switch string(key) {
+	case "title":
+		return 0
+	case "description":
+		return 1
+	case "minLength":
+		return 2
+	case "maxLength":
+		return 3
+	case "pattern":
+		return 4
+	case "format":
+		return 5
+	case "default":
+		return 6
+	case "enum":
+		return 7
+	case "oneOf":
+		return 8
+	case "_meta":
+		return 9
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *StringPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 10; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 10, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -27991,60 +22765,9 @@ func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.Description != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(*x.Description))
-	}
-	if x.MinLength != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"minLength\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.MinLength))
-	}
-	if x.MaxLength != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"maxLength\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.MaxLength))
-	}
-	if x.Pattern != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"pattern\":"...)
-		b = jsonx.AppendString(b, string(*x.Pattern))
-	}
-	if x.Format != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"format\":"...)
-		b = jsonx.AppendString(b, string(*x.Format))
-	}
-	if x.Default != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"default\":"...)
-		b = jsonx.AppendString(b, string(*x.Default))
-	}
-	if x.Enum != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"enum\":"...)
-		if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "enum")
-		}
-	}
-	if x.OneOf != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"oneOf\":"...)
-		if b, err = jsonx.EncList(b, x.OneOf, appendEnumOption); err != nil {
-			return b, jsonx.AtField(err, "oneOf")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 10; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -28133,18 +22856,7 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexTerminal maps a member name to its index in Terminal, or -1.
-func memberIndexTerminal(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -28164,43 +22876,21 @@ func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexTerminal maps a member name to its index in Terminal, or -1.
+func memberIndexTerminal(key []byte) int {
+	switch string(key) {
+	case "terminalId":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Terminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -28214,14 +22904,9 @@ func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminalId\":"...)
-	b = jsonx.AppendString(b, string(x.TerminalID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -28328,20 +23013,7 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexTerminalExitStatus maps a member name to its index in TerminalExitStatus, or -1.
-func memberIndexTerminalExitStatus(key []byte) int {
-	switch string(key) {
-	case "exitCode":
-		return 0
-	case "signal":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -28369,43 +23041,23 @@ func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexTerminalExitStatus maps a member name to its index in TerminalExitStatus, or -1.
+func memberIndexTerminalExitStatus(key []byte) int {
+	switch string(key) {
+	case "exitCode":
+		return 0
+	case "signal":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TerminalExitStatus) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -28419,21 +23071,9 @@ func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error)
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ExitCode != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"exitCode\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.ExitCode))
-	}
-	if x.Signal != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"signal\":"...)
-		b = jsonx.AppendString(b, string(*x.Signal))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -28533,20 +23173,7 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexTerminalOutputRequest maps a member name to its index in TerminalOutputRequest, or -1.
-func memberIndexTerminalOutputRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalOutputRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -28570,43 +23197,23 @@ func (x *TerminalOutputRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexTerminalOutputRequest maps a member name to its index in TerminalOutputRequest, or -1.
+func memberIndexTerminalOutputRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TerminalOutputRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -28620,17 +23227,9 @@ func (x *TerminalOutputRequest) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminalId\":"...)
-	b = jsonx.AppendString(b, string(x.TerminalID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -28745,22 +23344,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexTerminalOutputResponse maps a member name to its index in TerminalOutputResponse, or -1.
-func memberIndexTerminalOutputResponse(key []byte) int {
-	switch string(key) {
-	case "output":
-		return 0
-	case "truncated":
-		return 1
-	case "exitStatus":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -28792,43 +23376,25 @@ func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexTerminalOutputResponse maps a member name to its index in TerminalOutputResponse, or -1.
+func memberIndexTerminalOutputResponse(key []byte) int {
+	switch string(key) {
+	case "output":
+		return 0
+	case "truncated":
+		return 1
+	case "exitStatus":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TerminalOutputResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -28842,24 +23408,9 @@ func (x *TerminalOutputResponse) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"output\":"...)
-	b = jsonx.AppendString(b, string(x.Output))
-	b = jsonx.Sep(b)
-	b = append(b, "\"truncated\":"...)
-	b = jsonx.AppendBool(b, bool(x.Truncated))
-	if x.ExitStatus != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"exitStatus\":"...)
-		if b, err = (x.ExitStatus).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "exitStatus")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -28963,20 +23514,7 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexTextContent maps a member name to its index in TextContent, or -1.
-func memberIndexTextContent(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "text":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -29004,43 +23542,23 @@ func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexTextContent maps a member name to its index in TextContent, or -1.
+func memberIndexTextContent(key []byte) int {
+	switch string(key) {
+	case "annotations":
+		return 0
+	case "text":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TextContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -29054,21 +23572,9 @@ func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Annotations != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"annotations\":"...)
-		if b, err = (x.Annotations).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "annotations")
-		}
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"text\":"...)
-	b = jsonx.AppendString(b, string(x.Text))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -29183,22 +23689,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexTextResourceContents maps a member name to its index in TextResourceContents, or -1.
-func memberIndexTextResourceContents(key []byte) int {
-	switch string(key) {
-	case "mimeType":
-		return 0
-	case "text":
-		return 1
-	case "uri":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -29228,43 +23719,25 @@ func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexTextResourceContents maps a member name to its index in TextResourceContents, or -1.
+func memberIndexTextResourceContents(key []byte) int {
+	switch string(key) {
+	case "mimeType":
+		return 0
+	case "text":
+		return 1
+	case "uri":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TextResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -29278,22 +23751,9 @@ func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.MimeType != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"mimeType\":"...)
-		b = jsonx.AppendString(b, string(*x.MimeType))
-	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"text\":"...)
-	b = jsonx.AppendString(b, string(x.Text))
-	b = jsonx.Sep(b)
-	b = append(b, "\"uri\":"...)
-	b = jsonx.AppendString(b, string(x.URI))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -29389,18 +23849,7 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexTitledMultiSelectItems maps a member name to its index in TitledMultiSelectItems, or -1.
-func memberIndexTitledMultiSelectItems(key []byte) int {
-	switch string(key) {
-	case "anyOf":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -29422,43 +23871,21 @@ func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexTitledMultiSelectItems maps a member name to its index in TitledMultiSelectItems, or -1.
+func memberIndexTitledMultiSelectItems(key []byte) int {
+	switch string(key) {
+	case "anyOf":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TitledMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -29472,16 +23899,9 @@ func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, er
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"anyOf\":"...)
-	if b, err = jsonx.EncList(b, x.AnyOf, appendEnumOption); err != nil {
-		return b, jsonx.AtField(err, "anyOf")
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -29662,34 +24082,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexToolCall maps a member name to its index in ToolCall, or -1.
-func memberIndexToolCall(key []byte) int {
-	switch string(key) {
-	case "toolCallId":
-		return 0
-	case "title":
-		return 1
-	case "name":
-		return 2
-	case "kind":
-		return 3
-	case "status":
-		return 4
-	case "content":
-		return 5
-	case "locations":
-		return 6
-	case "rawInput":
-		return 7
-	case "rawOutput":
-		return 8
-	case "_meta":
-		return 9
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCall) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -29763,43 +24156,37 @@ func (x *ToolCall) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexToolCall maps a member name to its index in ToolCall, or -1.
+func memberIndexToolCall(key []byte) int {
+	switch string(key) {
+	case "toolCallId":
+		return 0
+	case "title":
+		return 1
+	case "name":
+		return 2
+	case "kind":
+		return 3
+	case "status":
+		return 4
+	case "content":
+		return 5
+	case "locations":
+		return 6
+	case "rawInput":
+		return 7
+	case "rawOutput":
+		return 8
+	case "_meta":
+		return 9
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ToolCall) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 10; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 10, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -29813,60 +24200,9 @@ func (x *ToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"toolCallId\":"...)
-	b = jsonx.AppendString(b, string(x.ToolCallID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"title\":"...)
-	b = jsonx.AppendString(b, string(x.Title))
-	if x.Name != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(*x.Name))
-	}
-	if x.Kind != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"kind\":"...)
-		b = jsonx.AppendString(b, string(*x.Kind))
-	}
-	if x.Status != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"status\":"...)
-		b = jsonx.AppendString(b, string(*x.Status))
-	}
-	if x.Content != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = jsonx.EncList(b, x.Content, appendToolCallContent); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	}
-	if x.Locations != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"locations\":"...)
-		if b, err = jsonx.EncList(b, x.Locations, appendToolCallLocation); err != nil {
-			return b, jsonx.AtField(err, "locations")
-		}
-	}
-	if x.RawInput != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"rawInput\":"...)
-		if b, err = jsonx.EncRaw(b, x.RawInput); err != nil {
-			return b, jsonx.AtField(err, "rawInput")
-		}
-	}
-	if x.RawOutput != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"rawOutput\":"...)
-		if b, err = jsonx.EncRaw(b, x.RawOutput); err != nil {
-			return b, jsonx.AtField(err, "rawOutput")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 10; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -30141,20 +24477,7 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexToolCallLocation maps a member name to its index in ToolCallLocation, or -1.
-func memberIndexToolCallLocation(key []byte) int {
-	switch string(key) {
-	case "path":
-		return 0
-	case "line":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -30180,43 +24503,23 @@ func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexToolCallLocation maps a member name to its index in ToolCallLocation, or -1.
+func memberIndexToolCallLocation(key []byte) int {
+	switch string(key) {
+	case "path":
+		return 0
+	case "line":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ToolCallLocation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -30230,19 +24533,9 @@ func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"path\":"...)
-	b = jsonx.AppendString(b, string(x.Path))
-	if x.Line != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"line\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.Line))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -30455,34 +24748,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexToolCallUpdate maps a member name to its index in ToolCallUpdate, or -1.
-func memberIndexToolCallUpdate(key []byte) int {
-	switch string(key) {
-	case "toolCallId":
-		return 0
-	case "kind":
-		return 1
-	case "status":
-		return 2
-	case "title":
-		return 3
-	case "name":
-		return 4
-	case "content":
-		return 5
-	case "locations":
-		return 6
-	case "rawInput":
-		return 7
-	case "rawOutput":
-		return 8
-	case "_meta":
-		return 9
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -30558,43 +24824,37 @@ func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexToolCallUpdate maps a member name to its index in ToolCallUpdate, or -1.
+func memberIndexToolCallUpdate(key []byte) int {
+	switch string(key) {
+	case "toolCallId":
+		return 0
+	case "kind":
+		return 1
+	case "status":
+		return 2
+	case "title":
+		return 3
+	case "name":
+		return 4
+	case "content":
+		return 5
+	case "locations":
+		return 6
+	case "rawInput":
+		return 7
+	case "rawOutput":
+		return 8
+	case "_meta":
+		return 9
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ToolCallUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 10; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 10, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -30608,62 +24868,9 @@ func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"toolCallId\":"...)
-	b = jsonx.AppendString(b, string(x.ToolCallID))
-	if x.Kind != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"kind\":"...)
-		b = jsonx.AppendString(b, string(*x.Kind))
-	}
-	if x.Status != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"status\":"...)
-		b = jsonx.AppendString(b, string(*x.Status))
-	}
-	if x.Title != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(*x.Title))
-	}
-	if x.Name != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(*x.Name))
-	}
-	if x.Content != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = jsonx.EncList(b, x.Content, appendToolCallContent); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	}
-	if x.Locations != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"locations\":"...)
-		if b, err = jsonx.EncList(b, x.Locations, appendToolCallLocation); err != nil {
-			return b, jsonx.AtField(err, "locations")
-		}
-	}
-	if x.RawInput != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"rawInput\":"...)
-		if b, err = jsonx.EncRaw(b, x.RawInput); err != nil {
-			return b, jsonx.AtField(err, "rawInput")
-		}
-	}
-	if x.RawOutput != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"rawOutput\":"...)
-		if b, err = jsonx.EncRaw(b, x.RawOutput); err != nil {
-			return b, jsonx.AtField(err, "rawOutput")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 10; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -30764,18 +24971,7 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexUnstructuredCommandInput maps a member name to its index in UnstructuredCommandInput, or -1.
-func memberIndexUnstructuredCommandInput(key []byte) int {
-	switch string(key) {
-	case "hint":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *UnstructuredCommandInput) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -30795,43 +24991,21 @@ func (x *UnstructuredCommandInput) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// memberIndexUnstructuredCommandInput maps a member name to its index in UnstructuredCommandInput, or -1.
+func memberIndexUnstructuredCommandInput(key []byte) int {
+	switch string(key) {
+	case "hint":
+		return 0
+	case "_meta":
+		return 1
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *UnstructuredCommandInput) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 2; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -30845,14 +25019,9 @@ func (x *UnstructuredCommandInput) appendMembers(b []byte, tag string) ([]byte, 
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"hint\":"...)
-	b = jsonx.AppendString(b, string(x.Hint))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 2; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -30967,22 +25136,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexUsageUpdate maps a member name to its index in UsageUpdate, or -1.
-func memberIndexUsageUpdate(key []byte) int {
-	switch string(key) {
-	case "used":
-		return 0
-	case "size":
-		return 1
-	case "cost":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -31014,43 +25168,25 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexUsageUpdate maps a member name to its index in UsageUpdate, or -1.
+func memberIndexUsageUpdate(key []byte) int {
+	switch string(key) {
+	case "used":
+		return 0
+	case "size":
+		return 1
+	case "cost":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *UsageUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -31064,24 +25200,9 @@ func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"used\":"...)
-	b = jsonx.AppendUint(b, uint64(x.Used))
-	b = jsonx.Sep(b)
-	b = append(b, "\"size\":"...)
-	b = jsonx.AppendUint(b, uint64(x.Size))
-	if x.Cost != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"cost\":"...)
-		if b, err = (x.Cost).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "cost")
-		}
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -31181,20 +25302,7 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexWaitForTerminalExitRequest maps a member name to its index in WaitForTerminalExitRequest, or -1.
-func memberIndexWaitForTerminalExitRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *WaitForTerminalExitRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -31218,43 +25326,23 @@ func (x *WaitForTerminalExitRequest) appendField(b []byte, i int) ([]byte, error
 	return b, nil
 }
 
+// memberIndexWaitForTerminalExitRequest maps a member name to its index in WaitForTerminalExitRequest, or -1.
+func memberIndexWaitForTerminalExitRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "terminalId":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WaitForTerminalExitRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -31268,17 +25356,9 @@ func (x *WaitForTerminalExitRequest) appendMembers(b []byte, tag string) ([]byte
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"terminalId\":"...)
-	b = jsonx.AppendString(b, string(x.TerminalID))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -31385,20 +25465,7 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexWaitForTerminalExitResponse maps a member name to its index in WaitForTerminalExitResponse, or -1.
-func memberIndexWaitForTerminalExitResponse(key []byte) int {
-	switch string(key) {
-	case "exitCode":
-		return 0
-	case "signal":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *WaitForTerminalExitResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -31426,43 +25493,23 @@ func (x *WaitForTerminalExitResponse) appendField(b []byte, i int) ([]byte, erro
 	return b, nil
 }
 
+// memberIndexWaitForTerminalExitResponse maps a member name to its index in WaitForTerminalExitResponse, or -1.
+func memberIndexWaitForTerminalExitResponse(key []byte) int {
+	switch string(key) {
+	case "exitCode":
+		return 0
+	case "signal":
+		return 1
+	case "_meta":
+		return 2
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WaitForTerminalExitResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -31476,21 +25523,9 @@ func (x *WaitForTerminalExitResponse) appendMembers(b []byte, tag string) ([]byt
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.ExitCode != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"exitCode\":"...)
-		b = jsonx.AppendUint(b, uint64(*x.ExitCode))
-	}
-	if x.Signal != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"signal\":"...)
-		b = jsonx.AppendString(b, string(*x.Signal))
-	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 3; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -31601,22 +25636,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexWriteTextFileRequest maps a member name to its index in WriteTextFileRequest, or -1.
-func memberIndexWriteTextFileRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "path":
-		return 1
-	case "content":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *WriteTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -31644,43 +25664,25 @@ func (x *WriteTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexWriteTextFileRequest maps a member name to its index in WriteTextFileRequest, or -1.
+func memberIndexWriteTextFileRequest(key []byte) int {
+	switch string(key) {
+	case "sessionId":
+		return 0
+	case "path":
+		return 1
+	case "content":
+		return 2
+	case "_meta":
+		return 3
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WriteTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -31694,20 +25696,9 @@ func (x *WriteTextFileRequest) appendMembers(b []byte, tag string) ([]byte, erro
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = jsonx.Sep(b)
-	b = append(b, "\"sessionId\":"...)
-	b = jsonx.AppendString(b, string(x.SessionID))
-	b = jsonx.Sep(b)
-	b = append(b, "\"path\":"...)
-	b = jsonx.AppendString(b, string(x.Path))
-	b = jsonx.Sep(b)
-	b = append(b, "\"content\":"...)
-	b = jsonx.AppendString(b, string(x.Content))
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 4; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)
@@ -31784,16 +25775,7 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 	return nil
 }
 
-// memberIndexWriteTextFileResponse maps a member name to its index in WriteTextFileResponse, or -1.
-func memberIndexWriteTextFileResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendField appends the member with index i, if it is set.
+// appendField appends the member with index i (schema order), if it is set.
 func (x *WriteTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	var err error
 	switch i {
@@ -31809,43 +25791,19 @@ func (x *WriteTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// memberIndexWriteTextFileResponse maps a member name to its index in WriteTextFileResponse, or -1.
+func memberIndexWriteTextFileResponse(key []byte) int {
+	switch string(key) {
+	case "_meta":
+		return 0
+	}
+	return -1
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WriteTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	var done uint64
-	var err error
-	rest := x.Extra.Cursor()
-	if tag != "" && !jsonx.HasTag(x.Extra.Layout()) {
-		// The layout did not see the tag: it goes first.
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-		tag = ""
-	}
-	for _, e := range x.Extra.Layout() {
-		switch {
-		case e == jsonx.LayoutTag:
-			if tag != "" {
-				b = jsonx.Sep(b)
-				b = append(b, tag...)
-				tag = ""
-			}
-		case e == jsonx.LayoutUnknown:
-			b = rest.Next(b)
-		case e < 64 && done&(1<<e) == 0:
-			done |= 1 << e
-			if b, err = x.appendField(b, int(e)); err != nil {
-				return b, err
-			}
-		}
-	}
-	for i := 0; i < 1; i++ {
-		if done&(1<<i) == 0 {
-			if b, err = x.appendField(b, i); err != nil {
-				return b, err
-			}
-		}
-	}
-	return rest.Rest(b), nil
+	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -31859,11 +25817,9 @@ func (x *WriteTextFileResponse) appendMembers(b []byte, tag string) ([]byte, err
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	if x.Meta != nil {
-		b = jsonx.Sep(b)
-		b = append(b, "\"_meta\":"...)
-		if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-			return b, jsonx.AtField(err, "_meta")
+	for i := 0; i < 1; i++ {
+		if b, err = x.appendField(b, i); err != nil {
+			return b, err
 		}
 	}
 	b = x.Extra.AppendTo(b)

@@ -374,79 +374,49 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
 		jen.Id("b").Op("=").Append(jen.Id("b"), jen.Id("tag").Op("...")),
 	))
-	usesErr := false
 	var fieldCases []jen.Code
 	fieldUsesErr := false
 	for _, fd := range t.Fields {
 		stmts, errUsed := e.fieldEncode(fd)
-		usesErr = usesErr || errUsed
-		enc = append(enc, stmts...)
-		stmts, errUsed = e.fieldEncode(fd)
 		fieldUsesErr = fieldUsesErr || errUsed
 		fieldCases = append(fieldCases, jen.Case(jen.Lit(fd.Bit)).Block(stmts...))
+	}
+	usesErr := len(t.Fields) > 0
+	if len(t.Fields) > 0 {
+		enc = append(enc, jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(len(t.Fields)), jen.Id("i").Op("++")).Block(
+			jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("x").Dot("appendField").Call(jen.Id("b"), jen.Id("i")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("b"), jen.Err()),
+			),
+		))
+		fbody := []jen.Code{}
+		if fieldUsesErr {
+			fbody = append(fbody, jen.Var().Err().Error())
+		}
+		fbody = append(fbody, jen.Switch(jen.Id("i")).Block(fieldCases...), jen.Return(jen.Id("b"), jen.Nil()))
+		f.Comment("appendField appends the member with index i (schema order), if it is set.")
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendField").Params(jen.Id("b").Index().Byte(), jen.Id("i").Int()).Params(jen.Index().Byte(), jen.Error()).Block(fbody...)
+		f.Line()
 	}
 	if ordered {
 		var idx []jen.Code
 		for _, fd := range t.Fields {
 			idx = append(idx, jen.Case(jen.Lit(fd.JSON)).Block(jen.Return(jen.Lit(fd.Bit))))
 		}
+		body := []jen.Code{jen.Return(jen.Lit(-1))}
+		if len(idx) > 0 {
+			body = append([]jen.Code{jen.Switch(jen.String().Call(jen.Id("key"))).Block(idx...)}, body...)
+		}
 		f.Comment(fmt.Sprintf("memberIndex%s maps a member name to its index in %s, or -1.", t.Name, t.Name))
-		f.Func().Id("memberIndex"+t.Name).Params(jen.Id("key").Index().Byte()).Int().Block(
-			jen.Switch(jen.String().Call(jen.Id("key"))).Block(idx...),
-			jen.Return(jen.Lit(-1)),
-		)
+		f.Func().Id("memberIndex"+t.Name).Params(jen.Id("key").Index().Byte()).Int().Block(body...)
 		f.Line()
-		fbody := []jen.Code{}
-		if fieldUsesErr {
-			fbody = append(fbody, jen.Var().Err().Error())
+		field := jen.Id("x").Dot("appendField")
+		if len(t.Fields) == 0 {
+			field = jen.Nil()
 		}
-		if len(fieldCases) > 0 {
-			fbody = append(fbody, jen.Switch(jen.Id("i")).Block(fieldCases...))
-		}
-		fbody = append(fbody, jen.Return(jen.Id("b"), jen.Nil()))
-		f.Comment("appendField appends the member with index i, if it is set.")
-		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendField").Params(jen.Id("b").Index().Byte(), jen.Id("i").Int()).Params(jen.Index().Byte(), jen.Error()).Block(fbody...)
-		f.Line()
 		f.Comment("appendOrdered appends x's members in the order they arrived (Extra's")
 		f.Comment("layout), then any member set since, in schema order.")
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendOrdered").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(
-			jen.Var().Id("done").Uint64(),
-			jen.Var().Err().Error(),
-			jen.Id("rest").Op(":=").Id("x").Dot("Extra").Dot("Cursor").Call(),
-			jen.If(tagB.Clone().Op("&&").Op("!").Add(jx("HasTag")).Call(jen.Id("x").Dot("Extra").Dot("Layout").Call())).Block(
-				jen.Comment("The layout did not see the tag: it goes first."),
-				jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
-				jen.Id("b").Op("=").Append(jen.Id("b"), jen.Id("tag").Op("...")),
-				jen.Id("tag").Op("=").Lit(""),
-			),
-			jen.For(jen.List(jen.Id("_"), jen.Id("e")).Op(":=").Range().Id("x").Dot("Extra").Dot("Layout").Call()).Block(
-				jen.Switch().Block(
-					jen.Case(jen.Id("e").Op("==").Qual(jsonxPkg, "LayoutTag")).Block(
-						jen.If(tagB.Clone()).Block(
-							jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
-							jen.Id("b").Op("=").Append(jen.Id("b"), jen.Id("tag").Op("...")),
-							jen.Id("tag").Op("=").Lit(""),
-						),
-					),
-					jen.Case(jen.Id("e").Op("==").Qual(jsonxPkg, "LayoutUnknown")).Block(
-						jen.Id("b").Op("=").Id("rest").Dot("Next").Call(jen.Id("b")),
-					),
-					jen.Case(jen.Id("e").Op("<").Lit(64).Op("&&").Id("done").Op("&").Parens(jen.Lit(1).Op("<<").Id("e")).Op("==").Lit(0)).Block(
-						jen.Id("done").Op("|=").Lit(1).Op("<<").Id("e"),
-						jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("x").Dot("appendField").Call(jen.Id("b"), jen.Int().Call(jen.Id("e"))), jen.Err().Op("!=").Nil()).Block(
-							jen.Return(jen.Id("b"), jen.Err()),
-						),
-					),
-				),
-			),
-			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(len(t.Fields)), jen.Id("i").Op("++")).Block(
-				jen.If(jen.Id("done").Op("&").Parens(jen.Lit(1).Op("<<").Id("i")).Op("==").Lit(0)).Block(
-					jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("x").Dot("appendField").Call(jen.Id("b"), jen.Id("i")), jen.Err().Op("!=").Nil()).Block(
-						jen.Return(jen.Id("b"), jen.Err()),
-					),
-				),
-			),
-			jen.Return(jen.Id("rest").Dot("Rest").Call(jen.Id("b")), jen.Nil()),
+			jen.Return(jx("AppendOrdered").Call(jen.Id("b"), jen.Id("x").Dot("Extra"), jen.Id("tag"), jen.Lit(len(t.Fields)), field)),
 		)
 		f.Line()
 	}

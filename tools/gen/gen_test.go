@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -42,14 +41,12 @@ func TestSDK1_Generated(t *testing.T) {
 	}
 }
 
-// TestSDK1_Deterministic: two runs give the same bytes, and every file is
-// stamped with the schema's package, version and sha256.
-func TestSDK1_Deterministic(t *testing.T) {
-	a, err := generated()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := generate(repoRoot)
+// TestSDK1_Stamped: every file is stamped with the schema's package,
+// version and sha256. (Determinism is TestSDK1_Generated plus make
+// check-generated: two separate runs must both reproduce the committed
+// bytes.)
+func TestSDK1_Stamped(t *testing.T) {
+	files, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +54,7 @@ func TestSDK1_Deterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range a {
-		if !bytes.Equal(content, b[name]) {
-			t.Errorf("%s differs between runs", name)
-		}
+	for name, content := range files {
 		first, _, _ := strings.Cut(string(content), "\n")
 		for _, want := range []string{headerPrefix, pin.Package, pin.Version, pin.SHA256, "DO NOT EDIT."} {
 			if !strings.Contains(first, want) {

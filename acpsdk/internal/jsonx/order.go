@@ -188,3 +188,44 @@ func canonical(layout []byte) bool {
 	}
 	return true
 }
+
+// AppendOrdered appends an object's members following its layout: the tag
+// (a pre-rendered discriminator member, or ""), known members through
+// field(b, i) (which appends nothing for an unset member), and kept members
+// from m; then whatever the layout did not mention: known members set since
+// decoding, in index order (n of them), and remaining kept members.
+func AppendOrdered(b []byte, m Members, tag string, n int, field func([]byte, int) ([]byte, error)) ([]byte, error) {
+	var done uint64
+	var err error
+	layout := m.Layout()
+	rest := m.Cursor()
+	if tag != "" && !HasTag(layout) {
+		// The layout did not see the tag: it goes first.
+		b = append(Sep(b), tag...)
+		tag = ""
+	}
+	for _, e := range layout {
+		switch {
+		case e == LayoutTag:
+			if tag != "" {
+				b = append(Sep(b), tag...)
+				tag = ""
+			}
+		case e == LayoutUnknown:
+			b = rest.Next(b)
+		case int(e) < n && done&(1<<e) == 0:
+			done |= 1 << e
+			if b, err = field(b, int(e)); err != nil {
+				return b, err
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if done&(1<<i) == 0 {
+			if b, err = field(b, i); err != nil {
+				return b, err
+			}
+		}
+	}
+	return rest.Rest(b), nil
+}
