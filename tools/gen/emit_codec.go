@@ -407,7 +407,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 			body = append([]jen.Code{jen.Switch(jen.String().Call(jen.Id("key"))).Block(idx...)}, body...)
 		}
 		f.Comment(fmt.Sprintf("memberIndex%s maps a member name to its index in %s, or -1.", t.Name, t.Name))
-		f.Func().Id("memberIndex"+t.Name).Params(jen.Id("key").Index().Byte()).Int().Block(body...)
+		f.Func().Id("memberIndex" + t.Name).Params(jen.Id("key").Index().Byte()).Int().Block(body...)
 		f.Line()
 		field := jen.Id("x").Dot("appendField")
 		if len(t.Fields) == 0 {
