@@ -12,22 +12,39 @@ import (
 // brackets outside strings. Every value comes back as a slice of the line.
 
 // envelope walks the top-level members of a validated JSON object and
-// records the JSON-RPC ones; ok is false when line is not an object.
+// records the JSON-RPC ones; ok is false when line is not an object. The
+// walk trusts the validator but still checks every bound, so input it did
+// not expect ends the walk (ok false) instead of a panic.
 func envelope(line []byte) (w wireMsg, ok bool) {
 	i := skipWS(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return w, false
 	}
 	i = skipWS(line, i+1)
-	if line[i] == '}' {
+	if i < len(line) && line[i] == '}' {
 		return w, true
 	}
 	for {
+		if i >= len(line) || line[i] != '"' {
+			return wireMsg{}, false
+		}
 		keyEnd := skipString(line, i)
+		if keyEnd > len(line) {
+			return wireMsg{}, false
+		}
 		key := line[i+1 : keyEnd-1]
 		i = skipWS(line, keyEnd)
-		i = skipWS(line, i+1) // ':'
+		if i >= len(line) || line[i] != ':' {
+			return wireMsg{}, false
+		}
+		i = skipWS(line, i+1)
+		if i >= len(line) {
+			return wireMsg{}, false
+		}
 		valEnd := skipValue(line, i)
+		if valEnd > len(line) || valEnd == i {
+			return wireMsg{}, false
+		}
 		val := line[i:valEnd]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			var k string
@@ -51,10 +68,14 @@ func envelope(line []byte) (w wireMsg, ok bool) {
 			w.Error = val
 		}
 		i = skipWS(line, valEnd)
-		if line[i] == '}' {
+		switch {
+		case i < len(line) && line[i] == '}':
 			return w, true
+		case i < len(line) && line[i] == ',':
+			i = skipWS(line, i+1)
+		default:
+			return wireMsg{}, false
 		}
-		i = skipWS(line, i+1) // ','
 	}
 }
 
@@ -65,11 +86,16 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string starting at b[i].
+// skipString returns the index just past the string starting at b[i], or
+// len(b)+1 when it is not terminated.
 func skipString(b []byte, i int) int {
 	j := i + 1
 	for {
-		end := j + bytes.IndexByte(b[j:], '"')
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b) + 1
+		}
+		end := j + k
 		n := 0 // backslashes right before the quote
 		for p := end - 1; p > i && b[p] == '\\'; p-- {
 			n++
@@ -92,6 +118,9 @@ func skipValue(b []byte, i int) int {
 			switch b[j] {
 			case '"':
 				j = skipString(b, j) - 1
+				if j >= len(b) {
+					return len(b) + 1
+				}
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -101,7 +130,7 @@ func skipValue(b []byte, i int) int {
 				}
 			}
 		}
-		return len(b)
+		return len(b) + 1
 	}
 	j := i
 	for j < len(b) {

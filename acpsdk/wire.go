@@ -56,6 +56,9 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 	}
 	w, isObject := envelope(line)
 	if !isObject {
+		if first := skipWS(line, 0); first < len(line) && line[first] == '{' {
+			return inMsg{code: CodeParseError, why: "line is not JSON"}
+		}
 		return inMsg{code: CodeInvalidRequest, why: "not a JSON-RPC object (batches are not supported)"}
 	}
 	m := inMsg{params: w.Params, result: w.Result, errObj: w.Error}
