@@ -403,6 +403,7 @@ func (c *Conn) Err() error {
 // connection's goroutines, including running handlers, to return. Messages
 // still queued for writing are dropped; call Flush first to keep them.
 // Close returns errors from closing the streams, ignoring "already closed".
+// Close must not be called from a handler (it would wait for itself).
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
@@ -424,7 +425,12 @@ func (c *Conn) Close() error {
 			errs = append(errs, closeQuietly(rc))
 		}
 		c.wg.Wait()
-		<-c.writerDone
+		// A stream that cannot be closed cannot be interrupted either: a
+		// read or write blocked on it ends when the stream returns, and
+		// Close does not wait for it.
+		if wok {
+			<-c.writerDone
+		}
 		if rok {
 			<-c.readerDone
 		}
