@@ -49,7 +49,7 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -63,7 +63,7 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentAuthCapabilities), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentAuthCapabilities), present, 2))
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (x *AgentAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -125,7 +125,7 @@ func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -225,7 +225,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -255,7 +255,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentCapabilities), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentCapabilities), present, 6))
 	}
 	return nil
 }
@@ -333,7 +333,7 @@ func (x *AgentCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -345,7 +345,7 @@ func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -411,7 +411,7 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -425,7 +425,7 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentNotification), present, 2))
 	}
 	return nil
 }
@@ -471,7 +471,7 @@ func (x *AgentNotification) appendOrdered(b []byte, tag string) ([]byte, error) 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -483,7 +483,7 @@ func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -557,7 +557,7 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -574,7 +574,7 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentRequest), present, 3))
 	}
 	return nil
 }
@@ -631,7 +631,7 @@ func (x *AgentRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -643,7 +643,7 @@ func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -752,7 +752,7 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -766,7 +766,7 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseError), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseError), present, 2))
 	}
 	return nil
 }
@@ -815,7 +815,7 @@ func (x *AgentResponseError) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -827,7 +827,7 @@ func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -897,7 +897,7 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -911,7 +911,7 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseResult), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseResult), present, 2))
 	}
 	return nil
 }
@@ -960,7 +960,7 @@ func (x *AgentResponseResult) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -972,7 +972,7 @@ func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -1073,7 +1073,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1093,7 +1093,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAnnotations), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAnnotations), present, 4))
 	}
 	return nil
 }
@@ -1161,7 +1161,7 @@ func (x *Annotations) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -1173,7 +1173,7 @@ func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -1260,7 +1260,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1280,7 +1280,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAudioContent), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAudioContent), present, 4))
 	}
 	return nil
 }
@@ -1342,7 +1342,7 @@ func (x *AudioContent) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -1354,7 +1354,7 @@ func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -1422,7 +1422,7 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1436,7 +1436,7 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthCapabilities), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthCapabilities), present, 2))
 	}
 	return nil
 }
@@ -1482,7 +1482,7 @@ func (x *AuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -1494,7 +1494,7 @@ func (x *AuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -1650,7 +1650,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1670,7 +1670,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodAgent), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodAgent), present, 4))
 	}
 	return nil
 }
@@ -1730,7 +1730,7 @@ func (x *AuthMethodAgent) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -1742,7 +1742,7 @@ func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -1858,7 +1858,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -1884,7 +1884,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodTerminal), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodTerminal), present, 6))
 	}
 	return nil
 }
@@ -1964,7 +1964,7 @@ func (x *AuthMethodTerminal) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -1976,7 +1976,7 @@ func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -2068,7 +2068,7 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2082,7 +2082,7 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateRequest), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateRequest), present, 2))
 	}
 	return nil
 }
@@ -2128,7 +2128,7 @@ func (x *AuthenticateRequest) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AuthenticateRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -2140,7 +2140,7 @@ func (x *AuthenticateRequest) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -2198,7 +2198,7 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2209,7 +2209,7 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateResponse), present, 1))
 	}
 	return nil
 }
@@ -2249,7 +2249,7 @@ func (x *AuthenticateResponse) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AuthenticateResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -2261,7 +2261,7 @@ func (x *AuthenticateResponse) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -2348,7 +2348,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2368,7 +2368,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommand), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommand), present, 4))
 	}
 	return nil
 }
@@ -2430,7 +2430,7 @@ func (x *AvailableCommand) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AvailableCommand) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -2442,7 +2442,7 @@ func (x *AvailableCommand) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -2565,7 +2565,7 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2579,7 +2579,7 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommandsUpdate), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommandsUpdate), present, 2))
 	}
 	return nil
 }
@@ -2627,7 +2627,7 @@ func (x *AvailableCommandsUpdate) appendOrdered(b []byte, tag string) ([]byte, e
 // tag, when not empty, is the union discriminator member to put first.
 func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -2639,7 +2639,7 @@ func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, e
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -2726,7 +2726,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2746,7 +2746,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBlobResourceContents), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBlobResourceContents), present, 4))
 	}
 	return nil
 }
@@ -2806,7 +2806,7 @@ func (x *BlobResourceContents) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -2818,7 +2818,7 @@ func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -2883,7 +2883,7 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -2894,7 +2894,7 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanConfigOptionCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanConfigOptionCapabilities), present, 1))
 	}
 	return nil
 }
@@ -2934,7 +2934,7 @@ func (x *BooleanConfigOptionCapabilities) appendOrdered(b []byte, tag string) ([
 // tag, when not empty, is the union discriminator member to put first.
 func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -2946,7 +2946,7 @@ func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte, tag string) ([
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -3040,7 +3040,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3060,7 +3060,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanPropertySchema), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanPropertySchema), present, 4))
 	}
 	return nil
 }
@@ -3124,7 +3124,7 @@ func (x *BooleanPropertySchema) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -3136,7 +3136,7 @@ func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -3203,7 +3203,7 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3217,7 +3217,7 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelNotification), present, 2))
 	}
 	return nil
 }
@@ -3263,7 +3263,7 @@ func (x *CancelNotification) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CancelNotification) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -3275,7 +3275,7 @@ func (x *CancelNotification) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -3342,7 +3342,7 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3356,7 +3356,7 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelRequestNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelRequestNotification), present, 2))
 	}
 	return nil
 }
@@ -3407,7 +3407,7 @@ func (x *CancelRequestNotification) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -3419,7 +3419,7 @@ func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -3527,7 +3527,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3555,7 +3555,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientCapabilities), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientCapabilities), present, 6))
 	}
 	return nil
 }
@@ -3637,7 +3637,7 @@ func (x *ClientCapabilities) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -3649,7 +3649,7 @@ func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -3715,7 +3715,7 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3729,7 +3729,7 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientNotification), present, 2))
 	}
 	return nil
 }
@@ -3775,7 +3775,7 @@ func (x *ClientNotification) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -3787,7 +3787,7 @@ func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -3861,7 +3861,7 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -3878,7 +3878,7 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientRequest), present, 3))
 	}
 	return nil
 }
@@ -3935,7 +3935,7 @@ func (x *ClientRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -3947,7 +3947,7 @@ func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -4056,7 +4056,7 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4070,7 +4070,7 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseError), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseError), present, 2))
 	}
 	return nil
 }
@@ -4119,7 +4119,7 @@ func (x *ClientResponseError) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -4131,7 +4131,7 @@ func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -4201,7 +4201,7 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4215,7 +4215,7 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseResult), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseResult), present, 2))
 	}
 	return nil
 }
@@ -4264,7 +4264,7 @@ func (x *ClientResponseResult) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -4276,7 +4276,7 @@ func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -4377,7 +4377,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4397,7 +4397,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientSessionCapabilities), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientSessionCapabilities), present, 4))
 	}
 	return nil
 }
@@ -4467,7 +4467,7 @@ func (x *ClientSessionCapabilities) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ClientSessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -4479,7 +4479,7 @@ func (x *ClientSessionCapabilities) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -4546,7 +4546,7 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4560,7 +4560,7 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionRequest), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionRequest), present, 2))
 	}
 	return nil
 }
@@ -4606,7 +4606,7 @@ func (x *CloseSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -4618,7 +4618,7 @@ func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -4676,7 +4676,7 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4687,7 +4687,7 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionResponse), present, 1))
 	}
 	return nil
 }
@@ -4727,7 +4727,7 @@ func (x *CloseSessionResponse) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -4739,7 +4739,7 @@ func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -4784,7 +4784,7 @@ func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4792,7 +4792,7 @@ func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionCapabilities), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionCapabilities), present, 0))
 	}
 	return nil
 }
@@ -4811,14 +4811,14 @@ func (x *CompactionCapabilities) appendOrdered(b []byte, tag string) ([]byte, er
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CompactionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -4893,7 +4893,7 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -4910,7 +4910,7 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionSummaryChunk), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionSummaryChunk), present, 3))
 	}
 	return nil
 }
@@ -4967,7 +4967,7 @@ func (x *CompactionSummaryChunk) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -4979,7 +4979,7 @@ func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -5078,7 +5078,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5101,7 +5101,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionUpdate), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionUpdate), present, 5))
 	}
 	return nil
 }
@@ -5171,7 +5171,7 @@ func (x *CompactionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -5183,7 +5183,7 @@ func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -5250,7 +5250,7 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5264,7 +5264,7 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompleteElicitationNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompleteElicitationNotification), present, 2))
 	}
 	return nil
 }
@@ -5310,7 +5310,7 @@ func (x *CompleteElicitationNotification) appendOrdered(b []byte, tag string) ([
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -5322,7 +5322,7 @@ func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -5390,7 +5390,7 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5404,7 +5404,7 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexConfigOptionUpdate), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexConfigOptionUpdate), present, 2))
 	}
 	return nil
 }
@@ -5452,7 +5452,7 @@ func (x *ConfigOptionUpdate) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -5464,7 +5464,7 @@ func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -5531,7 +5531,7 @@ func (x *Content) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5545,7 +5545,7 @@ func (x *Content) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContent), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContent), present, 2))
 	}
 	return nil
 }
@@ -5596,7 +5596,7 @@ func (x *Content) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -5608,7 +5608,7 @@ func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -5934,7 +5934,7 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -5951,7 +5951,7 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContentChunk), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContentChunk), present, 3))
 	}
 	return nil
 }
@@ -6010,7 +6010,7 @@ func (x *ContentChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -6022,7 +6022,7 @@ func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -6097,7 +6097,7 @@ func (x *Cost) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6114,7 +6114,7 @@ func (x *Cost) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCost), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCost), present, 3))
 	}
 	return nil
 }
@@ -6168,7 +6168,7 @@ func (x *Cost) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -6180,7 +6180,7 @@ func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -6675,7 +6675,7 @@ func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []strin
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6683,7 +6683,7 @@ func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []strin
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0))
 	}
 	return nil
 }
@@ -6702,14 +6702,14 @@ func (x *CreateElicitationResponseActionCancel) appendOrdered(b []byte, tag stri
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte, tag string) ([]byte, error) {
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -6765,7 +6765,7 @@ func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []stri
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6773,7 +6773,7 @@ func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []stri
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0))
 	}
 	return nil
 }
@@ -6792,14 +6792,14 @@ func (x *CreateElicitationResponseActionDecline) appendOrdered(b []byte, tag str
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte, tag string) ([]byte, error) {
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -6947,7 +6947,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -6976,7 +6976,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 6
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalRequest), present, 7))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalRequest), present, 7))
 	}
 	return nil
 }
@@ -7064,7 +7064,7 @@ func (x *CreateTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CreateTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -7076,7 +7076,7 @@ func (x *CreateTerminalRequest) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -7143,7 +7143,7 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7157,7 +7157,7 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalResponse), present, 2))
 	}
 	return nil
 }
@@ -7203,7 +7203,7 @@ func (x *CreateTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CreateTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -7215,7 +7215,7 @@ func (x *CreateTerminalResponse) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -7282,7 +7282,7 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7296,7 +7296,7 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCurrentModeUpdate), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCurrentModeUpdate), present, 2))
 	}
 	return nil
 }
@@ -7342,7 +7342,7 @@ func (x *CurrentModeUpdate) appendOrdered(b []byte, tag string) ([]byte, error) 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *CurrentModeUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -7354,7 +7354,7 @@ func (x *CurrentModeUpdate) appendMembers(b []byte, tag string) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -7421,7 +7421,7 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7435,7 +7435,7 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionRequest), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionRequest), present, 2))
 	}
 	return nil
 }
@@ -7481,7 +7481,7 @@ func (x *DeleteSessionRequest) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -7493,7 +7493,7 @@ func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -7551,7 +7551,7 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7562,7 +7562,7 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionResponse), present, 1))
 	}
 	return nil
 }
@@ -7602,7 +7602,7 @@ func (x *DeleteSessionResponse) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -7614,7 +7614,7 @@ func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -7701,7 +7701,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7721,7 +7721,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiff), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiff), present, 4))
 	}
 	return nil
 }
@@ -7781,7 +7781,7 @@ func (x *Diff) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -7793,7 +7793,7 @@ func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -7850,7 +7850,7 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -7861,7 +7861,7 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 		if x.Content != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationAcceptAction), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationAcceptAction), present, 1))
 	}
 	return nil
 }
@@ -7901,7 +7901,7 @@ func (x *ElicitationAcceptAction) appendOrdered(b []byte, tag string) ([]byte, e
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -7913,7 +7913,7 @@ func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, e
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -7995,7 +7995,7 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -8012,7 +8012,7 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationCapabilities), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationCapabilities), present, 3))
 	}
 	return nil
 }
@@ -8072,7 +8072,7 @@ func (x *ElicitationCapabilities) appendOrdered(b []byte, tag string) ([]byte, e
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -8084,7 +8084,7 @@ func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, e
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -8228,7 +8228,7 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -8239,7 +8239,7 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationFormCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationFormCapabilities), present, 1))
 	}
 	return nil
 }
@@ -8279,7 +8279,7 @@ func (x *ElicitationFormCapabilities) appendOrdered(b []byte, tag string) ([]byt
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -8291,7 +8291,7 @@ func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byt
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -8693,7 +8693,7 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -8704,7 +8704,7 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationRequestScope), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationRequestScope), present, 1))
 	}
 	return nil
 }
@@ -8745,7 +8745,7 @@ func (x *ElicitationRequestScope) appendOrdered(b []byte, tag string) ([]byte, e
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -8757,7 +8757,7 @@ func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, e
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -8868,7 +8868,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -8894,7 +8894,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSchema), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSchema), present, 6))
 	}
 	return nil
 }
@@ -8974,7 +8974,7 @@ func (x *ElicitationSchema) appendOrdered(b []byte, tag string) ([]byte, error) 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -8986,7 +8986,7 @@ func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -9157,7 +9157,7 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9171,7 +9171,7 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 		if x.ToolCallID != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSessionScope), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSessionScope), present, 2))
 	}
 	return nil
 }
@@ -9214,7 +9214,7 @@ func (x *ElicitationSessionScope) appendOrdered(b []byte, tag string) ([]byte, e
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -9226,7 +9226,7 @@ func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, e
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -9284,7 +9284,7 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9295,7 +9295,7 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationURLCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationURLCapabilities), present, 1))
 	}
 	return nil
 }
@@ -9335,7 +9335,7 @@ func (x *ElicitationURLCapabilities) appendOrdered(b []byte, tag string) ([]byte
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -9347,7 +9347,7 @@ func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -9539,7 +9539,7 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9556,7 +9556,7 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEmbeddedResource), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEmbeddedResource), present, 3))
 	}
 	return nil
 }
@@ -9617,7 +9617,7 @@ func (x *EmbeddedResource) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -9629,7 +9629,7 @@ func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -9764,7 +9764,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9784,7 +9784,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnumOption), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnumOption), present, 4))
 	}
 	return nil
 }
@@ -9844,7 +9844,7 @@ func (x *EnumOption) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -9856,7 +9856,7 @@ func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -9931,7 +9931,7 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -9948,7 +9948,7 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnvVariable), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnvVariable), present, 3))
 	}
 	return nil
 }
@@ -10000,7 +10000,7 @@ func (x *EnvVariable) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -10012,7 +10012,7 @@ func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -10083,7 +10083,7 @@ func (x *Error) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10100,7 +10100,7 @@ func (x *Error) decode(data []byte, skip []string) error {
 		if x.Data != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexError), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexError), present, 3))
 	}
 	return nil
 }
@@ -10152,7 +10152,7 @@ func (x *Error) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -10164,7 +10164,7 @@ func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -10283,7 +10283,7 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10300,7 +10300,7 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexFileSystemCapabilities), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexFileSystemCapabilities), present, 3))
 	}
 	return nil
 }
@@ -10352,7 +10352,7 @@ func (x *FileSystemCapabilities) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *FileSystemCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -10364,7 +10364,7 @@ func (x *FileSystemCapabilities) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -10439,7 +10439,7 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10456,7 +10456,7 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexHTTPHeader), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexHTTPHeader), present, 3))
 	}
 	return nil
 }
@@ -10508,7 +10508,7 @@ func (x *HTTPHeader) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -10520,7 +10520,7 @@ func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -10619,7 +10619,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10642,7 +10642,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImageContent), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImageContent), present, 5))
 	}
 	return nil
 }
@@ -10712,7 +10712,7 @@ func (x *ImageContent) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -10724,7 +10724,7 @@ func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -10811,7 +10811,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -10831,7 +10831,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImplementation), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImplementation), present, 4))
 	}
 	return nil
 }
@@ -10891,7 +10891,7 @@ func (x *Implementation) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -10903,7 +10903,7 @@ func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -10990,7 +10990,7 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11011,7 +11011,7 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeRequest), present, 4))
 	}
 	return nil
 }
@@ -11075,7 +11075,7 @@ func (x *InitializeRequest) appendOrdered(b []byte, tag string) ([]byte, error) 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -11087,7 +11087,7 @@ func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -11183,7 +11183,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11207,7 +11207,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeResponse), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeResponse), present, 5))
 	}
 	return nil
 }
@@ -11279,7 +11279,7 @@ func (x *InitializeResponse) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -11291,7 +11291,7 @@ func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -11407,7 +11407,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11433,7 +11433,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIntegerPropertySchema), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIntegerPropertySchema), present, 6))
 	}
 	return nil
 }
@@ -11513,7 +11513,7 @@ func (x *IntegerPropertySchema) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -11525,7 +11525,7 @@ func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -11600,7 +11600,7 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11617,7 +11617,7 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalRequest), present, 3))
 	}
 	return nil
 }
@@ -11669,7 +11669,7 @@ func (x *KillTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *KillTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -11681,7 +11681,7 @@ func (x *KillTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -11739,7 +11739,7 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11750,7 +11750,7 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalResponse), present, 1))
 	}
 	return nil
 }
@@ -11790,7 +11790,7 @@ func (x *KillTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *KillTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -11802,7 +11802,7 @@ func (x *KillTerminalResponse) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -11882,7 +11882,7 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -11899,7 +11899,7 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsRequest), present, 3))
 	}
 	return nil
 }
@@ -11955,7 +11955,7 @@ func (x *ListSessionsRequest) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -11967,7 +11967,7 @@ func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -12047,7 +12047,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12064,7 +12064,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsResponse), present, 3))
 	}
 	return nil
 }
@@ -12120,7 +12120,7 @@ func (x *ListSessionsResponse) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -12132,7 +12132,7 @@ func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -12230,7 +12230,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12253,7 +12253,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionRequest), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionRequest), present, 5))
 	}
 	return nil
 }
@@ -12323,7 +12323,7 @@ func (x *LoadSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *LoadSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -12335,7 +12335,7 @@ func (x *LoadSessionRequest) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -12417,7 +12417,7 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12434,7 +12434,7 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionResponse), present, 3))
 	}
 	return nil
 }
@@ -12494,7 +12494,7 @@ func (x *LoadSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *LoadSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -12506,7 +12506,7 @@ func (x *LoadSessionResponse) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -12564,7 +12564,7 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12575,7 +12575,7 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutCapabilities), present, 1))
 	}
 	return nil
 }
@@ -12615,7 +12615,7 @@ func (x *LogoutCapabilities) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *LogoutCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -12627,7 +12627,7 @@ func (x *LogoutCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -12685,7 +12685,7 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12696,7 +12696,7 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutRequest), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutRequest), present, 1))
 	}
 	return nil
 }
@@ -12736,7 +12736,7 @@ func (x *LogoutRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *LogoutRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -12748,7 +12748,7 @@ func (x *LogoutRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -12806,7 +12806,7 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12817,7 +12817,7 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutResponse), present, 1))
 	}
 	return nil
 }
@@ -12857,7 +12857,7 @@ func (x *LogoutResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *LogoutResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -12869,7 +12869,7 @@ func (x *LogoutResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -12946,7 +12946,7 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -12963,7 +12963,7 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpCapabilities), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpCapabilities), present, 3))
 	}
 	return nil
 }
@@ -13015,7 +13015,7 @@ func (x *McpCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -13027,7 +13027,7 @@ func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -13199,7 +13199,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13219,7 +13219,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerHTTP), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerHTTP), present, 4))
 	}
 	return nil
 }
@@ -13279,7 +13279,7 @@ func (x *McpServerHTTP) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -13291,7 +13291,7 @@ func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -13385,7 +13385,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13405,7 +13405,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerSSE), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerSSE), present, 4))
 	}
 	return nil
 }
@@ -13465,7 +13465,7 @@ func (x *McpServerSSE) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *McpServerSSE) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -13477,7 +13477,7 @@ func (x *McpServerSSE) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -13583,7 +13583,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13606,7 +13606,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerStdio), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerStdio), present, 5))
 	}
 	return nil
 }
@@ -13674,7 +13674,7 @@ func (x *McpServerStdio) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -13686,7 +13686,7 @@ func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -13967,7 +13967,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -13996,7 +13996,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 6
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMultiSelectPropertySchema), present, 7))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMultiSelectPropertySchema), present, 7))
 	}
 	return nil
 }
@@ -14089,7 +14089,7 @@ func (x *MultiSelectPropertySchema) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -14101,7 +14101,7 @@ func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -14191,7 +14191,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -14211,7 +14211,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionRequest), present, 4))
 	}
 	return nil
 }
@@ -14275,7 +14275,7 @@ func (x *NewSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -14287,7 +14287,7 @@ func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -14378,7 +14378,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -14398,7 +14398,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionResponse), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionResponse), present, 4))
 	}
 	return nil
 }
@@ -14464,7 +14464,7 @@ func (x *NewSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -14476,7 +14476,7 @@ func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -14566,7 +14566,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -14586,7 +14586,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNotice), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNotice), present, 4))
 	}
 	return nil
 }
@@ -14646,7 +14646,7 @@ func (x *Notice) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -14658,7 +14658,7 @@ func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -14703,7 +14703,7 @@ func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -14711,7 +14711,7 @@ func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNoticeCapabilities), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNoticeCapabilities), present, 0))
 	}
 	return nil
 }
@@ -14730,14 +14730,14 @@ func (x *NoticeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error)
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *NoticeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -14853,7 +14853,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -14879,7 +14879,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNumberPropertySchema), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNumberPropertySchema), present, 6))
 	}
 	return nil
 }
@@ -14965,7 +14965,7 @@ func (x *NumberPropertySchema) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -14977,7 +14977,7 @@ func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -15060,7 +15060,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15080,7 +15080,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPermissionOption), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPermissionOption), present, 4))
 	}
 	return nil
 }
@@ -15138,7 +15138,7 @@ func (x *PermissionOption) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -15150,7 +15150,7 @@ func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -15230,7 +15230,7 @@ func (x *Plan) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15244,7 +15244,7 @@ func (x *Plan) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlan), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlan), present, 2))
 	}
 	return nil
 }
@@ -15292,7 +15292,7 @@ func (x *Plan) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Plan) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -15304,7 +15304,7 @@ func (x *Plan) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -15387,7 +15387,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15407,7 +15407,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanEntry), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanEntry), present, 4))
 	}
 	return nil
 }
@@ -15465,7 +15465,7 @@ func (x *PlanEntry) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -15477,7 +15477,7 @@ func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -15587,7 +15587,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15607,7 +15607,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptCapabilities), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptCapabilities), present, 4))
 	}
 	return nil
 }
@@ -15665,7 +15665,7 @@ func (x *PromptCapabilities) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -15677,7 +15677,7 @@ func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -15752,7 +15752,7 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15769,7 +15769,7 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptRequest), present, 3))
 	}
 	return nil
 }
@@ -15823,7 +15823,7 @@ func (x *PromptRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -15835,7 +15835,7 @@ func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -15902,7 +15902,7 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -15916,7 +15916,7 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptResponse), present, 2))
 	}
 	return nil
 }
@@ -15962,7 +15962,7 @@ func (x *PromptResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -15974,7 +15974,7 @@ func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -16071,7 +16071,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16094,7 +16094,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileRequest), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileRequest), present, 5))
 	}
 	return nil
 }
@@ -16162,7 +16162,7 @@ func (x *ReadTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ReadTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -16174,7 +16174,7 @@ func (x *ReadTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -16241,7 +16241,7 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16255,7 +16255,7 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileResponse), present, 2))
 	}
 	return nil
 }
@@ -16301,7 +16301,7 @@ func (x *ReadTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ReadTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -16313,7 +16313,7 @@ func (x *ReadTextFileResponse) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -16388,7 +16388,7 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16405,7 +16405,7 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalRequest), present, 3))
 	}
 	return nil
 }
@@ -16457,7 +16457,7 @@ func (x *ReleaseTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ReleaseTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -16469,7 +16469,7 @@ func (x *ReleaseTerminalRequest) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -16527,7 +16527,7 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16538,7 +16538,7 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalResponse), present, 1))
 	}
 	return nil
 }
@@ -16578,7 +16578,7 @@ func (x *ReleaseTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, e
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ReleaseTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -16590,7 +16590,7 @@ func (x *ReleaseTerminalResponse) appendMembers(b []byte, tag string) ([]byte, e
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -16771,7 +16771,7 @@ func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) e
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16779,7 +16779,7 @@ func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) e
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionOutcomeCancelled), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionOutcomeCancelled), present, 0))
 	}
 	return nil
 }
@@ -16798,14 +16798,14 @@ func (x *RequestPermissionOutcomeCancelled) appendOrdered(b []byte, tag string) 
 // appendMembers appends x's members, each preceded by a separator as needed;
 // tag, when not empty, is the union discriminator member to put first.
 func (x *RequestPermissionOutcomeCancelled) appendMembers(b []byte, tag string) ([]byte, error) {
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
 		b = jsonx.Sep(b)
 		b = append(b, tag...)
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -16933,7 +16933,7 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -16953,7 +16953,7 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionRequest), present, 4))
 	}
 	return nil
 }
@@ -17015,7 +17015,7 @@ func (x *RequestPermissionRequest) appendOrdered(b []byte, tag string) ([]byte, 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -17027,7 +17027,7 @@ func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -17094,7 +17094,7 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17108,7 +17108,7 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionResponse), present, 2))
 	}
 	return nil
 }
@@ -17159,7 +17159,7 @@ func (x *RequestPermissionResponse) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -17171,7 +17171,7 @@ func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -17306,7 +17306,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17338,7 +17338,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 7
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResourceLink), present, 8))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResourceLink), present, 8))
 	}
 	return nil
 }
@@ -17432,7 +17432,7 @@ func (x *ResourceLink) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -17444,7 +17444,7 @@ func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -17541,7 +17541,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17564,7 +17564,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionRequest), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionRequest), present, 5))
 	}
 	return nil
 }
@@ -17636,7 +17636,7 @@ func (x *ResumeSessionRequest) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -17648,7 +17648,7 @@ func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -17730,7 +17730,7 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17747,7 +17747,7 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionResponse), present, 3))
 	}
 	return nil
 }
@@ -17807,7 +17807,7 @@ func (x *ResumeSessionResponse) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -17819,7 +17819,7 @@ func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -17898,7 +17898,7 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -17912,7 +17912,7 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSelectedPermissionOutcome), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSelectedPermissionOutcome), present, 2))
 	}
 	return nil
 }
@@ -17958,7 +17958,7 @@ func (x *SelectedPermissionOutcome) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -17970,7 +17970,7 @@ func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -18028,7 +18028,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -18039,7 +18039,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionAdditionalDirectoriesCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionAdditionalDirectoriesCapabilities), present, 1))
 	}
 	return nil
 }
@@ -18079,7 +18079,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendOrdered(b []byte, tag s
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -18091,7 +18091,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag s
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -18209,7 +18209,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -18235,7 +18235,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCapabilities), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCapabilities), present, 6))
 	}
 	return nil
 }
@@ -18325,7 +18325,7 @@ func (x *SessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -18337,7 +18337,7 @@ func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -18395,7 +18395,7 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -18406,7 +18406,7 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCloseCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCloseCapabilities), present, 1))
 	}
 	return nil
 }
@@ -18446,7 +18446,7 @@ func (x *SessionCloseCapabilities) appendOrdered(b []byte, tag string) ([]byte, 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionCloseCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -18458,7 +18458,7 @@ func (x *SessionCloseCapabilities) appendMembers(b []byte, tag string) ([]byte, 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -18513,7 +18513,7 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -18524,7 +18524,7 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigBoolean), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigBoolean), present, 1))
 	}
 	return nil
 }
@@ -18559,7 +18559,7 @@ func (x *SessionConfigBoolean) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -18571,7 +18571,7 @@ func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -18938,7 +18938,7 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -18952,7 +18952,7 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigOptionsCapabilities), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigOptionsCapabilities), present, 2))
 	}
 	return nil
 }
@@ -19002,7 +19002,7 @@ func (x *SessionConfigOptionsCapabilities) appendOrdered(b []byte, tag string) (
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -19014,7 +19014,7 @@ func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte, tag string) (
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -19077,7 +19077,7 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -19091,7 +19091,7 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelect), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelect), present, 2))
 	}
 	return nil
 }
@@ -19138,7 +19138,7 @@ func (x *SessionConfigSelect) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -19150,7 +19150,7 @@ func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -19234,7 +19234,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -19254,7 +19254,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectGroup), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectGroup), present, 4))
 	}
 	return nil
 }
@@ -19314,7 +19314,7 @@ func (x *SessionConfigSelectGroup) appendOrdered(b []byte, tag string) ([]byte, 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -19326,7 +19326,7 @@ func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -19413,7 +19413,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -19433,7 +19433,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectOption), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectOption), present, 4))
 	}
 	return nil
 }
@@ -19493,7 +19493,7 @@ func (x *SessionConfigSelectOption) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -19505,7 +19505,7 @@ func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -19620,7 +19620,7 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -19631,7 +19631,7 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionDeleteCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionDeleteCapabilities), present, 1))
 	}
 	return nil
 }
@@ -19671,7 +19671,7 @@ func (x *SessionDeleteCapabilities) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -19683,7 +19683,7 @@ func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -19790,7 +19790,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -19816,7 +19816,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfo), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfo), present, 6))
 	}
 	return nil
 }
@@ -19894,7 +19894,7 @@ func (x *SessionInfo) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -19906,7 +19906,7 @@ func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -19988,7 +19988,7 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -20005,7 +20005,7 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfoUpdate), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfoUpdate), present, 3))
 	}
 	return nil
 }
@@ -20061,7 +20061,7 @@ func (x *SessionInfoUpdate) appendOrdered(b []byte, tag string) ([]byte, error) 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -20073,7 +20073,7 @@ func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -20131,7 +20131,7 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -20142,7 +20142,7 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionListCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionListCapabilities), present, 1))
 	}
 	return nil
 }
@@ -20182,7 +20182,7 @@ func (x *SessionListCapabilities) appendOrdered(b []byte, tag string) ([]byte, e
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionListCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -20194,7 +20194,7 @@ func (x *SessionListCapabilities) appendMembers(b []byte, tag string) ([]byte, e
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -20281,7 +20281,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -20301,7 +20301,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionMode), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionMode), present, 4))
 	}
 	return nil
 }
@@ -20361,7 +20361,7 @@ func (x *SessionMode) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionMode) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -20373,7 +20373,7 @@ func (x *SessionMode) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -20449,7 +20449,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -20466,7 +20466,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionModeState), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionModeState), present, 3))
 	}
 	return nil
 }
@@ -20520,7 +20520,7 @@ func (x *SessionModeState) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionModeState) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -20532,7 +20532,7 @@ func (x *SessionModeState) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -20607,7 +20607,7 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -20624,7 +20624,7 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionNotification), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionNotification), present, 3))
 	}
 	return nil
 }
@@ -20681,7 +20681,7 @@ func (x *SessionNotification) appendOrdered(b []byte, tag string) ([]byte, error
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionNotification) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -20693,7 +20693,7 @@ func (x *SessionNotification) appendMembers(b []byte, tag string) ([]byte, error
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -20751,7 +20751,7 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -20762,7 +20762,7 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionResumeCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionResumeCapabilities), present, 1))
 	}
 	return nil
 }
@@ -20802,7 +20802,7 @@ func (x *SessionResumeCapabilities) appendOrdered(b []byte, tag string) ([]byte,
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SessionResumeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -20814,7 +20814,7 @@ func (x *SessionResumeCapabilities) appendMembers(b []byte, tag string) ([]byte,
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -21649,7 +21649,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -21660,7 +21660,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeBoolean), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeBoolean), present, 1))
 	}
 	return nil
 }
@@ -21695,7 +21695,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendOrdered(b []byte, tag s
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -21707,7 +21707,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag s
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -21791,7 +21791,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -21802,7 +21802,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeValueID), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeValueID), present, 1))
 	}
 	return nil
 }
@@ -21837,7 +21837,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendOrdered(b []byte, tag s
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -21849,7 +21849,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag s
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -21928,7 +21928,7 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -21942,7 +21942,7 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionResponse), present, 2))
 	}
 	return nil
 }
@@ -21990,7 +21990,7 @@ func (x *SetSessionConfigOptionResponse) appendOrdered(b []byte, tag string) ([]
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -22002,7 +22002,7 @@ func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -22077,7 +22077,7 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -22094,7 +22094,7 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeRequest), present, 3))
 	}
 	return nil
 }
@@ -22146,7 +22146,7 @@ func (x *SetSessionModeRequest) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionModeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -22158,7 +22158,7 @@ func (x *SetSessionModeRequest) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -22216,7 +22216,7 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -22227,7 +22227,7 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeResponse), present, 1))
 	}
 	return nil
 }
@@ -22267,7 +22267,7 @@ func (x *SetSessionModeResponse) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionModeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -22279,7 +22279,7 @@ func (x *SetSessionModeResponse) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -22370,7 +22370,7 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -22384,7 +22384,7 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringMultiSelectItems), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringMultiSelectItems), present, 2))
 	}
 	return nil
 }
@@ -22432,7 +22432,7 @@ func (x *StringMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -22444,7 +22444,7 @@ func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -22604,7 +22604,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -22642,7 +22642,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 9
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringPropertySchema), present, 10))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringPropertySchema), present, 10))
 	}
 	return nil
 }
@@ -22758,7 +22758,7 @@ func (x *StringPropertySchema) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -22770,7 +22770,7 @@ func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -22837,7 +22837,7 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -22851,7 +22851,7 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminal), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminal), present, 2))
 	}
 	return nil
 }
@@ -22897,7 +22897,7 @@ func (x *Terminal) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -22909,7 +22909,7 @@ func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -22991,7 +22991,7 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -23008,7 +23008,7 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalExitStatus), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalExitStatus), present, 3))
 	}
 	return nil
 }
@@ -23064,7 +23064,7 @@ func (x *TerminalExitStatus) appendOrdered(b []byte, tag string) ([]byte, error)
 // tag, when not empty, is the union discriminator member to put first.
 func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -23076,7 +23076,7 @@ func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error)
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -23151,7 +23151,7 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -23168,7 +23168,7 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputRequest), present, 3))
 	}
 	return nil
 }
@@ -23220,7 +23220,7 @@ func (x *TerminalOutputRequest) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *TerminalOutputRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -23232,7 +23232,7 @@ func (x *TerminalOutputRequest) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -23319,7 +23319,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -23339,7 +23339,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputResponse), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputResponse), present, 4))
 	}
 	return nil
 }
@@ -23401,7 +23401,7 @@ func (x *TerminalOutputResponse) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *TerminalOutputResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -23413,7 +23413,7 @@ func (x *TerminalOutputResponse) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -23492,7 +23492,7 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -23509,7 +23509,7 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextContent), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextContent), present, 3))
 	}
 	return nil
 }
@@ -23565,7 +23565,7 @@ func (x *TextContent) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -23577,7 +23577,7 @@ func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -23664,7 +23664,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -23684,7 +23684,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextResourceContents), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextResourceContents), present, 4))
 	}
 	return nil
 }
@@ -23744,7 +23744,7 @@ func (x *TextResourceContents) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -23756,7 +23756,7 @@ func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -23830,7 +23830,7 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -23844,7 +23844,7 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTitledMultiSelectItems), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTitledMultiSelectItems), present, 2))
 	}
 	return nil
 }
@@ -23892,7 +23892,7 @@ func (x *TitledMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, er
 // tag, when not empty, is the union discriminator member to put first.
 func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -23904,7 +23904,7 @@ func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, er
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -24039,7 +24039,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -24077,7 +24077,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 9
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCall), present, 10))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCall), present, 10))
 	}
 	return nil
 }
@@ -24193,7 +24193,7 @@ func (x *ToolCall) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -24205,7 +24205,7 @@ func (x *ToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -24455,7 +24455,7 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -24472,7 +24472,7 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallLocation), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallLocation), present, 3))
 	}
 	return nil
 }
@@ -24526,7 +24526,7 @@ func (x *ToolCallLocation) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -24538,7 +24538,7 @@ func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -24705,7 +24705,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -24743,7 +24743,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 9
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallUpdate), present, 10))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallUpdate), present, 10))
 	}
 	return nil
 }
@@ -24861,7 +24861,7 @@ func (x *ToolCallUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -24873,7 +24873,7 @@ func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -24952,7 +24952,7 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -24966,7 +24966,7 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUnstructuredCommandInput), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUnstructuredCommandInput), present, 2))
 	}
 	return nil
 }
@@ -25012,7 +25012,7 @@ func (x *UnstructuredCommandInput) appendOrdered(b []byte, tag string) ([]byte, 
 // tag, when not empty, is the union discriminator member to put first.
 func (x *UnstructuredCommandInput) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -25024,7 +25024,7 @@ func (x *UnstructuredCommandInput) appendMembers(b []byte, tag string) ([]byte, 
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -25111,7 +25111,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -25131,7 +25131,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUsageUpdate), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUsageUpdate), present, 4))
 	}
 	return nil
 }
@@ -25193,7 +25193,7 @@ func (x *UsageUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
 // tag, when not empty, is the union discriminator member to put first.
 func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -25205,7 +25205,7 @@ func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -25280,7 +25280,7 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -25297,7 +25297,7 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitRequest), present, 3))
 	}
 	return nil
 }
@@ -25349,7 +25349,7 @@ func (x *WaitForTerminalExitRequest) appendOrdered(b []byte, tag string) ([]byte
 // tag, when not empty, is the union discriminator member to put first.
 func (x *WaitForTerminalExitRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -25361,7 +25361,7 @@ func (x *WaitForTerminalExitRequest) appendMembers(b []byte, tag string) ([]byte
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -25443,7 +25443,7 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -25460,7 +25460,7 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitResponse), present, 3))
 	}
 	return nil
 }
@@ -25516,7 +25516,7 @@ func (x *WaitForTerminalExitResponse) appendOrdered(b []byte, tag string) ([]byt
 // tag, when not empty, is the union discriminator member to put first.
 func (x *WaitForTerminalExitResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -25528,7 +25528,7 @@ func (x *WaitForTerminalExitResponse) appendMembers(b []byte, tag string) ([]byt
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -25611,7 +25611,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -25631,7 +25631,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileRequest), present, 4))
 	}
 	return nil
 }
@@ -25689,7 +25689,7 @@ func (x *WriteTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, erro
 // tag, when not empty, is the union discriminator member to put first.
 func (x *WriteTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -25701,7 +25701,7 @@ func (x *WriteTextFileRequest) appendMembers(b []byte, tag string) ([]byte, erro
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 
@@ -25759,7 +25759,7 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 				continue
 			}
 			ord.Unknown()
-			x.Extra.Add(it.Member())
+			jsonx.AddMember(&x.Extra, it.Member())
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -25770,7 +25770,7 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		x.Extra.SetLayout(jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileResponse), present, 1))
 	}
 	return nil
 }
@@ -25810,7 +25810,7 @@ func (x *WriteTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, err
 // tag, when not empty, is the union discriminator member to put first.
 func (x *WriteTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	var err error
-	if x.Extra.Layout() != nil {
+	if jsonx.HasLayout(x.Extra) {
 		return x.appendOrdered(b, tag)
 	}
 	if tag != "" {
@@ -25822,7 +25822,7 @@ func (x *WriteTextFileResponse) appendMembers(b []byte, tag string) ([]byte, err
 			return b, err
 		}
 	}
-	b = x.Extra.AppendTo(b)
+	b = jsonx.AppendMembers(b, x.Extra)
 	return b, nil
 }
 

@@ -283,7 +283,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 				jen.Continue(),
 			),
 			jen.Id("ord").Dot("Unknown").Call(),
-			jen.Id("x").Dot("Extra").Dot("Add").Call(jen.Id("it").Dot("Member").Call()),
+			jx("AddMember").Call(jen.Op("&").Id("x").Dot("Extra"), jen.Id("it").Dot("Member").Call()),
 		))
 	}
 	body := []jen.Code{
@@ -331,7 +331,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		}
 		blk := []jen.Code{jen.Id("present").Op(":=").Uint64().Call(jen.Lit(int(always)))}
 		blk = append(blk, opt...)
-		blk = append(blk, jen.Id("x").Dot("Extra").Dot("SetLayout").Call(jx("NormalizeLayout").Call(
+		blk = append(blk, jx("SetLayout").Call(jen.Op("&").Id("x").Dot("Extra"), jx("NormalizeLayout").Call(
 			jx("BuildLayout").Call(jen.Id("data"), jen.Id("skip"), jen.Id("memberIndex"+t.Name)),
 			jen.Id("present"), jen.Lit(len(t.Fields)),
 		)))
@@ -366,7 +366,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 	tagB := jen.Id("tag").Op("!=").Lit("")
 	var enc []jen.Code
 	if ordered {
-		enc = append(enc, jen.If(jen.Id("x").Dot("Extra").Dot("Layout").Call().Op("!=").Nil()).Block(
+		enc = append(enc, jen.If(jx("HasLayout").Call(jen.Id("x").Dot("Extra"))).Block(
 			jen.Return(jen.Id("x").Dot("appendOrdered").Call(jen.Id("b"), jen.Id("tag"))),
 		))
 	}
@@ -433,7 +433,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		)
 	}
 	if !t.NoExtra {
-		enc = append(enc, jen.Id("b").Op("=").Id("x").Dot("Extra").Dot("AppendTo").Call(jen.Id("b")))
+		enc = append(enc, jen.Id("b").Op("=").Add(jx("AppendMembers")).Call(jen.Id("b"), jen.Id("x").Dot("Extra")))
 	}
 	if usesErr {
 		enc = append([]jen.Code{jen.Var().Err().Error()}, enc...)

@@ -37,9 +37,11 @@ func (m *Members) data() *membersData {
 	return m.p
 }
 
-// Add appends one raw member (`"key":value`, as produced by
-// ObjectIter.Member). Generated decoders call it; the bytes are copied.
-func (m *Members) Add(member []byte) {
+// AddMember appends one raw member (`"key":value`, as produced by
+// ObjectIter.Member) to m. Generated decoders call it; the bytes are
+// copied. It is a function, not a method, so that users of the re-exported
+// type see only the safe methods.
+func AddMember(m *Members, member []byte) {
 	d := m.data()
 	if len(d.raw) > 0 {
 		d.raw = append(d.raw, ',')
@@ -109,7 +111,7 @@ func (m *Members) Set(key string, value json.RawMessage) error {
 	if !replaced {
 		out.add(key, value)
 	}
-	out.data().layout = m.Layout()
+	out.data().layout = layoutOf(*m)
 	*m = out
 	return nil
 }
@@ -122,7 +124,7 @@ func (m *Members) Delete(key string) {
 			out.add(k, v)
 		}
 	}
-	if l := m.Layout(); l != nil {
+	if l := layoutOf(*m); l != nil {
 		out.data().layout = l
 	}
 	*m = out
@@ -138,8 +140,8 @@ func (m *Members) add(key string, value []byte) {
 	d.raw = append(d.raw, trimSpace(value)...)
 }
 
-// AppendTo appends the members to an object being encoded.
-func (m Members) AppendTo(b []byte) []byte {
+// AppendMembers appends m's members to an object being encoded.
+func AppendMembers(b []byte, m Members) []byte {
 	raw := m.rawBytes()
 	if len(raw) == 0 {
 		return b

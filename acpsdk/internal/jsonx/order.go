@@ -74,25 +74,28 @@ func BuildLayout(data []byte, skip []string, index func([]byte) int) []byte {
 	return out
 }
 
-// SetLayout attaches a recorded layout to the object's members.
-func (m *Members) SetLayout(layout []byte) {
+// SetLayout attaches a recorded layout to an object's members.
+func SetLayout(m *Members, layout []byte) {
 	if layout == nil && m.p == nil {
 		return
 	}
 	m.data().layout = layout
 }
 
-// Layout is the recorded arrival order, or nil for canonical order.
-func (m Members) Layout() []byte {
+// HasLayout reports whether m records a non-canonical arrival order.
+func HasLayout(m Members) bool { return layoutOf(m) != nil }
+
+// layoutOf is the recorded arrival order, or nil for canonical order.
+func layoutOf(m Members) []byte {
 	if m.p == nil {
 		return nil
 	}
 	return m.p.layout
 }
 
-// Cursor walks the kept members in order, for an encoder that interleaves
+// cursor walks the kept members in order, for an encoder that interleaves
 // them with known members.
-func (m Members) Cursor() MemberCursor { return MemberCursor{raw: m.rawBytes()} }
+func cursor(m Members) MemberCursor { return MemberCursor{raw: m.rawBytes()} }
 
 // MemberCursor appends kept members one at a time.
 type MemberCursor struct {
@@ -197,8 +200,8 @@ func canonical(layout []byte) bool {
 func AppendOrdered(b []byte, m Members, tag string, n int, field func([]byte, int) ([]byte, error)) ([]byte, error) {
 	var done uint64
 	var err error
-	layout := m.Layout()
-	rest := m.Cursor()
+	layout := layoutOf(m)
+	rest := cursor(m)
 	if tag != "" && !HasTag(layout) {
 		// The layout did not see the tag: it goes first.
 		b = append(Sep(b), tag...)
