@@ -89,8 +89,37 @@ func cpuNow(b *testing.B) int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
+// BenchmarkCPU reports CPU time per op beside wall time, for a shared box.
 func BenchmarkCPU(b *testing.B) {
 	data := []byte(chunk)
+	b.Run("decode+encode/ours", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuNow(b)
+		for b.Loop() {
+			var n gen.SessionNotification
+			if err := n.UnmarshalJSON(data); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := n.MarshalJSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuNow(b)-start)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("decode+encode/floor", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuNow(b)
+		for b.Loop() {
+			var n plainChunk
+			if err := json.Unmarshal(data, &n); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(&n); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuNow(b)-start)/float64(b.N), "cpu-ns/op")
+	})
 	b.Run("decode/ours", func(b *testing.B) {
 		b.ReportAllocs()
 		start := cpuNow(b)
