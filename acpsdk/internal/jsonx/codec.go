@@ -101,13 +101,13 @@ func EncFloat(b []byte, v float64) ([]byte, error) { return AppendFloat(b, v) }
 func EncRaw(b []byte, v json.RawMessage) ([]byte, error) { return AppendRaw(b, v) }
 
 // EncObject appends a raw JSON object (such as _meta), checking that it is
-// one.
+// one (or null, which every such member of the schema allows).
 func EncObject(b []byte, v json.RawMessage) ([]byte, error) {
 	d := trimSpace(v)
 	if len(d) == 0 {
 		return append(b, "{}"...), nil
 	}
-	if d[0] != '{' {
+	if d[0] != '{' && !IsNull(d) {
 		return b, EncodeError("", "not a JSON object")
 	}
 	return AppendRaw(b, d)
