@@ -79,6 +79,9 @@ func envelope(line []byte) (w wireMsg, ok bool) {
 	}
 }
 
+// structural marks the bytes that matter when skipping a container.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
 func skipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
@@ -115,6 +118,12 @@ func skipValue(b []byte, i int) int {
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
+			for j < len(b) && !structural[b[j]] {
+				j++
+			}
+			if j >= len(b) {
+				break
+			}
 			switch b[j] {
 			case '"':
 				j = skipString(b, j) - 1
