@@ -21,7 +21,9 @@ type SideOptions struct {
 	// do not allow (for example session/load when the agent's initialize
 	// response lacks loadSession); the call returns a *CapabilityError.
 	// Capabilities are learned from the initialize exchange and the
-	// session setup responses that go through this side.
+	// session setup responses that go through this side's Call (which the
+	// typed peers use); calls made with Go or on the Conn directly teach
+	// it nothing.
 	Strict bool
 }
 
