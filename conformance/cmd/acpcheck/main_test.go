@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 func acpcheck(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	base := []string{"--cwd", t.TempDir(), "--timeout", "3s", "--exit-bound", "1s"}
+	base := []string{"--cwd", t.TempDir(), "--timeout", "10s", "--exit-bound", "3s"}
 	code := run(context.Background(), append(base, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
