@@ -4,6 +4,7 @@ package gen
 
 import (
 	"acpkit.dev/acpsdk/internal/jsonx"
+	"bytes"
 	"github.com/segmentio/encoding/json"
 	"strconv"
 )
@@ -16,6 +17,7 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -23,6 +25,8 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Logout = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(LogoutCapabilities)
@@ -35,6 +39,8 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -63,7 +69,7 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentAuthCapabilities), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentAuthCapabilities), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -92,6 +98,9 @@ func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAgentAuthCapabilities are the `"name":` prefixes of AgentAuthCapabilities's members, by index.
+var keysAgentAuthCapabilities = []string{"\"logout\":", "\"_meta\":"}
+
 // memberIndexAgentAuthCapabilities maps a member name to its index in AgentAuthCapabilities, or -1.
 func memberIndexAgentAuthCapabilities(key []byte) int {
 	switch string(key) {
@@ -106,7 +115,7 @@ func memberIndexAgentAuthCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentAuthCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -162,6 +171,7 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -211,6 +221,8 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -233,29 +245,60 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 	}
 	if seen&(1<<0) == 0 {
 		x.LoadSession = false
+		ord.Absent()
 	}
 	if seen&(1<<1) == 0 {
 		x.PromptCapabilities = PromptCapabilities{}
 		_ = x.PromptCapabilities.decode([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
+		ord.Absent()
 	}
 	if seen&(1<<2) == 0 {
 		x.McpCapabilities = McpCapabilities{}
 		_ = x.McpCapabilities.decode([]byte("{\"http\":false,\"sse\":false}"), nil)
+		ord.Absent()
 	}
 	if seen&(1<<3) == 0 {
 		x.SessionCapabilities = SessionCapabilities{}
 		_ = x.SessionCapabilities.decode([]byte("{}"), nil)
+		ord.Absent()
 	}
 	if seen&(1<<4) == 0 {
 		x.Auth = AgentAuthCapabilities{}
 		_ = x.Auth.decode([]byte("{}"), nil)
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(31)
+		present := uint64(0)
+		var absent uint64
+		if seen&(1<<0) != 0 {
+			present |= 1 << 0
+		} else {
+			absent |= 1 << 0
+		}
+		if seen&(1<<1) != 0 {
+			present |= 1 << 1
+		} else {
+			absent |= 1 << 1
+		}
+		if seen&(1<<2) != 0 {
+			present |= 1 << 2
+		} else {
+			absent |= 1 << 2
+		}
+		if seen&(1<<3) != 0 {
+			present |= 1 << 3
+		} else {
+			absent |= 1 << 3
+		}
+		if seen&(1<<4) != 0 {
+			present |= 1 << 4
+		} else {
+			absent |= 1 << 4
+		}
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentCapabilities), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentCapabilities), present, absent, nulls, 6))
 	}
 	return nil
 }
@@ -304,6 +347,9 @@ func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAgentCapabilities are the `"name":` prefixes of AgentCapabilities's members, by index.
+var keysAgentCapabilities = []string{"\"loadSession\":", "\"promptCapabilities\":", "\"mcpCapabilities\":", "\"sessionCapabilities\":", "\"auth\":", "\"_meta\":"}
+
 // memberIndexAgentCapabilities maps a member name to its index in AgentCapabilities, or -1.
 func memberIndexAgentCapabilities(key []byte) int {
 	switch string(key) {
@@ -323,10 +369,40 @@ func memberIndexAgentCapabilities(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *AgentCapabilities) isDefault(i int) bool {
+	var d AgentCapabilities
+	switch i {
+	case 0:
+		x := &d
+		x.LoadSession = false
+	case 1:
+		x := &d
+		x.PromptCapabilities = PromptCapabilities{}
+		_ = x.PromptCapabilities.decode([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
+	case 2:
+		x := &d
+		x.McpCapabilities = McpCapabilities{}
+		_ = x.McpCapabilities.decode([]byte("{\"http\":false,\"sse\":false}"), nil)
+	case 3:
+		x := &d
+		x.SessionCapabilities = SessionCapabilities{}
+		_ = x.SessionCapabilities.decode([]byte("{}"), nil)
+	case 4:
+		x := &d
+		x.Auth = AgentAuthCapabilities{}
+		_ = x.Auth.decode([]byte("{}"), nil)
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentCapabilities, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -382,6 +458,7 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -398,6 +475,8 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Params = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.RawValue(v)
@@ -425,7 +504,7 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentNotification), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -450,6 +529,9 @@ func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAgentNotification are the `"name":` prefixes of AgentNotification's members, by index.
+var keysAgentNotification = []string{"\"method\":", "\"params\":"}
+
 // memberIndexAgentNotification maps a member name to its index in AgentNotification, or -1.
 func memberIndexAgentNotification(key []byte) int {
 	switch string(key) {
@@ -464,7 +546,7 @@ func memberIndexAgentNotification(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentNotification, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -520,6 +602,7 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -544,6 +627,8 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Params = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.RawValue(v)
@@ -574,7 +659,7 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -608,6 +693,9 @@ func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAgentRequest are the `"name":` prefixes of AgentRequest's members, by index.
+var keysAgentRequest = []string{"\"id\":", "\"method\":", "\"params\":"}
+
 // memberIndexAgentRequest maps a member name to its index in AgentRequest, or -1.
 func memberIndexAgentRequest(key []byte) int {
 	switch string(key) {
@@ -624,7 +712,7 @@ func memberIndexAgentRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -766,7 +854,7 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseError), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseError), present, 0, 0, 2))
 	}
 	return nil
 }
@@ -794,6 +882,9 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAgentResponseError are the `"name":` prefixes of AgentResponseError's members, by index.
+var keysAgentResponseError = []string{"\"id\":", "\"error\":"}
+
 // memberIndexAgentResponseError maps a member name to its index in AgentResponseError, or -1.
 func memberIndexAgentResponseError(key []byte) int {
 	switch string(key) {
@@ -808,7 +899,7 @@ func memberIndexAgentResponseError(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentResponseError, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -911,7 +1002,7 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseResult), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseResult), present, 0, 0, 2))
 	}
 	return nil
 }
@@ -939,6 +1030,9 @@ func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAgentResponseResult are the `"name":` prefixes of AgentResponseResult's members, by index.
+var keysAgentResponseResult = []string{"\"id\":", "\"result\":"}
+
 // memberIndexAgentResponseResult maps a member name to its index in AgentResponseResult, or -1.
 func memberIndexAgentResponseResult(key []byte) int {
 	switch string(key) {
@@ -953,7 +1047,7 @@ func memberIndexAgentResponseResult(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AgentResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentResponseResult, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1016,6 +1110,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -1023,6 +1118,8 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Audience = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, decodeRole)
@@ -1035,6 +1132,8 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.LastModified = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -1047,6 +1146,8 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Priority = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Float(v)
@@ -1059,6 +1160,8 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -1093,7 +1196,7 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAnnotations), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAnnotations), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -1136,6 +1239,9 @@ func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAnnotations are the `"name":` prefixes of Annotations's members, by index.
+var keysAnnotations = []string{"\"audience\":", "\"lastModified\":", "\"priority\":", "\"_meta\":"}
+
 // memberIndexAnnotations maps a member name to its index in Annotations, or -1.
 func memberIndexAnnotations(key []byte) int {
 	switch string(key) {
@@ -1154,7 +1260,7 @@ func memberIndexAnnotations(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Annotations) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAnnotations, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1210,6 +1316,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -1218,6 +1325,8 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(Annotations)
@@ -1246,6 +1355,8 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -1280,7 +1391,7 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAudioContent), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAudioContent), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -1317,6 +1428,9 @@ func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAudioContent are the `"name":` prefixes of AudioContent's members, by index.
+var keysAudioContent = []string{"\"annotations\":", "\"data\":", "\"mimeType\":", "\"_meta\":"}
+
 // memberIndexAudioContent maps a member name to its index in AudioContent, or -1.
 func memberIndexAudioContent(key []byte) int {
 	switch string(key) {
@@ -1335,7 +1449,7 @@ func memberIndexAudioContent(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AudioContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAudioContent, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1391,6 +1505,7 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -1408,6 +1523,8 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -1430,13 +1547,20 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 	}
 	if seen&(1<<0) == 0 {
 		x.Terminal = false
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(1)
+		present := uint64(0)
+		var absent uint64
+		if seen&(1<<0) != 0 {
+			present |= 1 << 0
+		} else {
+			absent |= 1 << 0
+		}
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthCapabilities), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthCapabilities), present, absent, nulls, 2))
 	}
 	return nil
 }
@@ -1461,6 +1585,9 @@ func (x *AuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAuthCapabilities are the `"name":` prefixes of AuthCapabilities's members, by index.
+var keysAuthCapabilities = []string{"\"terminal\":", "\"_meta\":"}
+
 // memberIndexAuthCapabilities maps a member name to its index in AuthCapabilities, or -1.
 func memberIndexAuthCapabilities(key []byte) int {
 	switch string(key) {
@@ -1472,10 +1599,24 @@ func memberIndexAuthCapabilities(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *AuthCapabilities) isDefault(i int) bool {
+	var d AuthCapabilities
+	switch i {
+	case 0:
+		x := &d
+		x.Terminal = false
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthCapabilities, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1600,6 +1741,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -1624,6 +1766,8 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -1636,6 +1780,8 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -1670,7 +1816,7 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodAgent), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodAgent), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -1705,6 +1851,9 @@ func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAuthMethodAgent are the `"name":` prefixes of AuthMethodAgent's members, by index.
+var keysAuthMethodAgent = []string{"\"id\":", "\"name\":", "\"description\":", "\"_meta\":"}
+
 // memberIndexAuthMethodAgent maps a member name to its index in AuthMethodAgent, or -1.
 func memberIndexAuthMethodAgent(key []byte) int {
 	switch string(key) {
@@ -1723,7 +1872,7 @@ func memberIndexAuthMethodAgent(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthMethodAgent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthMethodAgent, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -1786,6 +1935,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -1810,6 +1960,8 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -1844,6 +1996,8 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -1884,7 +2038,7 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodTerminal), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodTerminal), present, 0, nulls, 6))
 	}
 	return nil
 }
@@ -1935,6 +2089,9 @@ func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAuthMethodTerminal are the `"name":` prefixes of AuthMethodTerminal's members, by index.
+var keysAuthMethodTerminal = []string{"\"id\":", "\"name\":", "\"description\":", "\"args\":", "\"env\":", "\"_meta\":"}
+
 // memberIndexAuthMethodTerminal maps a member name to its index in AuthMethodTerminal, or -1.
 func memberIndexAuthMethodTerminal(key []byte) int {
 	switch string(key) {
@@ -1957,7 +2114,7 @@ func memberIndexAuthMethodTerminal(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthMethodTerminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthMethodTerminal, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2038,6 +2195,7 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -2054,6 +2212,8 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -2082,7 +2242,7 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateRequest), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateRequest), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -2107,6 +2267,9 @@ func (x *AuthenticateRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAuthenticateRequest are the `"name":` prefixes of AuthenticateRequest's members, by index.
+var keysAuthenticateRequest = []string{"\"methodId\":", "\"_meta\":"}
+
 // memberIndexAuthenticateRequest maps a member name to its index in AuthenticateRequest, or -1.
 func memberIndexAuthenticateRequest(key []byte) int {
 	switch string(key) {
@@ -2121,7 +2284,7 @@ func memberIndexAuthenticateRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthenticateRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthenticateRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2177,6 +2340,7 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -2184,6 +2348,8 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -2209,7 +2375,7 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -2230,6 +2396,9 @@ func (x *AuthenticateResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAuthenticateResponse are the `"name":` prefixes of AuthenticateResponse's members, by index.
+var keysAuthenticateResponse = []string{"\"_meta\":"}
+
 // memberIndexAuthenticateResponse maps a member name to its index in AuthenticateResponse, or -1.
 func memberIndexAuthenticateResponse(key []byte) int {
 	switch string(key) {
@@ -2242,7 +2411,7 @@ func memberIndexAuthenticateResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AuthenticateResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthenticateResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2298,6 +2467,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -2322,6 +2492,8 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Input = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := decodeAvailableCommandInput(v)
@@ -2334,6 +2506,8 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -2368,7 +2542,7 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommand), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommand), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -2405,6 +2579,9 @@ func (x *AvailableCommand) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAvailableCommand are the `"name":` prefixes of AvailableCommand's members, by index.
+var keysAvailableCommand = []string{"\"name\":", "\"description\":", "\"input\":", "\"_meta\":"}
+
 // memberIndexAvailableCommand maps a member name to its index in AvailableCommand, or -1.
 func memberIndexAvailableCommand(key []byte) int {
 	switch string(key) {
@@ -2423,7 +2600,7 @@ func memberIndexAvailableCommand(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AvailableCommand) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAvailableCommand, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2534,6 +2711,7 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -2551,6 +2729,8 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -2579,7 +2759,7 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommandsUpdate), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommandsUpdate), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -2606,6 +2786,9 @@ func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysAvailableCommandsUpdate are the `"name":` prefixes of AvailableCommandsUpdate's members, by index.
+var keysAvailableCommandsUpdate = []string{"\"availableCommands\":", "\"_meta\":"}
+
 // memberIndexAvailableCommandsUpdate maps a member name to its index in AvailableCommandsUpdate, or -1.
 func memberIndexAvailableCommandsUpdate(key []byte) int {
 	switch string(key) {
@@ -2620,7 +2803,7 @@ func memberIndexAvailableCommandsUpdate(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *AvailableCommandsUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysAvailableCommandsUpdate, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2676,6 +2859,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -2692,6 +2876,8 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.MimeType = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -2712,6 +2898,8 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -2746,7 +2934,7 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBlobResourceContents), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBlobResourceContents), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -2781,6 +2969,9 @@ func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysBlobResourceContents are the `"name":` prefixes of BlobResourceContents's members, by index.
+var keysBlobResourceContents = []string{"\"blob\":", "\"mimeType\":", "\"uri\":", "\"_meta\":"}
+
 // memberIndexBlobResourceContents maps a member name to its index in BlobResourceContents, or -1.
 func memberIndexBlobResourceContents(key []byte) int {
 	switch string(key) {
@@ -2799,7 +2990,7 @@ func memberIndexBlobResourceContents(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *BlobResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysBlobResourceContents, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2862,6 +3053,7 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -2869,6 +3061,8 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -2894,7 +3088,7 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanConfigOptionCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanConfigOptionCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -2915,6 +3109,9 @@ func (x *BooleanConfigOptionCapabilities) appendField(b []byte, i int) ([]byte, 
 	return b, nil
 }
 
+// keysBooleanConfigOptionCapabilities are the `"name":` prefixes of BooleanConfigOptionCapabilities's members, by index.
+var keysBooleanConfigOptionCapabilities = []string{"\"_meta\":"}
+
 // memberIndexBooleanConfigOptionCapabilities maps a member name to its index in BooleanConfigOptionCapabilities, or -1.
 func memberIndexBooleanConfigOptionCapabilities(key []byte) int {
 	switch string(key) {
@@ -2927,7 +3124,7 @@ func memberIndexBooleanConfigOptionCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *BooleanConfigOptionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysBooleanConfigOptionCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -2983,6 +3180,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -2990,6 +3188,8 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -3002,6 +3202,8 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -3014,6 +3216,8 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Default = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Bool(v)
@@ -3026,6 +3230,8 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -3060,7 +3266,7 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanPropertySchema), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanPropertySchema), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -3099,6 +3305,9 @@ func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysBooleanPropertySchema are the `"name":` prefixes of BooleanPropertySchema's members, by index.
+var keysBooleanPropertySchema = []string{"\"title\":", "\"description\":", "\"default\":", "\"_meta\":"}
+
 // memberIndexBooleanPropertySchema maps a member name to its index in BooleanPropertySchema, or -1.
 func memberIndexBooleanPropertySchema(key []byte) int {
 	switch string(key) {
@@ -3117,7 +3326,7 @@ func memberIndexBooleanPropertySchema(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *BooleanPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysBooleanPropertySchema, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3173,6 +3382,7 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -3189,6 +3399,8 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -3217,7 +3429,7 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelNotification), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -3242,6 +3454,9 @@ func (x *CancelNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCancelNotification are the `"name":` prefixes of CancelNotification's members, by index.
+var keysCancelNotification = []string{"\"sessionId\":", "\"_meta\":"}
+
 // memberIndexCancelNotification maps a member name to its index in CancelNotification, or -1.
 func memberIndexCancelNotification(key []byte) int {
 	switch string(key) {
@@ -3256,7 +3471,7 @@ func memberIndexCancelNotification(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CancelNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelNotification, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3312,6 +3527,7 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -3328,6 +3544,8 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -3356,7 +3574,7 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelRequestNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelRequestNotification), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -3386,6 +3604,9 @@ func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysCancelRequestNotification are the `"name":` prefixes of CancelRequestNotification's members, by index.
+var keysCancelRequestNotification = []string{"\"requestId\":", "\"_meta\":"}
+
 // memberIndexCancelRequestNotification maps a member name to its index in CancelRequestNotification, or -1.
 func memberIndexCancelRequestNotification(key []byte) int {
 	switch string(key) {
@@ -3400,7 +3621,7 @@ func memberIndexCancelRequestNotification(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CancelRequestNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelRequestNotification, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3456,6 +3677,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -3481,6 +3703,8 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Session = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			p := new(ClientSessionCapabilities)
@@ -3501,6 +3725,8 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Elicitation = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			p := new(ElicitationCapabilities)
@@ -3513,6 +3739,8 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -3536,18 +3764,37 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 	if seen&(1<<0) == 0 {
 		x.Fs = FileSystemCapabilities{}
 		_ = x.Fs.decode([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
+		ord.Absent()
 	}
 	if seen&(1<<1) == 0 {
 		x.Terminal = false
+		ord.Absent()
 	}
 	if seen&(1<<3) == 0 {
 		x.Auth = AuthCapabilities{}
 		_ = x.Auth.decode([]byte("{\"terminal\":false}"), nil)
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(11)
+		present := uint64(0)
+		var absent uint64
+		if seen&(1<<0) != 0 {
+			present |= 1 << 0
+		} else {
+			absent |= 1 << 0
+		}
+		if seen&(1<<1) != 0 {
+			present |= 1 << 1
+		} else {
+			absent |= 1 << 1
+		}
 		if x.Session != nil {
 			present |= 1 << 2
+		}
+		if seen&(1<<3) != 0 {
+			present |= 1 << 3
+		} else {
+			absent |= 1 << 3
 		}
 		if x.Elicitation != nil {
 			present |= 1 << 4
@@ -3555,7 +3802,7 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientCapabilities), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientCapabilities), present, absent, nulls, 6))
 	}
 	return nil
 }
@@ -3608,6 +3855,9 @@ func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysClientCapabilities are the `"name":` prefixes of ClientCapabilities's members, by index.
+var keysClientCapabilities = []string{"\"fs\":", "\"terminal\":", "\"session\":", "\"auth\":", "\"elicitation\":", "\"_meta\":"}
+
 // memberIndexClientCapabilities maps a member name to its index in ClientCapabilities, or -1.
 func memberIndexClientCapabilities(key []byte) int {
 	switch string(key) {
@@ -3627,10 +3877,32 @@ func memberIndexClientCapabilities(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *ClientCapabilities) isDefault(i int) bool {
+	var d ClientCapabilities
+	switch i {
+	case 0:
+		x := &d
+		x.Fs = FileSystemCapabilities{}
+		_ = x.Fs.decode([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
+	case 1:
+		x := &d
+		x.Terminal = false
+	case 3:
+		x := &d
+		x.Auth = AuthCapabilities{}
+		_ = x.Auth.decode([]byte("{\"terminal\":false}"), nil)
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientCapabilities, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3686,6 +3958,7 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -3702,6 +3975,8 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Params = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.RawValue(v)
@@ -3729,7 +4004,7 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientNotification), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -3754,6 +4029,9 @@ func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysClientNotification are the `"name":` prefixes of ClientNotification's members, by index.
+var keysClientNotification = []string{"\"method\":", "\"params\":"}
+
 // memberIndexClientNotification maps a member name to its index in ClientNotification, or -1.
 func memberIndexClientNotification(key []byte) int {
 	switch string(key) {
@@ -3768,7 +4046,7 @@ func memberIndexClientNotification(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientNotification, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -3824,6 +4102,7 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -3848,6 +4127,8 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Params = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.RawValue(v)
@@ -3878,7 +4159,7 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 		if x.Params != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -3912,6 +4193,9 @@ func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysClientRequest are the `"name":` prefixes of ClientRequest's members, by index.
+var keysClientRequest = []string{"\"id\":", "\"method\":", "\"params\":"}
+
 // memberIndexClientRequest maps a member name to its index in ClientRequest, or -1.
 func memberIndexClientRequest(key []byte) int {
 	switch string(key) {
@@ -3928,7 +4212,7 @@ func memberIndexClientRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4070,7 +4354,7 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseError), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseError), present, 0, 0, 2))
 	}
 	return nil
 }
@@ -4098,6 +4382,9 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysClientResponseError are the `"name":` prefixes of ClientResponseError's members, by index.
+var keysClientResponseError = []string{"\"id\":", "\"error\":"}
+
 // memberIndexClientResponseError maps a member name to its index in ClientResponseError, or -1.
 func memberIndexClientResponseError(key []byte) int {
 	switch string(key) {
@@ -4112,7 +4399,7 @@ func memberIndexClientResponseError(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientResponseError, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4215,7 +4502,7 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseResult), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseResult), present, 0, 0, 2))
 	}
 	return nil
 }
@@ -4243,6 +4530,9 @@ func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysClientResponseResult are the `"name":` prefixes of ClientResponseResult's members, by index.
+var keysClientResponseResult = []string{"\"id\":", "\"result\":"}
+
 // memberIndexClientResponseResult maps a member name to its index in ClientResponseResult, or -1.
 func memberIndexClientResponseResult(key []byte) int {
 	switch string(key) {
@@ -4257,7 +4547,7 @@ func memberIndexClientResponseResult(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientResponseResult, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4320,6 +4610,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -4327,6 +4618,8 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Compaction = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(CompactionCapabilities)
@@ -4339,6 +4632,8 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			p := new(SessionConfigOptionsCapabilities)
@@ -4351,6 +4646,8 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Notices = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			p := new(NoticeCapabilities)
@@ -4363,6 +4660,8 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -4397,7 +4696,7 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientSessionCapabilities), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientSessionCapabilities), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -4442,6 +4741,9 @@ func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysClientSessionCapabilities are the `"name":` prefixes of ClientSessionCapabilities's members, by index.
+var keysClientSessionCapabilities = []string{"\"compaction\":", "\"configOptions\":", "\"notices\":", "\"_meta\":"}
+
 // memberIndexClientSessionCapabilities maps a member name to its index in ClientSessionCapabilities, or -1.
 func memberIndexClientSessionCapabilities(key []byte) int {
 	switch string(key) {
@@ -4460,7 +4762,7 @@ func memberIndexClientSessionCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ClientSessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientSessionCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4516,6 +4818,7 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -4532,6 +4835,8 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -4560,7 +4865,7 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionRequest), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionRequest), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -4585,6 +4890,9 @@ func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCloseSessionRequest are the `"name":` prefixes of CloseSessionRequest's members, by index.
+var keysCloseSessionRequest = []string{"\"sessionId\":", "\"_meta\":"}
+
 // memberIndexCloseSessionRequest maps a member name to its index in CloseSessionRequest, or -1.
 func memberIndexCloseSessionRequest(key []byte) int {
 	switch string(key) {
@@ -4599,7 +4907,7 @@ func memberIndexCloseSessionRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CloseSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCloseSessionRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4655,6 +4963,7 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -4662,6 +4971,8 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -4687,7 +4998,7 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -4708,6 +5019,9 @@ func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCloseSessionResponse are the `"name":` prefixes of CloseSessionResponse's members, by index.
+var keysCloseSessionResponse = []string{"\"_meta\":"}
+
 // memberIndexCloseSessionResponse maps a member name to its index in CloseSessionResponse, or -1.
 func memberIndexCloseSessionResponse(key []byte) int {
 	switch string(key) {
@@ -4720,7 +5034,7 @@ func memberIndexCloseSessionResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CloseSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCloseSessionResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4792,10 +5106,13 @@ func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionCapabilities), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionCapabilities), present, 0, 0, 0))
 	}
 	return nil
 }
+
+// keysCompactionCapabilities are the `"name":` prefixes of CompactionCapabilities's members, by index.
+var keysCompactionCapabilities = []string{}
 
 // memberIndexCompactionCapabilities maps a member name to its index in CompactionCapabilities, or -1.
 func memberIndexCompactionCapabilities(key []byte) int {
@@ -4805,7 +5122,7 @@ func memberIndexCompactionCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompactionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionCapabilities, nil, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -4855,6 +5172,7 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -4879,6 +5197,8 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -4910,7 +5230,7 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionSummaryChunk), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionSummaryChunk), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -4944,6 +5264,9 @@ func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCompactionSummaryChunk are the `"name":` prefixes of CompactionSummaryChunk's members, by index.
+var keysCompactionSummaryChunk = []string{"\"compactionId\":", "\"content\":", "\"_meta\":"}
+
 // memberIndexCompactionSummaryChunk maps a member name to its index in CompactionSummaryChunk, or -1.
 func memberIndexCompactionSummaryChunk(key []byte) int {
 	switch string(key) {
@@ -4960,7 +5283,7 @@ func memberIndexCompactionSummaryChunk(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompactionSummaryChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionSummaryChunk, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5016,6 +5339,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -5040,6 +5364,8 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Summary = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, decodeContentBlock)
@@ -5052,6 +5378,8 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Error = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -5064,6 +5392,8 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -5101,7 +5431,7 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionUpdate), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionUpdate), present, 0, nulls, 5))
 	}
 	return nil
 }
@@ -5144,6 +5474,9 @@ func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCompactionUpdate are the `"name":` prefixes of CompactionUpdate's members, by index.
+var keysCompactionUpdate = []string{"\"compactionId\":", "\"status\":", "\"summary\":", "\"error\":", "\"_meta\":"}
+
 // memberIndexCompactionUpdate maps a member name to its index in CompactionUpdate, or -1.
 func memberIndexCompactionUpdate(key []byte) int {
 	switch string(key) {
@@ -5164,7 +5497,7 @@ func memberIndexCompactionUpdate(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompactionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionUpdate, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5220,6 +5553,7 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -5236,6 +5570,8 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -5264,7 +5600,7 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompleteElicitationNotification), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompleteElicitationNotification), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -5289,6 +5625,9 @@ func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, 
 	return b, nil
 }
 
+// keysCompleteElicitationNotification are the `"name":` prefixes of CompleteElicitationNotification's members, by index.
+var keysCompleteElicitationNotification = []string{"\"elicitationId\":", "\"_meta\":"}
+
 // memberIndexCompleteElicitationNotification maps a member name to its index in CompleteElicitationNotification, or -1.
 func memberIndexCompleteElicitationNotification(key []byte) int {
 	switch string(key) {
@@ -5303,7 +5642,7 @@ func memberIndexCompleteElicitationNotification(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CompleteElicitationNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompleteElicitationNotification, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5359,6 +5698,7 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -5376,6 +5716,8 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -5404,7 +5746,7 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexConfigOptionUpdate), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexConfigOptionUpdate), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -5431,6 +5773,9 @@ func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysConfigOptionUpdate are the `"name":` prefixes of ConfigOptionUpdate's members, by index.
+var keysConfigOptionUpdate = []string{"\"configOptions\":", "\"_meta\":"}
+
 // memberIndexConfigOptionUpdate maps a member name to its index in ConfigOptionUpdate, or -1.
 func memberIndexConfigOptionUpdate(key []byte) int {
 	switch string(key) {
@@ -5445,7 +5790,7 @@ func memberIndexConfigOptionUpdate(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ConfigOptionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysConfigOptionUpdate, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5501,6 +5846,7 @@ func (x *Content) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -5517,6 +5863,8 @@ func (x *Content) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -5545,7 +5893,7 @@ func (x *Content) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContent), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContent), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -5575,6 +5923,9 @@ func (x *Content) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysContent are the `"name":` prefixes of Content's members, by index.
+var keysContent = []string{"\"content\":", "\"_meta\":"}
+
 // memberIndexContent maps a member name to its index in Content, or -1.
 func memberIndexContent(key []byte) int {
 	switch string(key) {
@@ -5589,7 +5940,7 @@ func memberIndexContent(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Content) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysContent, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -5892,6 +6243,7 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -5908,6 +6260,8 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.MessageID = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := decodeMessageID(v)
@@ -5920,6 +6274,8 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -5951,7 +6307,7 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContentChunk), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContentChunk), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -5987,6 +6343,9 @@ func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysContentChunk are the `"name":` prefixes of ContentChunk's members, by index.
+var keysContentChunk = []string{"\"content\":", "\"messageId\":", "\"_meta\":"}
+
 // memberIndexContentChunk maps a member name to its index in ContentChunk, or -1.
 func memberIndexContentChunk(key []byte) int {
 	switch string(key) {
@@ -6003,7 +6362,7 @@ func memberIndexContentChunk(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ContentChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysContentChunk, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6059,6 +6418,7 @@ func (x *Cost) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -6083,6 +6443,8 @@ func (x *Cost) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -6114,7 +6476,7 @@ func (x *Cost) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCost), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCost), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -6145,6 +6507,9 @@ func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCost are the `"name":` prefixes of Cost's members, by index.
+var keysCost = []string{"\"amount\":", "\"currency\":", "\"_meta\":"}
+
 // memberIndexCost maps a member name to its index in Cost, or -1.
 func memberIndexCost(key []byte) int {
 	switch string(key) {
@@ -6161,7 +6526,7 @@ func memberIndexCost(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Cost) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCost, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6683,10 +7048,13 @@ func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []strin
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0, 0, 0))
 	}
 	return nil
 }
+
+// keysCreateElicitationResponseActionCancel are the `"name":` prefixes of CreateElicitationResponseActionCancel's members, by index.
+var keysCreateElicitationResponseActionCancel = []string{}
 
 // memberIndexCreateElicitationResponseActionCancel maps a member name to its index in CreateElicitationResponseActionCancel, or -1.
 func memberIndexCreateElicitationResponseActionCancel(key []byte) int {
@@ -6696,7 +7064,7 @@ func memberIndexCreateElicitationResponseActionCancel(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateElicitationResponseActionCancel) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateElicitationResponseActionCancel, nil, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6773,10 +7141,13 @@ func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []stri
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0, 0, 0))
 	}
 	return nil
 }
+
+// keysCreateElicitationResponseActionDecline are the `"name":` prefixes of CreateElicitationResponseActionDecline's members, by index.
+var keysCreateElicitationResponseActionDecline = []string{}
 
 // memberIndexCreateElicitationResponseActionDecline maps a member name to its index in CreateElicitationResponseActionDecline, or -1.
 func memberIndexCreateElicitationResponseActionDecline(key []byte) int {
@@ -6786,7 +7157,7 @@ func memberIndexCreateElicitationResponseActionDecline(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateElicitationResponseActionDecline) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateElicitationResponseActionDecline, nil, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -6865,6 +7236,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -6911,6 +7283,8 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Cwd = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -6922,6 +7296,8 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.OutputByteLimit = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint64(v)
@@ -6933,6 +7309,8 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 6
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -6976,7 +7354,7 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 6
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalRequest), present, 7))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalRequest), present, 0, nulls, 7))
 	}
 	return nil
 }
@@ -7033,6 +7411,9 @@ func (x *CreateTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCreateTerminalRequest are the `"name":` prefixes of CreateTerminalRequest's members, by index.
+var keysCreateTerminalRequest = []string{"\"sessionId\":", "\"command\":", "\"args\":", "\"env\":", "\"cwd\":", "\"outputByteLimit\":", "\"_meta\":"}
+
 // memberIndexCreateTerminalRequest maps a member name to its index in CreateTerminalRequest, or -1.
 func memberIndexCreateTerminalRequest(key []byte) int {
 	switch string(key) {
@@ -7057,7 +7438,7 @@ func memberIndexCreateTerminalRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 7, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateTerminalRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7113,6 +7494,7 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -7129,6 +7511,8 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -7157,7 +7541,7 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalResponse), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -7182,6 +7566,9 @@ func (x *CreateTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCreateTerminalResponse are the `"name":` prefixes of CreateTerminalResponse's members, by index.
+var keysCreateTerminalResponse = []string{"\"terminalId\":", "\"_meta\":"}
+
 // memberIndexCreateTerminalResponse maps a member name to its index in CreateTerminalResponse, or -1.
 func memberIndexCreateTerminalResponse(key []byte) int {
 	switch string(key) {
@@ -7196,7 +7583,7 @@ func memberIndexCreateTerminalResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CreateTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateTerminalResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7252,6 +7639,7 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -7268,6 +7656,8 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -7296,7 +7686,7 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCurrentModeUpdate), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCurrentModeUpdate), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -7321,6 +7711,9 @@ func (x *CurrentModeUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysCurrentModeUpdate are the `"name":` prefixes of CurrentModeUpdate's members, by index.
+var keysCurrentModeUpdate = []string{"\"currentModeId\":", "\"_meta\":"}
+
 // memberIndexCurrentModeUpdate maps a member name to its index in CurrentModeUpdate, or -1.
 func memberIndexCurrentModeUpdate(key []byte) int {
 	switch string(key) {
@@ -7335,7 +7728,7 @@ func memberIndexCurrentModeUpdate(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *CurrentModeUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysCurrentModeUpdate, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7391,6 +7784,7 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -7407,6 +7801,8 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -7435,7 +7831,7 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionRequest), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionRequest), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -7460,6 +7856,9 @@ func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysDeleteSessionRequest are the `"name":` prefixes of DeleteSessionRequest's members, by index.
+var keysDeleteSessionRequest = []string{"\"sessionId\":", "\"_meta\":"}
+
 // memberIndexDeleteSessionRequest maps a member name to its index in DeleteSessionRequest, or -1.
 func memberIndexDeleteSessionRequest(key []byte) int {
 	switch string(key) {
@@ -7474,7 +7873,7 @@ func memberIndexDeleteSessionRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *DeleteSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysDeleteSessionRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7530,6 +7929,7 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -7537,6 +7937,8 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -7562,7 +7964,7 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -7583,6 +7985,9 @@ func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysDeleteSessionResponse are the `"name":` prefixes of DeleteSessionResponse's members, by index.
+var keysDeleteSessionResponse = []string{"\"_meta\":"}
+
 // memberIndexDeleteSessionResponse maps a member name to its index in DeleteSessionResponse, or -1.
 func memberIndexDeleteSessionResponse(key []byte) int {
 	switch string(key) {
@@ -7595,7 +8000,7 @@ func memberIndexDeleteSessionResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *DeleteSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysDeleteSessionResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7651,6 +8056,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -7667,6 +8073,8 @@ func (x *Diff) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.OldText = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -7687,6 +8095,8 @@ func (x *Diff) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -7721,7 +8131,7 @@ func (x *Diff) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiff), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiff), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -7756,6 +8166,9 @@ func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysDiff are the `"name":` prefixes of Diff's members, by index.
+var keysDiff = []string{"\"path\":", "\"oldText\":", "\"newText\":", "\"_meta\":"}
+
 // memberIndexDiff maps a member name to its index in Diff, or -1.
 func memberIndexDiff(key []byte) int {
 	switch string(key) {
@@ -7774,7 +8187,7 @@ func memberIndexDiff(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Diff) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysDiff, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7830,6 +8243,7 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -7837,6 +8251,8 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Content = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Map(v, decodeElicitationContentValue)
@@ -7861,7 +8277,7 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 		if x.Content != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationAcceptAction), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationAcceptAction), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -7882,6 +8298,9 @@ func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysElicitationAcceptAction are the `"name":` prefixes of ElicitationAcceptAction's members, by index.
+var keysElicitationAcceptAction = []string{"\"content\":"}
+
 // memberIndexElicitationAcceptAction maps a member name to its index in ElicitationAcceptAction, or -1.
 func memberIndexElicitationAcceptAction(key []byte) int {
 	switch string(key) {
@@ -7894,7 +8313,7 @@ func memberIndexElicitationAcceptAction(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationAcceptAction) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationAcceptAction, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -7950,6 +8369,7 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -7957,6 +8377,8 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Form = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(ElicitationFormCapabilities)
@@ -7969,6 +8391,8 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.URL = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			p := new(ElicitationURLCapabilities)
@@ -7981,6 +8405,8 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -8012,7 +8438,7 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationCapabilities), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationCapabilities), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -8049,6 +8475,9 @@ func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysElicitationCapabilities are the `"name":` prefixes of ElicitationCapabilities's members, by index.
+var keysElicitationCapabilities = []string{"\"form\":", "\"url\":", "\"_meta\":"}
+
 // memberIndexElicitationCapabilities maps a member name to its index in ElicitationCapabilities, or -1.
 func memberIndexElicitationCapabilities(key []byte) int {
 	switch string(key) {
@@ -8065,7 +8494,7 @@ func memberIndexElicitationCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -8207,6 +8636,7 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -8214,6 +8644,8 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -8239,7 +8671,7 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationFormCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationFormCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -8260,6 +8692,9 @@ func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, erro
 	return b, nil
 }
 
+// keysElicitationFormCapabilities are the `"name":` prefixes of ElicitationFormCapabilities's members, by index.
+var keysElicitationFormCapabilities = []string{"\"_meta\":"}
+
 // memberIndexElicitationFormCapabilities maps a member name to its index in ElicitationFormCapabilities, or -1.
 func memberIndexElicitationFormCapabilities(key []byte) int {
 	switch string(key) {
@@ -8272,7 +8707,7 @@ func memberIndexElicitationFormCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationFormCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationFormCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -8704,7 +9139,7 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationRequestScope), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationRequestScope), present, 0, 0, 1))
 	}
 	return nil
 }
@@ -8726,6 +9161,9 @@ func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysElicitationRequestScope are the `"name":` prefixes of ElicitationRequestScope's members, by index.
+var keysElicitationRequestScope = []string{"\"requestId\":"}
+
 // memberIndexElicitationRequestScope maps a member name to its index in ElicitationRequestScope, or -1.
 func memberIndexElicitationRequestScope(key []byte) int {
 	switch string(key) {
@@ -8738,7 +9176,7 @@ func memberIndexElicitationRequestScope(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationRequestScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationRequestScope, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -8794,6 +9232,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -8811,6 +9250,8 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -8831,6 +9272,8 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Required = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, false, jsonx.String)
@@ -8842,6 +9285,8 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -8854,6 +9299,8 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -8876,14 +9323,27 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 	}
 	if seen&(1<<0) == 0 {
 		x.Type = ElicitationSchemaTypeObject
+		ord.Absent()
 	}
 	if seen&(1<<2) == 0 {
 		x.Properties = map[string]ElicitationPropertySchema{}
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(5)
+		present := uint64(0)
+		var absent uint64
+		if seen&(1<<0) != 0 {
+			present |= 1 << 0
+		} else {
+			absent |= 1 << 0
+		}
 		if x.Title != nil {
 			present |= 1 << 1
+		}
+		if seen&(1<<2) != 0 {
+			present |= 1 << 2
+		} else {
+			absent |= 1 << 2
 		}
 		if x.Required != nil {
 			present |= 1 << 3
@@ -8894,7 +9354,7 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSchema), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSchema), present, absent, nulls, 6))
 	}
 	return nil
 }
@@ -8945,6 +9405,9 @@ func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysElicitationSchema are the `"name":` prefixes of ElicitationSchema's members, by index.
+var keysElicitationSchema = []string{"\"type\":", "\"title\":", "\"properties\":", "\"required\":", "\"description\":", "\"_meta\":"}
+
 // memberIndexElicitationSchema maps a member name to its index in ElicitationSchema, or -1.
 func memberIndexElicitationSchema(key []byte) int {
 	switch string(key) {
@@ -8964,10 +9427,27 @@ func memberIndexElicitationSchema(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *ElicitationSchema) isDefault(i int) bool {
+	var d ElicitationSchema
+	switch i {
+	case 0:
+		x := &d
+		x.Type = ElicitationSchemaTypeObject
+	case 2:
+		x := &d
+		x.Properties = map[string]ElicitationPropertySchema{}
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationSchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationSchema, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9127,6 +9607,7 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -9143,6 +9624,8 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ToolCallID = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := decodeToolCallID(v)
@@ -9171,7 +9654,7 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 		if x.ToolCallID != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSessionScope), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSessionScope), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -9193,6 +9676,9 @@ func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysElicitationSessionScope are the `"name":` prefixes of ElicitationSessionScope's members, by index.
+var keysElicitationSessionScope = []string{"\"sessionId\":", "\"toolCallId\":"}
+
 // memberIndexElicitationSessionScope maps a member name to its index in ElicitationSessionScope, or -1.
 func memberIndexElicitationSessionScope(key []byte) int {
 	switch string(key) {
@@ -9207,7 +9693,7 @@ func memberIndexElicitationSessionScope(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationSessionScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationSessionScope, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9263,6 +9749,7 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -9270,6 +9757,8 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -9295,7 +9784,7 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationURLCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationURLCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -9316,6 +9805,9 @@ func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error
 	return b, nil
 }
 
+// keysElicitationURLCapabilities are the `"name":` prefixes of ElicitationURLCapabilities's members, by index.
+var keysElicitationURLCapabilities = []string{"\"_meta\":"}
+
 // memberIndexElicitationURLCapabilities maps a member name to its index in ElicitationURLCapabilities, or -1.
 func memberIndexElicitationURLCapabilities(key []byte) int {
 	switch string(key) {
@@ -9328,7 +9820,7 @@ func memberIndexElicitationURLCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ElicitationURLCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationURLCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9497,6 +9989,7 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -9505,6 +9998,8 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(Annotations)
@@ -9525,6 +10020,8 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -9556,7 +10053,7 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEmbeddedResource), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEmbeddedResource), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -9594,6 +10091,9 @@ func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysEmbeddedResource are the `"name":` prefixes of EmbeddedResource's members, by index.
+var keysEmbeddedResource = []string{"\"annotations\":", "\"resource\":", "\"_meta\":"}
+
 // memberIndexEmbeddedResource maps a member name to its index in EmbeddedResource, or -1.
 func memberIndexEmbeddedResource(key []byte) int {
 	switch string(key) {
@@ -9610,7 +10110,7 @@ func memberIndexEmbeddedResource(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *EmbeddedResource) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysEmbeddedResource, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9714,6 +10214,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -9738,6 +10239,8 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -9750,6 +10253,8 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -9784,7 +10289,7 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnumOption), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnumOption), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -9819,6 +10324,9 @@ func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysEnumOption are the `"name":` prefixes of EnumOption's members, by index.
+var keysEnumOption = []string{"\"const\":", "\"title\":", "\"description\":", "\"_meta\":"}
+
 // memberIndexEnumOption maps a member name to its index in EnumOption, or -1.
 func memberIndexEnumOption(key []byte) int {
 	switch string(key) {
@@ -9837,7 +10345,7 @@ func memberIndexEnumOption(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *EnumOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysEnumOption, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -9893,6 +10401,7 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -9917,6 +10426,8 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -9948,7 +10459,7 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnvVariable), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnvVariable), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -9977,6 +10488,9 @@ func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysEnvVariable are the `"name":` prefixes of EnvVariable's members, by index.
+var keysEnvVariable = []string{"\"name\":", "\"value\":", "\"_meta\":"}
+
 // memberIndexEnvVariable maps a member name to its index in EnvVariable, or -1.
 func memberIndexEnvVariable(key []byte) int {
 	switch string(key) {
@@ -9993,7 +10507,7 @@ func memberIndexEnvVariable(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *EnvVariable) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysEnvVariable, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10100,7 +10614,7 @@ func (x *Error) decode(data []byte, skip []string) error {
 		if x.Data != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexError), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexError), present, 0, 0, 3))
 	}
 	return nil
 }
@@ -10129,6 +10643,9 @@ func (x *Error) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysError are the `"name":` prefixes of Error's members, by index.
+var keysError = []string{"\"code\":", "\"message\":", "\"data\":"}
+
 // memberIndexError maps a member name to its index in Error, or -1.
 func memberIndexError(key []byte) int {
 	switch string(key) {
@@ -10145,7 +10662,7 @@ func memberIndexError(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Error) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysError, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10243,6 +10760,7 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -10269,6 +10787,8 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -10291,16 +10811,29 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 	}
 	if seen&(1<<0) == 0 {
 		x.ReadTextFile = false
+		ord.Absent()
 	}
 	if seen&(1<<1) == 0 {
 		x.WriteTextFile = false
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(3)
+		present := uint64(0)
+		var absent uint64
+		if seen&(1<<0) != 0 {
+			present |= 1 << 0
+		} else {
+			absent |= 1 << 0
+		}
+		if seen&(1<<1) != 0 {
+			present |= 1 << 1
+		} else {
+			absent |= 1 << 1
+		}
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexFileSystemCapabilities), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexFileSystemCapabilities), present, absent, nulls, 3))
 	}
 	return nil
 }
@@ -10329,6 +10862,9 @@ func (x *FileSystemCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysFileSystemCapabilities are the `"name":` prefixes of FileSystemCapabilities's members, by index.
+var keysFileSystemCapabilities = []string{"\"readTextFile\":", "\"writeTextFile\":", "\"_meta\":"}
+
 // memberIndexFileSystemCapabilities maps a member name to its index in FileSystemCapabilities, or -1.
 func memberIndexFileSystemCapabilities(key []byte) int {
 	switch string(key) {
@@ -10342,10 +10878,27 @@ func memberIndexFileSystemCapabilities(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *FileSystemCapabilities) isDefault(i int) bool {
+	var d FileSystemCapabilities
+	switch i {
+	case 0:
+		x := &d
+		x.ReadTextFile = false
+	case 1:
+		x := &d
+		x.WriteTextFile = false
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *FileSystemCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysFileSystemCapabilities, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10401,6 +10954,7 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -10425,6 +10979,8 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -10456,7 +11012,7 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexHTTPHeader), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexHTTPHeader), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -10485,6 +11041,9 @@ func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysHTTPHeader are the `"name":` prefixes of HTTPHeader's members, by index.
+var keysHTTPHeader = []string{"\"name\":", "\"value\":", "\"_meta\":"}
+
 // memberIndexHTTPHeader maps a member name to its index in HTTPHeader, or -1.
 func memberIndexHTTPHeader(key []byte) int {
 	switch string(key) {
@@ -10501,7 +11060,7 @@ func memberIndexHTTPHeader(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *HTTPHeader) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysHTTPHeader, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10557,6 +11116,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -10565,6 +11125,8 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(Annotations)
@@ -10593,6 +11155,8 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.URI = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -10605,6 +11169,8 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -10642,7 +11208,7 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImageContent), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImageContent), present, 0, nulls, 5))
 	}
 	return nil
 }
@@ -10685,6 +11251,9 @@ func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysImageContent are the `"name":` prefixes of ImageContent's members, by index.
+var keysImageContent = []string{"\"annotations\":", "\"data\":", "\"mimeType\":", "\"uri\":", "\"_meta\":"}
+
 // memberIndexImageContent maps a member name to its index in ImageContent, or -1.
 func memberIndexImageContent(key []byte) int {
 	switch string(key) {
@@ -10705,7 +11274,7 @@ func memberIndexImageContent(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ImageContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysImageContent, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10761,6 +11330,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -10777,6 +11347,8 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -10797,6 +11369,8 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -10831,7 +11405,7 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImplementation), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImplementation), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -10866,6 +11440,9 @@ func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysImplementation are the `"name":` prefixes of Implementation's members, by index.
+var keysImplementation = []string{"\"name\":", "\"title\":", "\"version\":", "\"_meta\":"}
+
 // memberIndexImplementation maps a member name to its index in Implementation, or -1.
 func memberIndexImplementation(key []byte) int {
 	switch string(key) {
@@ -10884,7 +11461,7 @@ func memberIndexImplementation(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Implementation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysImplementation, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -10940,6 +11517,7 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -10964,6 +11542,8 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.ClientInfo = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			p := new(Implementation)
@@ -10976,6 +11556,8 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -11002,16 +11584,23 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		x.ClientCapabilities = ClientCapabilities{}
 		_ = x.ClientCapabilities.decode([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(3)
+		present := uint64(1)
+		var absent uint64
+		if seen&(1<<1) != 0 {
+			present |= 1 << 1
+		} else {
+			absent |= 1 << 1
+		}
 		if x.ClientInfo != nil {
 			present |= 1 << 2
 		}
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeRequest), present, absent, nulls, 4))
 	}
 	return nil
 }
@@ -11050,6 +11639,9 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysInitializeRequest are the `"name":` prefixes of InitializeRequest's members, by index.
+var keysInitializeRequest = []string{"\"protocolVersion\":", "\"clientCapabilities\":", "\"clientInfo\":", "\"_meta\":"}
+
 // memberIndexInitializeRequest maps a member name to its index in InitializeRequest, or -1.
 func memberIndexInitializeRequest(key []byte) int {
 	switch string(key) {
@@ -11065,10 +11657,25 @@ func memberIndexInitializeRequest(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *InitializeRequest) isDefault(i int) bool {
+	var d InitializeRequest
+	switch i {
+	case 1:
+		x := &d
+		x.ClientCapabilities = ClientCapabilities{}
+		_ = x.ClientCapabilities.decode([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *InitializeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysInitializeRequest, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11124,6 +11731,7 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -11157,6 +11765,8 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.AgentInfo = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			p := new(Implementation)
@@ -11169,6 +11779,8 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -11195,19 +11807,32 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 	if seen&(1<<1) == 0 {
 		x.AgentCapabilities = AgentCapabilities{}
 		_ = x.AgentCapabilities.decode([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
+		ord.Absent()
 	}
 	if seen&(1<<2) == 0 {
 		x.AuthMethods = []AuthMethod{}
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(7)
+		present := uint64(1)
+		var absent uint64
+		if seen&(1<<1) != 0 {
+			present |= 1 << 1
+		} else {
+			absent |= 1 << 1
+		}
+		if seen&(1<<2) != 0 {
+			present |= 1 << 2
+		} else {
+			absent |= 1 << 2
+		}
 		if x.AgentInfo != nil {
 			present |= 1 << 3
 		}
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeResponse), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeResponse), present, absent, nulls, 5))
 	}
 	return nil
 }
@@ -11252,6 +11877,9 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysInitializeResponse are the `"name":` prefixes of InitializeResponse's members, by index.
+var keysInitializeResponse = []string{"\"protocolVersion\":", "\"agentCapabilities\":", "\"authMethods\":", "\"agentInfo\":", "\"_meta\":"}
+
 // memberIndexInitializeResponse maps a member name to its index in InitializeResponse, or -1.
 func memberIndexInitializeResponse(key []byte) int {
 	switch string(key) {
@@ -11269,10 +11897,28 @@ func memberIndexInitializeResponse(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *InitializeResponse) isDefault(i int) bool {
+	var d InitializeResponse
+	switch i {
+	case 1:
+		x := &d
+		x.AgentCapabilities = AgentCapabilities{}
+		_ = x.AgentCapabilities.decode([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
+	case 2:
+		x := &d
+		x.AuthMethods = []AuthMethod{}
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *InitializeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysInitializeResponse, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11328,6 +11974,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -11335,6 +11982,8 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -11347,6 +11996,8 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -11359,6 +12010,8 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Minimum = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Int64(v)
@@ -11370,6 +12023,8 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Maximum = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Int64(v)
@@ -11381,6 +12036,8 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Default = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Int64(v)
@@ -11393,6 +12050,8 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -11433,7 +12092,7 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIntegerPropertySchema), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIntegerPropertySchema), present, 0, nulls, 6))
 	}
 	return nil
 }
@@ -11484,6 +12143,9 @@ func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysIntegerPropertySchema are the `"name":` prefixes of IntegerPropertySchema's members, by index.
+var keysIntegerPropertySchema = []string{"\"title\":", "\"description\":", "\"minimum\":", "\"maximum\":", "\"default\":", "\"_meta\":"}
+
 // memberIndexIntegerPropertySchema maps a member name to its index in IntegerPropertySchema, or -1.
 func memberIndexIntegerPropertySchema(key []byte) int {
 	switch string(key) {
@@ -11506,7 +12168,7 @@ func memberIndexIntegerPropertySchema(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *IntegerPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysIntegerPropertySchema, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11562,6 +12224,7 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -11586,6 +12249,8 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -11617,7 +12282,7 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -11646,6 +12311,9 @@ func (x *KillTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysKillTerminalRequest are the `"name":` prefixes of KillTerminalRequest's members, by index.
+var keysKillTerminalRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
+
 // memberIndexKillTerminalRequest maps a member name to its index in KillTerminalRequest, or -1.
 func memberIndexKillTerminalRequest(key []byte) int {
 	switch string(key) {
@@ -11662,7 +12330,7 @@ func memberIndexKillTerminalRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *KillTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysKillTerminalRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11718,6 +12386,7 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -11725,6 +12394,8 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -11750,7 +12421,7 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -11771,6 +12442,9 @@ func (x *KillTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysKillTerminalResponse are the `"name":` prefixes of KillTerminalResponse's members, by index.
+var keysKillTerminalResponse = []string{"\"_meta\":"}
+
 // memberIndexKillTerminalResponse maps a member name to its index in KillTerminalResponse, or -1.
 func memberIndexKillTerminalResponse(key []byte) int {
 	switch string(key) {
@@ -11783,7 +12457,7 @@ func memberIndexKillTerminalResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *KillTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysKillTerminalResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -11839,6 +12513,7 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -11846,6 +12521,8 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Cwd = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -11857,6 +12534,8 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Cursor = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -11868,6 +12547,8 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -11899,7 +12580,7 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -11932,6 +12613,9 @@ func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysListSessionsRequest are the `"name":` prefixes of ListSessionsRequest's members, by index.
+var keysListSessionsRequest = []string{"\"cwd\":", "\"cursor\":", "\"_meta\":"}
+
 // memberIndexListSessionsRequest maps a member name to its index in ListSessionsRequest, or -1.
 func memberIndexListSessionsRequest(key []byte) int {
 	switch string(key) {
@@ -11948,7 +12632,7 @@ func memberIndexListSessionsRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ListSessionsRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysListSessionsRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12004,6 +12688,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -12021,6 +12706,8 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.NextCursor = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -12033,6 +12720,8 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -12064,7 +12753,7 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsResponse), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -12097,6 +12786,9 @@ func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysListSessionsResponse are the `"name":` prefixes of ListSessionsResponse's members, by index.
+var keysListSessionsResponse = []string{"\"sessions\":", "\"nextCursor\":", "\"_meta\":"}
+
 // memberIndexListSessionsResponse maps a member name to its index in ListSessionsResponse, or -1.
 func memberIndexListSessionsResponse(key []byte) int {
 	switch string(key) {
@@ -12113,7 +12805,7 @@ func memberIndexListSessionsResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ListSessionsResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysListSessionsResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12169,6 +12861,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -12216,6 +12909,8 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -12253,7 +12948,7 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionRequest), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionRequest), present, 0, nulls, 5))
 	}
 	return nil
 }
@@ -12296,6 +12991,9 @@ func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysLoadSessionRequest are the `"name":` prefixes of LoadSessionRequest's members, by index.
+var keysLoadSessionRequest = []string{"\"mcpServers\":", "\"cwd\":", "\"additionalDirectories\":", "\"sessionId\":", "\"_meta\":"}
+
 // memberIndexLoadSessionRequest maps a member name to its index in LoadSessionRequest, or -1.
 func memberIndexLoadSessionRequest(key []byte) int {
 	switch string(key) {
@@ -12316,7 +13014,7 @@ func memberIndexLoadSessionRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LoadSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysLoadSessionRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12372,6 +13070,7 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -12379,6 +13078,8 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Modes = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(SessionModeState)
@@ -12391,6 +13092,8 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, decodeSessionConfigOption)
@@ -12403,6 +13106,8 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -12434,7 +13139,7 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionResponse), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -12471,6 +13176,9 @@ func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysLoadSessionResponse are the `"name":` prefixes of LoadSessionResponse's members, by index.
+var keysLoadSessionResponse = []string{"\"modes\":", "\"configOptions\":", "\"_meta\":"}
+
 // memberIndexLoadSessionResponse maps a member name to its index in LoadSessionResponse, or -1.
 func memberIndexLoadSessionResponse(key []byte) int {
 	switch string(key) {
@@ -12487,7 +13195,7 @@ func memberIndexLoadSessionResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LoadSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysLoadSessionResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12543,6 +13251,7 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -12550,6 +13259,8 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -12575,7 +13286,7 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -12596,6 +13307,9 @@ func (x *LogoutCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysLogoutCapabilities are the `"name":` prefixes of LogoutCapabilities's members, by index.
+var keysLogoutCapabilities = []string{"\"_meta\":"}
+
 // memberIndexLogoutCapabilities maps a member name to its index in LogoutCapabilities, or -1.
 func memberIndexLogoutCapabilities(key []byte) int {
 	switch string(key) {
@@ -12608,7 +13322,7 @@ func memberIndexLogoutCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LogoutCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12664,6 +13378,7 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -12671,6 +13386,8 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -12696,7 +13413,7 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutRequest), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutRequest), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -12717,6 +13434,9 @@ func (x *LogoutRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysLogoutRequest are the `"name":` prefixes of LogoutRequest's members, by index.
+var keysLogoutRequest = []string{"\"_meta\":"}
+
 // memberIndexLogoutRequest maps a member name to its index in LogoutRequest, or -1.
 func memberIndexLogoutRequest(key []byte) int {
 	switch string(key) {
@@ -12729,7 +13449,7 @@ func memberIndexLogoutRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LogoutRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12785,6 +13505,7 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -12792,6 +13513,8 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -12817,7 +13540,7 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -12838,6 +13561,9 @@ func (x *LogoutResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysLogoutResponse are the `"name":` prefixes of LogoutResponse's members, by index.
+var keysLogoutResponse = []string{"\"_meta\":"}
+
 // memberIndexLogoutResponse maps a member name to its index in LogoutResponse, or -1.
 func memberIndexLogoutResponse(key []byte) int {
 	switch string(key) {
@@ -12850,7 +13576,7 @@ func memberIndexLogoutResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *LogoutResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -12906,6 +13632,7 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -12932,6 +13659,8 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -12954,16 +13683,29 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 	}
 	if seen&(1<<0) == 0 {
 		x.HTTP = false
+		ord.Absent()
 	}
 	if seen&(1<<1) == 0 {
 		x.SSE = false
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(3)
+		present := uint64(0)
+		var absent uint64
+		if seen&(1<<0) != 0 {
+			present |= 1 << 0
+		} else {
+			absent |= 1 << 0
+		}
+		if seen&(1<<1) != 0 {
+			present |= 1 << 1
+		} else {
+			absent |= 1 << 1
+		}
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpCapabilities), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpCapabilities), present, absent, nulls, 3))
 	}
 	return nil
 }
@@ -12992,6 +13734,9 @@ func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysMcpCapabilities are the `"name":` prefixes of McpCapabilities's members, by index.
+var keysMcpCapabilities = []string{"\"http\":", "\"sse\":", "\"_meta\":"}
+
 // memberIndexMcpCapabilities maps a member name to its index in McpCapabilities, or -1.
 func memberIndexMcpCapabilities(key []byte) int {
 	switch string(key) {
@@ -13005,10 +13750,27 @@ func memberIndexMcpCapabilities(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *McpCapabilities) isDefault(i int) bool {
+	var d McpCapabilities
+	switch i {
+	case 0:
+		x := &d
+		x.HTTP = false
+	case 1:
+		x := &d
+		x.SSE = false
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpCapabilities, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13149,6 +13911,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -13185,6 +13948,8 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -13219,7 +13984,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerHTTP), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerHTTP), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -13254,6 +14019,9 @@ func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysMcpServerHTTP are the `"name":` prefixes of McpServerHTTP's members, by index.
+var keysMcpServerHTTP = []string{"\"name\":", "\"url\":", "\"headers\":", "\"_meta\":"}
+
 // memberIndexMcpServerHTTP maps a member name to its index in McpServerHTTP, or -1.
 func memberIndexMcpServerHTTP(key []byte) int {
 	switch string(key) {
@@ -13272,7 +14040,7 @@ func memberIndexMcpServerHTTP(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpServerHTTP) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerHTTP, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13335,6 +14103,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -13371,6 +14140,8 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -13405,7 +14176,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerSSE), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerSSE), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -13440,6 +14211,9 @@ func (x *McpServerSSE) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysMcpServerSSE are the `"name":` prefixes of McpServerSSE's members, by index.
+var keysMcpServerSSE = []string{"\"name\":", "\"url\":", "\"headers\":", "\"_meta\":"}
+
 // memberIndexMcpServerSSE maps a member name to its index in McpServerSSE, or -1.
 func memberIndexMcpServerSSE(key []byte) int {
 	switch string(key) {
@@ -13458,7 +14232,7 @@ func memberIndexMcpServerSSE(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpServerSSE) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerSSE, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13521,6 +14295,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -13569,6 +14344,8 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -13606,7 +14383,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerStdio), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerStdio), present, 0, nulls, 5))
 	}
 	return nil
 }
@@ -13647,6 +14424,9 @@ func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysMcpServerStdio are the `"name":` prefixes of McpServerStdio's members, by index.
+var keysMcpServerStdio = []string{"\"name\":", "\"command\":", "\"args\":", "\"env\":", "\"_meta\":"}
+
 // memberIndexMcpServerStdio maps a member name to its index in McpServerStdio, or -1.
 func memberIndexMcpServerStdio(key []byte) int {
 	switch string(key) {
@@ -13667,7 +14447,7 @@ func memberIndexMcpServerStdio(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *McpServerStdio) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerStdio, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -13879,6 +14659,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -13887,6 +14668,8 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -13899,6 +14682,8 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -13911,6 +14696,8 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.MinItems = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint64(v)
@@ -13922,6 +14709,8 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.MaxItems = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint64(v)
@@ -13941,6 +14730,8 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Default = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, jsonx.String)
@@ -13953,6 +14744,8 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 6
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -13996,7 +14789,7 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 6
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMultiSelectPropertySchema), present, 7))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMultiSelectPropertySchema), present, 0, nulls, 7))
 	}
 	return nil
 }
@@ -14058,6 +14851,9 @@ func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysMultiSelectPropertySchema are the `"name":` prefixes of MultiSelectPropertySchema's members, by index.
+var keysMultiSelectPropertySchema = []string{"\"title\":", "\"description\":", "\"minItems\":", "\"maxItems\":", "\"items\":", "\"default\":", "\"_meta\":"}
+
 // memberIndexMultiSelectPropertySchema maps a member name to its index in MultiSelectPropertySchema, or -1.
 func memberIndexMultiSelectPropertySchema(key []byte) int {
 	switch string(key) {
@@ -14082,7 +14878,7 @@ func memberIndexMultiSelectPropertySchema(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *MultiSelectPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 7, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysMultiSelectPropertySchema, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14138,6 +14934,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -14177,6 +14974,8 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -14211,7 +15010,7 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionRequest), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -14250,6 +15049,9 @@ func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysNewSessionRequest are the `"name":` prefixes of NewSessionRequest's members, by index.
+var keysNewSessionRequest = []string{"\"cwd\":", "\"additionalDirectories\":", "\"mcpServers\":", "\"_meta\":"}
+
 // memberIndexNewSessionRequest maps a member name to its index in NewSessionRequest, or -1.
 func memberIndexNewSessionRequest(key []byte) int {
 	switch string(key) {
@@ -14268,7 +15070,7 @@ func memberIndexNewSessionRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NewSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysNewSessionRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14324,6 +15126,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -14340,6 +15143,8 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Modes = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			p := new(SessionModeState)
@@ -14352,6 +15157,8 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, decodeSessionConfigOption)
@@ -14364,6 +15171,8 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -14398,7 +15207,7 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionResponse), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionResponse), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -14439,6 +15248,9 @@ func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysNewSessionResponse are the `"name":` prefixes of NewSessionResponse's members, by index.
+var keysNewSessionResponse = []string{"\"sessionId\":", "\"modes\":", "\"configOptions\":", "\"_meta\":"}
+
 // memberIndexNewSessionResponse maps a member name to its index in NewSessionResponse, or -1.
 func memberIndexNewSessionResponse(key []byte) int {
 	switch string(key) {
@@ -14457,7 +15269,7 @@ func memberIndexNewSessionResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NewSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysNewSessionResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14513,6 +15325,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -14540,6 +15353,8 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -14552,6 +15367,8 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -14586,7 +15403,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNotice), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNotice), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -14621,6 +15438,9 @@ func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysNotice are the `"name":` prefixes of Notice's members, by index.
+var keysNotice = []string{"\"severity\":", "\"title\":", "\"description\":", "\"_meta\":"}
+
 // memberIndexNotice maps a member name to its index in Notice, or -1.
 func memberIndexNotice(key []byte) int {
 	switch string(key) {
@@ -14639,7 +15459,7 @@ func memberIndexNotice(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Notice) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysNotice, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14711,10 +15531,13 @@ func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNoticeCapabilities), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNoticeCapabilities), present, 0, 0, 0))
 	}
 	return nil
 }
+
+// keysNoticeCapabilities are the `"name":` prefixes of NoticeCapabilities's members, by index.
+var keysNoticeCapabilities = []string{}
 
 // memberIndexNoticeCapabilities maps a member name to its index in NoticeCapabilities, or -1.
 func memberIndexNoticeCapabilities(key []byte) int {
@@ -14724,7 +15547,7 @@ func memberIndexNoticeCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NoticeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysNoticeCapabilities, nil, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -14774,6 +15597,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -14781,6 +15605,8 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -14793,6 +15619,8 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -14805,6 +15633,8 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Minimum = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Float(v)
@@ -14816,6 +15646,8 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Maximum = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Float(v)
@@ -14827,6 +15659,8 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Default = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Float(v)
@@ -14839,6 +15673,8 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -14879,7 +15715,7 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNumberPropertySchema), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNumberPropertySchema), present, 0, nulls, 6))
 	}
 	return nil
 }
@@ -14936,6 +15772,9 @@ func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysNumberPropertySchema are the `"name":` prefixes of NumberPropertySchema's members, by index.
+var keysNumberPropertySchema = []string{"\"title\":", "\"description\":", "\"minimum\":", "\"maximum\":", "\"default\":", "\"_meta\":"}
+
 // memberIndexNumberPropertySchema maps a member name to its index in NumberPropertySchema, or -1.
 func memberIndexNumberPropertySchema(key []byte) int {
 	switch string(key) {
@@ -14958,7 +15797,7 @@ func memberIndexNumberPropertySchema(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *NumberPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysNumberPropertySchema, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15014,6 +15853,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -15046,6 +15886,8 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -15080,7 +15922,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPermissionOption), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPermissionOption), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -15113,6 +15955,9 @@ func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysPermissionOption are the `"name":` prefixes of PermissionOption's members, by index.
+var keysPermissionOption = []string{"\"optionId\":", "\"name\":", "\"kind\":", "\"_meta\":"}
+
 // memberIndexPermissionOption maps a member name to its index in PermissionOption, or -1.
 func memberIndexPermissionOption(key []byte) int {
 	switch string(key) {
@@ -15131,7 +15976,7 @@ func memberIndexPermissionOption(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PermissionOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysPermissionOption, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15199,6 +16044,7 @@ func (x *Plan) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -15216,6 +16062,8 @@ func (x *Plan) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -15244,7 +16092,7 @@ func (x *Plan) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlan), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlan), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -15271,6 +16119,9 @@ func (x *Plan) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysPlan are the `"name":` prefixes of Plan's members, by index.
+var keysPlan = []string{"\"entries\":", "\"_meta\":"}
+
 // memberIndexPlan maps a member name to its index in Plan, or -1.
 func memberIndexPlan(key []byte) int {
 	switch string(key) {
@@ -15285,7 +16136,7 @@ func memberIndexPlan(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Plan) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysPlan, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15341,6 +16192,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -15373,6 +16225,8 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -15407,7 +16261,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanEntry), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanEntry), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -15440,6 +16294,9 @@ func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysPlanEntry are the `"name":` prefixes of PlanEntry's members, by index.
+var keysPlanEntry = []string{"\"content\":", "\"priority\":", "\"status\":", "\"_meta\":"}
+
 // memberIndexPlanEntry maps a member name to its index in PlanEntry, or -1.
 func memberIndexPlanEntry(key []byte) int {
 	switch string(key) {
@@ -15458,7 +16315,7 @@ func memberIndexPlanEntry(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PlanEntry) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysPlanEntry, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15538,6 +16395,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -15573,6 +16431,8 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -15595,19 +16455,38 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 	}
 	if seen&(1<<0) == 0 {
 		x.Image = false
+		ord.Absent()
 	}
 	if seen&(1<<1) == 0 {
 		x.Audio = false
+		ord.Absent()
 	}
 	if seen&(1<<2) == 0 {
 		x.EmbeddedContext = false
+		ord.Absent()
 	}
 	if ord.Disordered() {
-		present := uint64(7)
+		present := uint64(0)
+		var absent uint64
+		if seen&(1<<0) != 0 {
+			present |= 1 << 0
+		} else {
+			absent |= 1 << 0
+		}
+		if seen&(1<<1) != 0 {
+			present |= 1 << 1
+		} else {
+			absent |= 1 << 1
+		}
+		if seen&(1<<2) != 0 {
+			present |= 1 << 2
+		} else {
+			absent |= 1 << 2
+		}
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptCapabilities), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptCapabilities), present, absent, nulls, 4))
 	}
 	return nil
 }
@@ -15640,6 +16519,9 @@ func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysPromptCapabilities are the `"name":` prefixes of PromptCapabilities's members, by index.
+var keysPromptCapabilities = []string{"\"image\":", "\"audio\":", "\"embeddedContext\":", "\"_meta\":"}
+
 // memberIndexPromptCapabilities maps a member name to its index in PromptCapabilities, or -1.
 func memberIndexPromptCapabilities(key []byte) int {
 	switch string(key) {
@@ -15655,10 +16537,30 @@ func memberIndexPromptCapabilities(key []byte) int {
 	return -1
 }
 
+// isDefault reports whether member i still encodes as its schema default
+// (only asked for members that were absent on arrival).
+func (x *PromptCapabilities) isDefault(i int) bool {
+	var d PromptCapabilities
+	switch i {
+	case 0:
+		x := &d
+		x.Image = false
+	case 1:
+		x := &d
+		x.Audio = false
+	case 2:
+		x := &d
+		x.EmbeddedContext = false
+	}
+	have, err1 := x.appendField(nil, i)
+	want, err2 := d.appendField(nil, i)
+	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PromptCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptCapabilities, x.appendField, x.isDefault)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15714,6 +16616,7 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -15738,6 +16641,8 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -15769,7 +16674,7 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -15800,6 +16705,9 @@ func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysPromptRequest are the `"name":` prefixes of PromptRequest's members, by index.
+var keysPromptRequest = []string{"\"sessionId\":", "\"prompt\":", "\"_meta\":"}
+
 // memberIndexPromptRequest maps a member name to its index in PromptRequest, or -1.
 func memberIndexPromptRequest(key []byte) int {
 	switch string(key) {
@@ -15816,7 +16724,7 @@ func memberIndexPromptRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PromptRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -15872,6 +16780,7 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -15888,6 +16797,8 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -15916,7 +16827,7 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptResponse), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -15941,6 +16852,9 @@ func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysPromptResponse are the `"name":` prefixes of PromptResponse's members, by index.
+var keysPromptResponse = []string{"\"stopReason\":", "\"_meta\":"}
+
 // memberIndexPromptResponse maps a member name to its index in PromptResponse, or -1.
 func memberIndexPromptResponse(key []byte) int {
 	switch string(key) {
@@ -15955,7 +16869,7 @@ func memberIndexPromptResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *PromptResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16011,6 +16925,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -16035,6 +16950,8 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Line = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint32(v)
@@ -16046,6 +16963,8 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Limit = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint32(v)
@@ -16057,6 +16976,8 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -16094,7 +17015,7 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileRequest), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileRequest), present, 0, nulls, 5))
 	}
 	return nil
 }
@@ -16135,6 +17056,9 @@ func (x *ReadTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysReadTextFileRequest are the `"name":` prefixes of ReadTextFileRequest's members, by index.
+var keysReadTextFileRequest = []string{"\"sessionId\":", "\"path\":", "\"line\":", "\"limit\":", "\"_meta\":"}
+
 // memberIndexReadTextFileRequest maps a member name to its index in ReadTextFileRequest, or -1.
 func memberIndexReadTextFileRequest(key []byte) int {
 	switch string(key) {
@@ -16155,7 +17079,7 @@ func memberIndexReadTextFileRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReadTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysReadTextFileRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16211,6 +17135,7 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -16227,6 +17152,8 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -16255,7 +17182,7 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileResponse), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -16280,6 +17207,9 @@ func (x *ReadTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysReadTextFileResponse are the `"name":` prefixes of ReadTextFileResponse's members, by index.
+var keysReadTextFileResponse = []string{"\"content\":", "\"_meta\":"}
+
 // memberIndexReadTextFileResponse maps a member name to its index in ReadTextFileResponse, or -1.
 func memberIndexReadTextFileResponse(key []byte) int {
 	switch string(key) {
@@ -16294,7 +17224,7 @@ func memberIndexReadTextFileResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReadTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysReadTextFileResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16350,6 +17280,7 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -16374,6 +17305,8 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -16405,7 +17338,7 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -16434,6 +17367,9 @@ func (x *ReleaseTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysReleaseTerminalRequest are the `"name":` prefixes of ReleaseTerminalRequest's members, by index.
+var keysReleaseTerminalRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
+
 // memberIndexReleaseTerminalRequest maps a member name to its index in ReleaseTerminalRequest, or -1.
 func memberIndexReleaseTerminalRequest(key []byte) int {
 	switch string(key) {
@@ -16450,7 +17386,7 @@ func memberIndexReleaseTerminalRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReleaseTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysReleaseTerminalRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16506,6 +17442,7 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -16513,6 +17450,8 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -16538,7 +17477,7 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -16559,6 +17498,9 @@ func (x *ReleaseTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysReleaseTerminalResponse are the `"name":` prefixes of ReleaseTerminalResponse's members, by index.
+var keysReleaseTerminalResponse = []string{"\"_meta\":"}
+
 // memberIndexReleaseTerminalResponse maps a member name to its index in ReleaseTerminalResponse, or -1.
 func memberIndexReleaseTerminalResponse(key []byte) int {
 	switch string(key) {
@@ -16571,7 +17513,7 @@ func memberIndexReleaseTerminalResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ReleaseTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysReleaseTerminalResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16779,10 +17721,13 @@ func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) e
 	}
 	if ord.Disordered() {
 		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionOutcomeCancelled), present, 0))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionOutcomeCancelled), present, 0, 0, 0))
 	}
 	return nil
 }
+
+// keysRequestPermissionOutcomeCancelled are the `"name":` prefixes of RequestPermissionOutcomeCancelled's members, by index.
+var keysRequestPermissionOutcomeCancelled = []string{}
 
 // memberIndexRequestPermissionOutcomeCancelled maps a member name to its index in RequestPermissionOutcomeCancelled, or -1.
 func memberIndexRequestPermissionOutcomeCancelled(key []byte) int {
@@ -16792,7 +17737,7 @@ func memberIndexRequestPermissionOutcomeCancelled(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *RequestPermissionOutcomeCancelled) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 0, nil)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionOutcomeCancelled, nil, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -16889,6 +17834,7 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -16919,6 +17865,8 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -16953,7 +17901,7 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionRequest), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -16990,6 +17938,9 @@ func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// keysRequestPermissionRequest are the `"name":` prefixes of RequestPermissionRequest's members, by index.
+var keysRequestPermissionRequest = []string{"\"sessionId\":", "\"toolCall\":", "\"options\":", "\"_meta\":"}
+
 // memberIndexRequestPermissionRequest maps a member name to its index in RequestPermissionRequest, or -1.
 func memberIndexRequestPermissionRequest(key []byte) int {
 	switch string(key) {
@@ -17008,7 +17959,7 @@ func memberIndexRequestPermissionRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *RequestPermissionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17064,6 +18015,7 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -17080,6 +18032,8 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -17108,7 +18062,7 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionResponse), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -17138,6 +18092,9 @@ func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysRequestPermissionResponse are the `"name":` prefixes of RequestPermissionResponse's members, by index.
+var keysRequestPermissionResponse = []string{"\"outcome\":", "\"_meta\":"}
+
 // memberIndexRequestPermissionResponse maps a member name to its index in RequestPermissionResponse, or -1.
 func memberIndexRequestPermissionResponse(key []byte) int {
 	switch string(key) {
@@ -17152,7 +18109,7 @@ func memberIndexRequestPermissionResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *RequestPermissionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17208,6 +18165,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -17216,6 +18174,8 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(Annotations)
@@ -17228,6 +18188,8 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -17240,6 +18202,8 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.MimeType = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -17260,6 +18224,8 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Size = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Int64(v)
@@ -17272,6 +18238,8 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -17292,6 +18260,8 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			ord.Known(7)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 7
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -17338,7 +18308,7 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 7
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResourceLink), present, 8))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResourceLink), present, 0, nulls, 8))
 	}
 	return nil
 }
@@ -17399,6 +18369,9 @@ func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysResourceLink are the `"name":` prefixes of ResourceLink's members, by index.
+var keysResourceLink = []string{"\"annotations\":", "\"description\":", "\"mimeType\":", "\"name\":", "\"size\":", "\"title\":", "\"uri\":", "\"_meta\":"}
+
 // memberIndexResourceLink maps a member name to its index in ResourceLink, or -1.
 func memberIndexResourceLink(key []byte) int {
 	switch string(key) {
@@ -17425,7 +18398,7 @@ func memberIndexResourceLink(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ResourceLink) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 8, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysResourceLink, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17481,6 +18454,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -17527,6 +18501,8 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -17564,7 +18540,7 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 4
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionRequest), present, 5))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionRequest), present, 0, nulls, 5))
 	}
 	return nil
 }
@@ -17609,6 +18585,9 @@ func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysResumeSessionRequest are the `"name":` prefixes of ResumeSessionRequest's members, by index.
+var keysResumeSessionRequest = []string{"\"sessionId\":", "\"cwd\":", "\"additionalDirectories\":", "\"mcpServers\":", "\"_meta\":"}
+
 // memberIndexResumeSessionRequest maps a member name to its index in ResumeSessionRequest, or -1.
 func memberIndexResumeSessionRequest(key []byte) int {
 	switch string(key) {
@@ -17629,7 +18608,7 @@ func memberIndexResumeSessionRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ResumeSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 5, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysResumeSessionRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17685,6 +18664,7 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -17692,6 +18672,8 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Modes = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(SessionModeState)
@@ -17704,6 +18686,8 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.ConfigOptions = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, decodeSessionConfigOption)
@@ -17716,6 +18700,8 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -17747,7 +18733,7 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionResponse), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -17784,6 +18770,9 @@ func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysResumeSessionResponse are the `"name":` prefixes of ResumeSessionResponse's members, by index.
+var keysResumeSessionResponse = []string{"\"modes\":", "\"configOptions\":", "\"_meta\":"}
+
 // memberIndexResumeSessionResponse maps a member name to its index in ResumeSessionResponse, or -1.
 func memberIndexResumeSessionResponse(key []byte) int {
 	switch string(key) {
@@ -17800,7 +18789,7 @@ func memberIndexResumeSessionResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ResumeSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysResumeSessionResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -17868,6 +18857,7 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -17884,6 +18874,8 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -17912,7 +18904,7 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSelectedPermissionOutcome), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSelectedPermissionOutcome), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -17937,6 +18929,9 @@ func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysSelectedPermissionOutcome are the `"name":` prefixes of SelectedPermissionOutcome's members, by index.
+var keysSelectedPermissionOutcome = []string{"\"optionId\":", "\"_meta\":"}
+
 // memberIndexSelectedPermissionOutcome maps a member name to its index in SelectedPermissionOutcome, or -1.
 func memberIndexSelectedPermissionOutcome(key []byte) int {
 	switch string(key) {
@@ -17951,7 +18946,7 @@ func memberIndexSelectedPermissionOutcome(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SelectedPermissionOutcome) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSelectedPermissionOutcome, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18007,6 +19002,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -18014,6 +19010,8 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -18039,7 +19037,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionAdditionalDirectoriesCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionAdditionalDirectoriesCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -18060,6 +19058,9 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) 
 	return b, nil
 }
 
+// keysSessionAdditionalDirectoriesCapabilities are the `"name":` prefixes of SessionAdditionalDirectoriesCapabilities's members, by index.
+var keysSessionAdditionalDirectoriesCapabilities = []string{"\"_meta\":"}
+
 // memberIndexSessionAdditionalDirectoriesCapabilities maps a member name to its index in SessionAdditionalDirectoriesCapabilities, or -1.
 func memberIndexSessionAdditionalDirectoriesCapabilities(key []byte) int {
 	switch string(key) {
@@ -18072,7 +19073,7 @@ func memberIndexSessionAdditionalDirectoriesCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionAdditionalDirectoriesCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionAdditionalDirectoriesCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18128,6 +19129,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -18135,6 +19137,8 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.List = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(SessionListCapabilities)
@@ -18147,6 +19151,8 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Delete = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			p := new(SessionDeleteCapabilities)
@@ -18159,6 +19165,8 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.AdditionalDirectories = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			p := new(SessionAdditionalDirectoriesCapabilities)
@@ -18171,6 +19179,8 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Resume = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			p := new(SessionResumeCapabilities)
@@ -18183,6 +19193,8 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Close = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			p := new(SessionCloseCapabilities)
@@ -18195,6 +19207,8 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -18235,7 +19249,7 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCapabilities), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCapabilities), present, 0, nulls, 6))
 	}
 	return nil
 }
@@ -18296,6 +19310,9 @@ func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionCapabilities are the `"name":` prefixes of SessionCapabilities's members, by index.
+var keysSessionCapabilities = []string{"\"list\":", "\"delete\":", "\"additionalDirectories\":", "\"resume\":", "\"close\":", "\"_meta\":"}
+
 // memberIndexSessionCapabilities maps a member name to its index in SessionCapabilities, or -1.
 func memberIndexSessionCapabilities(key []byte) int {
 	switch string(key) {
@@ -18318,7 +19335,7 @@ func memberIndexSessionCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18374,6 +19391,7 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -18381,6 +19399,8 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -18406,7 +19426,7 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCloseCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCloseCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -18427,6 +19447,9 @@ func (x *SessionCloseCapabilities) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// keysSessionCloseCapabilities are the `"name":` prefixes of SessionCloseCapabilities's members, by index.
+var keysSessionCloseCapabilities = []string{"\"_meta\":"}
+
 // memberIndexSessionCloseCapabilities maps a member name to its index in SessionCloseCapabilities, or -1.
 func memberIndexSessionCloseCapabilities(key []byte) int {
 	switch string(key) {
@@ -18439,7 +19462,7 @@ func memberIndexSessionCloseCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionCloseCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionCloseCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18524,7 +19547,7 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigBoolean), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigBoolean), present, 0, 0, 1))
 	}
 	return nil
 }
@@ -18540,6 +19563,9 @@ func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionConfigBoolean are the `"name":` prefixes of SessionConfigBoolean's members, by index.
+var keysSessionConfigBoolean = []string{"\"currentValue\":"}
+
 // memberIndexSessionConfigBoolean maps a member name to its index in SessionConfigBoolean, or -1.
 func memberIndexSessionConfigBoolean(key []byte) int {
 	switch string(key) {
@@ -18552,7 +19578,7 @@ func memberIndexSessionConfigBoolean(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigBoolean, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -18905,6 +19931,7 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -18912,6 +19939,8 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Boolean = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(BooleanConfigOptionCapabilities)
@@ -18924,6 +19953,8 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -18952,7 +19983,7 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigOptionsCapabilities), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigOptionsCapabilities), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -18981,6 +20012,9 @@ func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte,
 	return b, nil
 }
 
+// keysSessionConfigOptionsCapabilities are the `"name":` prefixes of SessionConfigOptionsCapabilities's members, by index.
+var keysSessionConfigOptionsCapabilities = []string{"\"boolean\":", "\"_meta\":"}
+
 // memberIndexSessionConfigOptionsCapabilities maps a member name to its index in SessionConfigOptionsCapabilities, or -1.
 func memberIndexSessionConfigOptionsCapabilities(key []byte) int {
 	switch string(key) {
@@ -18995,7 +20029,7 @@ func memberIndexSessionConfigOptionsCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigOptionsCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigOptionsCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19091,7 +20125,7 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 	}
 	if ord.Disordered() {
 		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelect), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelect), present, 0, 0, 2))
 	}
 	return nil
 }
@@ -19117,6 +20151,9 @@ func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionConfigSelect are the `"name":` prefixes of SessionConfigSelect's members, by index.
+var keysSessionConfigSelect = []string{"\"currentValue\":", "\"options\":"}
+
 // memberIndexSessionConfigSelect maps a member name to its index in SessionConfigSelect, or -1.
 func memberIndexSessionConfigSelect(key []byte) int {
 	switch string(key) {
@@ -19131,7 +20168,7 @@ func memberIndexSessionConfigSelect(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigSelect) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelect, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19187,6 +20224,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -19220,6 +20258,8 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -19254,7 +20294,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectGroup), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectGroup), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -19289,6 +20329,9 @@ func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// keysSessionConfigSelectGroup are the `"name":` prefixes of SessionConfigSelectGroup's members, by index.
+var keysSessionConfigSelectGroup = []string{"\"group\":", "\"name\":", "\"options\":", "\"_meta\":"}
+
 // memberIndexSessionConfigSelectGroup maps a member name to its index in SessionConfigSelectGroup, or -1.
 func memberIndexSessionConfigSelectGroup(key []byte) int {
 	switch string(key) {
@@ -19307,7 +20350,7 @@ func memberIndexSessionConfigSelectGroup(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigSelectGroup) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelectGroup, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19363,6 +20406,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -19387,6 +20431,8 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -19399,6 +20445,8 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -19433,7 +20481,7 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectOption), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectOption), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -19468,6 +20516,9 @@ func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysSessionConfigSelectOption are the `"name":` prefixes of SessionConfigSelectOption's members, by index.
+var keysSessionConfigSelectOption = []string{"\"value\":", "\"name\":", "\"description\":", "\"_meta\":"}
+
 // memberIndexSessionConfigSelectOption maps a member name to its index in SessionConfigSelectOption, or -1.
 func memberIndexSessionConfigSelectOption(key []byte) int {
 	switch string(key) {
@@ -19486,7 +20537,7 @@ func memberIndexSessionConfigSelectOption(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionConfigSelectOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelectOption, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19599,6 +20650,7 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -19606,6 +20658,8 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -19631,7 +20685,7 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionDeleteCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionDeleteCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -19652,6 +20706,9 @@ func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysSessionDeleteCapabilities are the `"name":` prefixes of SessionDeleteCapabilities's members, by index.
+var keysSessionDeleteCapabilities = []string{"\"_meta\":"}
+
 // memberIndexSessionDeleteCapabilities maps a member name to its index in SessionDeleteCapabilities, or -1.
 func memberIndexSessionDeleteCapabilities(key []byte) int {
 	switch string(key) {
@@ -19664,7 +20721,7 @@ func memberIndexSessionDeleteCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionDeleteCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionDeleteCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19720,6 +20777,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -19752,6 +20810,8 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -19764,6 +20824,8 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.UpdatedAt = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -19776,6 +20838,8 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -19816,7 +20880,7 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 5
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfo), present, 6))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfo), present, 0, nulls, 6))
 	}
 	return nil
 }
@@ -19865,6 +20929,9 @@ func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionInfo are the `"name":` prefixes of SessionInfo's members, by index.
+var keysSessionInfo = []string{"\"sessionId\":", "\"cwd\":", "\"additionalDirectories\":", "\"title\":", "\"updatedAt\":", "\"_meta\":"}
+
 // memberIndexSessionInfo maps a member name to its index in SessionInfo, or -1.
 func memberIndexSessionInfo(key []byte) int {
 	switch string(key) {
@@ -19887,7 +20954,7 @@ func memberIndexSessionInfo(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionInfo) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 6, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionInfo, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -19943,6 +21010,7 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -19950,6 +21018,8 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -19962,6 +21032,8 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.UpdatedAt = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -19974,6 +21046,8 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -20005,7 +21079,7 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfoUpdate), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfoUpdate), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -20038,6 +21112,9 @@ func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionInfoUpdate are the `"name":` prefixes of SessionInfoUpdate's members, by index.
+var keysSessionInfoUpdate = []string{"\"title\":", "\"updatedAt\":", "\"_meta\":"}
+
 // memberIndexSessionInfoUpdate maps a member name to its index in SessionInfoUpdate, or -1.
 func memberIndexSessionInfoUpdate(key []byte) int {
 	switch string(key) {
@@ -20054,7 +21131,7 @@ func memberIndexSessionInfoUpdate(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionInfoUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionInfoUpdate, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20110,6 +21187,7 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -20117,6 +21195,8 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -20142,7 +21222,7 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionListCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionListCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -20163,6 +21243,9 @@ func (x *SessionListCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionListCapabilities are the `"name":` prefixes of SessionListCapabilities's members, by index.
+var keysSessionListCapabilities = []string{"\"_meta\":"}
+
 // memberIndexSessionListCapabilities maps a member name to its index in SessionListCapabilities, or -1.
 func memberIndexSessionListCapabilities(key []byte) int {
 	switch string(key) {
@@ -20175,7 +21258,7 @@ func memberIndexSessionListCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionListCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionListCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20231,6 +21314,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -20255,6 +21339,8 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -20267,6 +21353,8 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -20301,7 +21389,7 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionMode), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionMode), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -20336,6 +21424,9 @@ func (x *SessionMode) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionMode are the `"name":` prefixes of SessionMode's members, by index.
+var keysSessionMode = []string{"\"id\":", "\"name\":", "\"description\":", "\"_meta\":"}
+
 // memberIndexSessionMode maps a member name to its index in SessionMode, or -1.
 func memberIndexSessionMode(key []byte) int {
 	switch string(key) {
@@ -20354,7 +21445,7 @@ func memberIndexSessionMode(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionMode) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionMode, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20410,6 +21501,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -20435,6 +21527,8 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -20466,7 +21560,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionModeState), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionModeState), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -20497,6 +21591,9 @@ func (x *SessionModeState) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionModeState are the `"name":` prefixes of SessionModeState's members, by index.
+var keysSessionModeState = []string{"\"currentModeId\":", "\"availableModes\":", "\"_meta\":"}
+
 // memberIndexSessionModeState maps a member name to its index in SessionModeState, or -1.
 func memberIndexSessionModeState(key []byte) int {
 	switch string(key) {
@@ -20513,7 +21610,7 @@ func memberIndexSessionModeState(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionModeState) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionModeState, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20569,6 +21666,7 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -20593,6 +21691,8 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -20624,7 +21724,7 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionNotification), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionNotification), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -20658,6 +21758,9 @@ func (x *SessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSessionNotification are the `"name":` prefixes of SessionNotification's members, by index.
+var keysSessionNotification = []string{"\"sessionId\":", "\"update\":", "\"_meta\":"}
+
 // memberIndexSessionNotification maps a member name to its index in SessionNotification, or -1.
 func memberIndexSessionNotification(key []byte) int {
 	switch string(key) {
@@ -20674,7 +21777,7 @@ func memberIndexSessionNotification(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionNotification, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -20730,6 +21833,7 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -20737,6 +21841,8 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -20762,7 +21868,7 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionResumeCapabilities), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionResumeCapabilities), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -20783,6 +21889,9 @@ func (x *SessionResumeCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
+// keysSessionResumeCapabilities are the `"name":` prefixes of SessionResumeCapabilities's members, by index.
+var keysSessionResumeCapabilities = []string{"\"_meta\":"}
+
 // memberIndexSessionResumeCapabilities maps a member name to its index in SessionResumeCapabilities, or -1.
 func memberIndexSessionResumeCapabilities(key []byte) int {
 	switch string(key) {
@@ -20795,7 +21904,7 @@ func memberIndexSessionResumeCapabilities(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SessionResumeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionResumeCapabilities, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -21660,7 +22769,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeBoolean), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeBoolean), present, 0, 0, 1))
 	}
 	return nil
 }
@@ -21676,6 +22785,9 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) 
 	return b, nil
 }
 
+// keysSetSessionConfigOptionRequestTypeBoolean are the `"name":` prefixes of SetSessionConfigOptionRequestTypeBoolean's members, by index.
+var keysSetSessionConfigOptionRequestTypeBoolean = []string{"\"value\":"}
+
 // memberIndexSetSessionConfigOptionRequestTypeBoolean maps a member name to its index in SetSessionConfigOptionRequestTypeBoolean, or -1.
 func memberIndexSetSessionConfigOptionRequestTypeBoolean(key []byte) int {
 	switch string(key) {
@@ -21688,7 +22800,7 @@ func memberIndexSetSessionConfigOptionRequestTypeBoolean(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionRequestTypeBoolean, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -21802,7 +22914,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 	}
 	if ord.Disordered() {
 		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeValueID), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeValueID), present, 0, 0, 1))
 	}
 	return nil
 }
@@ -21818,6 +22930,9 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendField(b []byte, i int) 
 	return b, nil
 }
 
+// keysSetSessionConfigOptionRequestTypeValueID are the `"name":` prefixes of SetSessionConfigOptionRequestTypeValueID's members, by index.
+var keysSetSessionConfigOptionRequestTypeValueID = []string{"\"value\":"}
+
 // memberIndexSetSessionConfigOptionRequestTypeValueID maps a member name to its index in SetSessionConfigOptionRequestTypeValueID, or -1.
 func memberIndexSetSessionConfigOptionRequestTypeValueID(key []byte) int {
 	switch string(key) {
@@ -21830,7 +22945,7 @@ func memberIndexSetSessionConfigOptionRequestTypeValueID(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionConfigOptionRequestTypeValueID) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionRequestTypeValueID, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -21897,6 +23012,7 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -21914,6 +23030,8 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -21942,7 +23060,7 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionResponse), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionResponse), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -21969,6 +23087,9 @@ func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, e
 	return b, nil
 }
 
+// keysSetSessionConfigOptionResponse are the `"name":` prefixes of SetSessionConfigOptionResponse's members, by index.
+var keysSetSessionConfigOptionResponse = []string{"\"configOptions\":", "\"_meta\":"}
+
 // memberIndexSetSessionConfigOptionResponse maps a member name to its index in SetSessionConfigOptionResponse, or -1.
 func memberIndexSetSessionConfigOptionResponse(key []byte) int {
 	switch string(key) {
@@ -21983,7 +23104,7 @@ func memberIndexSetSessionConfigOptionResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionConfigOptionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22039,6 +23160,7 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -22063,6 +23185,8 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -22094,7 +23218,7 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -22123,6 +23247,9 @@ func (x *SetSessionModeRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSetSessionModeRequest are the `"name":` prefixes of SetSessionModeRequest's members, by index.
+var keysSetSessionModeRequest = []string{"\"sessionId\":", "\"modeId\":", "\"_meta\":"}
+
 // memberIndexSetSessionModeRequest maps a member name to its index in SetSessionModeRequest, or -1.
 func memberIndexSetSessionModeRequest(key []byte) int {
 	switch string(key) {
@@ -22139,7 +23266,7 @@ func memberIndexSetSessionModeRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionModeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionModeRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22195,6 +23322,7 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -22202,6 +23330,8 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -22227,7 +23357,7 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -22248,6 +23378,9 @@ func (x *SetSessionModeResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysSetSessionModeResponse are the `"name":` prefixes of SetSessionModeResponse's members, by index.
+var keysSetSessionModeResponse = []string{"\"_meta\":"}
+
 // memberIndexSetSessionModeResponse maps a member name to its index in SetSessionModeResponse, or -1.
 func memberIndexSetSessionModeResponse(key []byte) int {
 	switch string(key) {
@@ -22260,7 +23393,7 @@ func memberIndexSetSessionModeResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *SetSessionModeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionModeResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22340,6 +23473,7 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -22356,6 +23490,8 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -22384,7 +23520,7 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringMultiSelectItems), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringMultiSelectItems), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -22411,6 +23547,9 @@ func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysStringMultiSelectItems are the `"name":` prefixes of StringMultiSelectItems's members, by index.
+var keysStringMultiSelectItems = []string{"\"enum\":", "\"_meta\":"}
+
 // memberIndexStringMultiSelectItems maps a member name to its index in StringMultiSelectItems, or -1.
 func memberIndexStringMultiSelectItems(key []byte) int {
 	switch string(key) {
@@ -22425,7 +23564,7 @@ func memberIndexStringMultiSelectItems(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *StringMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysStringMultiSelectItems, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22481,6 +23620,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -22488,6 +23628,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -22500,6 +23642,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Description = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -22512,6 +23656,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.MinLength = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint32(v)
@@ -22523,6 +23669,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.MaxLength = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint32(v)
@@ -22534,6 +23682,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Pattern = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -22545,6 +23695,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Format = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := decodeStringFormat(v)
@@ -22556,6 +23708,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Default = nil
+				nulls |= 1 << 6
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -22568,6 +23722,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(7)
 			if jsonx.IsNull(v) {
 				x.Enum = nil
+				nulls |= 1 << 7
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, false, jsonx.String)
@@ -22579,6 +23735,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(8)
 			if jsonx.IsNull(v) {
 				x.OneOf = nil
+				nulls |= 1 << 8
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, false, decodeEnumOption)
@@ -22590,6 +23748,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			ord.Known(9)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 9
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -22642,7 +23802,7 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 9
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringPropertySchema), present, 10))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringPropertySchema), present, 0, nulls, 10))
 	}
 	return nil
 }
@@ -22721,6 +23881,9 @@ func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysStringPropertySchema are the `"name":` prefixes of StringPropertySchema's members, by index.
+var keysStringPropertySchema = []string{"\"title\":", "\"description\":", "\"minLength\":", "\"maxLength\":", "\"pattern\":", "\"format\":", "\"default\":", "\"enum\":", "\"oneOf\":", "\"_meta\":"}
+
 // memberIndexStringPropertySchema maps a member name to its index in StringPropertySchema, or -1.
 func memberIndexStringPropertySchema(key []byte) int {
 	switch string(key) {
@@ -22751,7 +23914,7 @@ func memberIndexStringPropertySchema(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *StringPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 10, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysStringPropertySchema, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22807,6 +23970,7 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -22823,6 +23987,8 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -22851,7 +24017,7 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminal), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminal), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -22876,6 +24042,9 @@ func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysTerminal are the `"name":` prefixes of Terminal's members, by index.
+var keysTerminal = []string{"\"terminalId\":", "\"_meta\":"}
+
 // memberIndexTerminal maps a member name to its index in Terminal, or -1.
 func memberIndexTerminal(key []byte) int {
 	switch string(key) {
@@ -22890,7 +24059,7 @@ func memberIndexTerminal(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *Terminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminal, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -22946,6 +24115,7 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -22953,6 +24123,8 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.ExitCode = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint32(v)
@@ -22965,6 +24137,8 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Signal = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -22977,6 +24151,8 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -23008,7 +24184,7 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalExitStatus), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalExitStatus), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -23041,6 +24217,9 @@ func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysTerminalExitStatus are the `"name":` prefixes of TerminalExitStatus's members, by index.
+var keysTerminalExitStatus = []string{"\"exitCode\":", "\"signal\":", "\"_meta\":"}
+
 // memberIndexTerminalExitStatus maps a member name to its index in TerminalExitStatus, or -1.
 func memberIndexTerminalExitStatus(key []byte) int {
 	switch string(key) {
@@ -23057,7 +24236,7 @@ func memberIndexTerminalExitStatus(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TerminalExitStatus) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalExitStatus, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23113,6 +24292,7 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -23137,6 +24317,8 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -23168,7 +24350,7 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -23197,6 +24379,9 @@ func (x *TerminalOutputRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysTerminalOutputRequest are the `"name":` prefixes of TerminalOutputRequest's members, by index.
+var keysTerminalOutputRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
+
 // memberIndexTerminalOutputRequest maps a member name to its index in TerminalOutputRequest, or -1.
 func memberIndexTerminalOutputRequest(key []byte) int {
 	switch string(key) {
@@ -23213,7 +24398,7 @@ func memberIndexTerminalOutputRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TerminalOutputRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalOutputRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23269,6 +24454,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -23293,6 +24479,8 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.ExitStatus = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			p := new(TerminalExitStatus)
@@ -23305,6 +24493,8 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -23339,7 +24529,7 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputResponse), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputResponse), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -23376,6 +24566,9 @@ func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysTerminalOutputResponse are the `"name":` prefixes of TerminalOutputResponse's members, by index.
+var keysTerminalOutputResponse = []string{"\"output\":", "\"truncated\":", "\"exitStatus\":", "\"_meta\":"}
+
 // memberIndexTerminalOutputResponse maps a member name to its index in TerminalOutputResponse, or -1.
 func memberIndexTerminalOutputResponse(key []byte) int {
 	switch string(key) {
@@ -23394,7 +24587,7 @@ func memberIndexTerminalOutputResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TerminalOutputResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalOutputResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23450,6 +24643,7 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -23458,6 +24652,8 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Annotations = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			p := new(Annotations)
@@ -23478,6 +24674,8 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -23509,7 +24707,7 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextContent), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextContent), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -23542,6 +24740,9 @@ func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysTextContent are the `"name":` prefixes of TextContent's members, by index.
+var keysTextContent = []string{"\"annotations\":", "\"text\":", "\"_meta\":"}
+
 // memberIndexTextContent maps a member name to its index in TextContent, or -1.
 func memberIndexTextContent(key []byte) int {
 	switch string(key) {
@@ -23558,7 +24759,7 @@ func memberIndexTextContent(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TextContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysTextContent, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23614,6 +24815,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -23622,6 +24824,8 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.MimeType = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -23650,6 +24854,8 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -23684,7 +24890,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextResourceContents), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextResourceContents), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -23719,6 +24925,9 @@ func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysTextResourceContents are the `"name":` prefixes of TextResourceContents's members, by index.
+var keysTextResourceContents = []string{"\"mimeType\":", "\"text\":", "\"uri\":", "\"_meta\":"}
+
 // memberIndexTextResourceContents maps a member name to its index in TextResourceContents, or -1.
 func memberIndexTextResourceContents(key []byte) int {
 	switch string(key) {
@@ -23737,7 +24946,7 @@ func memberIndexTextResourceContents(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TextResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysTextResourceContents, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23800,6 +25009,7 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -23816,6 +25026,8 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -23844,7 +25056,7 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTitledMultiSelectItems), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTitledMultiSelectItems), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -23871,6 +25083,9 @@ func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysTitledMultiSelectItems are the `"name":` prefixes of TitledMultiSelectItems's members, by index.
+var keysTitledMultiSelectItems = []string{"\"anyOf\":", "\"_meta\":"}
+
 // memberIndexTitledMultiSelectItems maps a member name to its index in TitledMultiSelectItems, or -1.
 func memberIndexTitledMultiSelectItems(key []byte) int {
 	switch string(key) {
@@ -23885,7 +25100,7 @@ func memberIndexTitledMultiSelectItems(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *TitledMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysTitledMultiSelectItems, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -23941,6 +25156,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -23965,6 +25181,8 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Name = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -24025,6 +25243,8 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			ord.Known(9)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 9
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -24077,7 +25297,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 9
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCall), present, 10))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCall), present, 0, nulls, 10))
 	}
 	return nil
 }
@@ -24156,6 +25376,9 @@ func (x *ToolCall) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysToolCall are the `"name":` prefixes of ToolCall's members, by index.
+var keysToolCall = []string{"\"toolCallId\":", "\"title\":", "\"name\":", "\"kind\":", "\"status\":", "\"content\":", "\"locations\":", "\"rawInput\":", "\"rawOutput\":", "\"_meta\":"}
+
 // memberIndexToolCall maps a member name to its index in ToolCall, or -1.
 func memberIndexToolCall(key []byte) int {
 	switch string(key) {
@@ -24186,7 +25409,7 @@ func memberIndexToolCall(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ToolCall) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 10, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCall, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -24413,6 +25636,7 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -24429,6 +25653,8 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Line = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint32(v)
@@ -24441,6 +25667,8 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -24472,7 +25700,7 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallLocation), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallLocation), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -24503,6 +25731,9 @@ func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysToolCallLocation are the `"name":` prefixes of ToolCallLocation's members, by index.
+var keysToolCallLocation = []string{"\"path\":", "\"line\":", "\"_meta\":"}
+
 // memberIndexToolCallLocation maps a member name to its index in ToolCallLocation, or -1.
 func memberIndexToolCallLocation(key []byte) int {
 	switch string(key) {
@@ -24519,7 +25750,7 @@ func memberIndexToolCallLocation(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ToolCallLocation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallLocation, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -24587,6 +25818,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -24603,6 +25835,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Kind = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := decodeToolKind(v)
@@ -24615,6 +25849,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Status = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := decodeToolCallStatus(v)
@@ -24627,6 +25863,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Title = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -24639,6 +25877,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			ord.Known(4)
 			if jsonx.IsNull(v) {
 				x.Name = nil
+				nulls |= 1 << 4
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -24651,6 +25891,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			ord.Known(5)
 			if jsonx.IsNull(v) {
 				x.Content = nil
+				nulls |= 1 << 5
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, decodeToolCallContent)
@@ -24663,6 +25905,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			ord.Known(6)
 			if jsonx.IsNull(v) {
 				x.Locations = nil
+				nulls |= 1 << 6
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.List(v, true, decodeToolCallLocation)
@@ -24691,6 +25935,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			ord.Known(9)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 9
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -24743,7 +25989,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 9
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallUpdate), present, 10))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallUpdate), present, 0, nulls, 10))
 	}
 	return nil
 }
@@ -24824,6 +26070,9 @@ func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysToolCallUpdate are the `"name":` prefixes of ToolCallUpdate's members, by index.
+var keysToolCallUpdate = []string{"\"toolCallId\":", "\"kind\":", "\"status\":", "\"title\":", "\"name\":", "\"content\":", "\"locations\":", "\"rawInput\":", "\"rawOutput\":", "\"_meta\":"}
+
 // memberIndexToolCallUpdate maps a member name to its index in ToolCallUpdate, or -1.
 func memberIndexToolCallUpdate(key []byte) int {
 	switch string(key) {
@@ -24854,7 +26103,7 @@ func memberIndexToolCallUpdate(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *ToolCallUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 10, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallUpdate, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -24922,6 +26171,7 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -24938,6 +26188,8 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -24966,7 +26218,7 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 1
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUnstructuredCommandInput), present, 2))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUnstructuredCommandInput), present, 0, nulls, 2))
 	}
 	return nil
 }
@@ -24991,6 +26243,9 @@ func (x *UnstructuredCommandInput) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
+// keysUnstructuredCommandInput are the `"name":` prefixes of UnstructuredCommandInput's members, by index.
+var keysUnstructuredCommandInput = []string{"\"hint\":", "\"_meta\":"}
+
 // memberIndexUnstructuredCommandInput maps a member name to its index in UnstructuredCommandInput, or -1.
 func memberIndexUnstructuredCommandInput(key []byte) int {
 	switch string(key) {
@@ -25005,7 +26260,7 @@ func memberIndexUnstructuredCommandInput(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *UnstructuredCommandInput) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 2, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysUnstructuredCommandInput, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25061,6 +26316,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -25085,6 +26341,8 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Cost = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			p := new(Cost)
@@ -25097,6 +26355,8 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -25131,7 +26391,7 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUsageUpdate), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUsageUpdate), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -25168,6 +26428,9 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysUsageUpdate are the `"name":` prefixes of UsageUpdate's members, by index.
+var keysUsageUpdate = []string{"\"used\":", "\"size\":", "\"cost\":", "\"_meta\":"}
+
 // memberIndexUsageUpdate maps a member name to its index in UsageUpdate, or -1.
 func memberIndexUsageUpdate(key []byte) int {
 	switch string(key) {
@@ -25186,7 +26449,7 @@ func memberIndexUsageUpdate(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *UsageUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysUsageUpdate, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25242,6 +26505,7 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -25266,6 +26530,8 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -25297,7 +26563,7 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitRequest), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitRequest), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -25326,6 +26592,9 @@ func (x *WaitForTerminalExitRequest) appendField(b []byte, i int) ([]byte, error
 	return b, nil
 }
 
+// keysWaitForTerminalExitRequest are the `"name":` prefixes of WaitForTerminalExitRequest's members, by index.
+var keysWaitForTerminalExitRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
+
 // memberIndexWaitForTerminalExitRequest maps a member name to its index in WaitForTerminalExitRequest, or -1.
 func memberIndexWaitForTerminalExitRequest(key []byte) int {
 	switch string(key) {
@@ -25342,7 +26611,7 @@ func memberIndexWaitForTerminalExitRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WaitForTerminalExitRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysWaitForTerminalExitRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25398,6 +26667,7 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -25405,6 +26675,8 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.ExitCode = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Uint32(v)
@@ -25417,6 +26689,8 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			ord.Known(1)
 			if jsonx.IsNull(v) {
 				x.Signal = nil
+				nulls |= 1 << 1
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.String(v)
@@ -25429,6 +26703,8 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			ord.Known(2)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 2
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -25460,7 +26736,7 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 2
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitResponse), present, 3))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitResponse), present, 0, nulls, 3))
 	}
 	return nil
 }
@@ -25493,6 +26769,9 @@ func (x *WaitForTerminalExitResponse) appendField(b []byte, i int) ([]byte, erro
 	return b, nil
 }
 
+// keysWaitForTerminalExitResponse are the `"name":` prefixes of WaitForTerminalExitResponse's members, by index.
+var keysWaitForTerminalExitResponse = []string{"\"exitCode\":", "\"signal\":", "\"_meta\":"}
+
 // memberIndexWaitForTerminalExitResponse maps a member name to its index in WaitForTerminalExitResponse, or -1.
 func memberIndexWaitForTerminalExitResponse(key []byte) int {
 	switch string(key) {
@@ -25509,7 +26788,7 @@ func memberIndexWaitForTerminalExitResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WaitForTerminalExitResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 3, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysWaitForTerminalExitResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25565,6 +26844,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	var seen uint64
 	for it.Next() {
 		v := it.Value()
@@ -25597,6 +26877,8 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 			ord.Known(3)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 3
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -25631,7 +26913,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 3
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileRequest), present, 4))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileRequest), present, 0, nulls, 4))
 	}
 	return nil
 }
@@ -25664,6 +26946,9 @@ func (x *WriteTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysWriteTextFileRequest are the `"name":` prefixes of WriteTextFileRequest's members, by index.
+var keysWriteTextFileRequest = []string{"\"sessionId\":", "\"path\":", "\"content\":", "\"_meta\":"}
+
 // memberIndexWriteTextFileRequest maps a member name to its index in WriteTextFileRequest, or -1.
 func memberIndexWriteTextFileRequest(key []byte) int {
 	switch string(key) {
@@ -25682,7 +26967,7 @@ func memberIndexWriteTextFileRequest(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WriteTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 4, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysWriteTextFileRequest, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;
@@ -25738,6 +27023,7 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 		return err
 	}
 	var ord jsonx.Order
+	var nulls uint64
 	for it.Next() {
 		v := it.Value()
 		switch string(it.Key()) {
@@ -25745,6 +27031,8 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 			ord.Known(0)
 			if jsonx.IsNull(v) {
 				x.Meta = nil
+				nulls |= 1 << 0
+				ord.Null()
 				continue
 			}
 			t, err := jsonx.Object(v)
@@ -25770,7 +27058,7 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 		if x.Meta != nil {
 			present |= 1 << 0
 		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileResponse), present, 1))
+		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileResponse), present, 0, nulls, 1))
 	}
 	return nil
 }
@@ -25791,6 +27079,9 @@ func (x *WriteTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
+// keysWriteTextFileResponse are the `"name":` prefixes of WriteTextFileResponse's members, by index.
+var keysWriteTextFileResponse = []string{"\"_meta\":"}
+
 // memberIndexWriteTextFileResponse maps a member name to its index in WriteTextFileResponse, or -1.
 func memberIndexWriteTextFileResponse(key []byte) int {
 	switch string(key) {
@@ -25803,7 +27094,7 @@ func memberIndexWriteTextFileResponse(key []byte) int {
 // appendOrdered appends x's members in the order they arrived (Extra's
 // layout), then any member set since, in schema order.
 func (x *WriteTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, 1, x.appendField)
+	return jsonx.AppendOrdered(b, x.Extra, tag, keysWriteTextFileResponse, x.appendField, nil)
 }
 
 // appendMembers appends x's members, each preceded by a separator as needed;

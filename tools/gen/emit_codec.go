@@ -274,7 +274,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		if ordered {
 			pre = append(pre, jen.Id("ord").Dot("Known").Call(jen.Lit(fd.Bit)))
 		}
-		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(append(pre, e.fieldDecode(fd, needSeen)...)...))
+		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(append(pre, e.fieldDecode(fd, needSeen, ordered)...)...))
 	}
 	if !t.NoExtra {
 		cases = append(cases, jen.Default().Block(
@@ -290,8 +290,17 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
 		jen.If(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
+	hasNulls := false
+	for _, fd := range t.Fields {
+		if fd.Nullable && fd.Default == nil && !fd.OnNull {
+			hasNulls = true
+		}
+	}
 	if ordered {
 		body = append(body, jen.Var().Id("ord").Qual(jsonxPkg, "Order"))
+		if hasNulls {
+			body = append(body, jen.Var().Id("nulls").Uint64())
+		}
 	}
 	if needSeen {
 		body = append(body, jen.Var().Id("seen").Uint64())
@@ -312,28 +321,52 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		if fd.Required {
 			body = append(body, jen.If(bit).Block(jen.Return(jx("Missing").Call(jen.Lit(fd.JSON)))))
 		} else if fd.Default != nil {
-			body = append(body, jen.If(bit).Block(e.defaultStmts(fd)...))
+			stmts := e.defaultStmts(fd)
+			if ordered {
+				stmts = append(stmts, jen.Id("ord").Dot("Absent").Call())
+			}
+			body = append(body, jen.If(bit).Block(stmts...))
 		}
 	}
 	if ordered {
 		// The members the encoder will write: always-written ones, plus
 		// optional ones that decoded to something.
+		// Members that were absent and took a default stay absent.
 		var always uint64
 		var opt []jen.Code
+		hasDefault := false
 		for _, fd := range t.Fields {
-			if omittable(fd) {
+			bit := jen.Lit(1).Op("<<").Lit(fd.Bit)
+			switch {
+			case omittable(fd):
 				opt = append(opt, jen.If(jen.Id("x").Dot(fd.Go).Op("!=").Nil()).Block(
-					jen.Id("present").Op("|=").Lit(1).Op("<<").Lit(fd.Bit),
+					jen.Id("present").Op("|=").Add(bit),
 				))
-			} else {
+			case fd.Default != nil:
+				hasDefault = true
+				opt = append(opt, jen.If(jen.Id("seen").Op("&").Parens(bit.Clone()).Op("!=").Lit(0)).Block(
+					jen.Id("present").Op("|=").Add(bit.Clone()),
+				).Else().Block(
+					jen.Id("absent").Op("|=").Add(bit.Clone()),
+				))
+			default:
 				always |= 1 << fd.Bit
 			}
 		}
 		blk := []jen.Code{jen.Id("present").Op(":=").Uint64().Call(jen.Lit(int(always)))}
+		nulls := jen.Lit(0)
+		if hasNulls {
+			nulls = jen.Id("nulls")
+		}
+		absent := jen.Lit(0)
+		if hasDefault {
+			blk = append(blk, jen.Var().Id("absent").Uint64())
+			absent = jen.Id("absent")
+		}
 		blk = append(blk, opt...)
 		blk = append(blk, jx("SetLayout").Call(jen.Op("&").Id("x").Dot("Extra"), jx("NormalizeLayout").Call(
 			jx("BuildLayout").Call(jen.Id("data"), jen.Id("skip"), jen.Id("memberIndex"+t.Name)),
-			jen.Id("present"), jen.Lit(len(t.Fields)),
+			jen.Id("present"), absent, nulls, jen.Lit(len(t.Fields)),
 		)))
 		body = append(body, jen.If(jen.Id("ord").Dot("Disordered").Call()).Block(blk...))
 	}
@@ -406,6 +439,12 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		if len(idx) > 0 {
 			body = append([]jen.Code{jen.Switch(jen.String().Call(jen.Id("key"))).Block(idx...)}, body...)
 		}
+		var keys []jen.Code
+		for _, fd := range t.Fields {
+			keys = append(keys, keyLit(fd.JSON))
+		}
+		f.Comment(fmt.Sprintf("keys%s are the `\"name\":` prefixes of %s's members, by index.", t.Name, t.Name))
+		f.Var().Id("keys" + t.Name).Op("=").Index().String().Values(keys...)
 		f.Comment(fmt.Sprintf("memberIndex%s maps a member name to its index in %s, or -1.", t.Name, t.Name))
 		f.Func().Id("memberIndex" + t.Name).Params(jen.Id("key").Index().Byte()).Int().Block(body...)
 		f.Line()
@@ -413,10 +452,35 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		if len(t.Fields) == 0 {
 			field = jen.Nil()
 		}
+		isDefault := jen.Nil()
+		var defCases []jen.Code
+		for _, fd := range t.Fields {
+			if fd.Default == nil || fd.Required {
+				continue
+			}
+			// The same default statements, applied to a scratch value d.
+			stmts := e.defaultStmts(fd)
+			defCases = append(defCases, jen.Case(jen.Lit(fd.Bit)).Block(
+				append([]jen.Code{jen.Id("x").Op(":=").Op("&").Id("d")}, stmts...)...,
+			))
+		}
+		if len(defCases) > 0 {
+			isDefault = jen.Id("x").Dot("isDefault")
+			f.Comment("isDefault reports whether member i still encodes as its schema default")
+			f.Comment("(only asked for members that were absent on arrival).")
+			f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("isDefault").Params(jen.Id("i").Int()).Bool().Block(
+				jen.Var().Id("d").Id(t.Name),
+				jen.Switch(jen.Id("i")).Block(defCases...),
+				jen.List(jen.Id("have"), jen.Id("err1")).Op(":=").Id("x").Dot("appendField").Call(jen.Nil(), jen.Id("i")),
+				jen.List(jen.Id("want"), jen.Id("err2")).Op(":=").Id("d").Dot("appendField").Call(jen.Nil(), jen.Id("i")),
+				jen.Return(jen.Id("err1").Op("==").Nil().Op("&&").Id("err2").Op("==").Nil().Op("&&").Qual("bytes", "Equal").Call(jen.Id("have"), jen.Id("want"))),
+			)
+			f.Line()
+		}
 		f.Comment("appendOrdered appends x's members in the order they arrived (Extra's")
 		f.Comment("layout), then any member set since, in schema order.")
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendOrdered").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(
-			jen.Return(jx("AppendOrdered").Call(jen.Id("b"), jen.Id("x").Dot("Extra"), jen.Id("tag"), jen.Lit(len(t.Fields)), field)),
+			jen.Return(jx("AppendOrdered").Call(jen.Id("b"), jen.Id("x").Dot("Extra"), jen.Id("tag"), jen.Id("keys"+t.Name), field, isDefault)),
 		)
 		f.Line()
 	}
@@ -471,7 +535,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 }
 
 // fieldDecode is the body of one member's case in decode.
-func (e *emitter) fieldDecode(f *Field, needSeen bool) []jen.Code {
+func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
 	var out []jen.Code
 	if needSeen && (f.Required || f.Default != nil) {
 		out = append(out, jen.Id("seen").Op("|=").Lit(1).Op("<<").Lit(f.Bit))
@@ -487,6 +551,13 @@ func (e *emitter) fieldDecode(f *Field, needSeen bool) []jen.Code {
 			set = e.defaultStmts(f)
 		} else {
 			set = []jen.Code{zeroStmt(f)}
+			if ordered {
+				// Remember the null so that it is written back.
+				set = append(set,
+					jen.Id("nulls").Op("|=").Lit(1).Op("<<").Lit(f.Bit),
+					jen.Id("ord").Dot("Null").Call(),
+				)
+			}
 		}
 		out = append(out, jen.If(isNull).Block(append(set, jen.Continue())...))
 	}

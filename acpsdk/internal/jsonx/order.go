@@ -16,6 +16,12 @@ const (
 	LayoutTag byte = 0xFE
 	// LayoutUnknown marks the next member kept in Extra.
 	LayoutUnknown byte = 0xFF
+	// LayoutAbsent|i marks member i as absent on arrival and given its
+	// schema default: it is written only if it no longer equals it.
+	LayoutAbsent byte = 0x80
+	// LayoutNull|i marks member i as an explicit null on arrival (which
+	// decodes as unset): it is written as null while it stays unset.
+	LayoutNull byte = 0x40
 )
 
 // Order watches the members of one object go by and reports whether they
@@ -46,6 +52,15 @@ func (o *Order) Skipped(skip []string) {
 		o.disorder = true
 	}
 }
+
+// Absent notes a member that was absent and took its schema default: to
+// re-encode byte for byte it must stay absent, which needs a layout.
+func (o *Order) Absent() { o.disorder = true }
+
+// Null notes a member that arrived as an explicit null and decoded as unset:
+// to re-encode byte for byte the null must be written back, which needs a
+// layout.
+func (o *Order) Null() { o.disorder = true }
 
 // Disordered reports whether a layout must be recorded.
 func (o *Order) Disordered() bool { return o.disorder }
@@ -144,23 +159,31 @@ func HasTag(layout []byte) bool { return bytes.IndexByte(layout, LayoutTag) >= 0
 // NormalizeLayout makes a layout describe exactly what the encoder will
 // write, so that decoding the encoding gives the same layout back: members
 // that will not be written (present lacks their bit: they decoded to
-// nothing) and repeats are dropped, members that will be written but did not
-// arrive (defaults) are added in schema order, and a layout that turns out
+// nothing) and repeats are dropped, members absent on arrival that took a
+// default (absent) are marked to stay absent, members that will be written
+// but did not arrive are added in schema order, and a layout that turns out
 // canonical becomes nil.
-func NormalizeLayout(layout []byte, present uint64, n int) []byte {
+func NormalizeLayout(layout []byte, present, absent, nulls uint64, n int) []byte {
 	var seen uint64
 	out := layout[:0:0]
 	for _, e := range layout {
 		switch {
 		case e == LayoutTag || e == LayoutUnknown:
 			out = append(out, e)
-		case int(e) < n && present&(1<<e) != 0 && seen&(1<<e) == 0:
+		case int(e) >= n || seen&(1<<e) != 0:
+		case present&(1<<e) != 0:
 			seen |= 1 << e
 			out = append(out, e)
+		case nulls&(1<<e) != 0:
+			seen |= 1 << e
+			out = append(out, LayoutNull|e)
 		}
 	}
 	for i := 0; i < n; i++ {
-		if present&(1<<i) != 0 && seen&(1<<i) == 0 {
+		switch {
+		case absent&(1<<i) != 0:
+			out = append(out, LayoutAbsent|byte(i))
+		case present&(1<<i) != 0 && seen&(1<<i) == 0:
 			out = append(out, byte(i))
 		}
 	}
@@ -182,6 +205,8 @@ func canonical(layout []byte) bool {
 			}
 		case e == LayoutUnknown:
 			unknown = true
+		case e&0xC0 == LayoutAbsent, e&0xC0 == LayoutNull:
+			return false
 		default:
 			if unknown || int(e) <= last {
 				return false
@@ -194,12 +219,16 @@ func canonical(layout []byte) bool {
 
 // AppendOrdered appends an object's members following its layout: the tag
 // (a pre-rendered discriminator member, or ""), known members through
-// field(b, i) (which appends nothing for an unset member), and kept members
-// from m; then whatever the layout did not mention: known members set since
-// decoding, in index order (n of them), and remaining kept members.
-func AppendOrdered(b []byte, m Members, tag string, n int, field func([]byte, int) ([]byte, error)) ([]byte, error) {
+// field(b, i) (which appends nothing for an unset member; keys[i] is member
+// i's `"name":` prefix), kept members from m, members that arrived absent
+// only if isDefault(i) says they changed, and members that arrived null as
+// null while they are unset; then whatever the layout did not mention:
+// known members set since decoding, in index order, and remaining kept
+// members.
+func AppendOrdered(b []byte, m Members, tag string, keys []string, field func([]byte, int) ([]byte, error), isDefault func(int) bool) ([]byte, error) {
 	var done uint64
 	var err error
+	n := len(keys)
 	layout := layoutOf(m)
 	rest := cursor(m)
 	if tag != "" && !HasTag(layout) {
@@ -216,6 +245,32 @@ func AppendOrdered(b []byte, m Members, tag string, n int, field func([]byte, in
 			}
 		case e == LayoutUnknown:
 			b = rest.Next(b)
+		case e&0xC0 == LayoutAbsent:
+			i := int(e &^ LayoutAbsent)
+			if i >= n || done&(1<<i) != 0 {
+				continue
+			}
+			done |= 1 << i
+			if isDefault != nil && isDefault(i) {
+				continue
+			}
+			if b, err = field(b, i); err != nil {
+				return b, err
+			}
+		case e&0xC0 == LayoutNull:
+			i := int(e &^ LayoutNull)
+			if i >= n || done&(1<<i) != 0 {
+				continue
+			}
+			done |= 1 << i
+			before := len(b)
+			if b, err = field(b, i); err != nil {
+				return b, err
+			}
+			if len(b) == before {
+				b = append(Sep(b), keys[i]...)
+				b = append(b, "null"...)
+			}
 		case int(e) < n && done&(1<<e) == 0:
 			done |= 1 << e
 			if b, err = field(b, int(e)); err != nil {
