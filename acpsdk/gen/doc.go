@@ -54,12 +54,14 @@ segmentio/encoding) and each member decoded by a switch on its name:
   - Integers are parsed from their text into sized Go integers, never through
     float64. Members with no type in the schema (rawInput, data) are raw JSON.
 
-Encoding keeps the order in which members arrived (a decoder that sees a
-non-canonical order records it; canonical input records nothing), so a
-compact message re-encodes byte for byte. What is normalized: whitespace
-between known members, string escapes, numbers typed "double" (Go's
-shortest form), map keys (sorted), and values changed by a default or a
-leniency keyword. A value built in Go encodes in schema order, tag first,
+Re-encoding a decoded message reproduces it: members keep the order they
+arrived in, a member that was absent and took its schema default stays
+absent (while it still equals the default), and an explicit null stays null
+(while the member is unset). This is recorded only when a message departs
+from canonical form, so canonical input costs nothing. What is normalized:
+whitespace between known members, string escapes, numbers typed "double"
+(Go's shortest form), map keys (sorted), and malformed members replaced by
+a leniency keyword. A value built in Go encodes in schema order, tag first,
 then Extra.
 
 A type that is a union variant encodes and decodes in the union's form (with
