@@ -259,12 +259,9 @@ func checkUnknownSession(ctx context.Context, s *Session) error {
 }
 
 func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
-	if _, err := s.Initialize(ctx); err != nil {
-		return prereq(err)
-	}
-	sid, err := s.NewSession(ctx)
+	sid, err := setupSession(ctx, s)
 	if err != nil {
-		return prereq(err)
+		return err
 	}
 	turn, err := s.Prompt(ctx, sid, TurnPrompt)
 	if err != nil {
@@ -285,12 +282,9 @@ func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
 }
 
 func checkCancel(ctx context.Context, s *Session) error {
-	if _, err := s.Initialize(ctx); err != nil {
-		return prereq(err)
-	}
-	sid, err := s.NewSession(ctx)
+	sid, err := setupSession(ctx, s)
 	if err != nil {
-		return prereq(err)
+		return err
 	}
 	from, id, err := startLongTurn(ctx, s, sid)
 	if err != nil {
@@ -310,12 +304,9 @@ func checkCancel(ctx context.Context, s *Session) error {
 }
 
 func checkSessionIDs(ctx context.Context, s *Session) error {
-	if _, err := s.Initialize(ctx); err != nil {
-		return prereq(err)
-	}
-	sid, err := s.NewSession(ctx)
+	sid, err := setupSession(ctx, s)
 	if err != nil {
-		return prereq(err)
+		return err
 	}
 	turn, err := s.Prompt(ctx, sid, TurnPrompt)
 	if err != nil {
@@ -330,12 +321,9 @@ func checkSessionIDs(ctx context.Context, s *Session) error {
 }
 
 func checkCancelRequest(ctx context.Context, s *Session) error {
-	if _, err := s.Initialize(ctx); err != nil {
-		return prereq(err)
-	}
-	sid, err := s.NewSession(ctx)
+	sid, err := setupSession(ctx, s)
 	if err != nil {
-		return prereq(err)
+		return err
 	}
 	_, id, err := startLongTurn(ctx, s, sid)
 	if err != nil {
@@ -525,6 +513,15 @@ func checkTerminate(ctx context.Context, s *Session) error {
 		return Failf("still running %v after %s", s.ExitBound, signalName)
 	}
 	return nil
+}
+
+// setupSession initializes and creates a session, both as prerequisites.
+func setupSession(ctx context.Context, s *Session) (string, error) {
+	if _, err := s.Initialize(ctx); err != nil {
+		return "", prereq(err)
+	}
+	sid, err := s.NewSession(ctx)
+	return sid, prereq(err)
 }
 
 // prereq turns the failure of a step another check grades (initialize,

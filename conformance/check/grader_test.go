@@ -49,7 +49,7 @@ var allCaps = []string{"--load-session", "--resume", "--close", "--delete"}
 func grade(t *testing.T, flags ...string) map[string]check.Result {
 	t.Helper()
 	results, err := check.Run(context.Background(), check.Standard(), check.Config{
-		Target:    check.Target{Argv: append([]string{refagent}, flags...), Dir: t.TempDir()},
+		Target: check.Target{Argv: append([]string{refagent}, flags...), Dir: t.TempDir()},
 		// Generous bounds: a loaded CI machine must not turn a slow answer
 		// into a failure. Only the breakers that fail by silence wait them
 		// out.
