@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/internal/testbin"
@@ -20,23 +19,7 @@ import (
 // refagent is the reference agent binary, built once in TestMain.
 var refagent string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "check-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	refagent, err = testbin.Build(dir, testbin.RefAgent)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		os.RemoveAll(dir)
-		os.Exit(code)
-	}))
-}
+func TestMain(m *testing.M) { testbin.Main(m, &refagent) }
 
 const (
 	testTimeout   = 10 * time.Second

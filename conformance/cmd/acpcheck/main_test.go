@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/internal/testbin"
@@ -19,23 +17,7 @@ import (
 
 var refagent string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "acpcheck-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	refagent, err = testbin.Build(dir, testbin.RefAgent)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		os.RemoveAll(dir)
-		os.Exit(code)
-	}))
-}
+func TestMain(m *testing.M) { testbin.Main(m, &refagent) }
 
 func acpcheck(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // RefAgent is the reference agent's package path.
@@ -48,4 +51,25 @@ func Build(dir, pkg string) (string, error) {
 		return "", errors.New("testbin: go build produced no binary")
 	}
 	return out, nil
+}
+
+// Main is a TestMain for packages that drive the reference agent: it builds
+// the agent once into a temporary directory, stores its path in *bin, runs
+// the tests under goleak, and removes the directory. It does not return.
+func Main(m *testing.M, bin *string) {
+	dir, err := os.MkdirTemp("", "refagent-build-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin, err = Build(dir, RefAgent)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
