@@ -424,3 +424,25 @@ func TestPrompt_ScriptedUpdatesConformToTheSchema(t *testing.T) {
 	}
 	assert.Greater(t, n, 20)
 }
+
+// TestAfterLines_NoDeadlockWhenTheWriteQueueIsFull: lines written after a
+// response while the outgoing queue is full must not block the writer's
+// tap (a one-slot queue makes every multi-line write wait on the writer).
+func TestAfterLines_NoDeadlockWhenTheWriteQueueIsFull(t *testing.T) {
+	o := DefaultOptions()
+	o.LoadSession, o.LoadReplayAfterResponse, o.writeQueue = true, true, 1
+	c := startAgent(t, o)
+	sid := c.handshake()
+	for _, text := range []string{"one", "two", "three"} {
+		c.prompt(sid, text)
+	}
+	_, r := c.call("session/load", map[string]any{"sessionId": sid, "cwd": "/w", "mcpServers": []any{}})
+	require.Nil(t, r.Error)
+	var replay []string
+	for len(replay) < 6 {
+		m, ok := c.next()
+		require.True(t, ok)
+		replay = append(replay, m.kind())
+	}
+	assert.Equal(t, []string{"user_message_chunk", "agent_message_chunk", "user_message_chunk", "agent_message_chunk", "user_message_chunk", "agent_message_chunk"}, replay)
+}

@@ -61,6 +61,9 @@ type Options struct {
 
 	// beDescendant is the hidden mode the descendant itself runs in.
 	beDescendant time.Duration
+	// writeQueue overrides the connection's outgoing queue length (tests
+	// use 1 to make every multi-line write wait on the writer).
+	writeQueue int
 }
 
 // DefaultOptions is a cooperative agent with no optional capability.

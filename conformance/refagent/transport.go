@@ -69,7 +69,8 @@ type transport struct {
 
 	ready chan struct{} // closed once conn is set: handlers may run before
 
-	mu      sync.Mutex
+	flushMu sync.Mutex // serialises flushArmed's writes
+	mu      sync.Mutex // guards pending; taken by the tap
 	pending []*afterLines
 	kick    chan struct{}
 }
@@ -135,8 +136,13 @@ func compact(raw json.RawMessage) string {
 	return b.String()
 }
 
-// flushArmed writes the after-lines whose response has gone out.
+// flushArmed writes the after-lines whose response has gone out. The
+// pending list is taken under mu and written under flushMu only: the tap
+// takes mu on the writer goroutine, so holding mu across a write that waits
+// for queue space would deadlock.
 func (t *transport) flushArmed(ctx context.Context) {
+	t.flushMu.Lock()
+	defer t.flushMu.Unlock() // two flushers never interleave their lines
 	t.mu.Lock()
 	var ready []*afterLines
 	keep := t.pending[:0]
@@ -148,8 +154,7 @@ func (t *transport) flushArmed(ctx context.Context) {
 		}
 	}
 	t.pending = keep
-	// Writing under the lock keeps two flushers from reordering lines.
-	defer t.mu.Unlock()
+	t.mu.Unlock()
 	for _, al := range ready {
 		if err := t.write(ctx, al.lines...); err != nil {
 			t.log.Warn("writing lines after a response", "error", err)
@@ -244,8 +249,9 @@ func start(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slo
 	a := newAgent(ctx, cancel, opts, log, exit)
 	a.t = &transport{log: log, kick: make(chan struct{}, 1), ready: make(chan struct{})}
 	a.t.conn = acpsdk.NewConn(r, w, a, &acpsdk.Options{
-		Tap:    a.t.tap,
-		Logger: log,
+		Tap:        a.t.tap,
+		Logger:     log,
+		WriteQueue: opts.writeQueue,
 		Observer: acpsdk.Observer{
 			UnparsableLine: func(line []byte) {
 				log.Warn("line is not JSON", "bytes", len(line))
