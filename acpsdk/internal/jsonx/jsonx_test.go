@@ -233,3 +233,20 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+func TestSwarSpecialAgreesWithTable(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			var b [8]byte
+			for i := range b {
+				b[i] = 'a'
+			}
+			b[pos] = byte(c)
+			x := uint64(0)
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(b[i])
+			}
+			require.Equal(t, strSpecial[c], swarSpecial(x), "byte %#x at %d", c, pos)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -187,7 +188,11 @@ func scanString(data []byte, i int) (int, bool, error) {
 	i++
 	escaped := false
 	for i < len(data) {
-		// Fast path: plain ASCII needs no decision.
+		// Fast path: plain ASCII needs no decision; eight bytes at a time,
+		// then byte by byte.
+		for i+8 <= len(data) && !swarSpecial(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
 		for i < len(data) && !strSpecial[data[i]] {
 			i++
 		}
@@ -227,6 +232,20 @@ func scanString(data []byte, i int) (int, bool, error) {
 		}
 	}
 	return i, escaped, syntaxError(data, start, "unterminated string")
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// swarSpecial reports whether any of the eight bytes in x is one strSpecial
+// marks: a control character, '"', '\\' or a non-ASCII byte.
+func swarSpecial(x uint64) bool {
+	ctl := (x - 0x20*lsb) &^ x
+	q := x ^ ('"' * lsb)
+	bs := x ^ ('\\' * lsb)
+	return (ctl|((q-lsb)&^q)|((bs-lsb)&^bs)|x)&msb != 0
 }
 
 // structural marks the bytes that matter when skipping a container.
@@ -540,6 +559,16 @@ func fastString(data []byte, i int) (int, bool, error) {
 // fastStringEnd is fastString without looking for escapes.
 func fastStringEnd(data []byte, i int) (int, error) {
 	j := i + 1
+	// Keys and tags are short: a plain loop beats IndexByte's setup there.
+	for end := min(j+16, len(data)); j < end; j++ {
+		switch data[j] {
+		case '"':
+			return j + 1, nil
+		case '\\':
+			j = end // escapes: take the careful path below
+		}
+	}
+	j = i + 1
 	for {
 		k := bytes.IndexByte(data[j:], '"')
 		if k < 0 {
