@@ -447,10 +447,10 @@ func (s *Session) WaitFor(ctx context.Context, from int, match func(*Message) bo
 	}
 }
 
-// CloseStdin closes the agent's stdin.
+// CloseStdin closes the agent's stdin. It does not wait for a write in
+// progress: closing the pipe is what unblocks a write to an agent that
+// stopped reading.
 func (s *Session) CloseStdin() {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	s.tr.notef("closed the agent's stdin")
 	_ = s.stdin.Close()
 }
@@ -488,9 +488,7 @@ func (s *Session) Exited() bool {
 // the process and stops every helper goroutine. A descendant that left the
 // group and still holds stdout cannot delay Close: the read end is closed.
 func (s *Session) Close() {
-	s.writeMu.Lock()
-	_ = s.stdin.Close()
-	s.writeMu.Unlock()
+	_ = s.stdin.Close() // also unblocks a write the agent never reads
 	killGroup(s.PID())
 	<-s.exited
 	_ = s.stdout.Close()
