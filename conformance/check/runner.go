@@ -60,7 +60,14 @@ func runOne(ctx context.Context, c Check, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, checkBudget(cfg))
+	// Waits honour cctx; a write to an agent that stopped reading does not,
+	// so when the budget runs out the agent's stdin is closed under it.
+	stop := context.AfterFunc(cctx, func() {
+		s.Notef("check stopped: %v", cctx.Err())
+		s.CloseStdin()
+	})
 	err = c.Run(cctx, s)
+	stop()
 	cancel()
 	s.Close()
 	res := Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Status: StatusPass, Duration: time.Since(start)}
