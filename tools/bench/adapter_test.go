@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter"
 )
 
@@ -55,6 +58,9 @@ func (e *buildError) Unwrap() error { return e.err }
 // StopSession of a started session (the agent is cooperative: it exits when
 // its stdin closes), and spawn is the floor for start, the same binary
 // started bare with piped stdio and waited for after its stdin is closed.
+// handshake, with no target, is start without the adapter: the binary
+// started by acpsdk.StartAgent, then initialize and session/new; start
+// minus handshake is what the adapter adds.
 func BenchmarkAdapter(b *testing.B) {
 	bin := refagent(b)
 	a, err := adapter.New(nil)
@@ -95,6 +101,29 @@ func BenchmarkAdapter(b *testing.B) {
 			stop(b, s)
 		}
 	})
+	b.Run("handshake", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(bin)
+			cmd.Dir = params.WorkspacePath
+			cmd.Stderr = io.Discard
+			side, err := acpsdk.StartAgent(cmd, nopClient{}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := side.Agent().Initialize(ctx, &gen.InitializeRequest{ProtocolVersion: 1}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := side.Agent().NewSession(ctx, &gen.NewSessionRequest{Cwd: params.WorkspacePath, McpServers: []gen.McpServer{}}); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			closeOrFail(b, side)
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	})
 	b.Run("spawn", func(b *testing.B) {
 		for b.Loop() {
 			if err := spawnAndExit(bin, params.WorkspacePath); err != nil {
@@ -121,4 +150,13 @@ func spawnAndExit(bin, dir string) error {
 		return err
 	}
 	return cmd.Wait()
+}
+
+// nopClient is a gen.Client for a handshake: nothing is asked of it.
+type nopClient struct{}
+
+func (nopClient) SessionUpdate(context.Context, *gen.SessionNotification) error { return nil }
+
+func (nopClient) RequestPermission(context.Context, *gen.RequestPermissionRequest) (*gen.RequestPermissionResponse, error) {
+	return nil, errors.New("bench: no permission requests expected")
 }

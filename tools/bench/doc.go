@@ -20,5 +20,6 @@
 //     the peak heap (issue #3).
 //   - BenchmarkAdapter/{start,teardown,spawn}: the adapter starting and
 //     stopping a session with the reference agent, and a bare spawn-and-exit
-//     of the same binary (issue #6).
+//     of the same binary (issue #6); handshake, with no target, is start
+//     done with acpsdk alone.
 package bench
