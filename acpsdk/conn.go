@@ -479,6 +479,32 @@ func (c *Conn) endCalls(err error) {
 	}
 }
 
+// endRead handles the end of the inbound stream. New calls fail at once.
+// Calls still waiting fail only once the messages read before the end have
+// been dispatched (in dispatchLoop), so a caller learns of the end after
+// the notifications that preceded it, as it would of an answer; the
+// exception is a call made from inside the running notification handler,
+// which fails now, since the dispatch waits on it.
+func (c *Conn) endRead(err error) {
+	var now []*pendingCall
+	c.mu.Lock()
+	if c.endErr == nil {
+		c.endErr = err
+	}
+	for id, p := range c.pending {
+		if p.inHandler {
+			delete(c.pending, id)
+			now = append(now, p)
+		}
+	}
+	c.mu.Unlock()
+	for _, p := range now {
+		p.err = err
+		c.complete(p)
+	}
+	c.inbox.end()
+}
+
 // take removes a call from the pending table; the taker owns completing it.
 func (c *Conn) take(id int64) *pendingCall {
 	c.mu.Lock()
@@ -587,8 +613,7 @@ func (c *Conn) readLoop() {
 				c.ev.oversize(over)
 				continue
 			}
-			c.endCalls(&ConnError{Op: "read", Err: err})
-			c.inbox.end()
+			c.endRead(&ConnError{Op: "read", Err: err})
 			return
 		}
 		if c.tap != nil {
@@ -710,6 +735,7 @@ func (c *Conn) dispatchLoop() {
 	if c.closing.Load() || err == nil {
 		err = errConnClosed
 	}
+	c.endCalls(err)
 	c.finish(err)
 	c.wg.Done()
 }

@@ -457,3 +457,58 @@ func TestSDK9_NotifyHonoursContextWhenWriterIsStuck(t *testing.T) {
 		require.NoError(t, peerOut.Close())
 	})
 }
+
+// TestSDK7_StreamEndAfterPrecedingNotifications: a call learns that the
+// stream ended only after the notifications read before the end were
+// handled, like an answer would.
+func TestSDK7_StreamEndAfterPrecedingNotifications(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		var handled atomic.Int32
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			<-gate
+			handled.Add(1)
+			return nil, nil
+		})
+		c, p := newRawPeer(t, h, nil)
+		pc, err := c.Go(t.Context(), "session/prompt", nil)
+		require.NoError(t, err)
+		p.recv()
+		p.send(note(1))
+		p.send(note(2))
+		p.closeInput()
+		synctest.Wait()
+		select {
+		case <-pc.Done():
+			t.Fatal("the call failed before the notifications before the stream end were handled")
+		default:
+		}
+		// New calls fail at once.
+		_, err = c.Go(t.Context(), "m", nil)
+		require.ErrorIs(t, err, ErrClosed)
+		close(gate)
+		require.ErrorIs(t, pc.Result(nil), io.EOF)
+		require.EqualValues(t, 2, handled.Load())
+	})
+}
+
+// TestStreamEndFailsCallFromNotificationHandler: a call made from inside
+// the running notification handler fails at the stream end at once, or the
+// drain would wait on it forever.
+func TestStreamEndFailsCallFromNotificationHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var c *Conn
+		got := make(chan error, 1)
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			err := c.Call(ctx, "ask", nil, nil)
+			got <- err
+			return nil, err
+		})
+		c, p := newRawPeer(t, h, nil)
+		p.send(note(1))
+		p.recv() // the "ask" request
+		p.closeInput()
+		require.ErrorIs(t, await(t, got), ErrClosed)
+		<-c.Done()
+	})
+}
