@@ -89,9 +89,12 @@
 // ctx is cancelled, which Close and $/cancel_request do.
 //
 // Ends: the connection ends when [Conn.Close] is called or the inbound
-// stream ends. After a stream end, messages already read are still
-// dispatched, then [Conn.Done] is closed and [Conn.Err] says why. Calls that
-// can no longer be answered fail with an error matching [ErrClosed]; a
-// failed write fails with an error matching [ErrWriteFailed] but leaves the
-// reader running, because answers to earlier calls may still arrive.
+// stream ends. After a stream end, new calls fail at once; messages already
+// read are still dispatched; then calls still waiting fail with an error
+// matching [ErrClosed] (wrapping the read error, e.g. io.EOF), [Conn.Done]
+// is closed and [Conn.Err] says why, so the end, like an answer, reaches
+// callers after the notifications that preceded it. Close fails every call
+// at once. A failed write fails its call with an error matching
+// [ErrWriteFailed] but leaves the reader running, because answers to
+// earlier calls may still arrive.
 package acpsdk
