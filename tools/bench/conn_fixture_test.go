@@ -3,11 +3,9 @@ package bench
 import (
 	"bytes"
 	"io"
-	"log/slog"
 	"testing"
 
 	"acpkit.dev/acpsdk"
-	acp "github.com/coder/acp-go-sdk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,9 +29,7 @@ func TestSDK11_NotificationSidesDoTheSameWork(t *testing.T) {
 	require.Equal(t, wantBytes, ours.bytes)
 
 	coder := newChunkCounter(n)
-	cconn := acp.NewClientSideConnection(coderClient{chunkCounter: coder}, io.Discard, newWindowReader(stream, coder, coderWindow))
-	cconn.SetLogger(slog.New(slog.DiscardHandler))
-	waitCoder(t, cconn, coder)
+	waitCoder(t, newCoderConn(coder, newWindowReader(stream, coder, coderWindow)), coder)
 	checkCount(t, coder)
 	require.Equal(t, wantBytes, coder.bytes)
 }

@@ -221,9 +221,7 @@ func BenchmarkNotifications(b *testing.B) {
 		cpu := cpuClock(b)
 		for b.Loop() {
 			cc := newChunkCounter(notificationCount)
-			src := newWindowReader(stream, cc, coderWindow)
-			conn := acp.NewClientSideConnection(coderClient{chunkCounter: cc}, io.Discard, src)
-			conn.SetLogger(slog.New(slog.DiscardHandler))
+			conn := newCoderConn(cc, newWindowReader(stream, cc, coderWindow))
 			waitCoder(b, conn, cc)
 		}
 		reportCPU(b, cpu)
@@ -281,6 +279,29 @@ func checkCount(tb testing.TB, cc *chunkCounter) {
 	if cc.bytes == 0 {
 		tb.Fatal("handler saw no text")
 	}
+}
+
+// newCoderConn starts coder's client-side connection on r with its logs
+// discarded. Its reader starts in the constructor and reads the logger
+// unsynchronised, so SetLogger after the constructor is a data race unless
+// the reader is held back until the logger is set: r opens only then.
+func newCoderConn(cc *chunkCounter, r io.Reader) *acp.ClientSideConnection {
+	g := &gatedReader{r: r, open: make(chan struct{})}
+	conn := acp.NewClientSideConnection(coderClient{chunkCounter: cc}, io.Discard, g)
+	conn.SetLogger(slog.New(slog.DiscardHandler))
+	close(g.open)
+	return conn
+}
+
+// gatedReader blocks reads of r until open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // coderGiveUp bounds the wait for coder's connection to hand over the last
