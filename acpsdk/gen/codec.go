@@ -9,41 +9,57 @@ import (
 	"strconv"
 )
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AgentAuthCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "logout":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Logout = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(LogoutCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Logout = nil
 				continue
 			}
+			it.Consume(n)
 			x.Logout = p
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -61,6 +77,8 @@ func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Logout != nil {
@@ -163,23 +181,37 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AgentCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AgentCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "loadSession":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.LoadSession = false
 				continue
@@ -188,44 +220,52 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 		case "promptCapabilities":
 			ord.Known(1)
 			seen |= 1 << 1
-			if err := x.PromptCapabilities.decode(v, nil); err != nil {
+			n, err := x.PromptCapabilities.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.PromptCapabilities = PromptCapabilities{}
 				_ = x.PromptCapabilities.decode([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "mcpCapabilities":
 			ord.Known(2)
 			seen |= 1 << 2
-			if err := x.McpCapabilities.decode(v, nil); err != nil {
+			n, err := x.McpCapabilities.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.McpCapabilities = McpCapabilities{}
 				_ = x.McpCapabilities.decode([]byte("{\"http\":false,\"sse\":false}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "sessionCapabilities":
 			ord.Known(3)
 			seen |= 1 << 3
-			if err := x.SessionCapabilities.decode(v, nil); err != nil {
+			n, err := x.SessionCapabilities.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.SessionCapabilities = SessionCapabilities{}
 				_ = x.SessionCapabilities.decode([]byte("{}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "auth":
 			ord.Known(4)
 			seen |= 1 << 4
-			if err := x.Auth.decode(v, nil); err != nil {
+			n, err := x.Auth.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Auth = AgentAuthCapabilities{}
 				_ = x.Auth.decode([]byte("{}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -243,6 +283,8 @@ func (x *AgentCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		x.LoadSession = false
 		ord.Absent()
@@ -450,36 +492,50 @@ func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AgentNotification) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AgentNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "method":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "method")
 			}
 			x.Method = t
 		case "params":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Params = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "params")
 			}
@@ -496,6 +552,8 @@ func (x *AgentNotification) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("method")
 	}
@@ -594,44 +652,59 @@ func (x *AgentNotification) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AgentRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AgentRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
+			it.Consume(n)
 			x.ID = t
 		case "method":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "method")
 			}
 			x.Method = t
 		case "params":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Params = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "params")
 			}
@@ -648,6 +721,8 @@ func (x *AgentRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -760,27 +835,41 @@ func (x *AgentRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decodeAgentResponse picks the variant from the JSON shape of data.
-func decodeAgentResponse(data []byte) (AgentResponse, error) {
+// decodeAgentResponseAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeAgentResponseAt(data []byte) (AgentResponse, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(AgentResponseResult)
-			if err := v.decode(data, nil); err != nil {
-				return nil, err
+			n, err := v.decodeAt(data, nil)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(AgentResponseError)
-			if err := v.decode(data, nil); err != nil {
-				return nil, err
+			n, err := v.decodeAt(data, nil)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
-		return nil, jsonx.NoneOf("\"result\", \"error\"")
+		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
-	return nil, jsonx.TypeError("object", data)
+	return nil, 0, jsonx.TypeError("object", data)
+}
+
+// decodeAgentResponse decodes data, exactly one AgentResponse value.
+func decodeAgentResponse(data []byte) (AgentResponse, error) {
+	v, _, err := decodeAgentResponseAt(data)
+	return v, err
 }
 
 // appendAgentResponse appends v in its variant's JSON form.
@@ -808,32 +897,49 @@ func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
 	return decodeAgentResponse(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AgentResponseError) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AgentResponseError) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
+			it.Consume(n)
 			x.ID = t
 		case "error":
 			ord.Known(1)
 			seen |= 1 << 1
-			if err := x.Error.decode(v, nil); err != nil {
+			n, err := x.Error.decodeAt(it.Rest(), nil)
+			if err != nil {
 				return jsonx.AtField(err, "error")
 			}
+			it.Consume(n)
 		default:
 			if jsonx.Skipped(it.Key(), skip) {
 				ord.Skipped(skip)
@@ -846,6 +952,8 @@ func (x *AgentResponseError) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -954,30 +1062,45 @@ func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AgentResponseResult) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AgentResponseResult) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
+			it.Consume(n)
 			x.ID = t
 		case "result":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "result")
 			}
@@ -994,6 +1117,8 @@ func (x *AgentResponseResult) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -1102,27 +1227,41 @@ func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Annotations) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Annotations) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "audience":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Audience = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, decodeRole)
+			t, err := jsonx.List(it.Value(), true, decodeRole)
 			if err != nil {
 				x.Audience = nil
 				continue
@@ -1130,13 +1269,13 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			x.Audience = t
 		case "lastModified":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.LastModified = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.LastModified = nil
 				continue
@@ -1144,13 +1283,13 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			x.LastModified = &t
 		case "priority":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Priority = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Float(v)
+			t, err := jsonx.Float(it.Value())
 			if err != nil {
 				x.Priority = nil
 				continue
@@ -1158,13 +1297,13 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 			x.Priority = &t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -1182,6 +1321,8 @@ func (x *Annotations) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Audience != nil {
@@ -1308,37 +1449,53 @@ func (x *Annotations) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AudioContent) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AudioContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Annotations = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(Annotations)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Annotations = nil
 				continue
 			}
+			it.Consume(n)
 			x.Annotations = p
 		case "data":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "data")
 			}
@@ -1346,20 +1503,20 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 		case "mimeType":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "mimeType")
 			}
 			x.MimeType = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -1377,6 +1534,8 @@ func (x *AudioContent) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("data")
 	}
@@ -1497,23 +1656,37 @@ func (x *AudioContent) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AuthCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AuthCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "terminal":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.Terminal = false
 				continue
@@ -1521,13 +1694,13 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 			x.Terminal = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -1545,6 +1718,8 @@ func (x *AuthCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		x.Terminal = false
 		ord.Absent()
@@ -1667,30 +1842,43 @@ func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
 // tagAuthMethod lists the discriminator, which variants must not keep as unknown.
 var tagAuthMethod = []string{"type"}
 
-// decodeAuthMethod reads the "type" tag with one scan, then decodes only that variant.
-func decodeAuthMethod(data []byte) (AuthMethod, error) {
+// decodeAuthMethodAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeAuthMethodAt(data []byte) (AuthMethod, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagAuthMethod
 	if !ok {
 		v := new(AuthMethodAgent)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	}
 	switch string(tag) {
 	case "terminal":
 		v := new(AuthMethodTerminal)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &AuthMethodUnknown{Raw: jsonx.Raw(data)}, nil
+	return &AuthMethodUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeAuthMethod decodes data, exactly one AuthMethod value.
+func decodeAuthMethod(data []byte) (AuthMethod, error) {
+	v, _, err := decodeAuthMethodAt(data)
+	return v, err
 }
 
 // appendAuthMethod appends v as a JSON object, tag first.
@@ -1733,23 +1921,37 @@ func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
 	return decodeAuthMethod(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AuthMethodAgent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeAuthMethodID(v)
+			t, err := decodeAuthMethodID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
@@ -1757,20 +1959,20 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 		case "name":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
 			x.Name = t
 		case "description":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -1778,13 +1980,13 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -1802,6 +2004,8 @@ func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -1927,23 +2131,37 @@ func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AuthMethodTerminal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeAuthMethodID(v)
+			t, err := decodeAuthMethodID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
@@ -1951,20 +2169,20 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 		case "name":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
 			x.Name = t
 		case "description":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -1972,35 +2190,35 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "args":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Args = []string{}
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "args")
 			}
 			x.Args = t
 		case "env":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Env = map[string]string{}
 				continue
 			}
-			t, err := jsonx.Map(v, jsonx.String)
+			t, err := jsonx.Map(it.Value(), jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "env")
 			}
 			x.Env = t
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -2018,6 +2236,8 @@ func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -2187,36 +2407,50 @@ func (x *AuthMethodUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AuthenticateRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "methodId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeAuthMethodID(v)
+			t, err := decodeAuthMethodID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "methodId")
 			}
 			x.MethodID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -2234,6 +2468,8 @@ func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("methodId")
 	}
@@ -2332,27 +2568,41 @@ func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AuthenticateResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -2370,6 +2620,8 @@ func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -2459,23 +2711,37 @@ func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AvailableCommand) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AvailableCommand) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -2483,34 +2749,35 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 		case "description":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "description")
 			}
 			x.Description = t
 		case "input":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Input = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := decodeAvailableCommandInput(v)
+			t, n, err := decodeAvailableCommandInputAt(it.Rest())
 			if err != nil {
 				x.Input = nil
 				continue
 			}
+			it.Consume(n)
 			x.Input = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -2528,6 +2795,8 @@ func (x *AvailableCommand) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -2648,17 +2917,30 @@ func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decodeAvailableCommandInput picks the variant from the JSON shape of data.
-func decodeAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
+// decodeAvailableCommandInputAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeAvailableCommandInputAt(data []byte) (AvailableCommandInput, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindObject:
 		v := new(AvailableCommandInputUnstructured)
-		if err := (*UnstructuredCommandInput)(v).decode(data, nil); err != nil {
-			return nil, err
+		n, err := (*UnstructuredCommandInput)(v).decodeAt(data, nil)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	}
-	return nil, jsonx.TypeError("object", data)
+	return nil, 0, jsonx.TypeError("object", data)
+}
+
+// decodeAvailableCommandInput decodes data, exactly one AvailableCommandInput value.
+func decodeAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
+	v, _, err := decodeAvailableCommandInputAt(data)
+	return v, err
 }
 
 // appendAvailableCommandInput appends v in its variant's JSON form.
@@ -2703,23 +2985,37 @@ func (x *AvailableCommandInputUnstructured) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *AvailableCommandsUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "availableCommands":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.List(v, true, decodeAvailableCommand)
+			t, err := jsonx.List(it.Value(), true, decodeAvailableCommand)
 			if err != nil {
 				x.AvailableCommands = []AvailableCommand{}
 				continue
@@ -2727,13 +3023,13 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 			x.AvailableCommands = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -2751,6 +3047,8 @@ func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("availableCommands")
 	}
@@ -2851,36 +3149,50 @@ func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *BlobResourceContents) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *BlobResourceContents) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "blob":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "blob")
 			}
 			x.Blob = t
 		case "mimeType":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MimeType = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.MimeType = nil
 				continue
@@ -2889,20 +3201,20 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 		case "uri":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "uri")
 			}
 			x.URI = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -2920,6 +3232,8 @@ func (x *BlobResourceContents) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("blob")
 	}
@@ -3045,27 +3359,41 @@ func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *BooleanConfigOptionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -3083,6 +3411,8 @@ func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) err
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -3172,27 +3502,41 @@ func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *BooleanPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -3200,13 +3544,13 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "description":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -3214,13 +3558,13 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "default":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Default = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.Default = nil
 				continue
@@ -3228,13 +3572,13 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 			x.Default = &t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -3252,6 +3596,8 @@ func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Title != nil {
@@ -3374,36 +3720,50 @@ func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CancelNotification) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CancelNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
 			x.SessionID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -3421,6 +3781,8 @@ func (x *CancelNotification) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -3519,36 +3881,51 @@ func (x *CancelNotification) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CancelRequestNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "requestId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "requestId")
 			}
+			it.Consume(n)
 			x.RequestID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -3566,6 +3943,8 @@ func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("requestId")
 	}
@@ -3669,31 +4048,47 @@ func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ClientCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ClientCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "fs":
 			ord.Known(0)
 			seen |= 1 << 0
-			if err := x.Fs.decode(v, nil); err != nil {
+			n, err := x.Fs.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Fs = FileSystemCapabilities{}
 				_ = x.Fs.decode([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "terminal":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.Terminal = false
 				continue
@@ -3701,49 +4096,55 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 			x.Terminal = t
 		case "session":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Session = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
 			p := new(ClientSessionCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Session = nil
 				continue
 			}
+			it.Consume(n)
 			x.Session = p
 		case "auth":
 			ord.Known(3)
 			seen |= 1 << 3
-			if err := x.Auth.decode(v, nil); err != nil {
+			n, err := x.Auth.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Auth = AuthCapabilities{}
 				_ = x.Auth.decode([]byte("{\"terminal\":false}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "elicitation":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Elicitation = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
 			p := new(ElicitationCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Elicitation = nil
 				continue
 			}
+			it.Consume(n)
 			x.Elicitation = p
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -3761,6 +4162,8 @@ func (x *ClientCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		x.Fs = FileSystemCapabilities{}
 		_ = x.Fs.decode([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
@@ -3950,36 +4353,50 @@ func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ClientNotification) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ClientNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "method":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "method")
 			}
 			x.Method = t
 		case "params":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Params = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "params")
 			}
@@ -3996,6 +4413,8 @@ func (x *ClientNotification) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("method")
 	}
@@ -4094,44 +4513,59 @@ func (x *ClientNotification) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ClientRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ClientRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
+			it.Consume(n)
 			x.ID = t
 		case "method":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "method")
 			}
 			x.Method = t
 		case "params":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Params = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "params")
 			}
@@ -4148,6 +4582,8 @@ func (x *ClientRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -4260,27 +4696,41 @@ func (x *ClientRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decodeClientResponse picks the variant from the JSON shape of data.
-func decodeClientResponse(data []byte) (ClientResponse, error) {
+// decodeClientResponseAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeClientResponseAt(data []byte) (ClientResponse, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(ClientResponseResult)
-			if err := v.decode(data, nil); err != nil {
-				return nil, err
+			n, err := v.decodeAt(data, nil)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(ClientResponseError)
-			if err := v.decode(data, nil); err != nil {
-				return nil, err
+			n, err := v.decodeAt(data, nil)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
-		return nil, jsonx.NoneOf("\"result\", \"error\"")
+		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
-	return nil, jsonx.TypeError("object", data)
+	return nil, 0, jsonx.TypeError("object", data)
+}
+
+// decodeClientResponse decodes data, exactly one ClientResponse value.
+func decodeClientResponse(data []byte) (ClientResponse, error) {
+	v, _, err := decodeClientResponseAt(data)
+	return v, err
 }
 
 // appendClientResponse appends v in its variant's JSON form.
@@ -4308,32 +4758,49 @@ func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
 	return decodeClientResponse(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ClientResponseError) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ClientResponseError) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
+			it.Consume(n)
 			x.ID = t
 		case "error":
 			ord.Known(1)
 			seen |= 1 << 1
-			if err := x.Error.decode(v, nil); err != nil {
+			n, err := x.Error.decodeAt(it.Rest(), nil)
+			if err != nil {
 				return jsonx.AtField(err, "error")
 			}
+			it.Consume(n)
 		default:
 			if jsonx.Skipped(it.Key(), skip) {
 				ord.Skipped(skip)
@@ -4346,6 +4813,8 @@ func (x *ClientResponseError) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -4454,30 +4923,45 @@ func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ClientResponseResult) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ClientResponseResult) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
+			it.Consume(n)
 			x.ID = t
 		case "result":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "result")
 			}
@@ -4494,6 +4978,8 @@ func (x *ClientResponseResult) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -4602,69 +5088,89 @@ func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ClientSessionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "compaction":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Compaction = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(CompactionCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Compaction = nil
 				continue
 			}
+			it.Consume(n)
 			x.Compaction = p
 		case "configOptions":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ConfigOptions = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
 			p := new(SessionConfigOptionsCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.ConfigOptions = nil
 				continue
 			}
+			it.Consume(n)
 			x.ConfigOptions = p
 		case "notices":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Notices = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
 			p := new(NoticeCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Notices = nil
 				continue
 			}
+			it.Consume(n)
 			x.Notices = p
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -4682,6 +5188,8 @@ func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Compaction != nil {
@@ -4810,36 +5318,50 @@ func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CloseSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
 			x.SessionID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -4857,6 +5379,8 @@ func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -4955,27 +5479,41 @@ func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CloseSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -4993,6 +5531,8 @@ func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -5082,13 +5622,28 @@ func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CompactionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
@@ -5104,6 +5659,8 @@ func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionCapabilities), present, 0, 0, 0))
@@ -5164,23 +5721,37 @@ func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CompactionSummaryChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "compactionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeCompactionID(v)
+			t, err := decodeCompactionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "compactionId")
 			}
@@ -5188,20 +5759,21 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 		case "content":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeContentBlock(v)
+			t, n, err := decodeContentBlockAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "content")
 			}
+			it.Consume(n)
 			x.Content = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -5219,6 +5791,8 @@ func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("compactionId")
 	}
@@ -5331,23 +5905,37 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CompactionUpdate) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CompactionUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "compactionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeCompactionID(v)
+			t, err := decodeCompactionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "compactionId")
 			}
@@ -5355,20 +5943,20 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 		case "status":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeCompactionStatus(v)
+			t, err := decodeCompactionStatus(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "status")
 			}
 			x.Status = t
 		case "summary":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Summary = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, decodeContentBlock)
+			t, err := jsonx.List(it.Value(), true, decodeContentBlock)
 			if err != nil {
 				x.Summary = nil
 				continue
@@ -5376,13 +5964,13 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			x.Summary = t
 		case "error":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Error = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Error = nil
 				continue
@@ -5390,13 +5978,13 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 			x.Error = &t
 		case "_meta":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -5414,6 +6002,8 @@ func (x *CompactionUpdate) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("compactionId")
 	}
@@ -5545,36 +6135,50 @@ func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CompleteElicitationNotification) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CompleteElicitationNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "elicitationId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeElicitationID(v)
+			t, err := decodeElicitationID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "elicitationId")
 			}
 			x.ElicitationID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -5592,6 +6196,8 @@ func (x *CompleteElicitationNotification) decode(data []byte, skip []string) err
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("elicitationId")
 	}
@@ -5690,23 +6296,37 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ConfigOptionUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "configOptions":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.List(v, true, decodeSessionConfigOption)
+			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
 			if err != nil {
 				x.ConfigOptions = []SessionConfigOption{}
 				continue
@@ -5714,13 +6334,13 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 			x.ConfigOptions = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -5738,6 +6358,8 @@ func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("configOptions")
 	}
@@ -5838,36 +6460,51 @@ func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Content) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Content) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeContentBlock(v)
+			t, n, err := decodeContentBlockAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "content")
 			}
+			it.Consume(n)
 			x.Content = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -5885,6 +6522,8 @@ func (x *Content) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("content")
 	}
@@ -5991,50 +6630,66 @@ func (x *Content) UnmarshalJSON(data []byte) error {
 // tagContentBlock lists the discriminator, which variants must not keep as unknown.
 var tagContentBlock = []string{"type"}
 
-// decodeContentBlock reads the "type" tag with one scan, then decodes only that variant.
-func decodeContentBlock(data []byte) (ContentBlock, error) {
+// decodeContentBlockAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeContentBlockAt(data []byte) (ContentBlock, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagContentBlock
 	if !ok {
-		return nil, jsonx.Missing("type")
+		return nil, 0, jsonx.Missing("type")
 	}
 	switch string(tag) {
 	case "text":
 		v := new(ContentBlockText)
-		if err := (*TextContent)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*TextContent)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "image":
 		v := new(ContentBlockImage)
-		if err := (*ImageContent)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ImageContent)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "audio":
 		v := new(ContentBlockAudio)
-		if err := (*AudioContent)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*AudioContent)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "resource_link":
 		v := new(ContentBlockResourceLink)
-		if err := (*ResourceLink)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ResourceLink)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "resource":
 		v := new(ContentBlockResource)
-		if err := (*EmbeddedResource)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*EmbeddedResource)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &ContentBlockUnknown{Raw: jsonx.Raw(data)}, nil
+	return &ContentBlockUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeContentBlock decodes data, exactly one ContentBlock value.
+func decodeContentBlock(data []byte) (ContentBlock, error) {
+	v, _, err := decodeContentBlockAt(data)
+	return v, err
 }
 
 // appendContentBlock appends v as a JSON object, tag first.
@@ -6235,36 +6890,51 @@ func (x *ContentBlockUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ContentChunk) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ContentChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeContentBlock(v)
+			t, n, err := decodeContentBlockAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "content")
 			}
+			it.Consume(n)
 			x.Content = t
 		case "messageId":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MessageID = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := decodeMessageID(v)
+			t, err := decodeMessageID(it.Value())
 			if err != nil {
 				x.MessageID = nil
 				continue
@@ -6272,13 +6942,13 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 			x.MessageID = &t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -6296,6 +6966,8 @@ func (x *ContentChunk) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("content")
 	}
@@ -6410,23 +7082,37 @@ func (x *ContentChunk) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Cost) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Cost) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "amount":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Float(v)
+			t, err := jsonx.Float(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "amount")
 			}
@@ -6434,20 +7120,20 @@ func (x *Cost) decode(data []byte, skip []string) error {
 		case "currency":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "currency")
 			}
 			x.Currency = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -6465,6 +7151,8 @@ func (x *Cost) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("amount")
 	}
@@ -6577,30 +7265,44 @@ func (x *Cost) UnmarshalJSON(data []byte) error {
 // ownCreateElicitationRequest are the members CreateElicitationRequest decodes itself; the rest belong to its Mode.
 var ownCreateElicitationRequest = []string{"message", "_meta"}
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CreateElicitationRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CreateElicitationRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "message":
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "message")
 			}
 			x.Message = t
 		case "_meta":
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -6611,6 +7313,8 @@ func (x *CreateElicitationRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("message")
 	}
@@ -6696,39 +7400,52 @@ func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 // tagCreateElicitationRequestMode lists the discriminator, which variants must not keep as unknown.
 var tagCreateElicitationRequestMode = []string{"mode"}
 
-// decodeCreateElicitationRequestMode reads the "mode" tag with one scan, then decodes only that variant.
-func decodeCreateElicitationRequestMode(data []byte, skip []string) (CreateElicitationRequestMode, error) {
+// decodeCreateElicitationRequestModeAt reads the "mode" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeCreateElicitationRequestModeAt(data []byte, skip []string) (CreateElicitationRequestMode, int, error) {
 	tag, ok, err := jsonx.Tag(data, "mode")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagCreateElicitationRequestMode
 	if len(skip) > 0 {
 		vskip = jsonx.Extend(skip, "mode")
 	}
 	if !ok {
-		return nil, jsonx.Missing("mode")
+		return nil, 0, jsonx.Missing("mode")
 	}
 	switch string(tag) {
 	case "form":
 		v := new(CreateElicitationRequestModeForm)
-		if err := (*ElicitationFormMode)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ElicitationFormMode)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "url":
 		v := new(CreateElicitationRequestModeURL)
-		if err := (*ElicitationURLMode)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ElicitationURLMode)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the members that are not the owner's.
-	raw, err := jsonx.ObjectWithout(data, skip)
+	raw, err := jsonx.ObjectWithout(data[:n], skip)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &CreateElicitationRequestModeUnknown{Raw: raw}, nil
+	return &CreateElicitationRequestModeUnknown{Raw: raw}, n, nil
+}
+
+// decodeCreateElicitationRequestMode decodes data, exactly one CreateElicitationRequestMode value.
+func decodeCreateElicitationRequestMode(data []byte, skip []string) (CreateElicitationRequestMode, error) {
+	v, _, err := decodeCreateElicitationRequestModeAt(data, skip)
+	return v, err
 }
 
 // appendCreateElicitationRequestModeMembers appends v's members (tag first) to an object being encoded.
@@ -6826,22 +7543,36 @@ func (x *CreateElicitationRequestModeUnknown) UnmarshalJSON(data []byte) error {
 // ownCreateElicitationResponse are the members CreateElicitationResponse decodes itself; the rest belong to its Action.
 var ownCreateElicitationResponse = []string{"_meta"}
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CreateElicitationResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CreateElicitationResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -6852,6 +7583,8 @@ func (x *CreateElicitationResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	uskip := ownCreateElicitationResponse
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownCreateElicitationResponse...)
@@ -6930,45 +7663,59 @@ func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // tagCreateElicitationResponseAction lists the discriminator, which variants must not keep as unknown.
 var tagCreateElicitationResponseAction = []string{"action"}
 
-// decodeCreateElicitationResponseAction reads the "action" tag with one scan, then decodes only that variant.
-func decodeCreateElicitationResponseAction(data []byte, skip []string) (CreateElicitationResponseAction, error) {
+// decodeCreateElicitationResponseActionAt reads the "action" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeCreateElicitationResponseActionAt(data []byte, skip []string) (CreateElicitationResponseAction, int, error) {
 	tag, ok, err := jsonx.Tag(data, "action")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagCreateElicitationResponseAction
 	if len(skip) > 0 {
 		vskip = jsonx.Extend(skip, "action")
 	}
 	if !ok {
-		return nil, jsonx.Missing("action")
+		return nil, 0, jsonx.Missing("action")
 	}
 	switch string(tag) {
 	case "accept":
 		v := new(CreateElicitationResponseActionAccept)
-		if err := (*ElicitationAcceptAction)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ElicitationAcceptAction)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "decline":
 		v := new(CreateElicitationResponseActionDecline)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "cancel":
 		v := new(CreateElicitationResponseActionCancel)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the members that are not the owner's.
-	raw, err := jsonx.ObjectWithout(data, skip)
+	raw, err := jsonx.ObjectWithout(data[:n], skip)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &CreateElicitationResponseActionUnknown{Raw: raw}, nil
+	return &CreateElicitationResponseActionUnknown{Raw: raw}, n, nil
+}
+
+// decodeCreateElicitationResponseAction decodes data, exactly one CreateElicitationResponseAction value.
+func decodeCreateElicitationResponseAction(data []byte, skip []string) (CreateElicitationResponseAction, error) {
+	v, _, err := decodeCreateElicitationResponseActionAt(data, skip)
+	return v, err
 }
 
 // appendCreateElicitationResponseActionMembers appends v's members (tag first) to an object being encoded.
@@ -7024,13 +7771,28 @@ func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CreateElicitationResponseActionCancel) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
@@ -7046,6 +7808,8 @@ func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []strin
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0, 0, 0))
@@ -7117,13 +7881,28 @@ func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CreateElicitationResponseActionDecline) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
@@ -7139,6 +7918,8 @@ func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []stri
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0, 0, 0))
@@ -7228,23 +8009,37 @@ func (x *CreateElicitationResponseActionUnknown) UnmarshalJSON(data []byte) erro
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CreateTerminalRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -7252,68 +8047,68 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 		case "command":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "command")
 			}
 			x.Command = t
 		case "args":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Args = []string{}
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "args")
 			}
 			x.Args = t
 		case "env":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Env = []EnvVariable{}
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeEnvVariable)
+			t, err := jsonx.List(it.Value(), false, decodeEnvVariable)
 			if err != nil {
 				return jsonx.AtField(err, "env")
 			}
 			x.Env = t
 		case "cwd":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Cwd = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "cwd")
 			}
 			x.Cwd = &t
 		case "outputByteLimit":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.OutputByteLimit = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint64(v)
+			t, err := jsonx.Uint64(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "outputByteLimit")
 			}
 			x.OutputByteLimit = &t
 		case "_meta":
 			ord.Known(6)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 6
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -7331,6 +8126,8 @@ func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -7486,36 +8283,50 @@ func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CreateTerminalResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "terminalId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeTerminalID(v)
+			t, err := decodeTerminalID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "terminalId")
 			}
 			x.TerminalID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -7533,6 +8344,8 @@ func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("terminalId")
 	}
@@ -7631,36 +8444,50 @@ func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *CurrentModeUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "currentModeId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionModeID(v)
+			t, err := decodeSessionModeID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "currentModeId")
 			}
 			x.CurrentModeID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -7678,6 +8505,8 @@ func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("currentModeId")
 	}
@@ -7776,36 +8605,50 @@ func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *DeleteSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
 			x.SessionID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -7823,6 +8666,8 @@ func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -7921,27 +8766,41 @@ func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *DeleteSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -7959,6 +8818,8 @@ func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -8048,36 +8909,50 @@ func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Diff) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Diff) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "path":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "path")
 			}
 			x.Path = t
 		case "oldText":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.OldText = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.OldText = nil
 				continue
@@ -8086,20 +8961,20 @@ func (x *Diff) decode(data []byte, skip []string) error {
 		case "newText":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "newText")
 			}
 			x.NewText = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -8117,6 +8992,8 @@ func (x *Diff) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("path")
 	}
@@ -8235,27 +9112,41 @@ func (x *Diff) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationAcceptAction) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Content = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Map(v, decodeElicitationContentValue)
+			t, err := jsonx.Map(it.Value(), decodeElicitationContentValue)
 			if err != nil {
 				return jsonx.AtField(err, "content")
 			}
@@ -8272,6 +9163,8 @@ func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Content != nil {
@@ -8361,55 +9254,73 @@ func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "form":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Form = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(ElicitationFormCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Form = nil
 				continue
 			}
+			it.Consume(n)
 			x.Form = p
 		case "url":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.URL = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
 			p := new(ElicitationURLCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.URL = nil
 				continue
 			}
+			it.Consume(n)
 			x.URL = p
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -8427,6 +9338,8 @@ func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Form != nil {
@@ -8542,40 +9455,52 @@ func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decodeElicitationContentValue picks the variant from the JSON shape of data.
-func decodeElicitationContentValue(data []byte) (ElicitationContentValue, error) {
+// decodeElicitationContentValueAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeElicitationContentValueAt(data []byte) (ElicitationContentValue, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindString:
 		s, err := jsonx.String(data)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return ElicitationContentValueString(s), nil
+		return ElicitationContentValueString(s), n, nil
 	case jsonx.KindNumber:
 		if jsonx.IsInteger(data) {
 			if i, err := jsonx.Int64(data); err == nil {
-				return ElicitationContentValueInteger(i), nil
+				return ElicitationContentValueInteger(i), n, nil
 			}
 		}
 		s, err := jsonx.Float(data)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return ElicitationContentValueNumber(s), nil
+		return ElicitationContentValueNumber(s), n, nil
 	case jsonx.KindBool:
 		s, err := jsonx.Bool(data)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return ElicitationContentValueBoolean(s), nil
+		return ElicitationContentValueBoolean(s), n, nil
 	case jsonx.KindArray:
 		s, err := jsonx.List(data, false, jsonx.String)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return ElicitationContentValueStringArray(s), nil
+		return ElicitationContentValueStringArray(s), n, nil
 	}
-	return nil, jsonx.TypeError("string or number or boolean or array", data)
+	return nil, 0, jsonx.TypeError("string or number or boolean or array", data)
+}
+
+// decodeElicitationContentValue decodes data, exactly one ElicitationContentValue value.
+func decodeElicitationContentValue(data []byte) (ElicitationContentValue, error) {
+	v, _, err := decodeElicitationContentValueAt(data)
+	return v, err
 }
 
 // MarshalJSON encodes x as a ElicitationContentValue value.
@@ -8628,27 +9553,41 @@ func UnmarshalElicitationContentValue(data []byte) (ElicitationContentValue, err
 	return decodeElicitationContentValue(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationFormCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -8666,6 +9605,8 @@ func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -8758,27 +9699,45 @@ func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // ownElicitationFormMode are the members ElicitationFormMode decodes itself; the rest belong to its Scope.
 var ownElicitationFormMode = []string{"requestedSchema"}
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationFormMode) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationFormMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "requestedSchema":
 			seen |= 1 << 0
-			if err := x.RequestedSchema.decode(v, nil); err != nil {
+			n, err := x.RequestedSchema.decodeAt(it.Rest(), nil)
+			if err != nil {
 				return jsonx.AtField(err, "requestedSchema")
 			}
+			it.Consume(n)
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("requestedSchema")
 	}
@@ -8858,50 +9817,66 @@ func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 // tagElicitationPropertySchema lists the discriminator, which variants must not keep as unknown.
 var tagElicitationPropertySchema = []string{"type"}
 
-// decodeElicitationPropertySchema reads the "type" tag with one scan, then decodes only that variant.
-func decodeElicitationPropertySchema(data []byte) (ElicitationPropertySchema, error) {
+// decodeElicitationPropertySchemaAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeElicitationPropertySchemaAt(data []byte) (ElicitationPropertySchema, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagElicitationPropertySchema
 	if !ok {
-		return nil, jsonx.Missing("type")
+		return nil, 0, jsonx.Missing("type")
 	}
 	switch string(tag) {
 	case "string":
 		v := new(ElicitationPropertySchemaString)
-		if err := (*StringPropertySchema)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*StringPropertySchema)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "number":
 		v := new(ElicitationPropertySchemaNumber)
-		if err := (*NumberPropertySchema)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*NumberPropertySchema)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "integer":
 		v := new(ElicitationPropertySchemaInteger)
-		if err := (*IntegerPropertySchema)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*IntegerPropertySchema)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "boolean":
 		v := new(ElicitationPropertySchemaBoolean)
-		if err := (*BooleanPropertySchema)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*BooleanPropertySchema)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "array":
 		v := new(ElicitationPropertySchemaArray)
-		if err := (*MultiSelectPropertySchema)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*MultiSelectPropertySchema)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &ElicitationPropertySchemaUnknown{Raw: jsonx.Raw(data)}, nil
+	return &ElicitationPropertySchemaUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeElicitationPropertySchema decodes data, exactly one ElicitationPropertySchema value.
+func decodeElicitationPropertySchema(data []byte) (ElicitationPropertySchema, error) {
+	v, _, err := decodeElicitationPropertySchemaAt(data)
+	return v, err
 }
 
 // appendElicitationPropertySchema appends v as a JSON object, tag first.
@@ -9102,25 +10077,40 @@ func (x *ElicitationPropertySchemaUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationRequestScope) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "requestId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestID(v)
+			t, n, err := decodeRequestIDAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "requestId")
 			}
+			it.Consume(n)
 			x.RequestID = t
 		default:
 			if jsonx.Skipped(it.Key(), skip) {
@@ -9134,6 +10124,8 @@ func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("requestId")
 	}
@@ -9224,23 +10216,37 @@ func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationSchema) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationSchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "type":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeElicitationSchemaType(v)
+			t, err := decodeElicitationSchemaType(it.Value())
 			if err != nil {
 				x.Type = ElicitationSchemaTypeObject
 				continue
@@ -9248,13 +10254,13 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			x.Type = t
 		case "title":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -9263,33 +10269,33 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 		case "properties":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.Map(v, decodeElicitationPropertySchema)
+			t, err := jsonx.Map(it.Value(), decodeElicitationPropertySchema)
 			if err != nil {
 				return jsonx.AtField(err, "properties")
 			}
 			x.Properties = t
 		case "required":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Required = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "required")
 			}
 			x.Required = t
 		case "description":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -9297,13 +10303,13 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -9321,6 +10327,8 @@ func (x *ElicitationSchema) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		x.Type = ElicitationSchemaTypeObject
 		ord.Absent()
@@ -9507,27 +10515,41 @@ func (x *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decodeElicitationScope picks the variant from the JSON shape of data.
-func decodeElicitationScope(data []byte, skip []string) (ElicitationScope, error) {
+// decodeElicitationScopeAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeElicitationScopeAt(data []byte, skip []string) (ElicitationScope, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "sessionId") {
 			v := new(ElicitationScopeSession)
-			if err := (*ElicitationSessionScope)(v).decode(data, skip); err != nil {
-				return nil, err
+			n, err := (*ElicitationSessionScope)(v).decodeAt(data, skip)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
 		if jsonx.HasKey(data, "requestId") {
 			v := new(ElicitationScopeRequest)
-			if err := (*ElicitationRequestScope)(v).decode(data, skip); err != nil {
-				return nil, err
+			n, err := (*ElicitationRequestScope)(v).decodeAt(data, skip)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
-		return nil, jsonx.NoneOf("\"sessionId\", \"requestId\"")
+		return nil, 0, jsonx.NoneOf("\"sessionId\", \"requestId\"")
 	}
-	return nil, jsonx.TypeError("object", data)
+	return nil, 0, jsonx.TypeError("object", data)
+}
+
+// decodeElicitationScope decodes data, exactly one ElicitationScope value.
+func decodeElicitationScope(data []byte, skip []string) (ElicitationScope, error) {
+	v, _, err := decodeElicitationScopeAt(data, skip)
+	return v, err
 }
 
 // appendElicitationScopeMembers appends v in its variant's JSON form.
@@ -9599,36 +10621,50 @@ func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationSessionScope) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
 			x.SessionID = t
 		case "toolCallId":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ToolCallID = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := decodeToolCallID(v)
+			t, err := decodeToolCallID(it.Value())
 			if err != nil {
 				x.ToolCallID = nil
 				continue
@@ -9646,6 +10682,8 @@ func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -9741,27 +10779,41 @@ func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationURLCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -9779,6 +10831,8 @@ func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -9871,27 +10925,41 @@ func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 // ownElicitationURLMode are the members ElicitationURLMode decodes itself; the rest belong to its Scope.
 var ownElicitationURLMode = []string{"elicitationId", "url"}
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ElicitationURLMode) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ElicitationURLMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "elicitationId":
 			seen |= 1 << 0
-			t, err := decodeElicitationID(v)
+			t, err := decodeElicitationID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "elicitationId")
 			}
 			x.ElicitationID = t
 		case "url":
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "url")
 			}
@@ -9901,6 +10969,8 @@ func (x *ElicitationURLMode) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("elicitationId")
 	}
@@ -9981,50 +11051,67 @@ func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *EmbeddedResource) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *EmbeddedResource) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Annotations = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(Annotations)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Annotations = nil
 				continue
 			}
+			it.Consume(n)
 			x.Annotations = p
 		case "resource":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeEmbeddedResourceResource(v)
+			t, n, err := decodeEmbeddedResourceResourceAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "resource")
 			}
+			it.Consume(n)
 			x.Resource = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -10042,6 +11129,8 @@ func (x *EmbeddedResource) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("resource")
 	}
@@ -10158,27 +11247,41 @@ func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decodeEmbeddedResourceResource picks the variant from the JSON shape of data.
-func decodeEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, error) {
+// decodeEmbeddedResourceResourceAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeEmbeddedResourceResourceAt(data []byte) (EmbeddedResourceResource, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "text") {
 			v := new(TextResourceContents)
-			if err := v.decode(data, nil); err != nil {
-				return nil, err
+			n, err := v.decodeAt(data, nil)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
 		if jsonx.HasKey(data, "blob") {
 			v := new(BlobResourceContents)
-			if err := v.decode(data, nil); err != nil {
-				return nil, err
+			n, err := v.decodeAt(data, nil)
+			if err != nil {
+				return nil, 0, err
 			}
-			return v, nil
+			return v, n, nil
 		}
-		return nil, jsonx.NoneOf("\"text\", \"blob\"")
+		return nil, 0, jsonx.NoneOf("\"text\", \"blob\"")
 	}
-	return nil, jsonx.TypeError("object", data)
+	return nil, 0, jsonx.TypeError("object", data)
+}
+
+// decodeEmbeddedResourceResource decodes data, exactly one EmbeddedResourceResource value.
+func decodeEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, error) {
+	v, _, err := decodeEmbeddedResourceResourceAt(data)
+	return v, err
 }
 
 // appendEmbeddedResourceResource appends v in its variant's JSON form.
@@ -10206,23 +11309,37 @@ func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, e
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *EnumOption) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *EnumOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "const":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "const")
 			}
@@ -10230,20 +11347,20 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 		case "title":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "title")
 			}
 			x.Title = t
 		case "description":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -10251,13 +11368,13 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -10275,6 +11392,8 @@ func (x *EnumOption) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("const")
 	}
@@ -10393,23 +11512,37 @@ func (x *EnumOption) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *EnvVariable) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *EnvVariable) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -10417,20 +11550,20 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 		case "value":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "value")
 			}
 			x.Value = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -10448,6 +11581,8 @@ func (x *EnvVariable) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -10555,22 +11690,36 @@ func (x *EnvVariable) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Error) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Error) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "code":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeErrorCode(v)
+			t, err := decodeErrorCode(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "code")
 			}
@@ -10578,14 +11727,14 @@ func (x *Error) decode(data []byte, skip []string) error {
 		case "message":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "message")
 			}
 			x.Message = t
 		case "data":
 			ord.Known(2)
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				x.Data = nil
 				continue
@@ -10603,6 +11752,8 @@ func (x *Error) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("code")
 	}
@@ -10752,23 +11903,37 @@ func (x *ExtResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *FileSystemCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "readTextFile":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.ReadTextFile = false
 				continue
@@ -10777,7 +11942,7 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 		case "writeTextFile":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.WriteTextFile = false
 				continue
@@ -10785,13 +11950,13 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 			x.WriteTextFile = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -10809,6 +11974,8 @@ func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		x.ReadTextFile = false
 		ord.Absent()
@@ -10946,23 +12113,37 @@ func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *HTTPHeader) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *HTTPHeader) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -10970,20 +12151,20 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 		case "value":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "value")
 			}
 			x.Value = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -11001,6 +12182,8 @@ func (x *HTTPHeader) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -11108,37 +12291,53 @@ func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ImageContent) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ImageContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Annotations = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(Annotations)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Annotations = nil
 				continue
 			}
+			it.Consume(n)
 			x.Annotations = p
 		case "data":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "data")
 			}
@@ -11146,20 +12345,20 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 		case "mimeType":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "mimeType")
 			}
 			x.MimeType = t
 		case "uri":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.URI = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.URI = nil
 				continue
@@ -11167,13 +12366,13 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 			x.URI = &t
 		case "_meta":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -11191,6 +12390,8 @@ func (x *ImageContent) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("data")
 	}
@@ -11322,36 +12523,50 @@ func (x *ImageContent) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Implementation) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Implementation) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
 			x.Name = t
 		case "title":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -11360,20 +12575,20 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 		case "version":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "version")
 			}
 			x.Version = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -11391,6 +12606,8 @@ func (x *Implementation) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -11509,23 +12726,37 @@ func (x *Implementation) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *InitializeRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *InitializeRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "protocolVersion":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeProtocolVersion(v)
+			t, err := decodeProtocolVersion(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "protocolVersion")
 			}
@@ -11533,34 +12764,38 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 		case "clientCapabilities":
 			ord.Known(1)
 			seen |= 1 << 1
-			if err := x.ClientCapabilities.decode(v, nil); err != nil {
+			n, err := x.ClientCapabilities.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.ClientCapabilities = ClientCapabilities{}
 				_ = x.ClientCapabilities.decode([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "clientInfo":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ClientInfo = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
 			p := new(Implementation)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.ClientInfo = nil
 				continue
 			}
+			it.Consume(n)
 			x.ClientInfo = p
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -11578,6 +12813,8 @@ func (x *InitializeRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("protocolVersion")
 	}
@@ -11723,23 +12960,37 @@ func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *InitializeResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *InitializeResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "protocolVersion":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeProtocolVersion(v)
+			t, err := decodeProtocolVersion(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "protocolVersion")
 			}
@@ -11747,15 +12998,17 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 		case "agentCapabilities":
 			ord.Known(1)
 			seen |= 1 << 1
-			if err := x.AgentCapabilities.decode(v, nil); err != nil {
+			n, err := x.AgentCapabilities.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.AgentCapabilities = AgentCapabilities{}
 				_ = x.AgentCapabilities.decode([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
 				continue
 			}
+			it.Consume(n)
 		case "authMethods":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.List(v, true, decodeAuthMethod)
+			t, err := jsonx.List(it.Value(), true, decodeAuthMethod)
 			if err != nil {
 				x.AuthMethods = []AuthMethod{}
 				continue
@@ -11763,27 +13016,29 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 			x.AuthMethods = t
 		case "agentInfo":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.AgentInfo = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
 			p := new(Implementation)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.AgentInfo = nil
 				continue
 			}
+			it.Consume(n)
 			x.AgentInfo = p
 		case "_meta":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -11801,6 +13056,8 @@ func (x *InitializeResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("protocolVersion")
 	}
@@ -11966,27 +13223,41 @@ func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *IntegerPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -11994,13 +13265,13 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "description":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -12008,39 +13279,39 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "minimum":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Minimum = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Int64(v)
+			t, err := jsonx.Int64(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "minimum")
 			}
 			x.Minimum = &t
 		case "maximum":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Maximum = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Int64(v)
+			t, err := jsonx.Int64(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "maximum")
 			}
 			x.Maximum = &t
 		case "default":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Default = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Int64(v)
+			t, err := jsonx.Int64(it.Value())
 			if err != nil {
 				x.Default = nil
 				continue
@@ -12048,13 +13319,13 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 			x.Default = &t
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -12072,6 +13343,8 @@ func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Title != nil {
@@ -12216,23 +13489,37 @@ func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *KillTerminalRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -12240,20 +13527,20 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 		case "terminalId":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeTerminalID(v)
+			t, err := decodeTerminalID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "terminalId")
 			}
 			x.TerminalID = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -12271,6 +13558,8 @@ func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -12378,27 +13667,41 @@ func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *KillTerminalResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -12416,6 +13719,8 @@ func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -12505,53 +13810,67 @@ func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ListSessionsRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "cwd":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Cwd = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "cwd")
 			}
 			x.Cwd = &t
 		case "cursor":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Cursor = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "cursor")
 			}
 			x.Cursor = &t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -12569,6 +13888,8 @@ func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Cwd != nil {
@@ -12680,23 +14001,37 @@ func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ListSessionsResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessions":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.List(v, true, decodeSessionInfo)
+			t, err := jsonx.List(it.Value(), true, decodeSessionInfo)
 			if err != nil {
 				x.Sessions = []SessionInfo{}
 				continue
@@ -12704,13 +14039,13 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			x.Sessions = t
 		case "nextCursor":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.NextCursor = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.NextCursor = nil
 				continue
@@ -12718,13 +14053,13 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 			x.NextCursor = &t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -12742,6 +14077,8 @@ func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessions")
 	}
@@ -12853,27 +14190,41 @@ func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *LoadSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "mcpServers":
 			ord.Known(0)
 			seen |= 1 << 0
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.McpServers = []McpServer{}
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeMcpServer)
+			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
 			if err != nil {
 				return jsonx.AtField(err, "mcpServers")
 			}
@@ -12881,18 +14232,18 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 		case "cwd":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "cwd")
 			}
 			x.Cwd = t
 		case "additionalDirectories":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.AdditionalDirectories = []string{}
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "additionalDirectories")
 			}
@@ -12900,20 +14251,20 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 		case "sessionId":
 			ord.Known(3)
 			seen |= 1 << 3
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
 			x.SessionID = t
 		case "_meta":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -12931,6 +14282,8 @@ func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("mcpServers")
 	}
@@ -13062,41 +14415,57 @@ func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *LoadSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "modes":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Modes = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(SessionModeState)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Modes = nil
 				continue
 			}
+			it.Consume(n)
 			x.Modes = p
 		case "configOptions":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ConfigOptions = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, decodeSessionConfigOption)
+			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
 			if err != nil {
 				x.ConfigOptions = nil
 				continue
@@ -13104,13 +14473,13 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 			x.ConfigOptions = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -13128,6 +14497,8 @@ func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Modes != nil {
@@ -13243,27 +14614,41 @@ func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *LogoutCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -13281,6 +14666,8 @@ func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -13370,27 +14757,41 @@ func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *LogoutRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *LogoutRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -13408,6 +14809,8 @@ func (x *LogoutRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -13497,27 +14900,41 @@ func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *LogoutResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *LogoutResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -13535,6 +14952,8 @@ func (x *LogoutResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -13624,23 +15043,37 @@ func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *McpCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *McpCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "http":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.HTTP = false
 				continue
@@ -13649,7 +15082,7 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 		case "sse":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.SSE = false
 				continue
@@ -13657,13 +15090,13 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 			x.SSE = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -13681,6 +15114,8 @@ func (x *McpCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		x.HTTP = false
 		ord.Absent()
@@ -13821,36 +15256,50 @@ func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
 // tagMcpServer lists the discriminator, which variants must not keep as unknown.
 var tagMcpServer = []string{"type"}
 
-// decodeMcpServer reads the "type" tag with one scan, then decodes only that variant.
-func decodeMcpServer(data []byte) (McpServer, error) {
+// decodeMcpServerAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeMcpServerAt(data []byte) (McpServer, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagMcpServer
 	if !ok {
 		v := new(McpServerStdio)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	}
 	switch string(tag) {
 	case "http":
 		v := new(McpServerHTTP)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "sse":
 		v := new(McpServerSSE)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &McpServerUnknown{Raw: jsonx.Raw(data)}, nil
+	return &McpServerUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeMcpServer decodes data, exactly one McpServer value.
+func decodeMcpServer(data []byte) (McpServer, error) {
+	v, _, err := decodeMcpServerAt(data)
+	return v, err
 }
 
 // appendMcpServer appends v as a JSON object, tag first.
@@ -13903,23 +15352,37 @@ func UnmarshalMcpServer(data []byte) (McpServer, error) {
 	return decodeMcpServer(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *McpServerHTTP) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *McpServerHTTP) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -13927,7 +15390,7 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 		case "url":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "url")
 			}
@@ -13935,24 +15398,24 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 		case "headers":
 			ord.Known(2)
 			seen |= 1 << 2
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Headers = []HTTPHeader{}
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeHTTPHeader)
+			t, err := jsonx.List(it.Value(), false, decodeHTTPHeader)
 			if err != nil {
 				return jsonx.AtField(err, "headers")
 			}
 			x.Headers = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -13970,6 +15433,8 @@ func (x *McpServerHTTP) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -14095,23 +15560,37 @@ func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *McpServerSSE) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *McpServerSSE) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -14119,7 +15598,7 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 		case "url":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "url")
 			}
@@ -14127,24 +15606,24 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 		case "headers":
 			ord.Known(2)
 			seen |= 1 << 2
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Headers = []HTTPHeader{}
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeHTTPHeader)
+			t, err := jsonx.List(it.Value(), false, decodeHTTPHeader)
 			if err != nil {
 				return jsonx.AtField(err, "headers")
 			}
 			x.Headers = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -14162,6 +15641,8 @@ func (x *McpServerSSE) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -14287,23 +15768,37 @@ func (x *McpServerSSE) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *McpServerStdio) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *McpServerStdio) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "name":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -14311,7 +15806,7 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 		case "command":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "command")
 			}
@@ -14319,11 +15814,11 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 		case "args":
 			ord.Known(2)
 			seen |= 1 << 2
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Args = []string{}
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "args")
 			}
@@ -14331,24 +15826,24 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 		case "env":
 			ord.Known(3)
 			seen |= 1 << 3
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Env = []EnvVariable{}
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeEnvVariable)
+			t, err := jsonx.List(it.Value(), false, decodeEnvVariable)
 			if err != nil {
 				return jsonx.AtField(err, "env")
 			}
 			x.Env = t
 		case "_meta":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -14366,6 +15861,8 @@ func (x *McpServerStdio) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -14523,30 +16020,43 @@ func (x *McpServerUnknown) UnmarshalJSON(data []byte) error {
 // tagMultiSelectItems lists the discriminator, which variants must not keep as unknown.
 var tagMultiSelectItems = []string{"type"}
 
-// decodeMultiSelectItems reads the "type" tag with one scan, then decodes only that variant.
-func decodeMultiSelectItems(data []byte) (MultiSelectItems, error) {
+// decodeMultiSelectItemsAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeMultiSelectItemsAt(data []byte) (MultiSelectItems, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagMultiSelectItems
 	if !ok {
 		v := new(MultiSelectItemsTitled)
-		if err := (*TitledMultiSelectItems)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*TitledMultiSelectItems)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	}
 	switch string(tag) {
 	case "string":
 		v := new(MultiSelectItemsString)
-		if err := (*StringMultiSelectItems)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*StringMultiSelectItems)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &MultiSelectItemsUnknown{Raw: jsonx.Raw(data)}, nil
+	return &MultiSelectItemsUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeMultiSelectItems decodes data, exactly one MultiSelectItems value.
+func decodeMultiSelectItems(data []byte) (MultiSelectItems, error) {
+	v, _, err := decodeMultiSelectItemsAt(data)
+	return v, err
 }
 
 // appendMultiSelectItems appends v as a JSON object, tag first.
@@ -14651,28 +16161,42 @@ func (x *MultiSelectItemsUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *MultiSelectPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -14680,13 +16204,13 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "description":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -14694,26 +16218,26 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "minItems":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MinItems = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint64(v)
+			t, err := jsonx.Uint64(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "minItems")
 			}
 			x.MinItems = &t
 		case "maxItems":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MaxItems = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint64(v)
+			t, err := jsonx.Uint64(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "maxItems")
 			}
@@ -14721,20 +16245,21 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 		case "items":
 			ord.Known(4)
 			seen |= 1 << 4
-			t, err := decodeMultiSelectItems(v)
+			t, n, err := decodeMultiSelectItemsAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "items")
 			}
+			it.Consume(n)
 			x.Items = t
 		case "default":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Default = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, jsonx.String)
+			t, err := jsonx.List(it.Value(), true, jsonx.String)
 			if err != nil {
 				x.Default = nil
 				continue
@@ -14742,13 +16267,13 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 			x.Default = t
 		case "_meta":
 			ord.Known(6)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 6
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -14766,6 +16291,8 @@ func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<4) == 0 {
 		return jsonx.Missing("items")
 	}
@@ -14926,34 +16453,48 @@ func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *NewSessionRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *NewSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "cwd":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "cwd")
 			}
 			x.Cwd = t
 		case "additionalDirectories":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.AdditionalDirectories = []string{}
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "additionalDirectories")
 			}
@@ -14961,24 +16502,24 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 		case "mcpServers":
 			ord.Known(2)
 			seen |= 1 << 2
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.McpServers = []McpServer{}
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeMcpServer)
+			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
 			if err != nil {
 				return jsonx.AtField(err, "mcpServers")
 			}
 			x.McpServers = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -14996,6 +16537,8 @@ func (x *NewSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("cwd")
 	}
@@ -15118,50 +16661,66 @@ func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *NewSessionResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *NewSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
 			x.SessionID = t
 		case "modes":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Modes = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
 			p := new(SessionModeState)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Modes = nil
 				continue
 			}
+			it.Consume(n)
 			x.Modes = p
 		case "configOptions":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ConfigOptions = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, decodeSessionConfigOption)
+			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
 			if err != nil {
 				x.ConfigOptions = nil
 				continue
@@ -15169,13 +16728,13 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 			x.ConfigOptions = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -15193,6 +16752,8 @@ func (x *NewSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -15317,23 +16878,37 @@ func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Notice) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Notice) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "severity":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeNoticeSeverity(v)
+			t, err := decodeNoticeSeverity(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "severity")
 			}
@@ -15341,7 +16916,7 @@ func (x *Notice) decode(data []byte, skip []string) error {
 		case "title":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err == nil {
 				err = jsonx.MinLength(string(t), 1)
 			}
@@ -15351,13 +16926,13 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			x.Title = t
 		case "description":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -15365,13 +16940,13 @@ func (x *Notice) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -15389,6 +16964,8 @@ func (x *Notice) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("severity")
 	}
@@ -15507,13 +17084,28 @@ func (x *Notice) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *NoticeCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
@@ -15529,6 +17121,8 @@ func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNoticeCapabilities), present, 0, 0, 0))
@@ -15589,27 +17183,41 @@ func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *NumberPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -15617,13 +17225,13 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "description":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -15631,39 +17239,39 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "minimum":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Minimum = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Float(v)
+			t, err := jsonx.Float(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "minimum")
 			}
 			x.Minimum = &t
 		case "maximum":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Maximum = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Float(v)
+			t, err := jsonx.Float(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "maximum")
 			}
 			x.Maximum = &t
 		case "default":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Default = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Float(v)
+			t, err := jsonx.Float(it.Value())
 			if err != nil {
 				x.Default = nil
 				continue
@@ -15671,13 +17279,13 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 			x.Default = &t
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -15695,6 +17303,8 @@ func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Title != nil {
@@ -15845,23 +17455,37 @@ func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *PermissionOption) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *PermissionOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "optionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodePermissionOptionID(v)
+			t, err := decodePermissionOptionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "optionId")
 			}
@@ -15869,7 +17493,7 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 		case "name":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -15877,20 +17501,20 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 		case "kind":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := decodePermissionOptionKind(v)
+			t, err := decodePermissionOptionKind(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "kind")
 			}
 			x.Kind = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -15908,6 +17532,8 @@ func (x *PermissionOption) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("optionId")
 	}
@@ -16036,23 +17662,37 @@ func (x *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Plan) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Plan) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "entries":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.List(v, true, decodePlanEntry)
+			t, err := jsonx.List(it.Value(), true, decodePlanEntry)
 			if err != nil {
 				x.Entries = []PlanEntry{}
 				continue
@@ -16060,13 +17700,13 @@ func (x *Plan) decode(data []byte, skip []string) error {
 			x.Entries = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -16084,6 +17724,8 @@ func (x *Plan) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("entries")
 	}
@@ -16184,23 +17826,37 @@ func (x *Plan) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *PlanEntry) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *PlanEntry) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "content")
 			}
@@ -16208,7 +17864,7 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 		case "priority":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodePlanEntryPriority(v)
+			t, err := decodePlanEntryPriority(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "priority")
 			}
@@ -16216,20 +17872,20 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 		case "status":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := decodePlanEntryStatus(v)
+			t, err := decodePlanEntryStatus(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "status")
 			}
 			x.Status = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -16247,6 +17903,8 @@ func (x *PlanEntry) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("content")
 	}
@@ -16387,23 +18045,37 @@ func (x *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *PromptCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *PromptCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "image":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.Image = false
 				continue
@@ -16412,7 +18084,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 		case "audio":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.Audio = false
 				continue
@@ -16421,7 +18093,7 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 		case "embeddedContext":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				x.EmbeddedContext = false
 				continue
@@ -16429,13 +18101,13 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 			x.EmbeddedContext = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -16453,6 +18125,8 @@ func (x *PromptCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		x.Image = false
 		ord.Absent()
@@ -16608,23 +18282,37 @@ func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *PromptRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *PromptRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -16632,20 +18320,20 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 		case "prompt":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.List(v, false, decodeContentBlock)
+			t, err := jsonx.List(it.Value(), false, decodeContentBlock)
 			if err != nil {
 				return jsonx.AtField(err, "prompt")
 			}
 			x.Prompt = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -16663,6 +18351,8 @@ func (x *PromptRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -16772,36 +18462,50 @@ func (x *PromptRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *PromptResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *PromptResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "stopReason":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeStopReason(v)
+			t, err := decodeStopReason(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "stopReason")
 			}
 			x.StopReason = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -16819,6 +18523,8 @@ func (x *PromptResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("stopReason")
 	}
@@ -16917,23 +18623,37 @@ func (x *PromptResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ReadTextFileRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -16941,46 +18661,46 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 		case "path":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "path")
 			}
 			x.Path = t
 		case "line":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Line = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint32(v)
+			t, err := jsonx.Uint32(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "line")
 			}
 			x.Line = &t
 		case "limit":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Limit = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint32(v)
+			t, err := jsonx.Uint32(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "limit")
 			}
 			x.Limit = &t
 		case "_meta":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -16998,6 +18718,8 @@ func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -17127,36 +18849,50 @@ func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ReadTextFileResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "content":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "content")
 			}
 			x.Content = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -17174,6 +18910,8 @@ func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("content")
 	}
@@ -17272,23 +19010,37 @@ func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ReleaseTerminalRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -17296,20 +19048,20 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 		case "terminalId":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeTerminalID(v)
+			t, err := decodeTerminalID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "terminalId")
 			}
 			x.TerminalID = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -17327,6 +19079,8 @@ func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -17434,27 +19188,41 @@ func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ReleaseTerminalResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -17472,6 +19240,8 @@ func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -17561,25 +19331,37 @@ func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decodeRequestID picks the variant from the JSON shape of data.
-func decodeRequestID(data []byte) (RequestID, error) {
+// decodeRequestIDAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeRequestIDAt(data []byte) (RequestID, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindNull:
-		return RequestIDNull{}, nil
+		return RequestIDNull{}, n, nil
 	case jsonx.KindNumber:
 		s, err := jsonx.Int64(data)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return RequestIDNumber(s), nil
+		return RequestIDNumber(s), n, nil
 	case jsonx.KindString:
 		s, err := jsonx.String(data)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return RequestIDStr(s), nil
+		return RequestIDStr(s), n, nil
 	}
-	return nil, jsonx.TypeError("null or number or string", data)
+	return nil, 0, jsonx.TypeError("null or number or string", data)
+}
+
+// decodeRequestID decodes data, exactly one RequestID value.
+func decodeRequestID(data []byte) (RequestID, error) {
+	v, _, err := decodeRequestIDAt(data)
+	return v, err
 }
 
 // MarshalJSON encodes x as a RequestID value.
@@ -17629,32 +19411,45 @@ func (*RequestIDNull) UnmarshalJSON(data []byte) error {
 // tagRequestPermissionOutcome lists the discriminator, which variants must not keep as unknown.
 var tagRequestPermissionOutcome = []string{"outcome"}
 
-// decodeRequestPermissionOutcome reads the "outcome" tag with one scan, then decodes only that variant.
-func decodeRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, error) {
+// decodeRequestPermissionOutcomeAt reads the "outcome" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeRequestPermissionOutcomeAt(data []byte) (RequestPermissionOutcome, int, error) {
 	tag, ok, err := jsonx.Tag(data, "outcome")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagRequestPermissionOutcome
 	if !ok {
-		return nil, jsonx.Missing("outcome")
+		return nil, 0, jsonx.Missing("outcome")
 	}
 	switch string(tag) {
 	case "cancelled":
 		v := new(RequestPermissionOutcomeCancelled)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "selected":
 		v := new(RequestPermissionOutcomeSelected)
-		if err := (*SelectedPermissionOutcome)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*SelectedPermissionOutcome)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &RequestPermissionOutcomeUnknown{Raw: jsonx.Raw(data)}, nil
+	return &RequestPermissionOutcomeUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeRequestPermissionOutcome decodes data, exactly one RequestPermissionOutcome value.
+func decodeRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, error) {
+	v, _, err := decodeRequestPermissionOutcomeAt(data)
+	return v, err
 }
 
 // appendRequestPermissionOutcome appends v as a JSON object, tag first.
@@ -17697,13 +19492,28 @@ func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, e
 	return decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *RequestPermissionOutcomeCancelled) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	for it.Next() {
 		switch string(it.Key()) {
@@ -17719,6 +19529,8 @@ func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) e
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionOutcomeCancelled), present, 0, 0, 0))
@@ -17826,23 +19638,37 @@ func (x *RequestPermissionOutcomeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *RequestPermissionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -17850,26 +19676,28 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 		case "toolCall":
 			ord.Known(1)
 			seen |= 1 << 1
-			if err := x.ToolCall.decode(v, nil); err != nil {
+			n, err := x.ToolCall.decodeAt(it.Rest(), nil)
+			if err != nil {
 				return jsonx.AtField(err, "toolCall")
 			}
+			it.Consume(n)
 		case "options":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.List(v, false, decodePermissionOption)
+			t, err := jsonx.List(it.Value(), false, decodePermissionOption)
 			if err != nil {
 				return jsonx.AtField(err, "options")
 			}
 			x.Options = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -17887,6 +19715,8 @@ func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -18007,36 +19837,51 @@ func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *RequestPermissionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "outcome":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeRequestPermissionOutcome(v)
+			t, n, err := decodeRequestPermissionOutcomeAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "outcome")
 			}
+			it.Consume(n)
 			x.Outcome = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -18054,6 +19899,8 @@ func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("outcome")
 	}
@@ -18157,42 +20004,58 @@ func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ResourceLink) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ResourceLink) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Annotations = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(Annotations)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Annotations = nil
 				continue
 			}
+			it.Consume(n)
 			x.Annotations = p
 		case "description":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -18200,13 +20063,13 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "mimeType":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MimeType = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.MimeType = nil
 				continue
@@ -18215,20 +20078,20 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 		case "name":
 			ord.Known(3)
 			seen |= 1 << 3
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
 			x.Name = t
 		case "size":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Size = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Int64(v)
+			t, err := jsonx.Int64(it.Value())
 			if err != nil {
 				x.Size = nil
 				continue
@@ -18236,13 +20099,13 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 			x.Size = &t
 		case "title":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -18251,20 +20114,20 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 		case "uri":
 			ord.Known(6)
 			seen |= 1 << 6
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "uri")
 			}
 			x.URI = t
 		case "_meta":
 			ord.Known(7)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 7
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -18282,6 +20145,8 @@ func (x *ResourceLink) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<3) == 0 {
 		return jsonx.Missing("name")
 	}
@@ -18446,23 +20311,37 @@ func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ResumeSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -18470,42 +20349,42 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 		case "cwd":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "cwd")
 			}
 			x.Cwd = t
 		case "additionalDirectories":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.AdditionalDirectories = []string{}
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "additionalDirectories")
 			}
 			x.AdditionalDirectories = t
 		case "mcpServers":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.McpServers = []McpServer{}
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeMcpServer)
+			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
 			if err != nil {
 				return jsonx.AtField(err, "mcpServers")
 			}
 			x.McpServers = t
 		case "_meta":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -18523,6 +20402,8 @@ func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -18656,41 +20537,57 @@ func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ResumeSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "modes":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Modes = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(SessionModeState)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Modes = nil
 				continue
 			}
+			it.Consume(n)
 			x.Modes = p
 		case "configOptions":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ConfigOptions = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, decodeSessionConfigOption)
+			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
 			if err != nil {
 				x.ConfigOptions = nil
 				continue
@@ -18698,13 +20595,13 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 			x.ConfigOptions = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -18722,6 +20619,8 @@ func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Modes != nil {
@@ -18849,36 +20748,50 @@ func (x *Role) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SelectedPermissionOutcome) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "optionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodePermissionOptionID(v)
+			t, err := decodePermissionOptionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "optionId")
 			}
 			x.OptionID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -18896,6 +20809,8 @@ func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("optionId")
 	}
@@ -18994,27 +20909,41 @@ func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionAdditionalDirectoriesCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -19032,6 +20961,8 @@ func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []st
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -19121,97 +21052,121 @@ func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "list":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.List = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(SessionListCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.List = nil
 				continue
 			}
+			it.Consume(n)
 			x.List = p
 		case "delete":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Delete = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
 			p := new(SessionDeleteCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Delete = nil
 				continue
 			}
+			it.Consume(n)
 			x.Delete = p
 		case "additionalDirectories":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.AdditionalDirectories = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
 			p := new(SessionAdditionalDirectoriesCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.AdditionalDirectories = nil
 				continue
 			}
+			it.Consume(n)
 			x.AdditionalDirectories = p
 		case "resume":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Resume = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
 			p := new(SessionResumeCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Resume = nil
 				continue
 			}
+			it.Consume(n)
 			x.Resume = p
 		case "close":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Close = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
 			p := new(SessionCloseCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Close = nil
 				continue
 			}
+			it.Consume(n)
 			x.Close = p
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -19229,6 +21184,8 @@ func (x *SessionCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.List != nil {
@@ -19383,27 +21340,41 @@ func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionCloseCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -19421,6 +21392,8 @@ func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -19510,22 +21483,36 @@ func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionConfigBoolean) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "currentValue":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "currentValue")
 			}
@@ -19542,6 +21529,8 @@ func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("currentValue")
 	}
@@ -19629,59 +21618,73 @@ func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 // ownSessionConfigOption are the members SessionConfigOption decodes itself; the rest belong to its Type.
 var ownSessionConfigOption = []string{"id", "name", "description", "category", "_meta"}
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionConfigOption) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionConfigOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			seen |= 1 << 0
-			t, err := decodeSessionConfigID(v)
+			t, err := decodeSessionConfigID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
 			x.ID = t
 		case "name":
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
 			x.Name = t
 		case "description":
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
 			}
 			x.Description = &t
 		case "category":
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Category = nil
 				continue
 			}
-			t, err := decodeSessionConfigOptionCategory(v)
+			t, err := decodeSessionConfigOptionCategory(it.Value())
 			if err != nil {
 				x.Category = nil
 				continue
 			}
 			x.Category = &t
 		case "_meta":
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -19692,6 +21695,8 @@ func (x *SessionConfigOption) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -19796,39 +21801,52 @@ func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
 // tagSessionConfigOptionType lists the discriminator, which variants must not keep as unknown.
 var tagSessionConfigOptionType = []string{"type"}
 
-// decodeSessionConfigOptionType reads the "type" tag with one scan, then decodes only that variant.
-func decodeSessionConfigOptionType(data []byte, skip []string) (SessionConfigOptionType, error) {
+// decodeSessionConfigOptionTypeAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeSessionConfigOptionTypeAt(data []byte, skip []string) (SessionConfigOptionType, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagSessionConfigOptionType
 	if len(skip) > 0 {
 		vskip = jsonx.Extend(skip, "type")
 	}
 	if !ok {
-		return nil, jsonx.Missing("type")
+		return nil, 0, jsonx.Missing("type")
 	}
 	switch string(tag) {
 	case "select":
 		v := new(SessionConfigOptionTypeSelect)
-		if err := (*SessionConfigSelect)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*SessionConfigSelect)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "boolean":
 		v := new(SessionConfigOptionTypeBoolean)
-		if err := (*SessionConfigBoolean)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*SessionConfigBoolean)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the members that are not the owner's.
-	raw, err := jsonx.ObjectWithout(data, skip)
+	raw, err := jsonx.ObjectWithout(data[:n], skip)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &SessionConfigOptionTypeUnknown{Raw: raw}, nil
+	return &SessionConfigOptionTypeUnknown{Raw: raw}, n, nil
+}
+
+// decodeSessionConfigOptionType decodes data, exactly one SessionConfigOptionType value.
+func decodeSessionConfigOptionType(data []byte, skip []string) (SessionConfigOptionType, error) {
+	v, _, err := decodeSessionConfigOptionTypeAt(data, skip)
+	return v, err
 }
 
 // appendSessionConfigOptionTypeMembers appends v's members (tag first) to an object being encoded.
@@ -19923,41 +21941,57 @@ func (x *SessionConfigOptionTypeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionConfigOptionsCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "boolean":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Boolean = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(BooleanConfigOptionCapabilities)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Boolean = nil
 				continue
 			}
+			it.Consume(n)
 			x.Boolean = p
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -19975,6 +22009,8 @@ func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) er
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Boolean != nil {
@@ -20077,22 +22113,36 @@ func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionConfigSelect) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "currentValue":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(v)
+			t, err := decodeSessionConfigValueID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "currentValue")
 			}
@@ -20100,10 +22150,11 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 		case "options":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeSessionConfigSelectOptions(v)
+			t, n, err := decodeSessionConfigSelectOptionsAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "options")
 			}
+			it.Consume(n)
 			x.Options = t
 		default:
 			if jsonx.Skipped(it.Key(), skip) {
@@ -20117,6 +22168,8 @@ func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("currentValue")
 	}
@@ -20216,23 +22269,37 @@ func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionConfigSelectGroup) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "group":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionConfigGroupID(v)
+			t, err := decodeSessionConfigGroupID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "group")
 			}
@@ -20240,7 +22307,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 		case "name":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
@@ -20248,7 +22315,7 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 		case "options":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.List(v, true, decodeSessionConfigSelectOption)
+			t, err := jsonx.List(it.Value(), true, decodeSessionConfigSelectOption)
 			if err != nil {
 				x.Options = []SessionConfigSelectOption{}
 				continue
@@ -20256,13 +22323,13 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 			x.Options = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -20280,6 +22347,8 @@ func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("group")
 	}
@@ -20398,23 +22467,37 @@ func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionConfigSelectOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "value":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(v)
+			t, err := decodeSessionConfigValueID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "value")
 			}
@@ -20422,20 +22505,20 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 		case "name":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
 			x.Name = t
 		case "description":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -20443,13 +22526,13 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -20467,6 +22550,8 @@ func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("value")
 	}
@@ -20585,32 +22670,44 @@ func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decodeSessionConfigSelectOptions picks the variant from the JSON shape of data.
-func decodeSessionConfigSelectOptions(data []byte) (SessionConfigSelectOptions, error) {
+// decodeSessionConfigSelectOptionsAt picks the variant from the JSON shape of the value at the
+// start of data; it returns the value's length.
+func decodeSessionConfigSelectOptionsAt(data []byte) (SessionConfigSelectOptions, int, error) {
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	data = data[:n]
 	switch jsonx.KindOf(data) {
 	case jsonx.KindArray:
 		first, _ := jsonx.FirstItem(data)
 		if jsonx.HasKey(first, "value") {
 			s, err := jsonx.List(data, false, decodeSessionConfigSelectOption)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
-			return SessionConfigSelectOptionsUngrouped(s), nil
+			return SessionConfigSelectOptionsUngrouped(s), n, nil
 		}
 		if jsonx.HasKey(first, "group") || jsonx.HasKey(first, "options") {
 			s, err := jsonx.List(data, false, decodeSessionConfigSelectGroup)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
-			return SessionConfigSelectOptionsGrouped(s), nil
+			return SessionConfigSelectOptionsGrouped(s), n, nil
 		}
 		s, err := jsonx.List(data, false, decodeSessionConfigSelectOption)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return SessionConfigSelectOptionsUngrouped(s), nil
+		return SessionConfigSelectOptionsUngrouped(s), n, nil
 	}
-	return nil, jsonx.TypeError("array", data)
+	return nil, 0, jsonx.TypeError("array", data)
+}
+
+// decodeSessionConfigSelectOptions decodes data, exactly one SessionConfigSelectOptions value.
+func decodeSessionConfigSelectOptions(data []byte) (SessionConfigSelectOptions, error) {
+	v, _, err := decodeSessionConfigSelectOptionsAt(data)
+	return v, err
 }
 
 // MarshalJSON encodes x as a SessionConfigSelectOptions value.
@@ -20642,27 +22739,41 @@ func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOption
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionDeleteCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -20680,6 +22791,8 @@ func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -20769,23 +22882,37 @@ func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionInfo) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionInfo) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -20793,14 +22920,14 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 		case "cwd":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "cwd")
 			}
 			x.Cwd = t
 		case "additionalDirectories":
 			ord.Known(2)
-			t, err := jsonx.List(v, true, jsonx.String)
+			t, err := jsonx.List(it.Value(), true, jsonx.String)
 			if err != nil {
 				x.AdditionalDirectories = nil
 				continue
@@ -20808,13 +22935,13 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			x.AdditionalDirectories = t
 		case "title":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -20822,13 +22949,13 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "updatedAt":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.UpdatedAt = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.UpdatedAt = nil
 				continue
@@ -20836,13 +22963,13 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 			x.UpdatedAt = &t
 		case "_meta":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -20860,6 +22987,8 @@ func (x *SessionInfo) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -21002,27 +23131,41 @@ func (x *SessionInfo) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionInfoUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -21030,13 +23173,13 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "updatedAt":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.UpdatedAt = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.UpdatedAt = nil
 				continue
@@ -21044,13 +23187,13 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 			x.UpdatedAt = &t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -21068,6 +23211,8 @@ func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Title != nil {
@@ -21179,27 +23324,41 @@ func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionListCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -21217,6 +23376,8 @@ func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -21306,23 +23467,37 @@ func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionMode) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "id":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionModeID(v)
+			t, err := decodeSessionModeID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "id")
 			}
@@ -21330,20 +23505,20 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 		case "name":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "name")
 			}
 			x.Name = t
 		case "description":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -21351,13 +23526,13 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -21375,6 +23550,8 @@ func (x *SessionMode) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("id")
 	}
@@ -21493,23 +23670,37 @@ func (x *SessionMode) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionModeState) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionModeState) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "currentModeId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionModeID(v)
+			t, err := decodeSessionModeID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "currentModeId")
 			}
@@ -21517,7 +23708,7 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 		case "availableModes":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.List(v, true, decodeSessionMode)
+			t, err := jsonx.List(it.Value(), true, decodeSessionMode)
 			if err != nil {
 				x.AvailableModes = []SessionMode{}
 				continue
@@ -21525,13 +23716,13 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 			x.AvailableModes = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -21549,6 +23740,8 @@ func (x *SessionModeState) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("currentModeId")
 	}
@@ -21658,23 +23851,37 @@ func (x *SessionModeState) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionNotification) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -21682,20 +23889,21 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 		case "update":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeSessionUpdate(v)
+			t, n, err := decodeSessionUpdateAt(it.Rest())
 			if err != nil {
 				return jsonx.AtField(err, "update")
 			}
+			it.Consume(n)
 			x.Update = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -21713,6 +23921,8 @@ func (x *SessionNotification) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -21825,27 +24035,41 @@ func (x *SessionNotification) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SessionResumeCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -21863,6 +24087,8 @@ func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -21955,104 +24181,129 @@ func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 // tagSessionUpdate lists the discriminator, which variants must not keep as unknown.
 var tagSessionUpdate = []string{"sessionUpdate"}
 
-// decodeSessionUpdate reads the "sessionUpdate" tag with one scan, then decodes only that variant.
-func decodeSessionUpdate(data []byte) (SessionUpdate, error) {
+// decodeSessionUpdateAt reads the "sessionUpdate" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeSessionUpdateAt(data []byte) (SessionUpdate, int, error) {
 	tag, ok, err := jsonx.Tag(data, "sessionUpdate")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagSessionUpdate
 	if !ok {
-		return nil, jsonx.Missing("sessionUpdate")
+		return nil, 0, jsonx.Missing("sessionUpdate")
 	}
 	switch string(tag) {
 	case "user_message_chunk":
 		v := new(SessionUpdateUserMessageChunk)
-		if err := (*ContentChunk)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "agent_message_chunk":
 		v := new(SessionUpdateAgentMessageChunk)
-		if err := (*ContentChunk)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "agent_thought_chunk":
 		v := new(SessionUpdateAgentThoughtChunk)
-		if err := (*ContentChunk)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "tool_call":
 		v := new(SessionUpdateToolCall)
-		if err := (*ToolCall)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ToolCall)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "tool_call_update":
 		v := new(SessionUpdateToolCallUpdate)
-		if err := (*ToolCallUpdate)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ToolCallUpdate)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "plan":
 		v := new(SessionUpdatePlan)
-		if err := (*Plan)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*Plan)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "available_commands_update":
 		v := new(SessionUpdateAvailableCommandsUpdate)
-		if err := (*AvailableCommandsUpdate)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*AvailableCommandsUpdate)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "current_mode_update":
 		v := new(SessionUpdateCurrentModeUpdate)
-		if err := (*CurrentModeUpdate)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*CurrentModeUpdate)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "config_option_update":
 		v := new(SessionUpdateConfigOptionUpdate)
-		if err := (*ConfigOptionUpdate)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*ConfigOptionUpdate)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "session_info_update":
 		v := new(SessionUpdateSessionInfoUpdate)
-		if err := (*SessionInfoUpdate)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*SessionInfoUpdate)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "usage_update":
 		v := new(SessionUpdateUsageUpdate)
-		if err := (*UsageUpdate)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*UsageUpdate)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "notice":
 		v := new(SessionUpdateNotice)
-		if err := (*Notice)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*Notice)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "compaction_update":
 		v := new(SessionUpdateCompactionUpdate)
-		if err := (*CompactionUpdate)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*CompactionUpdate)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "compaction_summary_chunk":
 		v := new(SessionUpdateCompactionSummaryChunk)
-		if err := (*CompactionSummaryChunk)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*CompactionSummaryChunk)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &SessionUpdateUnknown{Raw: jsonx.Raw(data)}, nil
+	return &SessionUpdateUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeSessionUpdate decodes data, exactly one SessionUpdate value.
+func decodeSessionUpdate(data []byte) (SessionUpdate, error) {
+	v, _, err := decodeSessionUpdateAt(data)
+	return v, err
 }
 
 // appendSessionUpdate appends v as a JSON object, tag first.
@@ -22544,37 +24795,51 @@ func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
 // ownSetSessionConfigOptionRequest are the members SetSessionConfigOptionRequest decodes itself; the rest belong to its Type.
 var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"}
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SetSessionConfigOptionRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SetSessionConfigOptionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
 			x.SessionID = t
 		case "configId":
 			seen |= 1 << 1
-			t, err := decodeSessionConfigID(v)
+			t, err := decodeSessionConfigID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "configId")
 			}
 			x.ConfigID = t
 		case "_meta":
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -22585,6 +24850,8 @@ func (x *SetSessionConfigOptionRequest) decode(data []byte, skip []string) error
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -22677,11 +24944,12 @@ func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 // tagSetSessionConfigOptionRequestType lists the discriminator, which variants must not keep as unknown.
 var tagSetSessionConfigOptionRequestType = []string{"type"}
 
-// decodeSetSessionConfigOptionRequestType reads the "type" tag with one scan, then decodes only that variant.
-func decodeSetSessionConfigOptionRequestType(data []byte, skip []string) (SetSessionConfigOptionRequestType, error) {
+// decodeSetSessionConfigOptionRequestTypeAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeSetSessionConfigOptionRequestTypeAt(data []byte, skip []string) (SetSessionConfigOptionRequestType, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagSetSessionConfigOptionRequestType
 	if len(skip) > 0 {
@@ -22689,25 +24957,37 @@ func decodeSetSessionConfigOptionRequestType(data []byte, skip []string) (SetSes
 	}
 	if !ok {
 		v := new(SetSessionConfigOptionRequestTypeValueID)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	}
 	switch string(tag) {
 	case "boolean":
 		v := new(SetSessionConfigOptionRequestTypeBoolean)
-		if err := v.decode(data, vskip); err != nil {
-			return nil, err
+		n, err := v.decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the members that are not the owner's.
-	raw, err := jsonx.ObjectWithout(data, skip)
+	raw, err := jsonx.ObjectWithout(data[:n], skip)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &SetSessionConfigOptionRequestTypeUnknown{Raw: raw}, nil
+	return &SetSessionConfigOptionRequestTypeUnknown{Raw: raw}, n, nil
+}
+
+// decodeSetSessionConfigOptionRequestType decodes data, exactly one SetSessionConfigOptionRequestType value.
+func decodeSetSessionConfigOptionRequestType(data []byte, skip []string) (SetSessionConfigOptionRequestType, error) {
+	v, _, err := decodeSetSessionConfigOptionRequestTypeAt(data, skip)
+	return v, err
 }
 
 // appendSetSessionConfigOptionRequestTypeMembers appends v's members (tag first) to an object being encoded.
@@ -22732,22 +25012,36 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 	return b, jsonx.EncodeError("", "nil SetSessionConfigOptionRequestType")
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SetSessionConfigOptionRequestTypeBoolean) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "value":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "value")
 			}
@@ -22764,6 +25058,8 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []st
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("value")
 	}
@@ -22877,22 +25173,36 @@ func (x *SetSessionConfigOptionRequestTypeUnknown) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SetSessionConfigOptionRequestTypeValueID) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "value":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(v)
+			t, err := decodeSessionConfigValueID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "value")
 			}
@@ -22909,6 +25219,8 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []st
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("value")
 	}
@@ -23004,23 +25316,37 @@ func (x *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SetSessionConfigOptionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "configOptions":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.List(v, true, decodeSessionConfigOption)
+			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
 			if err != nil {
 				x.ConfigOptions = []SessionConfigOption{}
 				continue
@@ -23028,13 +25354,13 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 			x.ConfigOptions = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -23052,6 +25378,8 @@ func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) erro
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("configOptions")
 	}
@@ -23152,23 +25480,37 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SetSessionModeRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -23176,20 +25518,20 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 		case "modeId":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeSessionModeID(v)
+			t, err := decodeSessionModeID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "modeId")
 			}
 			x.ModeID = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -23207,6 +25549,8 @@ func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -23314,27 +25658,41 @@ func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *SetSessionModeResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -23352,6 +25710,8 @@ func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {
@@ -23465,36 +25825,50 @@ func (x *StringFormat) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *StringMultiSelectItems) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "enum":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "enum")
 			}
 			x.Enum = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -23512,6 +25886,8 @@ func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("enum")
 	}
@@ -23612,27 +25988,41 @@ func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *StringPropertySchema) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *StringPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "title":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -23640,13 +26030,13 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "description":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Description = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Description = nil
 				continue
@@ -23654,65 +26044,65 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			x.Description = &t
 		case "minLength":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MinLength = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint32(v)
+			t, err := jsonx.Uint32(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "minLength")
 			}
 			x.MinLength = &t
 		case "maxLength":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MaxLength = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint32(v)
+			t, err := jsonx.Uint32(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "maxLength")
 			}
 			x.MaxLength = &t
 		case "pattern":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Pattern = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "pattern")
 			}
 			x.Pattern = &t
 		case "format":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Format = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := decodeStringFormat(v)
+			t, err := decodeStringFormat(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "format")
 			}
 			x.Format = &t
 		case "default":
 			ord.Known(6)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Default = nil
 				nulls |= 1 << 6
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Default = nil
 				continue
@@ -23720,39 +26110,39 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 			x.Default = &t
 		case "enum":
 			ord.Known(7)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Enum = nil
 				nulls |= 1 << 7
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, false, jsonx.String)
+			t, err := jsonx.List(it.Value(), false, jsonx.String)
 			if err != nil {
 				return jsonx.AtField(err, "enum")
 			}
 			x.Enum = t
 		case "oneOf":
 			ord.Known(8)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.OneOf = nil
 				nulls |= 1 << 8
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, false, decodeEnumOption)
+			t, err := jsonx.List(it.Value(), false, decodeEnumOption)
 			if err != nil {
 				return jsonx.AtField(err, "oneOf")
 			}
 			x.OneOf = t
 		case "_meta":
 			ord.Known(9)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 9
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -23770,6 +26160,8 @@ func (x *StringPropertySchema) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Title != nil {
@@ -23962,36 +26354,50 @@ func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *Terminal) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *Terminal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "terminalId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeTerminalID(v)
+			t, err := decodeTerminalID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "terminalId")
 			}
 			x.TerminalID = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -24009,6 +26415,8 @@ func (x *Terminal) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("terminalId")
 	}
@@ -24107,27 +26515,41 @@ func (x *Terminal) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *TerminalExitStatus) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "exitCode":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ExitCode = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint32(v)
+			t, err := jsonx.Uint32(it.Value())
 			if err != nil {
 				x.ExitCode = nil
 				continue
@@ -24135,13 +26557,13 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			x.ExitCode = &t
 		case "signal":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Signal = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Signal = nil
 				continue
@@ -24149,13 +26571,13 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 			x.Signal = &t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -24173,6 +26595,8 @@ func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.ExitCode != nil {
@@ -24284,23 +26708,37 @@ func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *TerminalOutputRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -24308,20 +26746,20 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 		case "terminalId":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeTerminalID(v)
+			t, err := decodeTerminalID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "terminalId")
 			}
 			x.TerminalID = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -24339,6 +26777,8 @@ func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -24446,23 +26886,37 @@ func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *TerminalOutputResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "output":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "output")
 			}
@@ -24470,34 +26924,36 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 		case "truncated":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.Bool(v)
+			t, err := jsonx.Bool(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "truncated")
 			}
 			x.Truncated = t
 		case "exitStatus":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ExitStatus = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
 			p := new(TerminalExitStatus)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.ExitStatus = nil
 				continue
 			}
+			it.Consume(n)
 			x.ExitStatus = p
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -24515,6 +26971,8 @@ func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("output")
 	}
@@ -24635,50 +27093,66 @@ func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *TextContent) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *TextContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "annotations":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Annotations = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
 			p := new(Annotations)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Annotations = nil
 				continue
 			}
+			it.Consume(n)
 			x.Annotations = p
 		case "text":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "text")
 			}
 			x.Text = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -24696,6 +27170,8 @@ func (x *TextContent) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("text")
 	}
@@ -24807,28 +27283,42 @@ func (x *TextContent) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *TextResourceContents) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *TextResourceContents) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "mimeType":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.MimeType = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.MimeType = nil
 				continue
@@ -24837,7 +27327,7 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 		case "text":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "text")
 			}
@@ -24845,20 +27335,20 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 		case "uri":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "uri")
 			}
 			x.URI = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -24876,6 +27366,8 @@ func (x *TextResourceContents) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<1) == 0 {
 		return jsonx.Missing("text")
 	}
@@ -25001,36 +27493,50 @@ func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *TitledMultiSelectItems) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "anyOf":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.List(v, false, decodeEnumOption)
+			t, err := jsonx.List(it.Value(), false, decodeEnumOption)
 			if err != nil {
 				return jsonx.AtField(err, "anyOf")
 			}
 			x.AnyOf = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -25048,6 +27554,8 @@ func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("anyOf")
 	}
@@ -25148,23 +27656,37 @@ func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ToolCall) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ToolCall) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "toolCallId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeToolCallID(v)
+			t, err := decodeToolCallID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "toolCallId")
 			}
@@ -25172,20 +27694,20 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 		case "title":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "title")
 			}
 			x.Title = t
 		case "name":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Name = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Name = nil
 				continue
@@ -25193,7 +27715,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			x.Name = &t
 		case "kind":
 			ord.Known(3)
-			t, err := decodeToolKind(v)
+			t, err := decodeToolKind(it.Value())
 			if err != nil {
 				x.Kind = nil
 				continue
@@ -25201,7 +27723,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			x.Kind = &t
 		case "status":
 			ord.Known(4)
-			t, err := decodeToolCallStatus(v)
+			t, err := decodeToolCallStatus(it.Value())
 			if err != nil {
 				x.Status = nil
 				continue
@@ -25209,7 +27731,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			x.Status = &t
 		case "content":
 			ord.Known(5)
-			t, err := jsonx.List(v, true, decodeToolCallContent)
+			t, err := jsonx.List(it.Value(), true, decodeToolCallContent)
 			if err != nil {
 				x.Content = nil
 				continue
@@ -25217,7 +27739,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			x.Content = t
 		case "locations":
 			ord.Known(6)
-			t, err := jsonx.List(v, true, decodeToolCallLocation)
+			t, err := jsonx.List(it.Value(), true, decodeToolCallLocation)
 			if err != nil {
 				x.Locations = nil
 				continue
@@ -25225,7 +27747,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			x.Locations = t
 		case "rawInput":
 			ord.Known(7)
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				x.RawInput = nil
 				continue
@@ -25233,7 +27755,7 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			x.RawInput = t
 		case "rawOutput":
 			ord.Known(8)
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				x.RawOutput = nil
 				continue
@@ -25241,13 +27763,13 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 			x.RawOutput = t
 		case "_meta":
 			ord.Known(9)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 9
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -25265,6 +27787,8 @@ func (x *ToolCall) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("toolCallId")
 	}
@@ -25460,38 +27984,52 @@ func (x *ToolCall) UnmarshalJSON(data []byte) error {
 // tagToolCallContent lists the discriminator, which variants must not keep as unknown.
 var tagToolCallContent = []string{"type"}
 
-// decodeToolCallContent reads the "type" tag with one scan, then decodes only that variant.
-func decodeToolCallContent(data []byte) (ToolCallContent, error) {
+// decodeToolCallContentAt reads the "type" tag with one scan, then decodes only that
+// variant, from the start of data; it returns the value's length.
+func decodeToolCallContentAt(data []byte) (ToolCallContent, int, error) {
 	tag, ok, err := jsonx.Tag(data, "type")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vskip := tagToolCallContent
 	if !ok {
-		return nil, jsonx.Missing("type")
+		return nil, 0, jsonx.Missing("type")
 	}
 	switch string(tag) {
 	case "content":
 		v := new(ToolCallContentContent)
-		if err := (*Content)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*Content)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "diff":
 		v := new(ToolCallContentDiff)
-		if err := (*Diff)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*Diff)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
 	case "terminal":
 		v := new(ToolCallContentTerminal)
-		if err := (*Terminal)(v).decode(data, vskip); err != nil {
-			return nil, err
+		n, err := (*Terminal)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
 		}
-		return v, nil
+		return v, n, nil
+	}
+	n, err := jsonx.Skip(data)
+	if err != nil {
+		return nil, 0, err
 	}
 	// An unknown tag: keep the whole object verbatim.
-	return &ToolCallContentUnknown{Raw: jsonx.Raw(data)}, nil
+	return &ToolCallContentUnknown{Raw: jsonx.Raw(data[:n])}, n, nil
+}
+
+// decodeToolCallContent decodes data, exactly one ToolCallContent value.
+func decodeToolCallContent(data []byte) (ToolCallContent, error) {
+	v, _, err := decodeToolCallContentAt(data)
+	return v, err
 }
 
 // appendToolCallContent appends v as a JSON object, tag first.
@@ -25628,36 +28166,50 @@ func (x *ToolCallContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ToolCallLocation) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ToolCallLocation) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "path":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "path")
 			}
 			x.Path = t
 		case "line":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Line = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint32(v)
+			t, err := jsonx.Uint32(it.Value())
 			if err != nil {
 				x.Line = nil
 				continue
@@ -25665,13 +28217,13 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 			x.Line = &t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -25689,6 +28241,8 @@ func (x *ToolCallLocation) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("path")
 	}
@@ -25810,36 +28364,50 @@ func (x *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *ToolCallUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "toolCallId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeToolCallID(v)
+			t, err := decodeToolCallID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "toolCallId")
 			}
 			x.ToolCallID = t
 		case "kind":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Kind = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := decodeToolKind(v)
+			t, err := decodeToolKind(it.Value())
 			if err != nil {
 				x.Kind = nil
 				continue
@@ -25847,13 +28415,13 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.Kind = &t
 		case "status":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Status = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := decodeToolCallStatus(v)
+			t, err := decodeToolCallStatus(it.Value())
 			if err != nil {
 				x.Status = nil
 				continue
@@ -25861,13 +28429,13 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.Status = &t
 		case "title":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Title = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Title = nil
 				continue
@@ -25875,13 +28443,13 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.Title = &t
 		case "name":
 			ord.Known(4)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Name = nil
 				nulls |= 1 << 4
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Name = nil
 				continue
@@ -25889,13 +28457,13 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.Name = &t
 		case "content":
 			ord.Known(5)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Content = nil
 				nulls |= 1 << 5
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, decodeToolCallContent)
+			t, err := jsonx.List(it.Value(), true, decodeToolCallContent)
 			if err != nil {
 				x.Content = nil
 				continue
@@ -25903,13 +28471,13 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.Content = t
 		case "locations":
 			ord.Known(6)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Locations = nil
 				nulls |= 1 << 6
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.List(v, true, decodeToolCallLocation)
+			t, err := jsonx.List(it.Value(), true, decodeToolCallLocation)
 			if err != nil {
 				x.Locations = nil
 				continue
@@ -25917,7 +28485,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.Locations = t
 		case "rawInput":
 			ord.Known(7)
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				x.RawInput = nil
 				continue
@@ -25925,7 +28493,7 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.RawInput = t
 		case "rawOutput":
 			ord.Known(8)
-			t, err := jsonx.RawValue(v)
+			t, err := jsonx.RawValue(it.Value())
 			if err != nil {
 				x.RawOutput = nil
 				continue
@@ -25933,13 +28501,13 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 			x.RawOutput = t
 		case "_meta":
 			ord.Known(9)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 9
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -25957,6 +28525,8 @@ func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("toolCallId")
 	}
@@ -26163,36 +28733,50 @@ func (x *ToolKind) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *UnstructuredCommandInput) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "hint":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "hint")
 			}
 			x.Hint = t
 		case "_meta":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -26210,6 +28794,8 @@ func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("hint")
 	}
@@ -26308,23 +28894,37 @@ func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *UsageUpdate) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *UsageUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "used":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := jsonx.Uint64(v)
+			t, err := jsonx.Uint64(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "used")
 			}
@@ -26332,34 +28932,36 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 		case "size":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.Uint64(v)
+			t, err := jsonx.Uint64(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "size")
 			}
 			x.Size = t
 		case "cost":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Cost = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
 			p := new(Cost)
-			if err := p.decode(v, nil); err != nil {
+			n, err := p.decodeAt(it.Rest(), nil)
+			if err != nil {
 				x.Cost = nil
 				continue
 			}
+			it.Consume(n)
 			x.Cost = p
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -26377,6 +28979,8 @@ func (x *UsageUpdate) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("used")
 	}
@@ -26497,23 +29101,37 @@ func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *WaitForTerminalExitRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -26521,20 +29139,20 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 		case "terminalId":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := decodeTerminalID(v)
+			t, err := decodeTerminalID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "terminalId")
 			}
 			x.TerminalID = t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -26552,6 +29170,8 @@ func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -26659,27 +29279,41 @@ func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *WaitForTerminalExitResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "exitCode":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.ExitCode = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Uint32(v)
+			t, err := jsonx.Uint32(it.Value())
 			if err != nil {
 				x.ExitCode = nil
 				continue
@@ -26687,13 +29321,13 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			x.ExitCode = &t
 		case "signal":
 			ord.Known(1)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Signal = nil
 				nulls |= 1 << 1
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				x.Signal = nil
 				continue
@@ -26701,13 +29335,13 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 			x.Signal = &t
 		case "_meta":
 			ord.Known(2)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 2
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -26725,6 +29359,8 @@ func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.ExitCode != nil {
@@ -26836,23 +29472,37 @@ func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *WriteTextFileRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	var seen uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "sessionId":
 			ord.Known(0)
 			seen |= 1 << 0
-			t, err := decodeSessionID(v)
+			t, err := decodeSessionID(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "sessionId")
 			}
@@ -26860,7 +29510,7 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 		case "path":
 			ord.Known(1)
 			seen |= 1 << 1
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "path")
 			}
@@ -26868,20 +29518,20 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 		case "content":
 			ord.Known(2)
 			seen |= 1 << 2
-			t, err := jsonx.String(v)
+			t, err := jsonx.String(it.Value())
 			if err != nil {
 				return jsonx.AtField(err, "content")
 			}
 			x.Content = t
 		case "_meta":
 			ord.Known(3)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 3
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -26899,6 +29549,8 @@ func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if seen&(1<<0) == 0 {
 		return jsonx.Missing("sessionId")
 	}
@@ -27015,27 +29667,41 @@ func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	return x.decode(data, nil)
 }
 
-// decode reads the members of the JSON object data into x; members named
-// in skip belong to an enclosing object or union.
+// decode reads the JSON object data into x; members named in skip belong
+// to an enclosing object or union.
 func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
+	_, err := x.decodeAt(data, skip)
+	return err
+}
+
+// decodeAt decodes the JSON object at the start of data (which may go on
+// after it) and returns its length.
+func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var it jsonx.ObjectIter
-	if err := it.Reset(data); err != nil {
-		return err
+	if err := it.ResetPrefix(data); err != nil {
+		return 0, err
 	}
+	if err := x.decodeMembers(&it, data, skip); err != nil {
+		return 0, err
+	}
+	return it.End(), nil
+}
+
+// decodeMembers reads the members it iterates into x.
+func (x *WriteTextFileResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
 	var ord jsonx.Order
 	var nulls uint64
 	for it.Next() {
-		v := it.Value()
 		switch string(it.Key()) {
 		case "_meta":
 			ord.Known(0)
-			if jsonx.IsNull(v) {
+			if it.IsNull() {
 				x.Meta = nil
 				nulls |= 1 << 0
 				ord.Null()
 				continue
 			}
-			t, err := jsonx.Object(v)
+			t, err := jsonx.Object(it.Value())
 			if err != nil {
 				x.Meta = nil
 				continue
@@ -27053,6 +29719,8 @@ func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
+	// From here on, data is exactly this object.
+	data = data[:it.End()]
 	if ord.Disordered() {
 		present := uint64(0)
 		if x.Meta != nil {

@@ -286,10 +286,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 			jx("AddMember").Call(jen.Op("&").Id("x").Dot("Extra"), jen.Id("it").Dot("Member").Call()),
 		))
 	}
-	body := []jen.Code{
-		jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
-		jen.If(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-	}
+	body := []jen.Code{}
 	hasNulls := false
 	for _, fd := range t.Fields {
 		if fd.Nullable && fd.Default == nil && !fd.OnNull {
@@ -306,15 +303,14 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		body = append(body, jen.Var().Id("seen").Uint64())
 	}
 	loop := []jen.Code{}
-	if len(t.Fields) > 0 {
-		loop = append(loop, jen.Id("v").Op(":=").Id("it").Dot("Value").Call())
-	}
 	if len(cases) > 0 {
 		loop = append(loop, jen.Switch(jen.String().Call(jen.Id("it").Dot("Key").Call())).Block(cases...))
 	}
 	body = append(body,
 		jen.For(jen.Id("it").Dot("Next").Call()).Block(loop...),
 		jen.If(jen.Err().Op(":=").Id("it").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Comment("From here on, data is exactly this object."),
+		jen.Id("data").Op("=").Id("data").Index(jen.Empty(), jen.Id("it").Dot("End").Call()),
 	)
 	for _, fd := range t.Fields {
 		bit := jen.Id("seen").Op("&").Parens(jen.Lit(1).Op("<<").Lit(fd.Bit)).Op("==").Lit(0)
@@ -390,9 +386,24 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		)
 	}
 	body = append(body, jen.Return(jen.Nil()))
-	f.Comment("decode reads the members of the JSON object data into x; members named")
-	f.Comment("in skip belong to an enclosing object or union.")
-	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decode").Params(jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Error().Block(body...)
+	f.Comment("decode reads the JSON object data into x; members named in skip belong")
+	f.Comment("to an enclosing object or union.")
+	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decode").Params(jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Error().Block(
+		jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("x").Dot("decodeAt").Call(jen.Id("data"), jen.Id("skip")),
+		jen.Return(jen.Err()),
+	)
+	f.Line()
+	f.Comment("decodeAt decodes the JSON object at the start of data (which may go on")
+	f.Comment("after it) and returns its length.")
+	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decodeAt").Params(jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Params(jen.Int(), jen.Error()).Block(
+		jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
+		jen.If(jen.Err().Op(":=").Id("it").Dot("ResetPrefix").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("x").Dot("decodeMembers").Call(jen.Op("&").Id("it"), jen.Id("data"), jen.Id("skip")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())),
+		jen.Return(jen.Id("it").Dot("End").Call(), jen.Nil()),
+	)
+	f.Line()
+	f.Comment("decodeMembers reads the members it iterates into x.")
+	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decodeMembers").Params(jen.Id("it").Op("*").Qual(jsonxPkg, "ObjectIter"), jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Error().Block(body...)
 	f.Line()
 
 	// appendMembers
@@ -541,7 +552,8 @@ func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
 		out = append(out, jen.Id("seen").Op("|=").Lit(1).Op("<<").Lit(f.Bit))
 	}
 	x := jen.Id("x").Dot(f.Go)
-	isNull := jx("IsNull").Call(jen.Id("v"))
+	isNull := jen.Id("it").Dot("IsNull").Call()
+	val := jen.Id("it").Dot("Value").Call()
 	switch {
 	case f.OnNull:
 		out = append(out, jen.If(isNull).Block(x.Clone().Op("=").Add(goType(f.Ref)).Values(), jen.Continue()))
@@ -567,21 +579,38 @@ func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
 		}
 		return []jen.Code{jen.Return(jx("AtField").Call(jen.Err(), jen.Lit(f.JSON)))}
 	}
+	// Objects and unions decode straight from the input and report how much
+	// they consumed, so the value is not scanned once to skip it and again
+	// to decode it.
+	consume := jen.Id("it").Dot("Consume").Call(jen.Id("n"))
 	if isStructRef(f.Ref) && !f.Ptr {
 		out = append(out,
-			jen.If(jen.Err().Op(":=").Add(x.Clone()).Dot("decode").Call(jen.Id("v"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(onErr()...),
+			jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(x.Clone()).Dot("decodeAt").Call(jen.Id("it").Dot("Rest").Call(), jen.Nil()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
+			consume,
 		)
 		return out
 	}
 	if isStructRef(f.Ref) && f.Ptr {
 		out = append(out,
 			jen.Id("p").Op(":=").New(jen.Id(f.Ref.Named.Name)),
-			jen.If(jen.Err().Op(":=").Id("p").Dot("decode").Call(jen.Id("v"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(onErr()...),
+			jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("p").Dot("decodeAt").Call(jen.Id("it").Dot("Rest").Call(), jen.Nil()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
+			consume,
 			x.Clone().Op("=").Id("p"),
 		)
 		return out
 	}
-	out = append(out, jen.List(jen.Id("t"), jen.Err()).Op(":=").Add(e.decodeCall(f.Ref, f.SkipInvalid, jen.Id("v"))))
+	if u := f.Ref.Named; u != nil && u.Kind == TUnion {
+		out = append(out,
+			jen.List(jen.Id("t"), jen.Id("n"), jen.Err()).Op(":=").Id("decode"+u.Name+"At").Call(jen.Id("it").Dot("Rest").Call()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
+			consume,
+			x.Clone().Op("=").Id("t"),
+		)
+		return out
+	}
+	out = append(out, jen.List(jen.Id("t"), jen.Err()).Op(":=").Add(e.decodeCall(f.Ref, f.SkipInvalid, val)))
 	if f.MinLength > 0 {
 		out = append(out, jen.If(jen.Err().Op("==").Nil()).Block(
 			jen.Err().Op("=").Add(jx("MinLength")).Call(jen.String().Call(jen.Id("t")), jen.Lit(f.MinLength)),
@@ -758,10 +787,11 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 func decodeVariant(v *Variant, sk jen.Code) []jen.Code {
 	return []jen.Code{
 		jen.Id("v").Op(":=").New(jen.Id(v.Type.Name)),
-		jen.If(jen.Err().Op(":=").Add(variantRecv(v, "v")).Dot("decode").Call(jen.Id("data"), sk), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Nil(), jen.Err()),
+		jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(variantRecv(v, "v")).Dot("decodeAt").Call(jen.Id("data"), sk),
+		jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Lit(0), jen.Err()),
 		),
-		jen.Return(jen.Id("v"), jen.Nil()),
+		jen.Return(jen.Id("v"), jen.Id("n"), jen.Nil()),
 	}
 }
 
@@ -776,7 +806,7 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 	f.Var().Id(tagVar).Op("=").Index().String().Values(jen.Lit(u.Tag))
 	body := []jen.Code{
 		jen.List(jen.Id("tag"), jen.Id("ok"), jen.Err()).Op(":=").Add(jx("Tag")).Call(jen.Id("data"), jen.Lit(u.Tag)),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
 		jen.Id("vskip").Op(":=").Id(tagVar),
 	}
 	if u.Flattened {
@@ -787,7 +817,7 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 	if u.Fallback != nil {
 		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(decodeVariant(u.Fallback, jen.Id("vskip"))...))
 	} else {
-		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jx("Missing").Call(jen.Lit(u.Tag)))))
+		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Lit(0), jx("Missing").Call(jen.Lit(u.Tag)))))
 	}
 	var cases []jen.Code
 	for _, v := range u.Variants {
@@ -797,22 +827,28 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		cases = append(cases, jen.Case(jen.Lit(v.Tag)).Block(decodeVariant(v, jen.Id("vskip"))...))
 	}
 	body = append(body, jen.Switch(jen.String().Call(jen.Id("tag"))).Block(cases...))
+	body = append(body,
+		jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(jx("Skip")).Call(jen.Id("data")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
+	)
 	if u.Flattened {
 		body = append(body,
 			jen.Comment("An unknown tag: keep the members that are not the owner's."),
-			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Add(jx("ObjectWithout")).Call(jen.Id("data"), jen.Id("skip")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Op("&").Id(u.Unknown.Name).Values(jen.Dict{jen.Id("Raw"): jen.Id("raw")}), jen.Nil()),
+			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Add(jx("ObjectWithout")).Call(jen.Id("data").Index(jen.Empty(), jen.Id("n")), jen.Id("skip")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
+			jen.Return(jen.Op("&").Id(u.Unknown.Name).Values(jen.Dict{jen.Id("Raw"): jen.Id("raw")}), jen.Id("n"), jen.Nil()),
 		)
 	} else {
 		body = append(body,
 			jen.Comment("An unknown tag: keep the whole object verbatim."),
-			jen.Return(jen.Op("&").Id(u.Unknown.Name).Values(jen.Dict{jen.Id("Raw"): jx("Raw").Call(jen.Id("data"))}), jen.Nil()),
+			jen.Return(jen.Op("&").Id(u.Unknown.Name).Values(jen.Dict{jen.Id("Raw"): jx("Raw").Call(jen.Id("data").Index(jen.Empty(), jen.Id("n")))}), jen.Id("n"), jen.Nil()),
 		)
 	}
-	f.Comment(fmt.Sprintf("decode%s reads the %q tag with one scan, then decodes only that variant.", t.Name, u.Tag))
-	f.Func().Id("decode"+t.Name).Params(params...).Params(jen.Id(t.Name), jen.Error()).Block(body...)
+	f.Comment(fmt.Sprintf("decode%sAt reads the %q tag with one scan, then decodes only that", t.Name, u.Tag))
+	f.Comment("variant, from the start of data; it returns the value's length.")
+	f.Func().Id("decode"+t.Name+"At").Params(params...).Params(jen.Id(t.Name), jen.Int(), jen.Error()).Block(body...)
 	f.Line()
+	e.unionWrapper(f, t)
 
 	// Encoding.
 	members := u.Flattened
@@ -859,6 +895,22 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 	f.Line()
 }
 
+// unionWrapper emits decodeU, the exact-span form of decodeUAt.
+func (e *emitter) unionWrapper(f *jen.File, t *Type) {
+	params := []jen.Code{jen.Id("data").Index().Byte()}
+	args := []jen.Code{jen.Id("data")}
+	if t.Union.Flattened {
+		params = append(params, jen.Id("skip").Index().String())
+		args = append(args, jen.Id("skip"))
+	}
+	f.Comment(fmt.Sprintf("decode%s decodes data, exactly one %s value.", t.Name, t.Name))
+	f.Func().Id("decode"+t.Name).Params(params...).Params(jen.Id(t.Name), jen.Error()).Block(
+		jen.List(jen.Id("v"), jen.Id("_"), jen.Err()).Op(":=").Id("decode"+t.Name+"At").Call(args...),
+		jen.Return(jen.Id("v"), jen.Err()),
+	)
+	f.Line()
+}
+
 func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 	u := t.Union
 	params := []jen.Code{jen.Id("data").Index().Byte()}
@@ -880,8 +932,8 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 	scalar := func(v *Variant, dec *jen.Statement) []jen.Code {
 		return []jen.Code{
 			jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(dec),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Id(v.Type.Name).Call(jen.Id("s")), jen.Nil()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
+			jen.Return(jen.Id(v.Type.Name).Call(jen.Id("s")), jen.Id("n"), jen.Nil()),
 		}
 	}
 	var cases []jen.Code
@@ -892,7 +944,7 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 		switch kind {
 		case "null":
 			want = append(want, "null")
-			cases = append(cases, jen.Case(jx("KindNull")).Block(jen.Return(jen.Id(vs[0].Type.Name).Values(), jen.Nil())))
+			cases = append(cases, jen.Case(jx("KindNull")).Block(jen.Return(jen.Id(vs[0].Type.Name).Values(), jen.Id("n"), jen.Nil())))
 		case "string":
 			want = append(want, "string")
 			cases = append(cases, jen.Case(jx("KindString")).Block(scalar(vs[0], e.decodeCall(vs[0].Type.Scalar, false, jen.Id("data")))...))
@@ -914,7 +966,7 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 				body = append(body,
 					jen.If(jx("IsInteger").Call(jen.Id("data"))).Block(
 						jen.If(jen.List(jen.Id("i"), jen.Err()).Op(":=").Add(e.decodeCall(iv[0].Type.Scalar, false, jen.Id("data"))), jen.Err().Op("==").Nil()).Block(
-							jen.Return(jen.Id(iv[0].Type.Name).Call(jen.Id("i")), jen.Nil()),
+							jen.Return(jen.Id(iv[0].Type.Name).Call(jen.Id("i")), jen.Id("n"), jen.Nil()),
 						),
 					),
 				)
@@ -947,19 +999,24 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 					body = append(body, jen.If(hasAnyKey("data", v.Keys)).Block(decodeVariant(v, sk)...))
 					all = append(all, quoteAll(v.Keys)...)
 				}
-				body = append(body, jen.Return(jen.Nil(), jx("NoneOf").Call(jen.Lit(strings.Join(all, ", ")))))
+				body = append(body, jen.Return(jen.Nil(), jen.Lit(0), jx("NoneOf").Call(jen.Lit(strings.Join(all, ", ")))))
 			}
 			cases = append(cases, jen.Case(jx("KindObject")).Block(body...))
 		default:
 			return fmt.Errorf("%s: shape %s not supported", t.Name, kind)
 		}
 	}
-	f.Comment(fmt.Sprintf("decode%s picks the variant from the JSON shape of data.", t.Name))
-	f.Func().Id("decode"+t.Name).Params(params...).Params(jen.Id(t.Name), jen.Error()).Block(
+	f.Comment(fmt.Sprintf("decode%sAt picks the variant from the JSON shape of the value at the", t.Name))
+	f.Comment("start of data; it returns the value's length.")
+	f.Func().Id("decode"+t.Name+"At").Params(params...).Params(jen.Id(t.Name), jen.Int(), jen.Error()).Block(
+		jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(jx("Skip")).Call(jen.Id("data")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
+		jen.Id("data").Op("=").Id("data").Index(jen.Empty(), jen.Id("n")),
 		jen.Switch(jx("KindOf").Call(jen.Id("data"))).Block(cases...),
-		jen.Return(jen.Nil(), jx("TypeError").Call(jen.Lit(strings.Join(want, " or ")), jen.Id("data"))),
+		jen.Return(jen.Nil(), jen.Lit(0), jx("TypeError").Call(jen.Lit(strings.Join(want, " or ")), jen.Id("data"))),
 	)
 	f.Line()
+	e.unionWrapper(f, t)
 
 	members := u.Flattened
 	var ecases []jen.Code

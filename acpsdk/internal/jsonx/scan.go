@@ -300,19 +300,33 @@ func Validate(data []byte) error {
 // unusable; call Reset first. It never allocates unless a key contains
 // escapes.
 type ObjectIter struct {
-	data   []byte
-	i      int
-	key    []byte
-	val    []byte
-	member []byte
-	err    error
-	done   bool
+	data    []byte
+	i       int // where the next member (or the closing brace) starts
+	key     []byte
+	kstart  int
+	vstart  int
+	vend    int  // -1 until the current value's end is known
+	pending bool // a member is current and its separator not yet read
+	prefix  bool // data may continue after the object
+	end     int  // offset past the closing brace, once done
+	err     error
+	done    bool
 }
 
 // Reset starts iterating data, which must be one JSON object (surrounding
 // whitespace allowed). A non-object is an ErrType error.
 func (it *ObjectIter) Reset(data []byte) error {
-	*it = ObjectIter{data: data}
+	return it.reset(data, false)
+}
+
+// ResetPrefix starts iterating the JSON object at the start of data, which
+// may continue after it; End reports where the object ended.
+func (it *ObjectIter) ResetPrefix(data []byte) error {
+	return it.reset(data, true)
+}
+
+func (it *ObjectIter) reset(data []byte, prefix bool) error {
+	*it = ObjectIter{data: data, prefix: prefix, vend: -1}
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		it.done = true
@@ -325,20 +339,53 @@ func (it *ObjectIter) Reset(data []byte) error {
 	}
 	it.i = skipSpace(data, i+1)
 	if it.i < len(data) && data[it.i] == '}' {
-		it.done = true
-		it.checkTrailing(it.i + 1)
+		it.finish(it.i + 1)
 	}
 	return it.err
 }
 
-func (it *ObjectIter) checkTrailing(i int) {
-	if skipSpace(it.data, i) != len(it.data) {
+// finish ends the iteration at offset i, just past the closing brace.
+func (it *ObjectIter) finish(i int) {
+	it.done, it.end = true, i
+	if !it.prefix && skipSpace(it.data, i) != len(it.data) {
 		it.err = syntaxError(it.data, i, "trailing data")
 	}
 }
 
+// settle finds the end of the current value (unless a consuming decoder
+// reported it) and reads the separator after it.
+func (it *ObjectIter) settle() bool {
+	it.pending = false
+	data := it.data
+	if it.vend < 0 {
+		end, err := fastSkip(data, it.vstart)
+		if err != nil {
+			it.err = err
+			return false
+		}
+		it.vend = end
+	}
+	i := skipSpace(data, it.vend)
+	switch {
+	case i < len(data) && data[i] == ',':
+		it.i = skipSpace(data, i+1)
+	case i < len(data) && data[i] == '}':
+		it.finish(i + 1)
+	default:
+		it.err = syntaxError(data, i, "expected ',' or '}'")
+		it.done = true
+		return false
+	}
+	return true
+}
+
 // Next advances to the next member; false at the end or on error (see Err).
+// The current value is skipped lazily: a decoder that consumed it through
+// Rest reports its length with Consume, and the value is not scanned twice.
 func (it *ObjectIter) Next() bool {
+	if it.pending && !it.settle() {
+		return false
+	}
 	if it.done || it.err != nil {
 		return false
 	}
@@ -347,44 +394,29 @@ func (it *ObjectIter) Next() bool {
 		it.err = syntaxError(data, i, "expected object key")
 		return false
 	}
-	kstart := i
+	it.kstart = i
 	end, escaped, err := fastString(data, i)
 	if err != nil {
 		it.err = err
 		return false
 	}
 	if escaped {
-		it.key = unescape(data[kstart:end])
+		it.key = unescape(data[i:end])
 	} else {
-		it.key = data[kstart+1 : end-1]
+		it.key = data[i+1 : end-1]
 	}
 	i = skipSpace(data, end)
 	if i >= len(data) || data[i] != ':' {
 		it.err = syntaxError(data, i, "expected ':'")
 		return false
 	}
-	i = skipSpace(data, i+1)
-	vstart := i
-	if i, err = fastSkip(data, i); err != nil {
-		it.err = err
+	it.vstart = skipSpace(data, i+1)
+	if it.vstart >= len(data) {
+		it.err = syntaxError(data, it.vstart, "unexpected end of input")
 		return false
 	}
-	it.val = data[vstart:i]
-	it.member = data[kstart:i]
-	i = skipSpace(data, i)
-	switch {
-	case i < len(data) && data[i] == ',':
-		it.i = skipSpace(data, i+1)
-	case i < len(data) && data[i] == '}':
-		it.done = true
-		it.checkTrailing(i + 1)
-	default:
-		it.err = syntaxError(data, i, "expected ',' or '}'")
-		it.done = true
-		// The current member is complete and valid, but the object is not:
-		// report the error instead of the member.
-		return false
-	}
+	it.vend = -1
+	it.pending = true
 	return true
 }
 
@@ -392,10 +424,40 @@ func (it *ObjectIter) Next() bool {
 func (it *ObjectIter) Key() []byte { return it.key }
 
 // Value is the current member's raw, validated value.
-func (it *ObjectIter) Value() []byte { return it.val }
+func (it *ObjectIter) Value() []byte {
+	if it.vend < 0 {
+		end, err := fastSkip(it.data, it.vstart)
+		if err != nil {
+			it.err = err
+			return nil
+		}
+		it.vend = end
+	}
+	return it.data[it.vstart:it.vend]
+}
+
+// Rest is the input from the current value on, for a decoder that consumes
+// the value and reports its length with Consume.
+func (it *ObjectIter) Rest() []byte { return it.data[it.vstart:] }
+
+// Consume records that the current value is n bytes long.
+func (it *ObjectIter) Consume(n int) { it.vend = it.vstart + n }
+
+// IsNull reports whether the current value is null, without scanning it.
+func (it *ObjectIter) IsNull() bool { return it.data[it.vstart] == 'n' }
 
 // Member is the current member's raw bytes, `"key":value` as in the input.
-func (it *ObjectIter) Member() []byte { return it.member }
+func (it *ObjectIter) Member() []byte {
+	v := it.Value()
+	if v == nil {
+		return nil
+	}
+	return it.data[it.kstart:it.vend]
+}
+
+// End is the offset just past the object's closing brace, once Next has
+// returned false without an error.
+func (it *ObjectIter) End() int { return it.end }
 
 // Err is the first syntax error met, if any.
 func (it *ObjectIter) Err() error { return it.err }
@@ -486,7 +548,7 @@ func IsNull(data []byte) bool {
 // error at key.
 func Tag(data []byte, key string) (tag []byte, found bool, err error) {
 	var it ObjectIter
-	if err := it.Reset(data); err != nil {
+	if err := it.ResetPrefix(data); err != nil {
 		return nil, false, err
 	}
 	// The document was validated at the entry point, so the scan can stop
@@ -644,4 +706,10 @@ func fastSkip(data []byte, i int) (int, error) {
 		}
 		return j, nil
 	}
+}
+
+// Skip returns the length of the JSON value at the start of data (a
+// validated document).
+func Skip(data []byte) (int, error) {
+	return fastSkip(data, skipSpace(data, 0))
 }
