@@ -3,8 +3,13 @@ module acpkit.dev
 go 1.26.0
 
 require (
-	github.com/segmentio/encoding v0.5.4 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/segmentio/encoding v0.5.4
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.50.0
+)
+
+require (
+	github.com/segmentio/asm v1.1.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

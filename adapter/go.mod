@@ -10,6 +10,11 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
+require (
+	github.com/segmentio/asm v1.1.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
 // The adapter is developed and released together with the SDK in this
 // repository; the replace keeps a GOWORK=off build of this module working.
 replace acpkit.dev => ../
