@@ -25,7 +25,27 @@ type SideOptions struct {
 	// typed peers use); calls made with Go or on the Conn directly teach
 	// it nothing.
 	Strict bool
+	// Middleware, when set, sees every inbound request and notification
+	// before the typed dispatch; see [Middleware].
+	Middleware Middleware
 }
+
+// Middleware intercepts an inbound request or notification before the
+// typed dispatch, with its raw id and params. It may answer itself — with
+// any result (a json.RawMessage is sent as is, so it can say what no typed
+// value can) or an error (an *[Error] keeps its code) — or call next, which
+// runs the typed dispatch with its usual answers (-32601 for a method the
+// implementation lacks, -32602 with the JSON path for bad params, {} for an
+// empty result), and may change what next returned. The answer to a
+// notification is discarded, as always.
+//
+// It runs where the handler runs: on the dispatcher for a notification, on
+// the request's own goroutine for a request; so the ordering guarantees
+// (SDK-7) and the rules for handlers calling the peer hold unchanged, and
+// ctx is the handler's context. A request answered without next is not
+// seen by the typed layer, so strict mode learns nothing from it (an
+// initialize answered that way leaves the client's capabilities unknown).
+type Middleware func(ctx context.Context, req *Request, next HandlerFunc) (any, error)
 
 // ExtensionHandler is implemented by a gen.Client or gen.Agent
 // implementation that handles extension methods (names beginning with "_").
@@ -56,7 +76,11 @@ func newSide(r io.Reader, w io.Writer, opts *SideOptions, peerIsAgent bool, disp
 		so = *opts
 	}
 	s := &side{strict: so.Strict, peerIsAgent: peerIsAgent}
-	s.conn = newConn(r, w, HandlerFunc(dispatch), &so.Options)
+	h := HandlerFunc(dispatch)
+	if mw := so.Middleware; mw != nil {
+		h = func(ctx context.Context, req *Request) (any, error) { return mw(ctx, req, dispatch) }
+	}
+	s.conn = newConn(r, w, h, &so.Options)
 	return s
 }
 
