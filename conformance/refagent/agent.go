@@ -29,7 +29,7 @@ const ForeignSessionID = "refagent-foreign-session"
 // UnknownClientMethod is the method the "call-unknown" word calls.
 const UnknownClientMethod = "refagent/unknown_method"
 
-// Agent is the reference agent's protocol logic on an acpsdk connection.
+// Agent is the reference agent's protocol logic on an acpsdk agent side.
 type Agent struct {
 	ctx   context.Context // ends when the agent stops
 	opts  Options
@@ -86,9 +86,9 @@ func (a *Agent) drain(d time.Duration) {
 }
 
 // typedAgent is Agent seen through the generated handler interfaces
-// (gen.Agent plus the optional session lifecycle handlers); the methods
-// live on a separate type so Agent's own method set stays the
-// acpsdk.Handler.
+// (gen.Agent plus the optional session lifecycle handlers) that the agent
+// side dispatches to; the methods live on a separate type so the wire
+// methods stay apart from Agent's own bookkeeping.
 type typedAgent Agent
 
 var (
@@ -97,7 +97,6 @@ var (
 	_ gen.ResumeSessionHandler = (*typedAgent)(nil)
 	_ gen.CloseSessionHandler  = (*typedAgent)(nil)
 	_ gen.DeleteSessionHandler = (*typedAgent)(nil)
-	_ acpsdk.Handler           = (*Agent)(nil)
 )
 
 // turn is a running prompt turn.
@@ -227,7 +226,7 @@ func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) 
 	if a.opts.Chatty {
 		// A vendor notification without a session id before the session
 		// exists, as some runtimes send.
-		if err := a.t.conn.Notify(ctx, "_refagent/status", map[string]any{"state": "creating session"}); err != nil {
+		if err := a.t.side.Notify(ctx, "_refagent/status", map[string]any{"state": "creating session"}); err != nil {
 			return nil, err
 		}
 	}

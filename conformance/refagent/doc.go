@@ -4,10 +4,14 @@
 // text, component=refagent), and does exactly what its flags and the words
 // of each prompt ask — including every misbehaviour real runtimes show.
 //
-// It is written with the SDK: an [acpkit.dev/acpsdk.Conn] whose handler
-// decodes every request through the generated dispatcher
-// ([acpkit.dev/acpsdk/gen.DispatchAgent]) into typed methods (gen.Agent and
-// the optional session handlers). What no typed value can express — a
+// It is written with the SDK's agent side: an [acpkit.dev/acpsdk.AgentSide]
+// dispatches every request to typed methods (gen.Agent and the optional
+// session handlers), and its [acpkit.dev/acpsdk.Middleware] adds the
+// misbehaviours the flags ask for — answers given before params are
+// decoded (unadvertised methods, --unknown-method-code), raw results
+// (--malformed-capabilities), and lines that must follow a response
+// (--chatty, --late-updates, --load-replay-after-response, the word
+// "after"). What no typed value can express — a
 // malformed capability, a line that is not JSON, a line over the bound, an
 // update for another session — is written raw on the same connection.
 //

@@ -203,7 +203,7 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 		}
 	}
 	if sc.CallUnknown {
-		err := a.t.conn.Call(r.ctx, UnknownClientMethod, map[string]any{"sessionId": r.sid}, nil)
+		err := a.t.side.Call(r.ctx, UnknownClientMethod, map[string]any{"sessionId": r.sid}, nil)
 		if err := r.say(r.msgID(3), "Calling an unknown client method: "+outcomeText(err)); err != nil {
 			return nil, err
 		}
@@ -320,7 +320,7 @@ func (r *turnRun) permission(kind string) error {
 		}
 	}
 	var res json.RawMessage
-	err := r.a.t.conn.Call(r.ctx, gen.MethodSessionRequestPermission, map[string]any{
+	err := r.a.t.side.Call(r.ctx, gen.MethodSessionRequestPermission, map[string]any{
 		"sessionId": r.sid,
 		"toolCall":  map[string]any{"toolCallId": id, "title": "Delete the build cache", "kind": "delete", "status": "pending"},
 		"options":   options,
@@ -352,7 +352,7 @@ func (r *turnRun) permission(kind string) error {
 
 func (r *turnRun) elicit() error {
 	var res json.RawMessage
-	err := r.a.t.conn.Call(r.ctx, gen.MethodElicitationCreate, map[string]any{
+	err := r.a.t.side.Call(r.ctx, gen.MethodElicitationCreate, map[string]any{
 		"sessionId": r.sid,
 		"mode":      "form",
 		"message":   "Which branch should I use?",

@@ -3,7 +3,6 @@ package refagent
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,11 +15,11 @@ import (
 	"acpkit.dev/acpsdk/gen"
 )
 
-// The agent runs on acpsdk's connection: requests are decoded by the
-// generated dispatcher (gen.DispatchAgent) into the typed methods of
-// typedAgent; this file adds what a deliberately misbehaving agent needs on
-// top — overrides that bypass the typed layer, and lines that must follow a
-// response immediately.
+// The agent runs on acpsdk's agent side: requests are decoded by the typed
+// dispatch into the methods of typedAgent; this file adds, as the side's
+// middleware, what a deliberately misbehaving agent needs on top — answers
+// that bypass the typed layer, and lines that must follow a response
+// immediately.
 
 // errorf builds the wire error an agent method answers with.
 func errorf(code int64, format string, args ...any) *acpsdk.Error {
@@ -62,12 +61,13 @@ func addAfter(ctx context.Context, lines ...any) {
 	}
 }
 
-// transport owns the connection and the after-lines bookkeeping.
+// transport owns the agent side and the after-lines bookkeeping.
 type transport struct {
-	conn *acpsdk.Conn
+	side *acpsdk.AgentSide
+	conn *acpsdk.Conn // side.Conn(): raw writes, Flush, Done
 	log  *slog.Logger
 
-	ready chan struct{} // closed once conn is set: handlers may run before
+	ready chan struct{} // closed once side is set: handlers may run before
 
 	flushMu sync.Mutex // serialises flushArmed's writes
 	mu      sync.Mutex // guards pending; taken by the tap
@@ -173,8 +173,10 @@ func (t *transport) flusher(ctx context.Context) {
 	}
 }
 
-// Handle is the connection's handler.
-func (a *Agent) Handle(ctx context.Context, req *acpsdk.Request) (any, error) {
+// intercept is the agent side's middleware: it runs around every inbound
+// message and answers, before or instead of the typed dispatch (next),
+// what the flags make the agent do differently.
+func (a *Agent) intercept(ctx context.Context, req *acpsdk.Request, next acpsdk.HandlerFunc) (any, error) {
 	<-a.t.ready
 	a.handlerStarted()
 	defer a.handlerEnded()
@@ -188,7 +190,7 @@ func (a *Agent) Handle(ctx context.Context, req *acpsdk.Request) (any, error) {
 
 	if req.IsNotification() {
 		if req.Method == gen.MethodSessionCancel {
-			return gen.DispatchAgent(ctx, (*typedAgent)(a), req.Method, req.Params)
+			return next(ctx, req)
 		}
 		a.log.Info("ignoring notification", "method", req.Method)
 		if a.opts.AnswerNotifications {
@@ -205,16 +207,13 @@ func (a *Agent) Handle(ctx context.Context, req *acpsdk.Request) (any, error) {
 		return nil, a.notImplemented(req.Method)
 	}
 	al := &afterLines{id: compact(req.ID)}
-	res, err := gen.DispatchAgent(context.WithValue(ctx, afterKey{}, al), (*typedAgent)(a), req.Method, req.Params)
+	res, err := next(context.WithValue(ctx, afterKey{}, al), req)
+	//nolint:errorlint // the sentinel itself marks a method the typed agent lacks; a typed method's own -32601 passes as is
+	if err == acpsdk.ErrMethodNotFound {
+		return nil, a.notImplemented(req.Method)
+	}
 	if err != nil {
-		var de *gen.DecodeError
-		switch {
-		case errors.Is(err, gen.ErrNotImplemented):
-			return nil, errorf(int64(a.opts.UnknownMethodCode), "method not found: %s", req.Method)
-		case errors.As(err, &de):
-			return nil, errorf(acpsdk.CodeInvalidParams, "invalid params: %v", err)
-		}
-		return nil, err
+		return nil, err // bad params are already -32602 with data.path
 	}
 	a.record(req.Method, req.Params, res)
 	if len(al.lines) > 0 {
@@ -248,25 +247,29 @@ func start(ctx context.Context, opts Options, r io.Reader, w io.Writer, log *slo
 	ctx, cancel := context.WithCancel(ctx)
 	a := newAgent(ctx, cancel, opts, log, exit)
 	a.t = &transport{log: log, kick: make(chan struct{}, 1), ready: make(chan struct{})}
-	a.t.conn = acpsdk.NewConn(r, w, a, &acpsdk.Options{
-		Tap:        a.t.tap,
-		Logger:     log,
-		WriteQueue: opts.writeQueue,
-		Observer: acpsdk.Observer{
-			UnparsableLine: func(line []byte) {
-				log.Warn("line is not JSON", "bytes", len(line))
-				if opts.DieOnGarbage {
-					exit(3)
-				}
+	a.t.side = acpsdk.NewAgentSide(r, w, (*typedAgent)(a), &acpsdk.SideOptions{
+		Options: acpsdk.Options{
+			Tap:        a.t.tap,
+			Logger:     log,
+			WriteQueue: opts.writeQueue,
+			Observer: acpsdk.Observer{
+				UnparsableLine: func(line []byte) {
+					log.Warn("line is not JSON", "bytes", len(line))
+					if opts.DieOnGarbage {
+						exit(3)
+					}
+				},
 			},
 		},
+		Middleware: a.intercept,
 	})
+	a.t.conn = a.t.side.Conn()
 	close(a.t.ready)
 	var wg sync.WaitGroup
 	wg.Go(func() { a.t.flusher(ctx) })
 	return a, func() {
 		cancel()
-		_ = a.t.conn.Close()
+		_ = a.t.side.Close()
 		wg.Wait()
 	}
 }
