@@ -222,7 +222,7 @@ func StartAgent(cmd *exec.Cmd, impl gen.Client, opts *SideOptions) (*ClientSide,
 }
 
 func (c *ClientSide) dispatch(ctx context.Context, req *Request) (any, error) {
-	result, err := gen.DispatchClient(ctx, c.impl, req.Method, req.Params)
+	result, err := dispatchClientTrusted(ctx, c.impl, req.Method, req.Params)
 	return answer(ctx, c.impl, req, result, err)
 }
 
@@ -284,7 +284,7 @@ func NewAgentSide(r io.Reader, w io.Writer, impl gen.Agent, opts *SideOptions) *
 }
 
 func (a *AgentSide) dispatch(ctx context.Context, req *Request) (any, error) {
-	result, err := gen.DispatchAgent(ctx, a.impl, req.Method, req.Params)
+	result, err := dispatchAgentTrusted(ctx, a.impl, req.Method, req.Params)
 	if err == nil && req.Method == gen.MethodInitialize {
 		// What the client advertised gates this side's calls to it.
 		a.s.peer.learnClient(req.Params)

@@ -9,6 +9,16 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/acpsdk/internal/trusted"
+)
+
+// dispatchAgentTrusted and dispatchClientTrusted are gen's dispatchers
+// minus the params validation: a message reaches them only from a line
+// classify validated whole, so validating its params again would be waste.
+// They are only ever given Request.Params built by classify.
+var (
+	dispatchAgentTrusted  = trusted.Agent.(trusted.Dispatcher[gen.Agent])
+	dispatchClientTrusted = trusted.Client.(trusted.Dispatcher[gen.Client])
 )
 
 // msgKind classifies one inbound line.

@@ -4,8 +4,10 @@ package gen
 
 import (
 	"acpkit.dev/acpsdk/internal/jsonx"
+	trusted "acpkit.dev/acpsdk/internal/trusted"
 	"context"
 	"errors"
+	"unicode/utf8"
 )
 
 // Caller is what the typed peers need from a connection: a request that
@@ -321,6 +323,12 @@ type SetSessionModeHandler interface {
 // path starts with "params"; a method that is not in the table, or whose
 // optional handler impl lacks, is ErrNotImplemented.
 func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte) (any, error) {
+	return dispatchAgent(ctx, impl, method, params, false)
+}
+
+// dispatchAgent is DispatchAgent; trusted skips re-validating params that
+// come from a line the connection already validated (see decodeParams).
+func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte, trusted bool) (any, error) {
 	switch method {
 	case MethodAuthenticate:
 		h, ok := impl.(AuthenticateHandler)
@@ -328,7 +336,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p AuthenticateRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.Authenticate(ctx, &p)
@@ -339,7 +347,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodInitialize:
 		var p InitializeRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := impl.Initialize(ctx, &p)
@@ -354,7 +362,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LogoutRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.Logout(ctx, &p)
@@ -365,7 +373,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionCancel:
 		var p CancelNotification
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		return nil, impl.Cancel(ctx, &p)
@@ -375,7 +383,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CloseSessionRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.CloseSession(ctx, &p)
@@ -390,7 +398,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p DeleteSessionRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.DeleteSession(ctx, &p)
@@ -405,7 +413,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ListSessionsRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.ListSessions(ctx, &p)
@@ -420,7 +428,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LoadSessionRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.LoadSession(ctx, &p)
@@ -431,7 +439,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionNew:
 		var p NewSessionRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := impl.NewSession(ctx, &p)
@@ -442,7 +450,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionPrompt:
 		var p PromptRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := impl.Prompt(ctx, &p)
@@ -457,7 +465,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ResumeSessionRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.ResumeSession(ctx, &p)
@@ -472,7 +480,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionConfigOptionRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionConfigOption(ctx, &p)
@@ -487,7 +495,7 @@ func DispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionModeRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionMode(ctx, &p)
@@ -569,6 +577,12 @@ type WaitForTerminalExitHandler interface {
 // path starts with "params"; a method that is not in the table, or whose
 // optional handler impl lacks, is ErrNotImplemented.
 func DispatchClient(ctx context.Context, impl Client, method string, params []byte) (any, error) {
+	return dispatchClient(ctx, impl, method, params, false)
+}
+
+// dispatchClient is DispatchClient; trusted skips re-validating params that
+// come from a line the connection already validated (see decodeParams).
+func dispatchClient(ctx context.Context, impl Client, method string, params []byte, trusted bool) (any, error) {
 	switch method {
 	case MethodElicitationComplete:
 		h, ok := impl.(CompleteElicitationHandler)
@@ -576,7 +590,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CompleteElicitationNotification
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		return nil, h.CompleteElicitation(ctx, &p)
@@ -586,7 +600,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateElicitationRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateElicitation(ctx, &p)
@@ -601,7 +615,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p ReadTextFileRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.ReadTextFile(ctx, &p)
@@ -616,7 +630,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p WriteTextFileRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.WriteTextFile(ctx, &p)
@@ -627,7 +641,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionRequestPermission:
 		var p RequestPermissionRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := impl.RequestPermission(ctx, &p)
@@ -638,7 +652,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionUpdate:
 		var p SessionNotification
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		return nil, impl.SessionUpdate(ctx, &p)
@@ -648,7 +662,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateTerminalRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateTerminal(ctx, &p)
@@ -663,7 +677,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p KillTerminalRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.KillTerminal(ctx, &p)
@@ -678,7 +692,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p TerminalOutputRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.TerminalOutput(ctx, &p)
@@ -693,7 +707,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p ReleaseTerminalRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.ReleaseTerminal(ctx, &p)
@@ -708,7 +722,7 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p WaitForTerminalExitRequest
-		if err := decodeParams(params, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decode); err != nil {
 			return nil, err
 		}
 		r, err := h.WaitForTerminalExit(ctx, &p)
@@ -721,15 +735,34 @@ func DispatchClient(ctx context.Context, impl Client, method string, params []by
 	return nil, ErrNotImplemented
 }
 
+// The trusted dispatchers reach acpsdk through an internal package, so
+// users only ever get the validating DispatchAgent and DispatchClient.
+func init() {
+	trusted.Agent = trusted.Dispatcher[Agent](func(ctx context.Context, impl Agent, method string, params []byte) (any, error) {
+		return dispatchAgent(ctx, impl, method, params, true)
+	})
+	trusted.Client = trusted.Dispatcher[Client](func(ctx context.Context, impl Client, method string, params []byte) (any, error) {
+		return dispatchClient(ctx, impl, method, params, true)
+	})
+}
+
 // decodeParams decodes JSON-RPC params; absent or null params decode as {}
 // so that required members are reported by name. Errors carry the path
 // prefixed with "params".
-func decodeParams(params []byte, dec func([]byte, []string) error) error {
+//
+// trusted params come from a line the connection already validated as JSON,
+// so the full validation is skipped; only the UTF-8 rule, which that
+// validation does not apply, is checked, and a failure there falls back to
+// the full validation for its error. The decoders walk values iteratively,
+// so skipping the nesting bound cannot exhaust the stack.
+func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
-	if err := jsonx.Validate(params); err != nil {
-		return jsonx.AtField(err, "params")
+	if !trusted || !utf8.Valid(params) {
+		if err := jsonx.Validate(params); err != nil {
+			return jsonx.AtField(err, "params")
+		}
 	}
 	if err := dec(params, nil); err != nil {
 		return jsonx.AtField(err, "params")

@@ -98,15 +98,33 @@ func (e *emitter) api(f *jen.File) {
 	e.peer(f, "client", "ClientPeer", "the client", "agent")
 	e.handlers(f, "agent", "Agent")
 	e.handlers(f, "client", "Client")
+	f.Comment("The trusted dispatchers reach acpsdk through an internal package, so")
+	f.Comment("users only ever get the validating DispatchAgent and DispatchClient.")
+	trustedHook := func(iface string) jen.Code {
+		return jen.Qual(trustedPkg, iface).Op("=").Qual(trustedPkg, "Dispatcher").Types(jen.Id(iface)).Call(
+			jen.Func().Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+				jen.Return(jen.Id("dispatch"+iface).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.True())),
+			))
+	}
+	f.Func().Id("init").Params().Block(trustedHook("Agent"), trustedHook("Client"))
+	f.Line()
 	f.Comment("decodeParams decodes JSON-RPC params; absent or null params decode as {}")
 	f.Comment("so that required members are reported by name. Errors carry the path")
 	f.Comment("prefixed with \"params\".")
-	f.Func().Id("decodeParams").Params(jen.Id("params").Index().Byte(), jen.Id("dec").Func().Params(jen.Index().Byte(), jen.Index().String()).Error()).Error().Block(
+	f.Comment("")
+	f.Comment("trusted params come from a line the connection already validated as JSON,")
+	f.Comment("so the full validation is skipped; only the UTF-8 rule, which that")
+	f.Comment("validation does not apply, is checked, and a failure there falls back to")
+	f.Comment("the full validation for its error. The decoders walk values iteratively,")
+	f.Comment("so skipping the nesting bound cannot exhaust the stack.")
+	f.Func().Id("decodeParams").Params(jen.Id("params").Index().Byte(), jen.Id("trusted").Bool(), jen.Id("dec").Func().Params(jen.Index().Byte(), jen.Index().String()).Error()).Error().Block(
 		jen.If(jen.Len(jx("TrimSpace").Call(jen.Id("params"))).Op("==").Lit(0).Op("||").Add(jx("IsNull")).Call(jen.Id("params"))).Block(
 			jen.Id("params").Op("=").Index().Byte().Call(jen.Lit("{}")),
 		),
-		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
+		jen.If(jen.Op("!").Id("trusted").Op("||").Op("!").Qual("unicode/utf8", "Valid").Call(jen.Id("params"))).Block(
+			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
+			),
 		),
 		jen.If(jen.Err().Op(":=").Id("dec").Call(jen.Id("params"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
@@ -197,7 +215,7 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 		}
 		body = append(body,
 			jen.Var().Id("p").Id(m.Params.Name),
-			jen.If(jen.Err().Op(":=").Id("decodeParams").Call(jen.Id("params"), jen.Id("p").Dot("decode")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Id("decodeParams").Call(jen.Id("params"), jen.Id("trusted"), jen.Id("p").Dot("decode")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err()),
 			),
 		)
@@ -216,11 +234,18 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 		cases = append(cases, jen.Case(jen.Id(m.Const)).Block(body...))
 	}
 	name := "Dispatch" + iface
+	lower := "dispatch" + iface
 	f.Comment(fmt.Sprintf("%s decodes params for method, calls impl, and returns its result", name))
 	f.Comment("(nil for notifications). A params decode failure is a *DecodeError whose")
 	f.Comment("path starts with \"params\"; a method that is not in the table, or whose")
 	f.Comment("optional handler impl lacks, is ErrNotImplemented.")
 	f.Func().Id(name).Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+		jen.Return(jen.Id(lower).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.False())),
+	)
+	f.Line()
+	f.Comment(fmt.Sprintf("%s is %s; trusted skips re-validating params that", lower, name))
+	f.Comment("come from a line the connection already validated (see decodeParams).")
+	f.Func().Id(lower).Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte(), jen.Id("trusted").Bool()).Params(jen.Any(), jen.Error()).Block(
 		jen.Switch(jen.Id("method")).Block(cases...),
 		jen.Return(jen.Nil(), jen.Id("ErrNotImplemented")),
 	)

@@ -1,0 +1,77 @@
+package acpsdk
+
+import (
+	"context"
+	"testing"
+
+	"github.com/segmentio/encoding/json"
+	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk/gen"
+)
+
+// trustedCases are session/update lines whose params the trusted dispatcher
+// must treat exactly as gen.DispatchClient does: good ones, ones the schema
+// rejects, and invalid UTF-8, which the line validation lets through.
+var trustedCases = []string{
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":7,"update":{}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"nope"}}}`,
+	"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"s\xff\",\"update\":{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":\"text\",\"text\":\"hi\"}}}}",
+	`{"jsonrpc":"2.0","method":"session/update"}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":[]}`,
+	`{"jsonrpc":"2.0","method":"fs/read_text_file","params":{"sessionId":"s1","path":"/a","line":-1}}`,
+}
+
+// dispatchOutcome runs one dispatcher on a fresh fake client and says what
+// happened: the error, or the update the handler got.
+func dispatchOutcome(t *testing.T, d func(context.Context, gen.Client, string, []byte) (any, error), m inMsg) string {
+	c := newFakeClient(t)
+	_, err := d(context.Background(), c, m.method, m.params)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	select {
+	case u := <-c.updates:
+		b, err := json.Marshal(u)
+		require.NoError(t, err)
+		return "update: " + string(b)
+	default:
+		return "ok"
+	}
+}
+
+// checkTrustedAgrees fails when the trusted dispatcher and the public one
+// disagree about a line classify accepts.
+func checkTrustedAgrees(t *testing.T, line []byte) {
+	m := classify(line, false)
+	if m.kind != kindNotification && m.kind != kindRequest {
+		return
+	}
+	if m.method == gen.MethodFsReadTextFile || m.method == gen.MethodSessionUpdate {
+		want := dispatchOutcome(t, gen.DispatchClient, m)
+		got := dispatchOutcome(t, dispatchClientTrusted, m)
+		require.Equal(t, want, got, "line %q", line)
+	}
+}
+
+func TestSDK10_TrustedDispatchAgreesWithPublic(t *testing.T) {
+	for _, c := range trustedCases {
+		checkTrustedAgrees(t, []byte(c))
+	}
+	// The invalid UTF-8 case must really be rejected, not just agreed on.
+	m := classify([]byte(trustedCases[4]), false)
+	require.Equal(t, kindNotification, m.kind)
+	_, err := dispatchClientTrusted(context.Background(), newFakeClient(t), m.method, m.params)
+	require.Error(t, err)
+}
+
+func FuzzTrustedDispatch(f *testing.F) {
+	for _, c := range trustedCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkTrustedAgrees(t, line)
+	})
+}
