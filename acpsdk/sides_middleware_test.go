@@ -3,6 +3,7 @@ package acpsdk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 
@@ -164,4 +165,41 @@ func TestSDK7_MiddlewareKeepsOrdering(t *testing.T) {
 	}
 	require.Equal(t, gen.MethodSessionUpdate, await(t, seen))
 	require.Equal(t, gen.MethodSessionRequestPermission, await(t, seen))
+}
+
+// A middleware on an agent side answering what its typed implementation
+// (here minimalAgent, which has no extension handler) cannot: a raw result
+// for one extension method, and a vendor error code instead of -32601 for
+// any other method the implementation lacks.
+func ExampleMiddleware() {
+	ctx := context.Background()
+	clientToAgentR, clientToAgentW := io.Pipe()
+	agentToClientR, agentToClientW := io.Pipe()
+
+	agent := NewAgentSide(clientToAgentR, agentToClientW, &minimalAgent{init: `{"protocolVersion":1}`}, &SideOptions{
+		Middleware: func(ctx context.Context, req *Request, next HandlerFunc) (any, error) {
+			if req.Method == "_acme/version" {
+				return json.RawMessage(`{"version":"1.2.3"}`), nil
+			}
+			res, err := next(ctx, req)
+			if errors.Is(err, ErrMethodNotFound) {
+				return nil, &Error{Code: -32099, Message: "acme: no such method " + req.Method}
+			}
+			return res, err
+		},
+	})
+	defer agent.Close()
+	client := NewClientSide(agentToClientR, clientToAgentW, &minimalClient{}, nil)
+	defer client.Close()
+
+	var version json.RawMessage
+	if err := client.Call(ctx, "_acme/version", struct{}{}, &version); err != nil {
+		panic(err)
+	}
+	fmt.Println(string(version))
+	fmt.Println(client.Call(ctx, "_acme/other", struct{}{}, nil))
+
+	// Output:
+	// {"version":"1.2.3"}
+	// jsonrpc error -32099: acme: no such method _acme/other
 }
