@@ -11,6 +11,7 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/acpsdk/internal/jsonx"
 )
 
 // SideOptions configure a [ClientSide] or an [AgentSide].
@@ -36,8 +37,10 @@ type SideOptions struct {
 // value can) or an error (an *[Error] keeps its code) — or call next, which
 // runs the typed dispatch with its usual answers (-32601 for a method the
 // implementation lacks, -32602 with the JSON path for bad params, {} for an
-// empty result), and may change what next returned. The answer to a
-// notification is discarded, as always.
+// empty result), and may change what next returned. next may be given
+// another request (params replaced, say); params that are not the ones
+// read are validated again. The answer to a notification is discarded, as
+// always.
 //
 // It runs where the handler runs: on the dispatcher for a notification, on
 // the request's own goroutine for a request; so the ordering guarantees
@@ -78,10 +81,26 @@ func newSide(r io.Reader, w io.Writer, opts *SideOptions, peerIsAgent bool, disp
 	s := &side{strict: so.Strict, peerIsAgent: peerIsAgent}
 	h := HandlerFunc(dispatch)
 	if mw := so.Middleware; mw != nil {
-		h = func(ctx context.Context, req *Request) (any, error) { return mw(ctx, req, dispatch) }
+		h = func(ctx context.Context, req *Request) (any, error) {
+			return mw(ctx, req, func(ctx context.Context, next *Request) (any, error) {
+				// dispatch skips re-validating params that came out of a
+				// validated line; params the middleware replaced did not.
+				if len(next.Params) > 0 && !sameBytes(next.Params, req.Params) {
+					if err := jsonx.Validate(next.Params); err != nil {
+						return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error(), Data: json.RawMessage(`{"path":"params"}`), cause: err}
+					}
+				}
+				return dispatch(ctx, next)
+			})
+		}
 	}
 	s.conn = newConn(r, w, h, &so.Options)
 	return s
+}
+
+// sameBytes reports whether a and b are the same slice of the same array.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // check applies strict mode to an outgoing call or notification.

@@ -141,6 +141,33 @@ func TestSDK6_MiddlewareAnswersErrors(t *testing.T) {
 	require.Equal(t, CodeInvalidParams, e.Code)
 }
 
+// TestSDK10_MiddlewareReplacedParamsAreValidated: params a middleware
+// passes to next in place of the ones read are dispatched if they are JSON
+// and answered -32602 if they are not (the dispatch trusts only params
+// that came out of a validated line).
+func TestSDK10_MiddlewareReplacedParamsAreValidated(t *testing.T) {
+	mw := func(ctx context.Context, req *Request, next HandlerFunc) (any, error) {
+		r := *req
+		switch req.Method {
+		case "_fake/note":
+			r.Params = json.RawMessage(`{"replaced":true}`)
+		case gen.MethodSessionNew:
+			// Not JSON, in a member the typed decoder would skip.
+			r.Params = json.RawMessage(`{"cwd":"/w","mcpServers":[],"x":tru}`)
+		}
+		return next(ctx, &r)
+	}
+	p := newMiddlewarePair(t, nil, mw)
+	ctx := t.Context()
+	require.NoError(t, p.client.Notify(ctx, "_fake/note", map[string]any{"replaced": false}))
+	require.JSONEq(t, `{"replaced":true}`, await(t, p.fa.ext))
+
+	err := p.client.Call(ctx, gen.MethodSessionNew, map[string]any{"cwd": "/w", "mcpServers": []any{}}, nil)
+	e, ok := errors.AsType[*Error](err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, CodeInvalidParams, e.Code, e.Message)
+}
+
 // TestSDK7_MiddlewareKeepsOrdering: with a middleware on the client side,
 // a prompt still returns only after the update the agent sent before its
 // answer was handled, and the client side's middleware sees the agent's
