@@ -26,6 +26,12 @@
 // initialize request lacks fs.readTextFile. The refusal is a
 // [*CapabilityError] matching [ErrNotAdvertised].
 //
+// SideOptions.Middleware sees every inbound request and notification, with
+// its raw id and params, before the typed dispatch: it may answer itself
+// (a json.RawMessage result goes out byte for byte, an [*Error] keeps its
+// code) or pass the request on. The reference agent builds its deliberate
+// misbehaviours this way.
+//
 // # Concurrency model
 //
 // A [Conn] runs three goroutines:
