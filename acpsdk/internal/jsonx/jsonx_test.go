@@ -72,6 +72,27 @@ func TestTag(t *testing.T) {
 	require.ErrorIs(t, err, ErrType)
 }
 
+// TestTagFirstMember covers the compact first-member fast path: it must
+// give what the full scan gives, and leave escaped tags and keys to it.
+func TestTagFirstMember(t *testing.T) {
+	for _, c := range []struct{ data, want string }{
+		{`{"type":"text","text":"hi"}`, "text"},
+		{`{"type":"a","type":"b"}`, "a"}, // the first one wins, as in the scan
+		{`{"type":"te\u0078t"}`, "text"},
+		{`{"typ\u0065":"text"}`, "text"},
+		{`{"types":"x","type":"text"}`, "text"},
+		{`{"type":""}`, ""},
+	} {
+		tag, ok, err := Tag([]byte(c.data), "type")
+		require.NoError(t, err, c.data)
+		require.True(t, ok, c.data)
+		require.Equal(t, c.want, string(tag), c.data)
+	}
+	_, ok, err := Tag([]byte(`{"type"`), "type")
+	require.False(t, ok)
+	require.Error(t, err)
+}
+
 func TestScalars(t *testing.T) {
 	s, err := String([]byte(`"a\tb"`))
 	require.NoError(t, err)

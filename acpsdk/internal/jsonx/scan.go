@@ -547,6 +547,15 @@ func IsNull(data []byte) bool {
 // false when the member is absent; a present non-string tag is an ErrType
 // error at key.
 func Tag(data []byte, key string) (tag []byte, found bool, err error) {
+	// Fast path: the tag is the first member, written compactly, with an
+	// escape-free value; the scan below would stop there too.
+	if n := len(key); len(data) > n+5 && data[0] == '{' && data[1] == '"' &&
+		string(data[2:2+n]) == key && data[2+n] == '"' && data[3+n] == ':' && data[4+n] == '"' {
+		rest := data[5+n:]
+		if q := bytes.IndexByte(rest, '"'); q >= 0 && bytes.IndexByte(rest[:q], '\\') < 0 {
+			return rest[:q], true, nil
+		}
+	}
 	var it ObjectIter
 	if err := it.ResetPrefix(data); err != nil {
 		return nil, false, err
