@@ -106,12 +106,6 @@ type Conn struct {
 	lines *lineReader
 	inbox inbox
 	outq  chan outFrame
-	// wmu is held by whoever writes to w: the writer goroutine for a
-	// batch, or a sender writing its frame directly (see writeDirect).
-	// queued counts frames sent to outq and not yet written.
-	wmu    sync.Mutex
-	queued atomic.Int64
-	direct bool // w can be closed, so a direct write cannot outlive Close
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -238,7 +232,6 @@ func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		done:       make(chan struct{}),
 	}
 	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes)
-	_, c.direct = w.(io.Closer)
 	c.baseCtx, c.cancelBase = context.WithCancel(context.Background())
 	c.notifScope = scope{conn: c, notification: true}
 	c.notifCtx = context.WithValue(c.baseCtx, scopeKey{}, &c.notifScope)
@@ -562,20 +555,12 @@ func (c *Conn) send(ctx context.Context, f outFrame) error {
 		return errConnClosed
 	default:
 	}
-	if ctx.Done() == nil && f.flush == nil {
-		if done, err := c.writeDirect(f); done {
-			return err
-		}
-	}
-	c.queued.Add(1)
 	select {
 	case c.outq <- f:
 		return nil
 	case <-ctx.Done():
-		c.queued.Add(-1)
 		return ctx.Err()
 	case <-c.writerStop:
-		c.queued.Add(-1)
 		return errConnClosed
 	}
 }
@@ -587,15 +572,12 @@ func (c *Conn) sendCancel(id int64) {
 	if err != nil {
 		return
 	}
-	c.queued.Add(1)
 	select {
 	case c.outq <- outFrame{data: data}:
 		return
 	case <-c.writerStop:
-		c.queued.Add(-1)
 		return
 	default:
-		c.queued.Add(-1)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -60,63 +60,20 @@ func (c *Conn) writeLoop() {
 	for {
 		select {
 		case f := <-c.outq:
-			c.wmu.Lock()
 			write(f)
-			c.queued.Add(-1)
 			for more := true; more; {
 				select {
 				case f = <-c.outq:
 					write(f)
-					c.queued.Add(-1)
 				default:
 					more = false
 				}
 			}
 			flush()
-			c.wmu.Unlock()
 		case <-c.writerStop:
 			return
 		}
 	}
-}
-
-// writeDirect writes f on the sender's goroutine when nothing is queued or
-// being written, saving the hand-off to the writer goroutine and back: on a
-// round trip that is two goroutine wake-ups of the few it has. done is
-// false when f must be queued instead. Only senders whose ctx cannot end
-// come here (a blocked write cannot honour a ctx), and only when w can be
-// closed, so that Close still ends a write blocked on a stalled peer.
-func (c *Conn) writeDirect(f outFrame) (done bool, err error) {
-	if !c.direct || !c.wmu.TryLock() {
-		return false, nil
-	}
-	defer c.wmu.Unlock()
-	// Anything queued is older than f and must be written first; with
-	// nothing queued and the lock held, the writer's buffer is empty.
-	if c.queued.Load() != 0 {
-		return false, nil
-	}
-	if werr := c.writeErr.Load(); werr != nil {
-		return true, werr
-	}
-	select {
-	case <-c.writerStop:
-		return true, errConnClosed
-	default:
-	}
-	if c.tap != nil {
-		c.tap(DirectionOut, f.data[:len(f.data)-1])
-	}
-	if _, err := c.w.Write(f.data); err != nil {
-		select {
-		case <-c.writerStop:
-			return true, errConnClosed // Close ended the write
-		default:
-		}
-		c.writeErr.CompareAndSwap(nil, &ConnError{Op: "write", Err: err})
-		return true, c.writeErr.Load()
-	}
-	return true, nil
 }
 
 // failCall fails a call whose request could not be written, unless it was
