@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"acpkit.dev/adapter/internal/fault"
@@ -83,16 +82,7 @@ type Error struct {
 // Error renders the message, followed by the cause when there is one and the
 // message does not already end with it (spec messages such as
 // `parse MCP config: <parser error>` embed their cause).
-func (e *Error) Error() string {
-	if e.Err == nil {
-		return e.Message
-	}
-	cause := e.Err.Error()
-	if strings.HasSuffix(e.Message, ": "+cause) {
-		return e.Message
-	}
-	return e.Message + ": " + cause
-}
+func (e *Error) Error() string { return fault.Render(e.Message, e.Err) }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }

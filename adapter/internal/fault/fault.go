@@ -34,17 +34,22 @@ func New(kind Kind, message string, cause error) *Error {
 	return &Error{Kind: kind, Message: message, Err: cause}
 }
 
-// Error renders the message followed by the cause, when there is one and the
-// message does not already end with it.
-func (e *Error) Error() string {
-	if e.Err == nil {
-		return e.Message
+// Error renders the message followed by the cause; see Render.
+func (e *Error) Error() string { return Render(e.Message, e.Err) }
+
+// Render is the one rendering of a classified failure, shared with
+// adapter.Error: the message, then the cause when there is one and the
+// message does not already end with it (spec messages such as
+// `parse MCP config: <parser error>` embed their cause).
+func Render(message string, cause error) string {
+	if cause == nil {
+		return message
 	}
-	cause := e.Err.Error()
-	if strings.HasSuffix(e.Message, ": "+cause) {
-		return e.Message
+	text := cause.Error()
+	if strings.HasSuffix(message, ": "+text) {
+		return message
 	}
-	return e.Message + ": " + cause
+	return message + ": " + text
 }
 
 // Unwrap returns the cause.
