@@ -185,11 +185,18 @@ func answer(ctx context.Context, impl any, req *Request, result any, err error) 
 		}
 		return nil, err
 	}
+	if req.IsNotification() {
+		return nil, nil // nobody reads a notification's result
+	}
 	if isNilPointer(result) {
-		return json.RawMessage("{}"), nil
+		return emptyResult, nil
 	}
 	return result, nil
 }
+
+// emptyResult answers a request whose handler returned no result. It is
+// shared: the writer only reads it.
+var emptyResult = json.RawMessage("{}")
 
 func isNilPointer(v any) bool {
 	if v == nil {
