@@ -10,6 +10,7 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/normalize"
 )
 
@@ -299,7 +300,10 @@ func (p *pump) request(m pumpRequest) {
 }
 
 // selectRefusal reads the options of a permission request; unreadable
-// params offer no refusing option (PM-2).
+// params offer no refusing option (PM-2). It reads only each option's id and
+// kind: gen.RequestPermissionRequest rejects the whole request for one
+// option missing its name or carrying an unknown kind, which would turn a
+// PM-1 refusal into a PM-2 cancellation.
 func selectRefusal(params []byte) (string, bool) {
 	var req struct {
 		Options []struct {
@@ -316,7 +320,7 @@ func selectRefusal(params []byte) (string, bool) {
 		if json.Unmarshal(o.OptionID, &id) != nil || json.Unmarshal(o.Kind, &kind) != nil {
 			continue
 		}
-		opts = append(opts, normalize.PermissionOption{OptionID: id, Kind: kind})
+		opts = append(opts, normalize.PermissionOption{OptionID: id, Kind: gen.PermissionOptionKind(kind)})
 	}
 	return normalize.SelectRefusal(opts)
 }

@@ -14,6 +14,8 @@ func FuzzUpdate(f *testing.F) {
 		`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","kind":"read"}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed","title":"done"}`,
 		`{"sessionUpdate":"plan","entries":[]}`, `{"sessionUpdate":"weird"}`, `{}`, `null`, `"x"`, `{"sessionUpdate":1}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","name":42,"kind":7}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"image"}}`, `{"sessionUpdate":"usage_update","used":"x"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -239,6 +239,45 @@ func TestEV1_VariantMapping(t *testing.T) {
 	}
 }
 
+// TestEV1_PayloadValidityIsGens pins how the variant and payload checks
+// follow gen's decoder: a tag outside EV-1's eleven is unrecognised even when
+// gen knows it, a Debug-only variant stays Debug-only whatever its payload,
+// an incomplete content block fails to decode, and a wrong-typed optional
+// member decodes as absent.
+func TestEV1_PayloadValidityIsGens(t *testing.T) {
+	unrecognised := []Event{{Type: Malformed, Time: at(0), Message: MsgUnrecognizedUpdate}}
+	cases := []struct {
+		name, update string
+		want         []Event
+		info         Info
+	}{
+		{"gen-known tag outside EV-1", `{"sessionUpdate":"compaction_update","x":1}`,
+			unrecognised, Info{Variant: "compaction_update", Unknown: true, FirstUnknown: true}},
+		{"Debug-only with a bad payload", `{"sessionUpdate":"usage_update","used":"lots"}`,
+			nil, Info{Variant: "usage_update", DebugOnly: true}},
+		{"tag matched exactly", `{"sessionupdate":"plan","entries":[]}`,
+			unrecognised, Info{Unknown: true, FirstUnknown: true}},
+		{"not JSON", `{"sessionUpdate":"plan","entries":[}`,
+			unrecognised, Info{Unknown: true, FirstUnknown: true}},
+		{"incomplete image block", `{"sessionUpdate":"agent_message_chunk","content":{"type":"image"}}`,
+			unrecognised, Info{Variant: "agent_message_chunk", Invalid: true, Replay: true, ReachedModel: true}},
+		{"unknown content type", `{"sessionUpdate":"agent_message_chunk","content":{"type":"hologram"}}`,
+			[]Event{{Type: Malformed, Time: at(0), Message: MsgNonTextChunk}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
+		{"wrong-typed messageId is absent", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a"},"messageId":5}`,
+			[]Event{{Type: Notification, Time: at(0)}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
+		{"tool update missing id", `{"sessionUpdate":"tool_call_update","status":"completed"}`,
+			unrecognised, Info{Variant: "tool_call_update", Invalid: true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var n Normalizer
+			evs, info := n.Update([]byte(c.update), at(0))
+			assert.Equal(t, c.want, evs)
+			assert.Equal(t, c.info, info)
+		})
+	}
+}
+
 func TestEV2_UnknownLoggedOnceAndExtraKeysTolerated(t *testing.T) {
 	var n Normalizer
 	_, i1 := n.Update([]byte(`{"sessionUpdate":"x1"}`), at(0))
@@ -273,6 +312,16 @@ func TestTC1_ToolCallRecordedWrongTypedNameDropped(t *testing.T) {
 	assert.False(t, info.Invalid)
 	require.Len(t, evs, 1)
 	assert.Equal(t, "execute", evs[0].ToolName)
+
+	// Wrong-typed optional members of an update read as absent too.
+	n.Update([]byte(`{"sessionUpdate":"tool_call","toolCallId":"t2","title":"x","name":["a"]}`), at(0))
+	evs, info = n.Update([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"t2","status":7,"title":false,"name":1}`), at(1))
+	assert.False(t, info.Invalid)
+	assert.Empty(t, evs, "a wrong-typed status is not terminal")
+	evs, _ = n.Update([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"t2","status":"failed","title":false}`), at(2))
+	require.Len(t, evs, 1)
+	assert.Empty(t, evs[0].Message, "a wrong-typed title is empty")
+	assert.True(t, evs[0].ToolError)
 }
 
 func TestTC2_TerminalUpdateEmitsOneToolResult(t *testing.T) {
@@ -302,11 +351,18 @@ func TestTC3_KindNormalization(t *testing.T) {
 	for _, k := range []string{"", "Read", "write", "shell"} {
 		assert.Equal(t, "other", ToolKind(k))
 	}
+	for _, kind := range []string{`7`, `"shell"`, `null`, `"Read"`} {
+		var n Normalizer
+		n.Update([]byte(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","kind":`+kind+`}`), at(0))
+		evs, _ := n.Update([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed"}`), at(0))
+		require.Len(t, evs, 1, kind)
+		assert.Equal(t, "other", evs[0].ToolName, kind)
+	}
 	var n Normalizer
-	n.Update([]byte(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","kind":7}`), at(0))
+	n.Update([]byte(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","kind":"switch_mode"}`), at(0))
 	evs, _ := n.Update([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed"}`), at(0))
 	require.Len(t, evs, 1)
-	assert.Equal(t, "other", evs[0].ToolName)
+	assert.Equal(t, "switch_mode", evs[0].ToolName)
 }
 
 func TestPM1_SelectFirstRejectOnceElseRejectAlways(t *testing.T) {

@@ -1,9 +1,11 @@
 package normalize
 
+import "acpkit.dev/acpsdk/gen"
+
 // PermissionOption is the part of a permission option the selection reads.
 type PermissionOption struct {
 	OptionID string
-	Kind     string
+	Kind     gen.PermissionOptionKind
 }
 
 // SelectRefusal picks the option a refusing answer selects (PM-1): the
@@ -12,12 +14,12 @@ type PermissionOption struct {
 // when no refusing option exists, which ends the attempt (PM-2).
 func SelectRefusal(opts []PermissionOption) (string, bool) {
 	for _, o := range opts {
-		if o.Kind == "reject_once" {
+		if o.Kind == gen.PermissionOptionKindRejectOnce {
 			return o.OptionID, true
 		}
 	}
 	for _, o := range opts {
-		if o.Kind == "reject_always" {
+		if o.Kind == gen.PermissionOptionKindRejectAlways {
 			return o.OptionID, true
 		}
 	}

@@ -1,6 +1,10 @@
 package normalize
 
-import "time"
+import (
+	"time"
+
+	"acpkit.dev/acpsdk/gen"
+)
 
 // toolKinds is the closed set tool kinds normalize to (TC-3).
 var toolKinds = map[string]bool{
@@ -39,8 +43,8 @@ func (t *ToolTracker) Begin(id, kind string, at time.Time) {
 // Update applies a tool_call_update. A terminal status (completed, failed)
 // for a known id returns its tool_result and forgets the call; anything
 // else returns false (TC-2).
-func (t *ToolTracker) Update(id, status, title string, at time.Time) (Event, bool) {
-	if status != "completed" && status != "failed" {
+func (t *ToolTracker) Update(id string, status gen.ToolCallStatus, title string, at time.Time) (Event, bool) {
+	if status != gen.ToolCallStatusCompleted && status != gen.ToolCallStatusFailed {
 		return Event{}, false
 	}
 	c, ok := t.calls[id]
@@ -55,7 +59,7 @@ func (t *ToolTracker) Update(id, status, title string, at time.Time) (Event, boo
 		Message:        Cap(title),
 		ToolName:       c.kind,
 		ToolDurationMS: d,
-		ToolError:      status == "failed",
+		ToolError:      status == gen.ToolCallStatusFailed,
 	}, true
 }
 

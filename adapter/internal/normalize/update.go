@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"acpkit.dev/acpsdk/gen"
 	"github.com/segmentio/encoding/json"
 )
 
@@ -46,6 +47,20 @@ type Info struct {
 	ReachedModel bool
 }
 
+// mark records the variant and the evidence its tag alone carries, which
+// holds even when the payload then fails to decode.
+func (info *Info) mark(variant string) {
+	info.Variant = variant
+	switch variant {
+	case "agent_message_chunk":
+		info.Replay, info.ReachedModel = true, true
+	case "user_message_chunk":
+		info.Replay = true
+	case "agent_thought_chunk", "tool_call":
+		info.ReachedModel = true
+	}
+}
+
 // Normalizer maps one session's updates to events (EV-1..EV-8, TC-*).
 // The zero value is ready to use; it is not safe for concurrent use (the
 // pump owns it).
@@ -55,104 +70,82 @@ type Normalizer struct {
 	unknownLogged bool
 }
 
+// recognised is EV-1's closed set of variants. Tags gen knows beyond it
+// (notice, compaction_*) are unrecognised here, like any other tag; the
+// Debug-only ones map to no event whatever their payload.
+var recognised = map[string]bool{
+	"agent_message_chunk": true, "user_message_chunk": true, "agent_thought_chunk": true,
+	"tool_call": true, "tool_call_update": true, "plan": true,
+}
+
 var debugOnly = map[string]bool{
 	"available_commands_update": true, "current_mode_update": true,
 	"config_option_update": true, "session_info_update": true, "usage_update": true,
 }
 
-type content struct {
-	Type json.RawMessage `json:"type"`
-	Text json.RawMessage `json:"text"`
-}
-
-type rawUpdate struct {
-	SessionUpdate json.RawMessage `json:"sessionUpdate"`
-	Content       json.RawMessage `json:"content"`
-	MessageID     json.RawMessage `json:"messageId"`
-	ToolCallID    json.RawMessage `json:"toolCallId"`
-	Title         json.RawMessage `json:"title"`
-	Kind          json.RawMessage `json:"kind"`
-	Status        json.RawMessage `json:"status"`
-	Entries       json.RawMessage `json:"entries"`
-}
-
 // Update normalizes one update object received at at and returns the events
 // to emit in order, flushes first (Q-8).
 func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
-	var u rawUpdate
 	var info Info
-	if err := json.Unmarshal(update, &u); err != nil || !isObject(update) {
-		info.Unknown = true
-		return n.malformed(MsgUnrecognizedUpdate, at, &info), info
-	}
-	variant, ok := str(u.SessionUpdate)
-	info.Variant = variant
-	if !ok {
-		info.Unknown = true
-		return n.malformed(MsgUnrecognizedUpdate, at, &info), info
-	}
-	switch variant {
-	case "agent_message_chunk":
-		info.Replay, info.ReachedModel = true, true
-		typ, text, ok := decodeContent(u.Content)
+	u, err := gen.UnmarshalSessionUpdate(update)
+	switch u := u.(type) {
+	case *gen.SessionUpdateAgentMessageChunk:
+		info.mark("agent_message_chunk")
+		c, ok := u.Content.(*gen.ContentBlockText)
 		if !ok {
-			return n.invalid(at, &info), info
-		}
-		if typ != "text" {
 			return n.malformed(MsgNonTextChunk, at, &info), info
 		}
-		id, hasID := str(u.MessageID)
-		if !hasID && !isNull(u.MessageID) {
-			return n.invalid(at, &info), info
+		var id string
+		if u.MessageID != nil {
+			id = string(*u.MessageID)
 		}
-		return n.Messages.Chunk(id, hasID, text, at), info
-	case "user_message_chunk":
-		info.Replay = true
-		if _, _, ok := decodeContent(u.Content); !ok {
-			return n.invalid(at, &info), info
-		}
+		return n.Messages.Chunk(id, u.MessageID != nil, c.Text, at), info
+	case *gen.SessionUpdateUserMessageChunk:
+		info.mark("user_message_chunk")
 		return n.flush(nil), info
-	case "agent_thought_chunk":
-		info.ReachedModel = true
-		if _, _, ok := decodeContent(u.Content); !ok {
-			return n.invalid(at, &info), info
-		}
+	case *gen.SessionUpdateAgentThoughtChunk:
+		info.mark("agent_thought_chunk")
 		return n.flush([]Event{{Type: OtherMessage, Time: at, Message: MsgReasoningBlock}}), info
-	case "tool_call":
-		info.ReachedModel = true
-		id, ok1 := str(u.ToolCallID)
-		_, ok2 := str(u.Title)
-		if !ok1 || !ok2 {
-			return n.invalid(at, &info), info
+	case *gen.SessionUpdateToolCall:
+		info.mark("tool_call")
+		// gen decodes an unrecognised kind to nil: "other" (TC-3).
+		var kind string
+		if u.Kind != nil {
+			kind = string(*u.Kind)
 		}
-		// A wrong-typed kind falls back to "other" like an absent one.
-		kind, _ := str(u.Kind)
-		n.Tools.Begin(id, kind, at)
+		n.Tools.Begin(string(u.ToolCallID), kind, at)
 		return nil, info
-	case "tool_call_update":
-		id, ok := str(u.ToolCallID)
-		if !ok {
-			return n.invalid(at, &info), info
+	case *gen.SessionUpdateToolCallUpdate:
+		info.mark("tool_call_update")
+		var status gen.ToolCallStatus
+		if u.Status != nil {
+			status = *u.Status
 		}
-		status, _ := str(u.Status)
-		title, _ := str(u.Title)
-		if e, ok := n.Tools.Update(id, status, title, at); ok {
+		var title string
+		if u.Title != nil {
+			title = *u.Title
+		}
+		if e, ok := n.Tools.Update(string(u.ToolCallID), status, title, at); ok {
 			return n.flush([]Event{e}), info
 		}
 		return nil, info
-	case "plan":
-		if !isArray(u.Entries) {
-			return n.invalid(at, &info), info
-		}
+	case *gen.SessionUpdatePlan:
+		info.mark("plan")
 		return n.flush([]Event{{Type: OtherMessage, Time: at, Message: MsgPlanUpdate}}), info
-	default:
-		if debugOnly[variant] {
-			info.DebugOnly = true
-			return nil, info
-		}
-		info.Unknown = true
-		return n.malformed(MsgUnrecognizedUpdate, at, &info), info
 	}
+	// Unknown tag, a tag outside EV-1's set, a Debug-only variant, or a
+	// decode failure: the tag as sent tells them apart.
+	variant := tag(update)
+	info.mark(variant)
+	switch {
+	case debugOnly[variant]:
+		info.DebugOnly = true
+		return nil, info
+	case err != nil && recognised[variant]:
+		return n.invalid(at, &info), info
+	}
+	info.Unknown = true
+	return n.malformed(MsgUnrecognizedUpdate, at, &info), info
 }
 
 // Malformed returns a malformed event with msg, preceded by the flush of any
@@ -189,40 +182,26 @@ func (n *Normalizer) malformed(msg string, at time.Time, info *Info) []Event {
 	return n.Malformed(msg, at)
 }
 
-// decodeContent reads a ContentBlock's type and, for text, its text.
-func decodeContent(raw json.RawMessage) (typ, text string, ok bool) {
-	var c content
-	if !isObject(raw) || json.Unmarshal(raw, &c) != nil {
-		return "", "", false
-	}
-	if typ, ok = str(c.Type); !ok {
-		return "", "", false
-	}
-	if typ == "text" {
-		if text, ok = str(c.Text); !ok {
-			return "", "", false
-		}
-	}
-	return typ, text, true
-}
-
-// str decodes a JSON string; false for absent, null or another type.
-func str(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
+// tag reads an update's sessionUpdate discriminator as sent ("" when absent,
+// not a string, or the update is not an object). Only the paths gen did not
+// map to a recognised variant read it.
+func tag(update []byte) string {
+	var t struct {
+		SessionUpdate json.RawMessage `json:"sessionUpdate"`
 	}
 	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
+	if !isObject(update) || !json.Valid(update) {
+		return ""
 	}
-	return s, true
+	// Exact member names, as gen matches them.
+	if _, err := json.Parse(update, &t, json.DontMatchCaseInsensitiveStructFields); err != nil ||
+		len(t.SessionUpdate) == 0 || t.SessionUpdate[0] != '"' || json.Unmarshal(t.SessionUpdate, &s) != nil {
+		return ""
+	}
+	return s
 }
 
-func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
-
 func isObject(raw []byte) bool { return firstByte(raw) == '{' }
-
-func isArray(raw []byte) bool { return firstByte(raw) == '[' }
 
 func firstByte(raw []byte) byte {
 	for _, b := range raw {
