@@ -18,9 +18,9 @@ import (
 // StopSession on that zero Session is a no-op.
 //
 // ctx binds the runtime's life (SP-3): when it ends, even after the start,
-// the runtime's group gets the graceful signal and then the kill. So keep
-// ctx alive for the whole session, until StopSession has returned; bound the
-// start alone with a timer that cancels a separate context if you must.
+// the runtime's group gets the graceful signal and then the kill. So pass a
+// ctx that lives as long as the session, until StopSession has returned, not
+// one that only bounds the start.
 func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, error) {
 	s := &session{
 		a:           a,
