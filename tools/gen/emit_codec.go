@@ -23,59 +23,39 @@ func returnErrAt(key string) *jen.Statement {
 }
 
 // decFunc is a func([]byte) (T, error) value decoding ref (not a list/map).
-func (e *emitter) decFunc(ref *Ref) *jen.Statement {
-	if ref.Named != nil {
-		t := ref.Named
-		if t.Kind != TUnion {
-			e.need["dec:"+t.Name] = t
-		}
-		return jen.Id("decode" + t.Name)
-	}
-	switch ref.Prim {
-	case "string":
-		return jx("String")
-	case "bool":
-		return jx("Bool")
-	case "int":
-		return jx(fmt.Sprintf("Int%d", ref.Bits))
-	case "uint":
-		return jx(fmt.Sprintf("Uint%d", ref.Bits))
-	case "float":
-		return jx("Float")
-	case "raw":
-		return jx("RawValue")
-	case "object":
-		return jx("Object")
-	}
-	panic("decFunc: " + ref.Prim)
-}
+func (e *emitter) decFunc(ref *Ref) *jen.Statement { return e.codecFunc(ref, "dec:", "decode", "") }
 
 // encFunc is a func([]byte, T) ([]byte, error) value encoding ref.
-func (e *emitter) encFunc(ref *Ref) *jen.Statement {
-	if ref.Named != nil {
-		t := ref.Named
+func (e *emitter) encFunc(ref *Ref) *jen.Statement { return e.codecFunc(ref, "enc:", "append", "Enc") }
+
+// primCodecs names the jsonx function of each primitive, without the "Enc"
+// prefix its encoder carries; int and uint add their bit size.
+var primCodecs = map[string]string{
+	"string": "String", "bool": "Bool", "int": "Int", "uint": "Uint",
+	"float": "Float", "raw": "RawValue", "object": "Object",
+}
+
+// codecFunc is the decoder or encoder of ref: a generated function for a
+// named type (recorded in e.need unless it is a union, which has its own),
+// else the jsonx function of the primitive.
+func (e *emitter) codecFunc(ref *Ref, needKey, namedPrefix, primPrefix string) *jen.Statement {
+	if t := ref.Named; t != nil {
 		if t.Kind != TUnion {
-			e.need["enc:"+t.Name] = t
+			e.need[needKey+t.Name] = t
 		}
-		return jen.Id("append" + t.Name)
+		return jen.Id(namedPrefix + t.Name)
 	}
-	switch ref.Prim {
-	case "string":
-		return jx("EncString")
-	case "bool":
-		return jx("EncBool")
-	case "int":
-		return jx(fmt.Sprintf("EncInt%d", ref.Bits))
-	case "uint":
-		return jx(fmt.Sprintf("EncUint%d", ref.Bits))
-	case "float":
-		return jx("EncFloat")
-	case "raw":
-		return jx("EncRaw")
-	case "object":
-		return jx("EncObject")
+	name, ok := primCodecs[ref.Prim]
+	if !ok {
+		panic("codecFunc: " + ref.Prim)
 	}
-	panic("encFunc: " + ref.Prim)
+	if ref.Prim == "raw" && primPrefix != "" {
+		name = "Raw" // the encoder of a raw value is EncRaw
+	}
+	if ref.Prim == "int" || ref.Prim == "uint" {
+		name += fmt.Sprint(ref.Bits)
+	}
+	return jx(primPrefix + name)
 }
 
 // decodeCall decodes the raw value v into ref's Go type: (T, error).
