@@ -204,12 +204,7 @@ func TestTC4_PM4_NoFsOrTerminalServed(t *testing.T) {
 	require.NoError(t, err, "the turn continues")
 	assert.Equal(t, EventTurnCompleted, r.Outcome)
 	assert.Contains(t, ev.messages(EventMalformed), "the agent called a method this client does not implement")
-	var answer string
-	for _, m := range ev.texts() {
-		if strings.HasPrefix(m, "answer=") {
-			answer = m
-		}
-	}
+	answer := ev.lastText("answer=")
 	assert.Contains(t, answer, `"code":-32601`)
 	assert.Contains(t, answer, `"message":"method not found"`)
 }
@@ -244,12 +239,7 @@ func TestPM3_ElicitationEndsAttempt(t *testing.T) {
 	assert.Equal(t, EventTurnInputRequired, r.Outcome)
 	assert.Contains(t, ev.texts(), "the agent asked for something only a person could give, and this unattended run has no one to give it: an answer to a question")
 	assert.Empty(t, ev.messages(EventMalformed), "answered on purpose, not an unknown method")
-	var answer string
-	for _, m := range ev.texts() {
-		if strings.HasPrefix(m, "answer=") {
-			answer = m
-		}
-	}
+	answer := ev.lastText("answer=")
 	assert.Contains(t, answer, `"code":-32601`)
 	assert.Contains(t, answer, `"message":"method not found"`)
 }

@@ -146,6 +146,18 @@ func (e *events) texts() []string {
 	return out
 }
 
+// lastText is the last non-empty notification message starting with
+// prefix, or "" when there is none.
+func (e *events) lastText(prefix string) string {
+	var last string
+	for _, m := range e.texts() {
+		if strings.HasPrefix(m, prefix) {
+			last = m
+		}
+	}
+	return last
+}
+
 func (e *events) types() []EventType {
 	var out []EventType
 	for _, ev := range e.list() {

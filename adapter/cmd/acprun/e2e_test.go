@@ -26,9 +26,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
+)
 
 // bin holds acprun and, beside it, the reference agent, built once.
 var bin string
@@ -137,34 +137,12 @@ func normalize(out []byte) []byte {
 // golden compares normalized JSON lines with testdata/name.
 func golden(t *testing.T, name string, out []byte) {
 	t.Helper()
-	got := normalize(out)
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create %s", path)
-	assert.Equal(t, string(want), string(got))
-}
-
-// lines decodes every stdout line.
-func lines(t *testing.T, out []byte) []map[string]any {
-	t.Helper()
-	var all []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), "not JSON: %q", sc.Text())
-		all = append(all, m)
-	}
-	return all
+	clitest.Golden(t, name, normalize(out))
 }
 
 func last(t *testing.T, out []byte) map[string]any {
 	t.Helper()
-	all := lines(t, out)
+	all := clitest.JSONLines(t, out)
 	require.NotEmpty(t, all)
 	return all[len(all)-1]
 }
@@ -172,7 +150,7 @@ func last(t *testing.T, out []byte) map[string]any {
 // assertGone checks that the runtime process acprun reported has ended.
 func assertGone(t *testing.T, out []byte) {
 	t.Helper()
-	for _, l := range lines(t, out) {
+	for _, l := range clitest.JSONLines(t, out) {
 		pid, err := strconv.Atoi(fmt.Sprint(l["agent_pid"]))
 		if err != nil || pid <= 0 {
 			continue

@@ -1,52 +1,19 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/adapter"
+	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create %s", path)
-	assert.Equal(t, string(want), string(got))
-}
-
-// jsonLines decodes every stdout line as a JSON object.
-func jsonLines(t *testing.T, out []byte) []map[string]any {
-	t.Helper()
-	var lines []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), "line %q", sc.Text())
-		lines = append(lines, m)
-	}
-	return lines
-}
 
 // ev builds an event of the fake session.
 func ev(typ adapter.EventType, msg string) adapter.Event {
@@ -163,7 +130,7 @@ func TestCFG2_BlankCommandReachesTheAdapter(t *testing.T) {
 	}
 	assert.Equal(t, ExitStartFailed, h.run("--command", "  ", "--json", "hi"))
 	assert.Equal(t, "  ", rt.start.Agent.Command)
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	require.Len(t, lines, 2)
 	assert.Equal(t, "agent_not_found", lines[0]["error_kind"])
 }
@@ -194,7 +161,7 @@ func TestReferenceAgentUnavailableIsAStartFailure(t *testing.T) {
 	h := newHarness(newFake())
 	h.agent = func(context.Context) (string, error) { return "", errors.New("go: command not found") }
 	assert.Equal(t, ExitStartFailed, h.run("--json", "hi"))
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	require.Len(t, lines, 2)
 	assert.Equal(t, map[string]any{"type": "startup_failed", "error_kind": "agent_not_found",
 		"message": "the reference agent is unavailable: go: command not found"}, lines[0])
@@ -215,7 +182,7 @@ func TestInterruptedReferenceAgentBuildIsCancelled(t *testing.T) {
 	h.signals <- os.Interrupt
 	h.signals <- os.Interrupt
 	assert.Equal(t, ExitCancelled, <-status)
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	require.Len(t, lines, 2)
 	assert.Equal(t, "cancelled", lines[1]["exit_reason"])
 }
@@ -230,7 +197,7 @@ func TestReferenceAgentPathWithSpaceIsRefused(t *testing.T) {
 func TestVAL3_RuntimeConstructionFailureIsAStartFailure(t *testing.T) {
 	h := newHarness(nil)
 	assert.Equal(t, ExitStartFailed, h.run("--json", "hi"))
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	require.Len(t, lines, 2)
 	assert.Equal(t, "startup_failed", lines[0]["type"])
 	assert.Equal(t, "no runtime", lines[0]["message"])
@@ -239,8 +206,8 @@ func TestVAL3_RuntimeConstructionFailureIsAStartFailure(t *testing.T) {
 func TestJSONCompletedTurnGolden(t *testing.T) {
 	h := newHarness(newFake(richTurn()))
 	require.Equal(t, ExitCompleted, h.run("--json", "hello"))
-	golden(t, "completed.jsonl", h.stdout.Bytes())
-	for _, line := range jsonLines(t, h.stdout.Bytes()) {
+	clitest.Golden(t, "completed.jsonl", h.stdout.Bytes())
+	for _, line := range clitest.JSONLines(t, h.stdout.Bytes()) {
 		if line["type"] == "result" {
 			continue
 		}
@@ -255,7 +222,7 @@ func TestJSONStartupFailedGolden(t *testing.T) {
 	rt.startErr = &adapter.Error{Kind: adapter.KindInvalidWorkspaceCwd, Message: "workspace path does not exist"}
 	h := newHarness(rt)
 	require.Equal(t, ExitStartFailed, h.run("--json", "hello"))
-	golden(t, "startup_failed.jsonl", h.stdout.Bytes())
+	clitest.Golden(t, "startup_failed.jsonl", h.stdout.Bytes())
 	assert.Equal(t, 1, rt.stopCalls, "the session is stopped after a failed start too")
 }
 
@@ -280,7 +247,7 @@ func TestExitStatuses(t *testing.T) {
 			rt := newFake(tc.turn)
 			h := newHarness(rt)
 			assert.Equal(t, tc.status, h.run("--json", "hi"))
-			lines := jsonLines(t, h.stdout.Bytes())
+			lines := clitest.JSONLines(t, h.stdout.Bytes())
 			require.NotEmpty(t, lines)
 			res := lines[len(lines)-1]
 			assert.Equal(t, "result", res["type"])
@@ -306,7 +273,7 @@ func TestTurnTimeoutIsATurnFailure(t *testing.T) {
 	rt := newFake(fakeTurn{untilCancel: true})
 	h := newHarness(rt)
 	assert.Equal(t, ExitTurnFailed, h.run("--json", "--turn-timeout", "1ms", "hi"))
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	res := lines[len(lines)-1]
 	assert.Equal(t, "turn_timeout", res["error_kind"])
 	assert.Equal(t, "turn timed out after 1ms", res["message"])
@@ -326,7 +293,7 @@ func TestPlainViewGolden(t *testing.T) {
 	rt := newFake(richTurn(), failedTurn(adapter.EventTurnFailed, adapter.KindTurnRefused, "turn failed"))
 	h := newHarness(rt)
 	assert.Equal(t, ExitTurnFailed, h.run("--command", "refagent --demo", "first prompt\nwith a second line", "second"))
-	golden(t, "plain.txt", h.stdout.Bytes())
+	clitest.Golden(t, "plain.txt", h.stdout.Bytes())
 	assert.NotContains(t, h.stdout.String(), "\x1b", "plain output carries no escape sequences")
 }
 
@@ -352,7 +319,7 @@ func TestFirstInterruptCancelsTheTurn(t *testing.T) {
 	assert.Equal(t, 1, rt.stopCalls)
 	assert.False(t, rt.stopCtxDone, "the first interrupt leaves the teardown its graceful window")
 	assert.Contains(t, h.stderr.String(), "press Ctrl-C again")
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	assert.Equal(t, "turn_cancelled", lines[0]["type"])
 	assert.Equal(t, "cancelled", lines[len(lines)-1]["exit_reason"])
 }
@@ -370,7 +337,7 @@ func TestSecondInterruptTearsDownAtOnce(t *testing.T) {
 	assert.True(t, rt.stopCtxDone, "the teardown gets no graceful window")
 	assert.True(t, rt.concurrent, "the teardown ends a turn still in flight")
 	assert.Contains(t, h.stderr.String(), "stopping the runtime at once")
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	res := lines[len(lines)-1]
 	assert.Equal(t, "cancelled", res["exit_reason"])
 	assert.Equal(t, "port_exit", res["error_kind"])
@@ -404,7 +371,7 @@ func TestInterruptDuringStartCancelsIt(t *testing.T) {
 	assert.Equal(t, ExitCancelled, <-status)
 	assert.Empty(t, rt.prompts)
 	assert.Equal(t, 1, rt.stopCalls)
-	lines := jsonLines(t, h.stdout.Bytes())
+	lines := clitest.JSONLines(t, h.stdout.Bytes())
 	require.Len(t, lines, 2)
 	assert.Equal(t, "startup_failed", lines[0]["type"])
 	assert.Equal(t, "cancelled", lines[1]["exit_reason"])
