@@ -53,6 +53,9 @@ type PendingCall struct {
 // ID returns the request's id on the wire.
 func (pc *PendingCall) ID() int64 { return pc.p.id }
 
+// Method returns the request's method.
+func (pc *PendingCall) Method() string { return pc.p.method }
+
 // Done is closed once the outcome is known.
 func (pc *PendingCall) Done() <-chan struct{} { return pc.p.done }
 

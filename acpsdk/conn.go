@@ -89,6 +89,18 @@ type Options struct {
 	// notification (never answered) instead of a request whose null id is
 	// echoed. Some clients need this (e.g. Sortie's EV-12).
 	NullIDIsNotification bool
+	// InOrder, when set, receives everything read from the peer as one
+	// sequence in read order: notifications, requests (each with a
+	// [Reply] to answer it, now or later), responses to our calls (after
+	// the call's outcome is set), lines that are not messages, oversize
+	// lines, and last the end of the connection. It runs on the
+	// dispatcher goroutine, one item at a time, and may block: the
+	// inbound bound then stops the reader (backpressure). The Handler is
+	// not called; the Observer still is. A consumer must not wait on a
+	// call of its own while it stops taking items, since the answer is
+	// queued behind them: use [Conn.Go] and take the answer from the
+	// sequence, or make the call with the callback's ctx.
+	InOrder InOrderFunc
 }
 
 // Conn is a JSON-RPC 2.0 connection over newline-delimited JSON. It
@@ -102,6 +114,7 @@ type Conn struct {
 	ev      events
 	tap     func(Direction, []byte)
 	nullID  bool
+	inOrder InOrderFunc
 
 	lines *lineReader
 	inbox inbox
@@ -221,6 +234,7 @@ func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		ev:         events{obs: o.Observer, log: o.Logger},
 		tap:        o.Tap,
 		nullID:     o.NullIDIsNotification,
+		inOrder:    o.InOrder,
 		lines:      newLineReader(r, o.MaxLineBytes),
 		outq:       make(chan outFrame, o.WriteQueue),
 		pending:    make(map[int64]*pendingCall),
@@ -611,6 +625,9 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			if over, ok := errors.AsType[*OversizeError](err); ok {
 				c.ev.oversize(over)
+				if !c.queueInOrder(&Inbound{Kind: InboundOversize, Oversize: over}, nil, 0) {
+					return
+				}
 				continue
 			}
 			c.endRead(&ConnError{Op: "read", Err: err})
@@ -631,7 +648,7 @@ func (c *Conn) handleLine(line []byte) bool {
 	m := classify(line, c.nullID)
 	switch m.kind {
 	case kindResponse:
-		c.handleResponse(&m)
+		return c.handleResponse(&m, len(line))
 	case kindNotification:
 		if m.method == MethodCancelRequest {
 			c.cancelInbound(m.params)
@@ -650,6 +667,9 @@ func (c *Conn) handleLine(line []byte) bool {
 		} else {
 			c.ev.invalid(line, m.why)
 		}
+		if !c.queueInOrder(&Inbound{Kind: InboundBadLine, Line: line, Reason: m.why}, nil, len(line)) {
+			return false
+		}
 		if m.silent {
 			return true
 		}
@@ -662,7 +682,9 @@ func (c *Conn) handleLine(line []byte) bool {
 	return true
 }
 
-func (c *Conn) handleResponse(m *inMsg) {
+// handleResponse routes a response to its call; it reports false once the
+// connection is closing.
+func (c *Conn) handleResponse(m *inMsg, size int) bool {
 	id, ok := parseOutgoingID(m.id)
 	var p *pendingCall
 	if ok {
@@ -673,13 +695,13 @@ func (c *Conn) handleResponse(m *inMsg) {
 		} else if _, gone := c.abandoned[id]; gone {
 			delete(c.abandoned, id)
 			c.mu.Unlock()
-			return
+			return true
 		}
 		c.mu.Unlock()
 	}
 	if p == nil {
 		c.ev.unmatched(m.id)
-		return
+		return c.queueInOrder(&Inbound{Kind: InboundResponse, ID: m.id}, nil, size)
 	}
 	if m.errObj != nil {
 		e, err := decodeErrorObject(m.errObj)
@@ -691,9 +713,13 @@ func (c *Conn) handleResponse(m *inMsg) {
 	} else {
 		p.result = m.result
 	}
+	if c.inOrder != nil {
+		return c.queueResponse(p, size)
+	}
 	if c.inbox.answered(p) {
 		c.complete(p)
 	}
+	return true
 }
 
 func (c *Conn) cancelInbound(params json.RawMessage) {
@@ -718,6 +744,10 @@ func (c *Conn) dispatchLoop() {
 		if !ok {
 			break
 		}
+		if c.inOrder != nil {
+			c.dispatchInOrder(&it)
+			continue
+		}
 		if it.msg.kind == kindNotification {
 			c.runNotification(&it)
 			for _, p := range c.inbox.notificationHandled(it.size) {
@@ -734,6 +764,9 @@ func (c *Conn) dispatchLoop() {
 	c.mu.Unlock()
 	if c.closing.Load() || err == nil {
 		err = errConnClosed
+	}
+	if c.inOrder != nil {
+		c.deliverInOrder(&Inbound{Kind: InboundEnd, Err: err})
 	}
 	c.endCalls(err)
 	c.finish(err)
@@ -764,26 +797,7 @@ func (c *Conn) runRequest(it inItem) {
 	req := &Request{Method: it.msg.method, Params: it.msg.params, ID: it.msg.id}
 	result, err := c.invoke(ctx, req)
 	s.active.Store(false)
-
-	var frame []byte
-	if err == nil {
-		frame, err = appendResult(make([]byte, 0, frameCap), req.ID, result)
-	}
-	if err != nil {
-		e := wireError(ctx, err)
-		if e.Code == CodeMethodNotFound {
-			c.ev.methodNotFound(req.Method, req.ID)
-		}
-		frame = appendError(nil, req.ID, e)
-	}
-	cancel()
-	c.mu.Lock()
-	if c.inflight[string(req.ID)] == it.req {
-		delete(c.inflight, string(req.ID))
-	}
-	c.mu.Unlock()
-	_ = c.send(context.Background(), outFrame{data: frame})
-	c.inbox.release(it.size)
+	c.answerRequest(ctx, cancel, req, it.req, it.size, result, err)
 }
 
 // invoke calls the handler, turning a panic into an internal error so one

@@ -7,6 +7,11 @@ type inItem struct {
 	msg  inMsg
 	size int       // line length, for the byte bound
 	req  *inflight // requests only: the cancel handle $/cancel_request uses
+	// With Options.InOrder, a response or a bad or oversize line also
+	// waits here, as event; call is a response's call, completed when the
+	// dispatcher reaches it.
+	event *Inbound
+	call  *pendingCall
 }
 
 // inbox is the ordered, bounded queue between the reader and the dispatcher,
@@ -191,19 +196,24 @@ func (q *inbox) end() {
 }
 
 // stop wakes every waiter, drops what is queued and returns the deferred
-// responses so their callers still get the answers that arrived.
+// and queued responses so their callers still get the answers that arrived.
 func (q *inbox) stop() []*pendingCall {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.stopped = true
 	q.notEmpty.Broadcast()
 	q.notFull.Broadcast()
+	ready := make([]*pendingCall, 0, len(q.deferred))
+	for _, d := range q.deferred {
+		ready = append(ready, d.call)
+	}
+	for _, it := range q.items[q.head:] {
+		if it.call != nil {
+			ready = append(ready, it.call)
+		}
+	}
 	clear(q.items)
 	q.items, q.head = nil, 0
-	ready := make([]*pendingCall, len(q.deferred))
-	for i, d := range q.deferred {
-		ready[i] = d.call
-	}
 	q.deferred = nil
 	return ready
 }

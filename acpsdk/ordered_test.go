@@ -1,0 +1,246 @@
+package acpsdk
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sequence records what Options.InOrder delivers, one line per item.
+type sequence struct {
+	mu      sync.Mutex
+	items   []string
+	replies []*Reply
+	end     chan struct{}
+}
+
+func newSequence() *sequence { return &sequence{end: make(chan struct{})} }
+
+func (s *sequence) add(ctx context.Context, in *Inbound) {
+	var line string
+	switch in.Kind {
+	case InboundNotification:
+		line = "notification " + in.Request.Method + " " + string(in.Request.Params)
+	case InboundRequest:
+		line = "request " + in.Request.Method + " " + string(in.Request.ID)
+	case InboundResponse:
+		line = "response " + string(in.ID)
+		if in.Call != nil {
+			var res string
+			err := in.Call.Result(&res)
+			line += " " + in.Call.Method() + " " + res
+			if err != nil {
+				line += " " + err.Error()
+			}
+		}
+	case InboundBadLine:
+		line = "bad line " + in.Reason
+	case InboundOversize:
+		line = "oversize " + itoa(in.Oversize.Size)
+	case InboundEnd:
+		line = "end not ErrClosed"
+		if ce, ok := errors.AsType[*ConnError](in.Err); ok && errors.Is(in.Err, ErrClosed) {
+			line = "end " + ce.Op
+		}
+	}
+	s.mu.Lock()
+	s.items = append(s.items, line)
+	if in.Reply != nil {
+		s.replies = append(s.replies, in.Reply)
+	}
+	s.mu.Unlock()
+	if in.Kind == InboundEnd {
+		close(s.end)
+	}
+}
+
+func (s *sequence) list() ([]string, []*Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.items...), append([]*Reply(nil), s.replies...)
+}
+
+// TestSDK7_InOrderOneSequence: everything the peer writes in one write
+// (notifications, requests, a line that is not JSON, the answer to our call,
+// an oversize line, a stray response, the end) is delivered in read order;
+// requests are answered later, from another goroutine, after the end.
+func TestSDK7_InOrderOneSequence(t *testing.T) {
+	for range 200 {
+		seq := newSequence()
+		c, p := newRawPeer(t, nil, &Options{InOrder: seq.add, MaxLineBytes: 256})
+		pc, err := c.Go(context.Background(), "prompt", map[string]int{"n": 1})
+		require.NoError(t, err)
+		require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"n":1}}`, p.recv())
+		lines := []string{
+			`{"jsonrpc":"2.0","method":"update","params":{"i":1}}`,
+			`{"jsonrpc":"2.0","id":"r1","method":"permission","params":{}}`,
+			`this is not json`,
+			`{"jsonrpc":"2.0","method":"update","params":{"i":2}}`,
+			`{"jsonrpc":"2.0","id":1,"result":"done"}`,
+			`{"jsonrpc":"2.0","id":null,"method":"permission","params":{}}`,
+			`{"jsonrpc":"2.0","method":"update","params":{"i":3}}`,
+			`{"jsonrpc":"2.0","method":"update","params":{"pad":"` + strings.Repeat("x", 300) + `"}}`,
+			`{"jsonrpc":"2.0","id":999,"result":{}}`,
+			`{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file","params":{}}`,
+		}
+		p.send(strings.Join(lines, "\n"))
+		p.closeInput()
+		await(t, seq.end)
+		got, replies := seq.list()
+		require.Equal(t, []string{
+			`notification update {"i":1}`,
+			`request permission "r1"`,
+			`bad line line is not JSON`,
+			`notification update {"i":2}`,
+			`response 1 prompt done`,
+			`request permission null`,
+			`notification update {"i":3}`,
+			`oversize 355`,
+			`response 999`,
+			`request fs/read_text_file 7`,
+			`end read`,
+		}, got)
+		require.True(t, isDone(pc.Done()), "the call's outcome is set before its item is delivered")
+
+		// Answered after the end, off the dispatcher: the writer still runs.
+		var wg sync.WaitGroup
+		for i, r := range replies {
+			wg.Go(func() {
+				if i == 2 {
+					r.Answer(nil, ErrMethodNotFound)
+					return
+				}
+				r.Answer(map[string]int{"answer": i}, nil)
+			})
+		}
+		wg.Wait()
+		out := []string{p.recv(), p.recv(), p.recv(), p.recv()}
+		sort.Strings(out)
+		assert.Equal(t, []string{
+			`{"jsonrpc":"2.0","id":"r1","result":{"answer":0}}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"method not found"}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`,
+			`{"jsonrpc":"2.0","id":null,"result":{"answer":1}}`,
+		}, out)
+		require.NoError(t, c.Close())
+	}
+}
+
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestSDK7_InOrderCallFromCallback: a call made from inside the callback,
+// with its ctx, is answered at once although the dispatcher waits on it,
+// and its response still appears in the sequence where it was read.
+func TestSDK7_InOrderCallFromCallback(t *testing.T) {
+	seq := newSequence()
+	var c *Conn
+	called := make(chan error, 1)
+	inOrder := func(ctx context.Context, in *Inbound) {
+		if in.Kind == InboundNotification && in.Request.Method == "ask" {
+			var res string
+			err := c.Call(ctx, "question", nil, &res)
+			if err == nil && res != "yes" {
+				err = errors.New("answer " + res)
+			}
+			called <- err
+		}
+		seq.add(ctx, in)
+	}
+	c, p := newRawPeer(t, nil, &Options{InOrder: inOrder, MaxQueuedMessages: 1})
+	p.send(`{"jsonrpc":"2.0","method":"ask"}`)
+	require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"question"}`, p.recv())
+	p.send(`{"jsonrpc":"2.0","method":"update","params":{"i":1}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":"yes"}`)
+	require.NoError(t, await(t, called))
+	p.closeInput()
+	await(t, seq.end)
+	got, _ := seq.list()
+	assert.Equal(t, []string{"notification ask ", `notification update {"i":1}`, "response 1 question yes", "end read"}, got)
+}
+
+// TestSDK7_InOrderCallFromOtherGoroutine: a Call waiting on another
+// goroutine gets its answer once the dispatcher reaches it, after the items
+// read before it.
+func TestSDK7_InOrderCallFromOtherGoroutine(t *testing.T) {
+	seq := newSequence()
+	c, p := newRawPeer(t, nil, &Options{InOrder: seq.add})
+	res := make(chan string, 1)
+	go func() {
+		var r string
+		if err := c.Call(context.Background(), "initialize", nil, &r); err != nil {
+			r = err.Error()
+		}
+		got, _ := seq.list()
+		res <- r + " after " + strings.Join(got, ", ")
+	}()
+	require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, p.recv())
+	p.send(`{"jsonrpc":"2.0","method":"update","params":{"i":1}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":"ok"}`)
+	assert.True(t, strings.HasPrefix(await(t, res), `ok after notification update {"i":1}`))
+}
+
+// TestSDK9_InOrderCloseCompletesQueuedAnswers: Close while the consumer is
+// blocked completes every call, whether its answer was queued or not, and
+// the sequence still ends with the end item.
+func TestSDK9_InOrderCloseCompletesQueuedAnswers(t *testing.T) {
+	for range 50 {
+		seq := newSequence()
+		blocked := make(chan struct{})
+		inOrder := func(ctx context.Context, in *Inbound) {
+			if in.Kind == InboundNotification {
+				close(blocked)
+				<-ctx.Done() // until Close
+			}
+			seq.add(ctx, in)
+		}
+		c, p := newRawPeer(t, nil, &Options{InOrder: inOrder})
+		pc, err := c.Go(context.Background(), "prompt", nil)
+		require.NoError(t, err)
+		p.recv()
+		p.send(`{"jsonrpc":"2.0","method":"update"}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":"late"}`)
+		await(t, blocked)
+		require.NoError(t, c.Close())
+		await(t, pc.Done())
+		if err := pc.Result(nil); err != nil {
+			assert.ErrorIs(t, err, ErrClosed)
+		}
+		got, _ := seq.list()
+		assert.Equal(t, "end close", got[len(got)-1])
+	}
+}
+
+// TestSDK9_InOrderSkipReleasesBound: with a bound of one message, a second
+// request is delivered only once the first releases its bound; Skip does
+// so without an answer.
+func TestSDK9_InOrderSkipReleasesBound(t *testing.T) {
+	seq := newSequence()
+	got := make(chan *Reply, 4)
+	inOrder := func(ctx context.Context, in *Inbound) {
+		seq.add(ctx, in)
+		if in.Reply != nil {
+			got <- in.Reply
+		}
+	}
+	c, p := newRawPeer(t, nil, &Options{InOrder: inOrder, MaxQueuedMessages: 1})
+	p.sendAsync(`{"jsonrpc":"2.0","id":1,"method":"a"}`)
+	p.sendAsync(`{"jsonrpc":"2.0","id":2,"method":"b"}`)
+	first := await(t, got)
+	first.Skip()
+	second := await(t, got)
+	second.Answer("ok", nil)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":2,"result":"ok"}`, p.recv(), "the skipped request is never answered")
+	p.closeInput()
+	await(t, seq.end)
+	_ = c
+}
