@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/segmentio/encoding/json"
-
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/adapter/internal/launch"
 	"acpkit.dev/adapter/internal/normalize"
@@ -84,70 +82,41 @@ func (s *session) watchStdout() {
 	}
 }
 
-// handler is the connection's inbound side: every request and notification
-// goes to the pump, in arrival order.
-func (s *session) handle(ctx context.Context, req *acpsdk.Request) (any, error) {
+// inbound is the connection's InOrder consumer: it runs on the
+// connection's dispatcher goroutine and hands each item to the pump, so the
+// pump's messages from the connection are in read order (EV-13). A full
+// pump makes it wait, and the connection's bound then stops the reader.
+func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
 	at := s.a.now()
-	if req.IsNotification() {
-		if req.Method != methodSessionUpdate {
-			return nil, acpsdk.ErrMethodNotFound
+	var m any
+	switch in.Kind {
+	case acpsdk.InboundNotification:
+		if in.Request.Method != methodSessionUpdate {
+			s.log.Debug(logUnhandledNotification, "method", in.Request.Method) // EV-12
+			return
 		}
-		s.pump.send(ctx, pumpUpdate{params: req.Params, at: at})
-		return nil, nil
-	}
-	switch req.Method {
-	case methodRequestPermission, methodElicitationCreate:
-	default:
-		// The connection answers -32601 and reports it to the observer,
-		// which tells the pump (PM-4).
-		return nil, acpsdk.ErrMethodNotFound
-	}
-	s.requests.Add(1)
-	defer s.requests.Done()
-	r := pumpRequest{method: req.Method, params: req.Params, at: at, answer: make(chan requestAnswer, 1)}
-	if !s.pump.send(ctx, r) {
-		return teardownAnswer(req.Method)
-	}
-	select {
-	case ans := <-r.answer:
-		return ans.result, ans.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-s.pump.done:
-		// The pump answers everything it received before exiting.
+		m = pumpUpdate{params: in.Request.Params, at: at}
+	case acpsdk.InboundRequest:
+		r := in.Request
+		m = pumpRequest{method: r.Method, params: r.Params, nullID: string(r.ID) == "null", at: at, reply: in.Reply}
+	case acpsdk.InboundResponse:
+		m = pumpResponse{call: in.Call, id: in.ID}
+	case acpsdk.InboundBadLine:
+		m = pumpBadLine{at: at}
+	case acpsdk.InboundOversize:
+		m = pumpOversize{}
+	case acpsdk.InboundEnd:
+		// The end is delivered even when Close is what ended the
+		// connection (and ctx with it): an open turn ends on it.
 		select {
-		case ans := <-r.answer:
-			return ans.result, ans.err
-		default:
-			return teardownAnswer(req.Method)
+		case s.pump.in <- pumpEnd{err: in.Err}:
+		case <-s.pump.done:
 		}
+		return
 	}
-}
-
-// observer turns the connection's reports into pump messages and logs.
-func (s *session) observer() acpsdk.Observer {
-	return acpsdk.Observer{
-		OversizeLine: func(*acpsdk.OversizeError) {
-			s.pump.post(pumpFault{kind: faultOversize})
-		},
-		UnparsableLine: func([]byte) {
-			s.pump.post(pumpFault{kind: faultUnparsable})
-		},
-		InvalidMessage: func([]byte, string) {
-			s.pump.post(pumpFault{kind: faultUnparsable})
-		},
-		MethodNotFound: func(method string, _ json.RawMessage) {
-			s.pump.post(pumpFault{kind: faultUnimplemented, method: method})
-		},
-		UnhandledNotification: func(method string) {
-			s.log.Debug(logUnhandledNotification, "method", method)
-		},
-		NotificationFailed: func(method string, err error) {
-			s.log.Debug(logUnhandledNotification, "method", method, "error", err)
-		},
-		UnmatchedResponse: func(id json.RawMessage) {
-			s.log.Debug(logUnmatchedResponse, "id", string(id))
-		},
+	if !s.pump.send(ctx, m) && in.Reply != nil {
+		// The connection is closing or the pump is gone (TD-1).
+		in.Reply.Answer(teardownAnswer(in.Request.Method))
 	}
 }
 

@@ -17,8 +17,11 @@ import (
 // pump is the one goroutine that owns a session's mutable state: the
 // normalizer and its message accumulator, the capability record, the open
 // turn, the events queued between turns and a latched ending. Everything
-// else talks to it through messages, so no lock guards that state and the
-// order of events is the order the pump saw things in.
+// else talks to it through messages, so no lock guards that state. What the
+// runtime writes reaches it as one sequence in read order (the connection's
+// InOrder mode, session.inbound): updates, requests, the responses to our
+// calls, bad lines and the end, so every event is decided knowing what was
+// read before it (EV-13) and its events follow the wire.
 type pump struct {
 	s    *session
 	in   chan any
@@ -38,6 +41,9 @@ type pump struct {
 	idKnown   bool
 	// load is the session/load being confirmed, if any (SR-5, SR-6).
 	load *loadWatch
+	// stage holds the start facts that the response to its call decides
+	// (SS-1); they take effect where that response was read.
+	stage *startStage
 	// deliveredServers: at least one tool server went out (PM-9).
 	deliveredServers bool
 	toolGatedNoticed bool
@@ -46,14 +52,15 @@ type pump struct {
 	closing          bool
 	streamEnded      bool
 	turn             *turnState
-	turnSeq          uint64
 }
 
 // maxQueued bounds the events kept between turns; past it the oldest go,
 // so a runtime chattering between turns cannot grow memory without bound.
 const maxQueued = 4096
 
-// Pump messages.
+// Pump messages. The first group is what the connection read, posted by
+// session.inbound in read order; the others come from the start, RunTurn
+// and teardown.
 type (
 	pumpUpdate struct {
 		params []byte
@@ -62,44 +69,54 @@ type (
 	pumpRequest struct {
 		method string
 		params []byte
+		// nullID: the request carried "id": null (EV-12, PM-10).
+		nullID bool
 		at     time.Time
-		answer chan requestAnswer
+		reply  replier
 	}
-	requestAnswer struct {
-		result any
-		err    error
+	pumpResponse struct {
+		call *acpsdk.PendingCall // nil for a response matching no call
+		id   json.RawMessage
 	}
-	pumpFault struct {
-		kind   faultKind
-		method string
-	}
-	// pumpStarted publishes the start's outcome: facts, then the id (SS-1).
-	pumpStarted struct {
-		caps             normalize.Capabilities
-		deliveredServers bool
-		sessionID        string
-	}
+	pumpBadLine  struct{ at time.Time }
+	pumpOversize struct{}
+	pumpEnd      struct{ err error }
+
+	// pumpStage announces start facts before the call whose response
+	// decides them is sent (SS-1).
+	pumpStage struct{ st *startStage }
+	// pumpLoad announces a session/load before it is sent (SR-5), with
+	// the facts its confirmation decides.
 	pumpLoad struct {
-		w *loadWatch
+		w  *loadWatch
+		st *startStage
 	}
 	pumpLoadEnd struct{}
 	pumpTurn    struct{ req *turnRequest }
-	pumpPrompt  struct {
-		seq uint64
-		raw json.RawMessage
-		err error
-	}
 	// pumpAnswerOpen is TD-1: answer everything open, then ack.
 	pumpAnswerOpen struct{ ack chan struct{} }
 )
 
-type faultKind int
+// replier answers one agent-initiated request: *acpsdk.Reply, or a
+// recorder in tests.
+type replier interface {
+	Answer(result any, err error)
+	Skip()
+}
 
-const (
-	faultOversize faultKind = iota
-	faultUnparsable
-	faultUnimplemented
-)
+// startStage is what the start decided before a session call: the
+// capability record and whether tool servers went out, plus the session id
+// when the call does not return one (load, resume). The pump adopts them,
+// then the id, where the call's confirming response was read.
+type startStage struct {
+	method           string
+	caps             normalize.Capabilities
+	deliveredServers bool
+	sessionID        string
+	// answered: a session/load's success was read; it still needs its
+	// replay (SR-5).
+	answered bool
+}
 
 // loadWatch confirms a session/load: seen closes at the first replayed
 // chunk for id announced after the watch (SR-5).
@@ -146,9 +163,8 @@ func (p *pump) run() {
 	defer close(p.done)
 	defer p.wg.Wait()
 	defer p.cancel()
-	connDone := p.s.conn.Done()
 	for {
-		var turnCtx <-chan struct{}
+		var turnCtx, callDone <-chan struct{}
 		var endTimer <-chan time.Time
 		if t := p.turn; t != nil {
 			if !t.ending {
@@ -157,13 +173,15 @@ func (p *pump) run() {
 			if t.timer != nil {
 				endTimer = t.timer.C
 			}
+			if t.watchCall {
+				callDone = t.call.Done()
+			}
 		}
 		select {
 		case m := <-p.in:
 			p.handle(m)
-		case <-connDone:
-			connDone = nil
-			p.streamEnd()
+		case <-callDone:
+			p.promptSettled()
 		case <-turnCtx:
 			// TU-7: the caller cancelled; the override holds whatever the
 			// response says (DI-1).
@@ -184,21 +202,23 @@ func (p *pump) handle(m any) {
 		p.update(m)
 	case pumpRequest:
 		p.request(m)
-	case pumpFault:
-		p.fault(m)
-	case pumpStarted:
-		p.caps = m.caps
-		p.deliveredServers = m.deliveredServers
-		p.sessionID, p.idKnown = m.sessionID, true
+	case pumpResponse:
+		p.response(m)
+	case pumpBadLine:
+		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, m.at)...)
+	case pumpOversize:
+		p.oversize()
+	case pumpEnd:
+		p.streamEnd(m.err)
+	case pumpStage:
+		p.stage = m.st
 	case pumpLoad:
-		p.load = m.w
+		p.load, p.stage = m.w, m.st
 	case pumpLoadEnd:
 		// SR-6: an unconfirmed load's id stops being the session's own.
-		p.load = nil
+		p.load, p.stage = nil, nil
 	case pumpTurn:
 		p.startTurn(m.req)
-	case pumpPrompt:
-		p.promptDone(m)
 	case pumpProbe:
 		m(p)
 	case pumpAnswerOpen:
@@ -253,6 +273,9 @@ func (p *pump) update(m pumpUpdate) {
 	if w := p.load; w != nil && info.Replay && !info.Invalid && sid == w.id && !w.hit {
 		w.hit = true
 		close(w.seen)
+		if st := p.stage; st != nil && st.method == methodSessionLoad && st.answered {
+			p.adopt(st) // SR-5: replay within the wait after the answer
+		}
 	}
 	if p.turn != nil && info.ReachedModel {
 		p.turn.reachedModel = true
@@ -260,33 +283,107 @@ func (p *pump) update(m pumpUpdate) {
 	p.emit(evs...)
 }
 
-// request answers an agent-initiated request (PM-1..PM-3, TU-8, PM-7).
-func (p *pump) request(m pumpRequest) {
-	if p.closing {
-		res, err := teardownAnswer(m.method)
-		m.answer <- requestAnswer{res, err}
+// adopt applies start facts, then the session id (SS-1).
+func (p *pump) adopt(st *startStage) {
+	p.caps = st.caps
+	p.deliveredServers = st.deliveredServers
+	p.sessionID, p.idKnown = st.sessionID, true
+	p.stage = nil
+}
+
+// response handles a response read from the runtime: the open turn's
+// prompt answer ends the turn where it was read (EV-13); a session call's
+// answer decides the start facts staged for it (SS-1).
+func (p *pump) response(m pumpResponse) {
+	if m.call == nil {
+		p.s.log.Debug(logUnmatchedResponse, "id", string(m.id)) // TU-10
 		return
 	}
-	if m.method == methodElicitationCreate {
-		m.answer <- requestAnswer{err: acpsdk.ErrMethodNotFound}
+	if t := p.turn; t != nil && t.call != nil && m.call.ID() == t.call.ID() {
+		var raw json.RawMessage
+		err := m.call.Result(&raw)
+		p.promptDone(raw, err)
+		return
+	}
+	st := p.stage
+	if st == nil || m.call.Method() != st.method {
+		return
+	}
+	var raw json.RawMessage
+	if err := m.call.Result(&raw); err != nil {
+		p.stage = nil // the start falls back or fails; it stages again
+		return
+	}
+	switch st.method {
+	case methodSessionNew:
+		id, ok := decodeNewSession(raw)
+		if !ok {
+			p.stage = nil
+			return
+		}
+		st.sessionID = id
+		p.adopt(st)
+	case methodSessionLoad:
+		st.answered = true
+		if p.load != nil && p.load.hit {
+			p.adopt(st) // SR-5: replay before the answer
+		}
+	default:
+		p.adopt(st)
+	}
+}
+
+// answer sends a request's answer off the pump, so a runtime that stopped
+// reading cannot stall it; teardown waits for these (TD-1).
+func (p *pump) answer(r replier, result any, err error) {
+	p.s.requests.Add(1)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer p.s.requests.Done()
+		r.Answer(result, err)
+	}()
+}
+
+// request answers an agent-initiated request (PM-1..PM-5, TU-8, PM-7).
+func (p *pump) request(m pumpRequest) {
+	if m.method == methodSessionUpdate && m.nullID {
+		// EV-12: a session/update with a null id is a notification.
+		m.reply.Skip()
+		p.update(pumpUpdate{params: m.params, at: m.at})
+		return
+	}
+	if p.closing {
+		res, err := teardownAnswer(m.method)
+		p.answer(m.reply, res, err)
+		return
+	}
+	switch m.method {
+	case methodRequestPermission:
+	case methodElicitationCreate:
+		p.answer(m.reply, nil, acpsdk.ErrMethodNotFound)
 		if p.turn != nil && p.turn.ending {
 			return
 		}
 		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgElicitation})...)
 		p.needPerson(normalize.ElicitationDetail)
 		return
+	default:
+		// PM-4: any other method, fs/* and terminal/* included (TC-4).
+		p.answer(m.reply, nil, acpsdk.ErrMethodNotFound)
+		p.emit(p.norm.Malformed(normalize.MsgUnimplementedMethod, m.at)...)
+		return
 	}
-	// session/request_permission.
 	if p.turn != nil && p.turn.ending {
-		m.answer <- requestAnswer{result: permissionCancelled} // TU-8
+		p.answer(m.reply, permissionCancelled, nil) // TU-8
 		return
 	}
 	optID, ok := selectRefusal(m.params)
 	if ok {
-		m.answer <- requestAnswer{result: permissionResponse{Outcome: permissionOutcome{Outcome: "selected", OptionID: optID}}}
+		p.answer(m.reply, permissionResponse{Outcome: permissionOutcome{Outcome: "selected", OptionID: optID}}, nil)
 		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionRefused})...)
 	} else {
-		m.answer <- requestAnswer{result: permissionCancelled}
+		p.answer(m.reply, permissionCancelled, nil)
 		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionNeeded})...)
 	}
 	if p.deliveredServers && !p.toolGatedNoticed {
@@ -350,38 +447,31 @@ func (p *pump) lower(c normalize.Capability) {
 	}
 }
 
-// fault handles what the connection's observer reported.
-func (p *pump) fault(m pumpFault) {
-	now := p.s.a.now()
-	switch m.kind {
-	case faultUnparsable:
-		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, now)...)
-	case faultUnimplemented:
-		if m.method == methodElicitationCreate || m.method == methodRequestPermission {
-			return // answered -32601 on purpose (PM-3, TD-1), not unknown
+// oversize: DI-7. The line was most likely the answer; waiting would only
+// end at the stall timeout, and this is not a lost process.
+func (p *pump) oversize() {
+	if t := p.turn; t != nil {
+		if t.ending {
+			p.endTurn(*t.override, nil)
+			return
 		}
-		p.emit(p.norm.Malformed(normalize.MsgUnimplementedMethod, now)...)
-	case faultOversize:
-		// DI-7: the line was most likely the answer; waiting would only
-		// end at the stall timeout, and this is not a lost process.
-		if t := p.turn; t != nil {
-			if t.ending {
-				p.endTurn(*t.override, nil)
-				return
-			}
-			p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgOversizeLine}, nil)
-		}
+		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgOversizeLine}, nil)
 	}
 }
 
-// streamEnd: the connection ended. Pending text is reported (EV-5); a turn
-// waiting on a failed write now knows the stream's fate (TU-9). A turn's
-// prompt call fails on its own, and its outcome arrives as pumpPrompt.
-func (p *pump) streamEnd() {
+// streamEnd: the connection ended, after everything read before the end was
+// handled. Pending text is reported (EV-5); an open turn can get no answer
+// any more: it ends as a lost connection (DI-6, DI-8; TU-9 after a failed
+// write), or with its override when an end was requested (DI-1).
+func (p *pump) streamEnd(cause error) {
 	p.streamEnded = true
 	p.emit(p.norm.Flush()...)
-	if t := p.turn; t != nil && t.writeFailed {
-		p.endTurn(p.lostOutcome(), p.s.conn.Err())
+	if t := p.turn; t != nil {
+		if t.ending {
+			p.endTurn(*t.override, nil)
+			return
+		}
+		p.endTurn(p.lostOutcome(), cause)
 	}
 }
 
@@ -389,20 +479,13 @@ func (p *pump) lostOutcome() normalize.Outcome {
 	return normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindPortExit), Message: p.s.lostMessage()}
 }
 
-// drainRequests answers every request already queued to the pump (TD-1).
+// drainRequests handles, in order, everything already queued to the pump,
+// so every request read so far gets its teardown answer (TD-1).
 func (p *pump) drainRequests() {
 	for {
 		select {
 		case m := <-p.in:
-			if r, ok := m.(pumpRequest); ok {
-				res, err := teardownAnswer(r.method)
-				r.answer <- requestAnswer{res, err}
-				continue
-			}
-			switch m.(type) {
-			case pumpPrompt, pumpTurn, pumpAnswerOpen, pumpProbe:
-				p.handle(m)
-			}
+			p.handle(m)
 		default:
 			return
 		}

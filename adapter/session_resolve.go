@@ -41,13 +41,13 @@ func (s *session) resolveSession(ctx context.Context, f handshakeFacts, cwd stri
 	}
 	resumeID := s.params.ResumeSessionID
 	if resumeID == "" || s.params.CredentialVerification || (!f.loadSession && !f.resume) {
-		return s.newSession(ctx, cwd, servers)
+		return s.newSession(ctx, cwd, servers, *caps)
 	}
 	method := methodSessionResume
 	if f.loadSession {
 		method = methodSessionLoad
 	}
-	id, ok, err := s.continueSession(ctx, method, resumeID, cwd, servers)
+	id, ok, err := s.continueSession(ctx, method, resumeID, cwd, servers, *caps)
 	if err != nil {
 		return "", err
 	}
@@ -57,13 +57,20 @@ func (s *session) resolveSession(ctx context.Context, f handshakeFacts, cwd stri
 	// SR-7: fall back inside this start; a failure of the fallback is
 	// reported as if no continuation had been tried.
 	caps.Lower(normalize.SessionContinuation)
-	return s.newSession(ctx, cwd, servers)
+	return s.newSession(ctx, cwd, servers, *caps)
+}
+
+// stageFacts is what the pump is told, before the call of method is sent:
+// the start facts its confirming response decides (SS-1). The pump adopts
+// them where that response is read, before anything read after it.
+func stageFacts(method, id string, servers []mcpconfig.Wire, caps normalize.Capabilities) *startStage {
+	return &startStage{method: method, caps: caps, deliveredServers: len(servers) > 0, sessionID: id}
 }
 
 // continueSession runs the negative control and the continuation call
 // (SR-3..SR-9). ok is false when the caller should fall back to
 // session/new; err is set only for failures that fail the start.
-func (s *session) continueSession(ctx context.Context, method, id, cwd string, servers []mcpconfig.Wire) (string, bool, error) {
+func (s *session) continueSession(ctx context.Context, method, id, cwd string, servers []mcpconfig.Wire, caps normalize.Capabilities) (string, bool, error) {
 	// SR-3: the negative control, and the code it answers with.
 	var controlCode *int64
 	cctx, cancel := context.WithTimeout(ctx, s.readTimeout)
@@ -94,17 +101,19 @@ func (s *session) continueSession(ctx context.Context, method, id, cwd string, s
 		}
 		w = &loadWatch{id: id, seen: make(chan struct{})}
 		// Announced before the call, so only chunks after it count (SR-5).
-		if !s.pump.send(ctx, pumpLoad{w}) {
+		if !s.pump.send(ctx, pumpLoad{w: w, st: stageFacts(method, id, servers, caps)}) {
 			return "", false, newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
 		}
 		params = loadSessionParams{SessionID: id, Cwd: cwd, McpServers: servers}
 	} else {
+		if !s.pump.send(ctx, pumpStage{stageFacts(method, id, servers, caps)}) {
+			return "", false, newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
+		}
 		params = resumeSessionParams{SessionID: id, Cwd: cwd, McpServers: servers}
 	}
 	unconfirmed := func() (string, bool, error) {
-		if w != nil {
-			s.pump.send(ctx, pumpLoadEnd{}) // SR-6
-		}
+		// SR-6, and no staged fact survives an unconfirmed continuation.
+		s.pump.send(ctx, pumpLoadEnd{})
 		return "", false, nil
 	}
 
@@ -146,9 +155,12 @@ func (s *session) continueSession(ctx context.Context, method, id, cwd string, s
 
 // newSession creates a session (SR-1, SR-10) and records its creation for
 // SR-9.
-func (s *session) newSession(ctx context.Context, cwd string, servers []mcpconfig.Wire) (string, error) {
+func (s *session) newSession(ctx context.Context, cwd string, servers []mcpconfig.Wire, caps normalize.Capabilities) (string, error) {
 	if servers == nil {
 		servers = []mcpconfig.Wire{}
+	}
+	if !s.pump.send(ctx, pumpStage{stageFacts(methodSessionNew, "", servers, caps)}) {
+		return "", newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.readTimeout)
 	defer cancel()

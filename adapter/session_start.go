@@ -57,10 +57,9 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 	s.proc = proc
 	s.stderr = stderrlog.Start(proc.Stderr(), s.log, nil)
 	s.pump = newPump(s)
-	s.conn = acpsdk.NewConn(proc.Stdout(), proc.Stdin(), acpsdk.HandlerFunc(s.handle), &acpsdk.Options{
-		Observer:             s.observer(),
-		NullIDIsNotification: true, // EV-12
-	})
+	// One ordered sequence of everything read (EV-13); a null id is a
+	// request to answer (PM-10), except on session/update (EV-12).
+	s.conn = acpsdk.NewConn(proc.Stdout(), proc.Stdin(), nil, &acpsdk.Options{InOrder: s.inbound})
 	s.watchStop, s.watchDone = make(chan struct{}), make(chan struct{})
 	go s.pump.run()
 	go s.watchStdout()
@@ -99,11 +98,9 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 	case f.close:
 		s.closeMethod = methodSessionClose
 	}
+	// SS-1: the pump adopted the facts, then the id, where the response
+	// that decided them was read (resolveSession staged them).
 	s.id = id
-	// SS-1: facts, then the id, in that order, in one message.
-	if !s.pump.send(ctx, pumpStarted{caps: caps, deliveredServers: len(rendered) > 0, sessionID: id}) {
-		return "", newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
-	}
 	// LOG-1: once per session, now that the id is known; name and version
 	// are empty when the handshake carried no agentInfo (CAP-3 says so).
 	s.log.Info(logAgentImplementation, "session_id", id, "name", f.agentName, "version", f.agentVersion)

@@ -33,23 +33,36 @@ func status(s Session) launch.ExitStatus {
 	}
 }
 
+// recordedReply is a replier that keeps the answer it was given.
+type recordedReply struct {
+	result any
+	err    error
+	done   chan struct{}
+}
+
+func newRecordedReply() *recordedReply { return &recordedReply{done: make(chan struct{})} }
+
+func (r *recordedReply) Answer(result any, err error) { r.result, r.err = result, err; close(r.done) }
+func (r *recordedReply) Skip()                        { close(r.done) }
+
 func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
 	a := &Adapter{now: time.Now}
 	p := newPump(&session{a: a, log: slog.New(slog.DiscardHandler)})
-	perm := pumpRequest{method: methodRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), answer: make(chan requestAnswer, 1)}
-	elicit := pumpRequest{method: methodElicitationCreate, answer: make(chan requestAnswer, 1)}
-	p.in <- perm
-	p.in <- elicit
+	perm, elicit := newRecordedReply(), newRecordedReply()
+	p.in <- pumpRequest{method: methodRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), reply: perm}
+	p.in <- pumpRequest{method: methodElicitationCreate, reply: elicit}
 	ack := make(chan struct{})
 	p.handle(pumpAnswerOpen{ack: ack})
 	<-ack
-	assert.Equal(t, requestAnswer{result: permissionCancelled}, <-perm.answer, "teardown answers cancelled, not the refusal")
-	ans := <-elicit.answer
-	assert.ErrorIs(t, ans.err, acpsdk.ErrMethodNotFound)
+	<-perm.done
+	assert.Equal(t, permissionCancelled, perm.result, "teardown answers cancelled, not the refusal")
+	<-elicit.done
+	assert.ErrorIs(t, elicit.err, acpsdk.ErrMethodNotFound)
 	// A request arriving after teardown began gets the same answers.
-	late := pumpRequest{method: methodRequestPermission, answer: make(chan requestAnswer, 1)}
-	p.handle(late)
-	assert.Equal(t, requestAnswer{result: permissionCancelled}, <-late.answer)
+	late := newRecordedReply()
+	p.handle(pumpRequest{method: methodRequestPermission, reply: late})
+	<-late.done
+	assert.Equal(t, permissionCancelled, late.result)
 	p.cancel()
 	p.wg.Wait()
 }

@@ -31,7 +31,6 @@ type turnReply struct {
 
 // turnState is the pump's open turn.
 type turnState struct {
-	seq     uint64
 	ctx     context.Context
 	onEvent func(Event)
 	reply   chan turnReply
@@ -39,6 +38,11 @@ type turnState struct {
 	ending   bool
 	override *normalize.Outcome
 	timer    *time.Timer
+	// call is the prompt in flight. Its answer ends the turn where it was
+	// read (pumpResponse); watchCall: the pump also watches call.Done, for
+	// the one outcome that is not read from the runtime, a failed write.
+	call      *acpsdk.PendingCall
+	watchCall bool
 	// writeFailed: the prompt could not be written; the turn waits up to
 	// the read timeout for the stream's own end (TU-9).
 	writeFailed  bool
@@ -140,8 +144,7 @@ func (p *pump) startTurn(req *turnRequest) {
 	if refusal != nil {
 		return
 	}
-	p.turnSeq++
-	t := &turnState{seq: p.turnSeq, ctx: req.ctx, onEvent: req.onEvent, reply: req.reply}
+	t := &turnState{ctx: req.ctx, onEvent: req.onEvent, reply: req.reply}
 	p.turn = t
 	now := p.s.a.now()
 	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(EventSessionStarted), Time: now, Message: msgSessionStarted}))
@@ -165,17 +168,15 @@ func (p *pump) startTurn(req *turnRequest) {
 		SessionID: gen.SessionID(p.sessionID),
 		Prompt:    []gen.ContentBlock{&gen.ContentBlockText{Text: req.prompt}},
 	}
-	conn, seq := p.s.conn, t.seq
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		var raw json.RawMessage
-		pc, err := conn.Go(p.ctx, methodSessionPrompt, params)
-		if err == nil {
-			err = pc.Result(&raw)
-		}
-		p.post(pumpPrompt{seq: seq, raw: raw, err: err})
-	}()
+	// Sent from the pump, so the pump knows the call before it handles
+	// anything read after it; the wait for queue space is bounded by the
+	// caller's context and by Close.
+	pc, err := p.s.conn.Go(t.ctx, methodSessionPrompt, params)
+	if err != nil {
+		p.promptFailed(err)
+		return
+	}
+	t.call, t.watchCall = pc, true
 }
 
 // beginEnd starts an end attempt (TU-7, PM-6): one session/cancel, then a
@@ -215,42 +216,59 @@ func (p *pump) timerFired() {
 	}
 }
 
-// promptDone applies the prompt call's outcome (DI-1..DI-8, TU-9).
-func (p *pump) promptDone(m pumpPrompt) {
+// promptSettled: the prompt call has its outcome. An answer read from the
+// runtime reaches the pump in read order as pumpResponse, and the stream's
+// end as pumpEnd; only a failed write is taken from here.
+func (p *pump) promptSettled() {
 	t := p.turn
-	if t == nil || m.seq != t.seq || t.writeFailed {
-		return // an earlier turn's call, answered late
+	t.watchCall = false
+	if err := t.call.Result(nil); errors.Is(err, acpsdk.ErrWriteFailed) {
+		p.promptFailed(err)
 	}
+}
+
+// promptFailed: the prompt never reached the runtime (TU-5, TU-9).
+func (p *pump) promptFailed(err error) {
+	t := p.turn
+	switch {
+	case t.ending:
+		p.endTurn(*t.override, nil) // DI-1: the override holds
+	case t.ctx.Err() != nil:
+		// The caller gave up while the prompt waited for the writer: it
+		// was never sent, so there is nothing to cancel (TU-7's outcome).
+		p.endTurn(normalize.Cancelled(), err)
+	case errors.Is(err, acpsdk.ErrWriteFailed) && !p.streamEnded:
+		t.writeFailed = true
+		if t.timer != nil {
+			t.timer.Stop()
+		}
+		t.timer = time.NewTimer(p.s.readTimeout)
+	default:
+		// No answer can arrive any more: later turns are refused (TU-3)
+		// even before the connection reports its end.
+		p.streamEnded = true
+		p.endTurn(p.lostOutcome(), err)
+	}
+}
+
+// promptDone applies the prompt's answer, read at this point of the stream
+// (DI-1..DI-4).
+func (p *pump) promptDone(raw json.RawMessage, err error) {
+	t := p.turn
 	if t.ending {
 		p.endTurn(*t.override, nil) // DI-1: the override holds
 		return
 	}
-	if m.err != nil {
-		if o, ok := promptError(m.err); ok {
-			p.endTurn(o, m.err)
+	if err != nil {
+		if o, ok := promptError(err); ok {
+			p.endTurn(o, err)
 			return
 		}
-		if errors.Is(m.err, acpsdk.ErrWriteFailed) {
-			if p.streamEnded {
-				p.endTurn(p.lostOutcome(), m.err)
-				return
-			}
-			t.writeFailed = true
-			if t.timer != nil {
-				t.timer.Stop()
-			}
-			t.timer = time.NewTimer(p.s.readTimeout)
-			return
-		}
-		if errors.Is(m.err, acpsdk.ErrClosed) {
-			// No answer can arrive any more: later turns are refused
-			// (TU-3) even before the connection reports its end.
-			p.streamEnded = true
-		}
-		p.endTurn(p.lostOutcome(), m.err)
+		// An error member that is not an error object (DI-4).
+		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, err)
 		return
 	}
-	reason, ok := decodeStopReason(m.raw)
+	reason, ok := decodeStopReason(raw)
 	if !ok {
 		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, nil)
 		return
