@@ -96,10 +96,11 @@ type Options struct {
 	// lines, and last the end of the connection. It runs on the
 	// dispatcher goroutine, one item at a time, and may block: the
 	// inbound bound then stops the reader (backpressure). The Handler is
-	// not called; the Observer still is. A consumer must not wait on a
-	// call of its own while it stops taking items, since the answer is
-	// queued behind them: use [Conn.Go] and take the answer from the
-	// sequence, or make the call with the callback's ctx.
+	// not called; the Observer still is. A call's answer reaches its
+	// caller only after the callback has taken it, so a consumer must not
+	// wait on a call of its own while it stops taking items: use
+	// [Conn.Go] and take the answer from the sequence, or make the call
+	// with the callback's ctx.
 	InOrder InOrderFunc
 }
 
@@ -115,6 +116,13 @@ type Conn struct {
 	tap     func(Direction, []byte)
 	nullID  bool
 	inOrder InOrderFunc
+
+	// Marks of InOrder (Conn.Mark): readerIdle says the reader waits for
+	// new bytes with every line received queued.
+	markMu     sync.Mutex
+	readerIdle bool
+	readEnded  bool
+	marks      []*Inbound
 
 	lines *lineReader
 	inbox inbox
@@ -246,6 +254,9 @@ func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		done:       make(chan struct{}),
 	}
 	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes)
+	if c.inOrder != nil {
+		c.lines = newLineReader(&markingReader{r: r, c: c}, o.MaxLineBytes)
+	}
 	c.baseCtx, c.cancelBase = context.WithCancel(context.Background())
 	c.notifScope = scope{conn: c, notification: true}
 	c.notifCtx = context.WithValue(c.baseCtx, scopeKey{}, &c.notifScope)
@@ -630,6 +641,7 @@ func (c *Conn) readLoop() {
 				}
 				continue
 			}
+			c.endMarks()
 			c.endRead(&ConnError{Op: "read", Err: err})
 			return
 		}

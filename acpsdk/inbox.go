@@ -100,6 +100,22 @@ func (q *inbox) push(it inItem) bool {
 	return true
 }
 
+// pushNow queues an item without waiting for room (a mark of
+// Options.InOrder, which must never block its caller); it is dropped once
+// the inbox is stopped.
+func (q *inbox) pushNow(it inItem) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stopped {
+		return
+	}
+	q.items = append(q.items, it)
+	q.count++
+	if q.popWaiting {
+		q.notEmpty.Signal()
+	}
+}
+
 // pop takes the next message in arrival order. It reports false when the
 // inbox is stopped, or ended and empty.
 func (q *inbox) pop() (inItem, bool) {

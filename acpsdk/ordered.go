@@ -2,6 +2,8 @@ package acpsdk
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strconv"
 	"sync"
 
@@ -30,6 +32,9 @@ const (
 	// InboundEnd is the end of the connection (Inbound.Err); it is always
 	// the last item delivered.
 	InboundEnd
+	// InboundMark is a point placed in the sequence by [Conn.Mark]
+	// (Inbound.Mark).
+	InboundMark
 )
 
 // String names the kind.
@@ -47,6 +52,8 @@ func (k InboundKind) String() string {
 		return "oversize line"
 	case InboundEnd:
 		return "end"
+	case InboundMark:
+		return "mark"
 	}
 	return "unknown"
 }
@@ -59,8 +66,10 @@ type Inbound struct {
 	Request *Request
 	// Reply answers the request; it must be used exactly once.
 	Reply *Reply
-	// Call is the call a response answered. Its outcome is set before
-	// the item is delivered, so Result and Wait return at once.
+	// Call is the call a response answered; [Inbound.Result] decodes the
+	// answer. The call completes (its Done closes, a caller waiting in
+	// Call or Result wakes) once the callback has returned, so whatever
+	// the caller does next comes after the item.
 	Call *PendingCall
 	// ID is the id of a response exactly as sent.
 	ID json.RawMessage
@@ -71,6 +80,23 @@ type Inbound struct {
 	Oversize *OversizeError
 	// Err is why the connection ended: a *ConnError matching ErrClosed.
 	Err error
+	// Mark is the value given to [Conn.Mark].
+	Mark any
+
+	answered *pendingCall // a response's call, its outcome already set
+}
+
+// errNotAnswer is Result on an item that answers no call of ours.
+var errNotAnswer = errors.New("acpsdk: the item is not the answer to a call")
+
+// Result decodes the answer a response carries into into, as
+// [PendingCall.Result] does, without waiting: an error answer is an
+// *Error. It fails for an item that is not the answer to one of our calls.
+func (in *Inbound) Result(into any) error {
+	if in.answered == nil {
+		return errNotAnswer
+	}
+	return in.answered.decode(into)
 }
 
 // InOrderFunc receives everything a [Conn] reads, one item at a time, in the
@@ -122,6 +148,76 @@ func (r *Reply) Skip() {
 	})
 }
 
+// Mark places an InboundMark item carrying v in the InOrder sequence, after
+// every line the connection has received so far and before any line it
+// receives later: a consumer that starts something at the mark (a turn, say)
+// has then handled everything the peer wrote before it. A line is received
+// once its bytes were read from the stream, so lines that arrived in one
+// write before Mark are all ahead of the mark. Mark never waits. It reports
+// false when no mark can come any more: the inbound stream has ended (its
+// InboundEnd follows) or the connection is closed, or InOrder is not set.
+func (c *Conn) Mark(v any) bool {
+	if c.inOrder == nil {
+		return false
+	}
+	c.markMu.Lock()
+	defer c.markMu.Unlock()
+	if c.readEnded || c.closing.Load() {
+		return false
+	}
+	in := &Inbound{Kind: InboundMark, Mark: v}
+	if c.readerIdle {
+		// The reader waits for bytes: everything received is queued.
+		c.inbox.pushNow(inItem{event: in})
+		return true
+	}
+	c.marks = append(c.marks, in)
+	return true
+}
+
+// markingReader is the InOrder connection's stream: before each read of new
+// bytes it queues the marks made since, then records that the reader is
+// idle, so Mark can tell whether something received is still unqueued.
+// bufio reads only when no complete line is buffered, and the reader reads
+// only once every line before was queued.
+type markingReader struct {
+	r io.Reader
+	c *Conn
+}
+
+func (m *markingReader) Read(b []byte) (int, error) {
+	c := m.c
+	c.markMu.Lock()
+	c.flushMarks()
+	c.readerIdle = true
+	c.markMu.Unlock()
+	n, err := m.r.Read(b)
+	c.markMu.Lock()
+	c.readerIdle = false
+	c.markMu.Unlock()
+	return n, err
+}
+
+// flushMarks queues the marks waiting for the reader; markMu is held.
+func (c *Conn) flushMarks() {
+	for _, in := range c.marks {
+		c.inbox.pushNow(inItem{event: in})
+	}
+	c.marks = nil
+}
+
+// endMarks runs when the inbound stream ends: waiting marks go ahead of the
+// end, later ones are refused.
+func (c *Conn) endMarks() {
+	if c.inOrder == nil {
+		return
+	}
+	c.markMu.Lock()
+	c.flushMarks()
+	c.readEnded = true
+	c.markMu.Unlock()
+}
+
 // queueInOrder puts a non-message item (a response, a bad or oversize line)
 // in the inbound queue behind what was read before it; without InOrder it
 // does nothing. It reports false once the connection is closing.
@@ -138,7 +234,7 @@ func (c *Conn) queueInOrder(in *Inbound, call *pendingCall, size int) bool {
 // (the callback would otherwise wait on itself) and still reported in
 // order.
 func (c *Conn) queueResponse(p *pendingCall, size int) bool {
-	in := &Inbound{Kind: InboundResponse, Call: &PendingCall{c: c, p: p}, ID: idBytes(p.id)}
+	in := &Inbound{Kind: InboundResponse, Call: &PendingCall{c: c, p: p}, ID: idBytes(p.id), answered: p}
 	if p.inHandler {
 		c.complete(p)
 		return c.queueInOrder(in, nil, size)
@@ -156,12 +252,12 @@ func idBytes(id int64) json.RawMessage {
 func (c *Conn) dispatchInOrder(it *inItem) {
 	switch {
 	case it.event != nil:
+		c.deliverInOrder(it.event)
 		if it.call != nil {
-			// Completed first: a caller waiting in Call must not depend
-			// on the callback returning.
+			// Completed after the callback took the item: whatever the
+			// caller does once its call returns comes after it.
 			c.complete(it.call)
 		}
-		c.deliverInOrder(it.event)
 		c.inbox.release(it.size)
 	case it.msg.kind == kindNotification:
 		c.deliverInOrder(&Inbound{Kind: InboundNotification, Request: &Request{Method: it.msg.method, Params: it.msg.params}})

@@ -33,7 +33,7 @@ func (s *sequence) add(ctx context.Context, in *Inbound) {
 		line = "response " + string(in.ID)
 		if in.Call != nil {
 			var res string
-			err := in.Call.Result(&res)
+			err := in.Result(&res)
 			line += " " + in.Call.Method() + " " + res
 			if err != nil {
 				line += " " + err.Error()
@@ -43,6 +43,8 @@ func (s *sequence) add(ctx context.Context, in *Inbound) {
 		line = "bad line " + in.Reason
 	case InboundOversize:
 		line = "oversize " + itoa(in.Oversize.Size)
+	case InboundMark:
+		line = "mark " + in.Mark.(string)
 	case InboundEnd:
 		line = "end not ErrClosed"
 		if ce, ok := errors.AsType[*ConnError](in.Err); ok && errors.Is(in.Err, ErrClosed) {
@@ -106,7 +108,7 @@ func TestSDK7_InOrderOneSequence(t *testing.T) {
 			`request fs/read_text_file 7`,
 			`end read`,
 		}, got)
-		require.True(t, isDone(pc.Done()), "the call's outcome is set before its item is delivered")
+		require.True(t, isDone(pc.Done()), "the call completed once its item was taken")
 
 		// Answered after the end, off the dispatcher: the writer still runs.
 		var wg sync.WaitGroup
@@ -171,7 +173,7 @@ func TestSDK7_InOrderCallFromCallback(t *testing.T) {
 }
 
 // TestSDK7_InOrderCallFromOtherGoroutine: a Call waiting on another
-// goroutine gets its answer once the dispatcher reaches it, after the items
+// goroutine returns once the callback has taken its answer, after the items
 // read before it.
 func TestSDK7_InOrderCallFromOtherGoroutine(t *testing.T) {
 	seq := newSequence()
@@ -187,7 +189,7 @@ func TestSDK7_InOrderCallFromOtherGoroutine(t *testing.T) {
 	}()
 	require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, p.recv())
 	p.send(`{"jsonrpc":"2.0","method":"update","params":{"i":1}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":"ok"}`)
-	assert.True(t, strings.HasPrefix(await(t, res), `ok after notification update {"i":1}`))
+	assert.Equal(t, `ok after notification update {"i":1}, response 1 initialize ok`, await(t, res))
 }
 
 // TestSDK9_InOrderCloseCompletesQueuedAnswers: Close while the consumer is
@@ -243,4 +245,39 @@ func TestSDK9_InOrderSkipReleasesBound(t *testing.T) {
 	p.closeInput()
 	await(t, seq.end)
 	_ = c
+}
+
+// TestSDK7_InOrderMarkFollowsWhatWasReceived: a mark placed while the
+// callback handles the first of several lines that arrived in one write
+// comes after all of them, never between.
+func TestSDK7_InOrderMarkFollowsWhatWasReceived(t *testing.T) {
+	for range 200 {
+		seq := newSequence()
+		var c *Conn
+		marked, placed := make(chan struct{}), make(chan bool, 1)
+		inOrder := func(ctx context.Context, in *Inbound) {
+			seq.add(ctx, in)
+			switch in.Kind {
+			case InboundResponse:
+				placed <- c.Mark("after the answer")
+			case InboundMark:
+				close(marked)
+			}
+		}
+		c, p := newRawPeer(t, nil, &Options{InOrder: inOrder})
+		_, err := c.Go(context.Background(), "prompt", nil)
+		require.NoError(t, err)
+		p.recv()
+		p.send(`{"jsonrpc":"2.0","id":1,"result":"done"}` + "\n" +
+			`{"jsonrpc":"2.0","id":5,"method":"permission"}` + "\n" +
+			`{"jsonrpc":"2.0","method":"update","params":{"i":1}}`)
+		require.True(t, await(t, placed))
+		await(t, marked)
+		p.closeInput()
+		await(t, seq.end)
+		got, _ := seq.list()
+		require.Equal(t, []string{"response 1 prompt done", "request permission 5", `notification update {"i":1}`, "mark after the answer", "end read"}, got)
+		assert.False(t, c.Mark("late"), "no mark after the end")
+		require.NoError(t, c.Close())
+	}
 }

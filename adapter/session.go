@@ -100,11 +100,13 @@ func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
 		r := in.Request
 		m = pumpRequest{method: r.Method, params: r.Params, nullID: string(r.ID) == "null", at: at, reply: in.Reply}
 	case acpsdk.InboundResponse:
-		m = pumpResponse{call: in.Call, id: in.ID}
+		m = pumpResponse{in: in}
 	case acpsdk.InboundBadLine:
 		m = pumpBadLine{at: at}
 	case acpsdk.InboundOversize:
 		m = pumpOversize{}
+	case acpsdk.InboundMark:
+		m = pumpMark{v: in.Mark}
 	case acpsdk.InboundEnd:
 		// The end is delivered even when Close is what ended the
 		// connection (and ctx with it): an open turn ends on it.

@@ -21,6 +21,7 @@ import (
 // Arguments (key or key=value): record=PATH, sid=ID, load, resume, close,
 // delete, noinfo, http, version=N, initerr=CODE, initerrdata=TEXT,
 // newerr=CODE, newbad, exit-before-init, ignore-term, no-eof-exit,
+// newburst=CMDS (run in the same write as the session/new answer),
 // loadreplay, loadreplayother, loaderr=CODE, resumeerr=CODE, hang-control,
 // hang-load, control-ok, closeerr=CODE, hang-close,
 // beforenew=CMDS, afternew=CMDS (commands joined by commas),
@@ -168,7 +169,12 @@ func (r *runner) dispatch(m fakeagent.Msg) {
 			a.Reply(m, map[string]any{"sessionId": r.sid})
 			fakeagent.Hang()
 		}
+		if r.has("newburst") {
+			a.Hold()
+		}
 		a.Reply(m, map[string]any{"sessionId": r.sid})
+		r.script(r.cfg["newburst"])
+		a.Release()
 		r.script(r.cfg["afternew"])
 		if r.has("stall-after-new") {
 			fakeagent.Hang() // never reads stdin again
@@ -317,15 +323,9 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		a.WriteLine(`{"jsonrpc":"2.0","method":"session/update","params":{"pad":"` + strings.Repeat("x", 11<<20) + `"}}`)
 	case "stray":
 		a.WriteLine(`{"jsonrpc":"2.0","id":999,"result":{}}`)
-	case "perm": // perm:KIND,KIND... — the answer is echoed back as a chunk
-		var opts []map[string]any
-		if arg != "" {
-			for i, k := range strings.Split(arg, "+") {
-				opts = append(opts, map[string]any{"optionId": fmt.Sprintf("opt-%d-%s", i, k), "name": k, "kind": k})
-			}
-		}
+	case "perm": // perm:KIND+KIND... — the answer is echoed back as a chunk
 		id := a.Request("session/request_permission", map[string]any{
-			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t"}, "options": opts,
+			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t"}, "options": permOptions(arg),
 		})
 		ans := r.awaitResponse(id)
 		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("answer="+string(ans))+`},"messageId":"ans"}`)
@@ -337,6 +337,35 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		id := a.Request("fs/read_text_file", map[string]any{"sessionId": r.sid, "path": "/etc/passwd"})
 		ans := r.awaitResponse(id)
 		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("answer="+string(ans))+`},"messageId":"ans"}`)
+	case "burst": // burst:CMD,CMD,...: the commands' lines in one write
+		answered := false
+		a.Hold()
+		for _, sub := range strings.Split(arg, ",") {
+			if r.command(m, sub) {
+				answered = true
+			}
+		}
+		a.Release()
+		return answered
+	case "permask": // permask:KIND+KIND...: a permission request, not waited for
+		a.Request("session/request_permission", map[string]any{
+			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t"}, "options": permOptions(arg),
+		})
+	case "permnull": // permnull:KIND+KIND...: the same with "id": null
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "method": "session/request_permission", "params": map[string]any{
+			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t"}, "options": permOptions(arg),
+		}})
+		a.WriteLine(string(b))
+	case "elicitask":
+		a.Request("elicitation/create", map[string]any{"message": "what?"})
+	case "fsask":
+		a.Request("fs/read_text_file", map[string]any{"sessionId": r.sid, "path": "/etc/passwd"})
+	case "fsnull":
+		a.WriteLine(`{"jsonrpc":"2.0","id":null,"method":"fs/read_text_file","params":{"sessionId":"` + r.sid + `","path":"/etc/passwd"}}`)
+	case "eof": // what is held goes out, then stdout closes and the runtime exits
+		a.Release()
+		os.Stdout.Close()
+		os.Exit(0)
 	case "stop": // stop:REASON
 		a.Reply(m, map[string]any{"stopReason": arg})
 		return true
@@ -387,6 +416,17 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		a.Fail("unknown command %q", c)
 	}
 	return false
+}
+
+// permOptions builds a permission request's options from KIND+KIND...
+func permOptions(arg string) []map[string]any {
+	var opts []map[string]any
+	if arg != "" {
+		for i, k := range strings.Split(arg, "+") {
+			opts = append(opts, map[string]any{"optionId": fmt.Sprintf("opt-%d-%s", i, k), "name": k, "kind": k})
+		}
+	}
+	return opts
 }
 
 // awaitResponse reads until the response to id arrives, recording lines.

@@ -52,6 +52,9 @@ type pump struct {
 	closing          bool
 	streamEnded      bool
 	turn             *turnState
+	// pendingTurn waits for its mark: a turn starts at the point of the
+	// stream where RunTurn asked for it (EV-13).
+	pendingTurn *turnRequest
 }
 
 // maxQueued bounds the events kept between turns; past it the oldest go,
@@ -74,13 +77,11 @@ type (
 		at     time.Time
 		reply  replier
 	}
-	pumpResponse struct {
-		call *acpsdk.PendingCall // nil for a response matching no call
-		id   json.RawMessage
-	}
+	pumpResponse struct{ in *acpsdk.Inbound }
 	pumpBadLine  struct{ at time.Time }
 	pumpOversize struct{}
 	pumpEnd      struct{ err error }
+	pumpMark     struct{ v any }
 
 	// pumpStage announces start facts before the call whose response
 	// decides them is sent (SS-1).
@@ -210,6 +211,11 @@ func (p *pump) handle(m any) {
 		p.oversize()
 	case pumpEnd:
 		p.streamEnd(m.err)
+	case pumpMark:
+		if req, ok := m.v.(*turnRequest); ok && req == p.pendingTurn {
+			p.pendingTurn = nil
+			p.startTurn(req)
+		}
 	case pumpStage:
 		p.stage = m.st
 	case pumpLoad:
@@ -218,7 +224,7 @@ func (p *pump) handle(m any) {
 		// SR-6: an unconfirmed load's id stops being the session's own.
 		p.load, p.stage = nil, nil
 	case pumpTurn:
-		p.startTurn(m.req)
+		p.requestTurn(m.req)
 	case pumpProbe:
 		m(p)
 	case pumpAnswerOpen:
@@ -295,22 +301,22 @@ func (p *pump) adopt(st *startStage) {
 // prompt answer ends the turn where it was read (EV-13); a session call's
 // answer decides the start facts staged for it (SS-1).
 func (p *pump) response(m pumpResponse) {
-	if m.call == nil {
-		p.s.log.Debug(logUnmatchedResponse, "id", string(m.id)) // TU-10
+	call := m.in.Call
+	if call == nil {
+		p.s.log.Debug(logUnmatchedResponse, "id", string(m.in.ID)) // TU-10
 		return
 	}
-	if t := p.turn; t != nil && t.call != nil && m.call.ID() == t.call.ID() {
-		var raw json.RawMessage
-		err := m.call.Result(&raw)
+	var raw json.RawMessage
+	if t := p.turn; t != nil && t.call != nil && call.ID() == t.call.ID() {
+		err := m.in.Result(&raw)
 		p.promptDone(raw, err)
 		return
 	}
 	st := p.stage
-	if st == nil || m.call.Method() != st.method {
+	if st == nil || call.Method() != st.method {
 		return
 	}
-	var raw json.RawMessage
-	if err := m.call.Result(&raw); err != nil {
+	if err := m.in.Result(&raw); err != nil {
 		p.stage = nil // the start falls back or fails; it stages again
 		return
 	}
@@ -465,6 +471,10 @@ func (p *pump) oversize() {
 // write), or with its override when an end was requested (DI-1).
 func (p *pump) streamEnd(cause error) {
 	p.streamEnded = true
+	if req := p.pendingTurn; req != nil {
+		p.pendingTurn = nil
+		p.startTurn(req) // refused (TU-3)
+	}
 	p.emit(p.norm.Flush()...)
 	if t := p.turn; t != nil {
 		if t.ending {
@@ -498,6 +508,10 @@ func (p *pump) drainRequests() {
 func (p *pump) shutdown() {
 	p.closing = true
 	p.drainRequests()
+	if req := p.pendingTurn; req != nil {
+		p.pendingTurn = nil
+		p.startTurn(req) // refused: the session is closing
+	}
 	p.emit(p.norm.Flush()...)
 	if p.turn != nil {
 		p.endTurn(p.lostOutcome(), errors.New("session stopped"))

@@ -129,6 +129,24 @@ func (s *session) endedMessage() string {
 	return msgStreamEndedNoTurn
 }
 
+// requestTurn places the turn start in the stream: the turn starts when the
+// connection's mark comes back, after everything the runtime wrote before
+// RunTurn asked, so a request or update read after the previous turn's
+// answer is handled between turns (EV-11, PM-7, EV-13). When no mark can
+// come (the stream ended, or the session is closing) it is refused now.
+func (p *pump) requestTurn(req *turnRequest) {
+	if !p.closing && !p.streamEnded {
+		if p.s.conn.Mark(req) {
+			p.pendingTurn = req
+			return
+		}
+		// No mark can come: the stream ended (its end is on its way
+		// here) or the connection was closed.
+		p.streamEnded = true
+	}
+	p.startTurn(req)
+}
+
 // startTurn is the pump's side of the turn start (TU-3, TU-4, TU-5).
 func (p *pump) startTurn(req *turnRequest) {
 	var refusal error

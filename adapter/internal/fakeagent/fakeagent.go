@@ -92,6 +92,7 @@ type Agent struct {
 	out    io.Writer
 	mu     sync.Mutex
 	nextID int
+	held   *bytes.Buffer // writes kept for one Release
 }
 
 // New returns an Agent reading r and writing w.
@@ -179,7 +180,35 @@ func (a *Agent) Request(method string, params any) int {
 func (a *Agent) WriteLine(raw string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.held != nil {
+		a.held.WriteString(raw + "\n")
+		return
+	}
 	if _, err := io.WriteString(a.out, raw+"\n"); err != nil {
+		os.Exit(4)
+	}
+}
+
+// Hold keeps every line written from now on until Release, which writes them
+// all in one write, so they reach the reader together: tests of wire order
+// use it to leave nothing to the timing of separate writes.
+func (a *Agent) Hold() {
+	a.mu.Lock()
+	a.held = new(bytes.Buffer)
+	a.mu.Unlock()
+}
+
+// Release writes what was held since Hold in one write; without Hold it
+// does nothing.
+func (a *Agent) Release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.held
+	a.held = nil
+	if b == nil || b.Len() == 0 {
+		return
+	}
+	if _, err := a.out.Write(b.Bytes()); err != nil {
 		os.Exit(4)
 	}
 }
