@@ -116,6 +116,9 @@ func TestDI2_StopReasonsOverTheWire(t *testing.T) {
 		{"stop:max_turn_requests", EventTurnFailed, KindTurnRequestLimit, "turn failed"},
 		{"stop:cancelled", EventTurnFailed, KindTurnFailed, "agent reported a cancelled stop reason without a cancellation on either side"},
 		{"stop:paused", EventTurnFailed, KindTurnOutcomeUnknown, `agent reported an unrecognized stop reason: "paused"`},
+		// The whole message is capped at 500 runes, not the value in it.
+		{"stop:" + strings.Repeat("q", 600), EventTurnFailed, KindTurnOutcomeUnknown,
+			`agent reported an unrecognized stop reason: "` + strings.Repeat("q", 455) + "…"},
 	}
 	for _, c := range cases {
 		r, err, _ := h.turn(s, c.prompt)

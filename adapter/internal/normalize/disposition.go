@@ -1,5 +1,7 @@
 package normalize
 
+import "strconv"
+
 // Outcome is how a turn ends: its terminal event type, error kind (empty on
 // completion) and message. Type and Kind carry the adapter's string values.
 type Outcome struct {
@@ -53,7 +55,9 @@ func StopReason(reason string, cancelRequested bool) Outcome {
 		}
 		return Outcome{TurnFailed, KindTurnFailed, MsgUnrequestedCancel}
 	default:
-		return Outcome{TurnFailed, KindTurnOutcomeUnknown, MsgUnrecognizedStop + Quote(reason)}
+		// DI-2: the whole message is capped (as Sortie does), not the
+		// quoted value inside it.
+		return Outcome{TurnFailed, KindTurnOutcomeUnknown, Cap(MsgUnrecognizedStop + strconv.Quote(reason))}
 	}
 }
 

@@ -442,7 +442,10 @@ func TestDI2_StopReasonTable(t *testing.T) {
 		{"cancelled", true, Outcome{TurnCancelled, "turn_cancelled", "turn cancelled"}},
 		{"cancelled", false, Outcome{TurnFailed, "turn_failed", "agent reported a cancelled stop reason without a cancellation on either side"}},
 		{"paused", false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "paused"`}},
-		{strings.Repeat("q", 600), false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("q", 500) + `…"`}},
+		// The whole message is capped, as Sortie does, not the value in it.
+		{strings.Repeat("q", 600), false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("q", 500-len(`agent reported an unrecognized stop reason: "`)) + `…`}},
+		{strings.Repeat("é", 454), false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("é", 454) + `"`}},
+		{strings.Repeat("é", 455), false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("é", 455) + `…`}},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, StopReason(c.reason, c.requested), c.reason)

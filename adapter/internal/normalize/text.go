@@ -8,7 +8,6 @@ package normalize
 
 import (
 	"bytes"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/segmentio/encoding/json"
@@ -55,7 +54,3 @@ func ErrorText(message string, data []byte) string {
 	}
 	return Cap(message + ": " + buf.String())
 }
-
-// Quote renders v as a Go-quoted string after capping it, for messages such
-// as the unrecognized stop reason (DI-2).
-func Quote(v string) string { return strconv.Quote(Cap(v)) }
