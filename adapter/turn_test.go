@@ -220,3 +220,21 @@ func TestDI7_OversizeLineIsOutcomeUnknown(t *testing.T) {
 	assert.Equal(t, EventTurnFailed, r.Outcome)
 	assert.NotEqual(t, KindPortExit, KindOf(err))
 }
+
+func TestTU9_DI6_WriteFailureThenStreamEnd(t *testing.T) {
+	// The runtime closed its stdin, so the prompt's write fails; it is
+	// killed as the turn starts, so its stream ends within the wait: the
+	// turn reports the lost connection (DI-6), not the failed send.
+	for i := range 5 {
+		h := newHarness(t)
+		s := h.start("close-stdin-after-new")
+		r, err := h.a.RunTurn(context.Background(), s, TurnParams{Prompt: "stop:end_turn", OnEvent: func(e Event) {
+			if e.Type == EventSessionStarted {
+				s.s.proc.Kill()
+			}
+		}})
+		assert.ErrorIs(t, err, &Error{Kind: KindPortExit, Message: "the agent's connection ended before a response arrived"}, "iteration %d", i)
+		assert.Equal(t, EventTurnFailed, r.Outcome)
+		h.stop(s)
+	}
+}
