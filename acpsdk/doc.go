@@ -73,6 +73,20 @@
 // can deadlock when the queue is full or when a notification handler waits
 // on it; this is the one rule users must follow.
 //
+// One ordered sequence: with Options.InOrder set, the connection hands
+// everything it reads to one callback, in read order, on the dispatcher
+// goroutine: notifications; requests, each with a [Reply] the consumer uses
+// once, now or later from any goroutine (the request keeps its share of the
+// bound until then); answers to our calls, as items whose call completes
+// only after the callback took them; lines that are not messages; oversize
+// lines; and, last, the end. The Handler is not used. A consumer whose
+// decisions depend on order (was this request read before or after that
+// answer?) takes them all from one place, and [Conn.Mark] puts a point in
+// the sequence after every line already received, so the consumer can start
+// something (a turn) exactly there. The callback may block (backpressure as
+// above); a call it makes with its ctx is answered at once, as from a
+// notification handler.
+//
 // Cancellation (SDK-8): when the context of [Conn.Call] ends, the call
 // sends $/cancel_request and returns the context's error; under a context
 // from [KeepWaiting] it sends $/cancel_request and goes on waiting for the
