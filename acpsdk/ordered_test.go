@@ -1,13 +1,18 @@
 package acpsdk
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
+	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -280,4 +285,114 @@ func TestSDK7_InOrderMarkFollowsWhatWasReceived(t *testing.T) {
 		assert.False(t, c.Mark("late"), "no mark after the end")
 		require.NoError(t, c.Close())
 	}
+}
+
+// TestSDK9_InOrderSlowConsumerSlowsReader: a blocked InOrder callback
+// stops the reader once the bound is full, drops nothing, and the
+// connection carries on once the callback moves.
+func TestSDK9_InOrderSlowConsumerSlowsReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		var handled, reads atomic.Int32
+		inOrder := func(ctx context.Context, in *Inbound) {
+			switch in.Kind {
+			case InboundRequest:
+				in.Reply.Answer("pong", nil)
+			case InboundNotification:
+				<-gate
+				handled.Add(1)
+			}
+		}
+		opts := &Options{InOrder: inOrder, MaxQueuedMessages: 4, Tap: func(d Direction, _ []byte) {
+			if d == DirectionIn {
+				reads.Add(1)
+			}
+		}}
+		c, p := newRawPeer(t, nil, opts)
+		for i := range 100 {
+			p.sendAsync(note(10 + i))
+		}
+		synctest.Wait()
+		// 1 in the callback + 3 queued admitted, the 5th line waits.
+		require.EqualValues(t, 5, reads.Load(), "lines read while the callback is stuck")
+		close(gate)
+		p.sync("1")
+		require.EqualValues(t, 100, handled.Load(), "every notification delivered, none dropped")
+		require.Nil(t, c.Err())
+	})
+}
+
+// FuzzConnInOrder feeds arbitrary bytes to a Conn in InOrder mode: no
+// panic, exactly one end item and it comes last, every request answered
+// at most once, and every line written is one JSON-RPC message.
+func FuzzConnInOrder(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}` + "\n" + `{"jsonrpc":"2.0","method":"note"}`,
+		"garbage\n[1,2]\n{}\n{\"id\":null,\"method\":\"ping\"}\n",
+		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"slow"}`,
+		`{"jsonrpc":"2.0","id":5,"result":1}` + "\r\n\n" + `{"jsonrpc":"2.0","id":"x","method":"nope"}`,
+		strings.Repeat("x", 300) + "\n" + `{"id":0,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"result":"a"}` + "\n" + `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"b"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out lockedBuffer
+		var mu sync.Mutex
+		var kinds []InboundKind
+		var answering sync.WaitGroup
+		var conn atomic.Pointer[Conn] // set once NewConn returns
+		inOrder := func(ctx context.Context, it *Inbound) {
+			mu.Lock()
+			kinds = append(kinds, it.Kind)
+			mu.Unlock()
+			switch it.Kind {
+			case InboundRequest:
+				if it.Request.Method == "slow" {
+					// Answered once cancelled: by $/cancel_request or
+					// the connection's end.
+					answering.Go(func() {
+						<-it.Reply.Context().Done()
+						it.Reply.Answer(nil, it.Reply.Context().Err())
+					})
+					return
+				}
+				it.Reply.Answer(echoHandler(ctx, it.Request))
+				it.Reply.Answer("twice", nil) // ignored
+			case InboundNotification:
+				if c := conn.Load(); c != nil {
+					c.Mark(it.Request.Method)
+				}
+			}
+		}
+		c := NewConn(bytes.NewReader(in), &out, nil, &Options{InOrder: inOrder, MaxLineBytes: 256, MaxQueuedMessages: 2})
+		conn.Store(c)
+		<-c.Done()
+		require.ErrorIs(t, c.Err(), ErrClosed)
+		answering.Wait()
+		require.NoError(t, c.Flush(context.Background()))
+		require.NoError(t, c.Close())
+
+		mu.Lock()
+		require.NotEmpty(t, kinds)
+		require.Equal(t, InboundEnd, kinds[len(kinds)-1])
+		for _, k := range kinds[:len(kinds)-1] {
+			require.NotEqual(t, InboundEnd, k)
+		}
+		mu.Unlock()
+		lines := 0
+		for range bytes.SplitSeq(in, []byte("\n")) {
+			lines++
+		}
+		answers := 0
+		sc := bufio.NewScanner(strings.NewReader(out.String()))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			answers++
+			line := sc.Bytes()
+			require.True(t, json.Valid(line), "%q", line)
+			require.True(t, bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0",`)), "%q", line)
+		}
+		require.LessOrEqual(t, answers, lines)
+	})
 }
