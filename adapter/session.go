@@ -116,10 +116,16 @@ func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
 		}
 		return
 	}
-	if !s.pump.send(ctx, m) && in.Reply != nil {
-		// The connection is closing or the pump is gone (TD-1).
-		in.Reply.Answer(teardownAnswer(in.Request.Method))
+	if s.pump.send(ctx, m) || in.Reply == nil {
+		return
 	}
+	// The connection is closing or the pump is gone (TD-1); a null-id
+	// update is still never answered (EV-12).
+	if r, _ := m.(pumpRequest); r.method == methodSessionUpdate && r.nullID {
+		in.Reply.Skip()
+		return
+	}
+	in.Reply.Answer(teardownAnswer(in.Request.Method))
 }
 
 // The methods the adapter sends or serves.
