@@ -14,12 +14,9 @@ import (
 // only the adapter's own ordering decides the order of events. Each case
 // runs many times under -race, so a race cannot pass by luck.
 
-// orderLoops is how often a case repeats inside one session; a case that
-// needs a fresh runtime each time repeats orderSessions times.
-const (
-	orderLoops    = 200
-	orderSessions = 40
-)
+// orderLoops is how often a case repeats: turns inside one session, or
+// whole sessions for a case that needs a fresh runtime each time.
+const orderLoops = 200
 
 // Messages of the events these tests expect, byte for byte from the spec.
 const (
@@ -133,7 +130,7 @@ func TestEV13_DI6_TU3_StreamEndsAfterResponse(t *testing.T) {
 	// meets the ended stream: refused before it starts (TU-3), or, when it
 	// started before the end was read, delivered the queued text and then
 	// lost (DI-6).
-	for i := range orderSessions {
+	for i := range orderLoops {
 		h := newHarness(t)
 		s := h.start()
 		h.orderedTurn(s, i, "burst:chunk:m:a,stop:end_turn,chunk:n:late,eof",
@@ -153,7 +150,7 @@ func TestEV13_DI6_TU3_StreamEndsAfterResponse(t *testing.T) {
 func TestEV13_PM9_SS1_PermissionRightAfterSessionNew(t *testing.T) {
 	// The pump knows the delivered tool servers before it handles the
 	// request read right after session/new's answer.
-	for i := range orderSessions {
+	for i := range orderLoops {
 		h := newHarness(t)
 		cfg := filepath.Join(h.dir, "mcp.json")
 		require.NoError(t, os.WriteFile(cfg, []byte(`{"mcpServers":{"tools":{"command":"/bin/true"}}}`), 0o600))
