@@ -87,7 +87,7 @@ func TestEV13_EV11_UpdatesAfterResponseBelongToNextTurn(t *testing.T) {
 	}
 }
 
-func TestEV13_EV5_EV10_BadLineBetweenChunks(t *testing.T) {
+func TestEV13_EV5_EV10_Q8_BadLineBetweenChunks(t *testing.T) {
 	h := newHarness(t)
 	s := h.start()
 	h.warmTurn(s)
@@ -97,7 +97,7 @@ func TestEV13_EV5_EV10_BadLineBetweenChunks(t *testing.T) {
 	}
 }
 
-func TestEV13_PM1_PM4_RequestsBetweenChunks(t *testing.T) {
+func TestEV13_PM1_PM4_Q8_RequestsBetweenChunks(t *testing.T) {
 	h := newHarness(t)
 	s := h.start()
 	h.warmTurn(s)
@@ -108,7 +108,7 @@ func TestEV13_PM1_PM4_RequestsBetweenChunks(t *testing.T) {
 	}
 }
 
-func TestEV13_PM3_ElicitationBetweenChunks(t *testing.T) {
+func TestEV13_PM3_Q8_ElicitationBetweenChunks(t *testing.T) {
 	// The elicitation ends the attempt (one session/cancel); the chunk
 	// read after it is still the turn's, and the end_turn answer is
 	// overridden (DI-1).
