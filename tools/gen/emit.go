@@ -48,6 +48,9 @@ func emit(m *Model) (map[string][]byte, error) {
 	}
 	e.helpers(codec)
 	e.methodTable(newFile("methods.go"))
+	if err := e.tags(newFile("tags.go")); err != nil {
+		return nil, err
+	}
 	e.api(newFile("api.go"))
 	tf := jen.NewFile("gen_test")
 	tf.ImportName(segJSON, "json")
@@ -168,7 +171,9 @@ pinned ACP JSON Schema by tools/gen. Nothing here is written by hand.
 Every schema definition has a Go type: objects are structs, tagged unions
 are sealed interfaces, const unions are typed enums, and the methods of the
 protocol are a table (Methods) plus a typed API (AgentPeer, ClientPeer,
-Agent, Client, DispatchAgent, DispatchClient).
+Agent, Client, DispatchAgent, DispatchClient). Method names and the tag that
+selects each union variant are constants (MethodSessionPrompt,
+SessionUpdateAgentMessageChunkTag).
 
 # Decoding rules
 
