@@ -10,6 +10,7 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/launch"
 	"acpkit.dev/adapter/internal/normalize"
 	"acpkit.dev/adapter/internal/stderrlog"
@@ -89,14 +90,14 @@ func (s *session) watchStdout() {
 func (s *session) handle(ctx context.Context, req *acpsdk.Request) (any, error) {
 	at := s.a.now()
 	if req.IsNotification() {
-		if req.Method != methodSessionUpdate {
+		if req.Method != gen.MethodSessionUpdate {
 			return nil, acpsdk.ErrMethodNotFound
 		}
 		s.pump.send(ctx, pumpUpdate{params: req.Params, at: at})
 		return nil, nil
 	}
 	switch req.Method {
-	case methodRequestPermission, methodElicitationCreate:
+	case gen.MethodSessionRequestPermission, gen.MethodElicitationCreate:
 	default:
 		// The connection answers -32601 and reports it to the observer,
 		// which tells the pump (PM-4).
@@ -151,20 +152,9 @@ func (s *session) observer() acpsdk.Observer {
 	}
 }
 
-// The methods the adapter sends or serves.
-const (
-	methodInitialize        = "initialize"
-	methodSessionNew        = "session/new"
-	methodSessionLoad       = "session/load"
-	methodSessionResume     = "session/resume"
-	methodSessionPrompt     = "session/prompt"
-	methodSessionClose      = "session/close"
-	methodSessionDelete     = "session/delete"
-	methodSessionUpdate     = "session/update"
-	methodRequestPermission = "session/request_permission"
-	methodElicitationCreate = "elicitation/create"
-	methodNegativeControl   = "_sortie.dev/probe/unimplemented"
-)
+// methodNegativeControl is SR-3's probe, a vendor method no protocol
+// release can define; every protocol method is gen's Method… constant.
+const methodNegativeControl = "_sortie.dev/probe/unimplemented"
 
 // Turn and start messages of the spec, byte for byte.
 const (
@@ -195,23 +185,22 @@ const (
 // teardownAnswer is the answer to a request still open at teardown (TD-1):
 // a permission request gets the cancelled outcome, anything else -32601.
 func teardownAnswer(method string) (any, error) {
-	if method == methodRequestPermission {
+	if method == gen.MethodSessionRequestPermission {
 		return permissionCancelled, nil
 	}
 	return nil, acpsdk.ErrMethodNotFound
 }
 
-// The permission answers of PM-1/PM-2.
-type permissionOutcome struct {
-	Outcome  string `json:"outcome"`
-	OptionID string `json:"optionId,omitempty"`
-}
+// permissionCancelled is the cancelled answer to a permission request
+// (PM-2, TU-8, TD-1): {"outcome":{"outcome":"cancelled"}}. It is only ever
+// encoded, never changed.
+var permissionCancelled = &gen.RequestPermissionResponse{Outcome: &gen.RequestPermissionOutcomeCancelled{}}
 
-type permissionResponse struct {
-	Outcome permissionOutcome `json:"outcome"`
+// permissionSelected is PM-1's refusal, selecting optionID:
+// {"outcome":{"outcome":"selected","optionId":<id>}}.
+func permissionSelected(optionID string) *gen.RequestPermissionResponse {
+	return &gen.RequestPermissionResponse{Outcome: &gen.RequestPermissionOutcomeSelected{OptionID: gen.PermissionOptionID(optionID)}}
 }
-
-var permissionCancelled = permissionResponse{Outcome: permissionOutcome{Outcome: "cancelled"}}
 
 // event converts a normalized event into the public one for this session.
 func (s *session) event(sessionID string, e normalize.Event) Event {

@@ -267,7 +267,7 @@ func (p *pump) request(m pumpRequest) {
 		m.answer <- requestAnswer{res, err}
 		return
 	}
-	if m.method == methodElicitationCreate {
+	if m.method == gen.MethodElicitationCreate {
 		m.answer <- requestAnswer{err: acpsdk.ErrMethodNotFound}
 		if p.turn != nil && p.turn.ending {
 			return
@@ -283,7 +283,7 @@ func (p *pump) request(m pumpRequest) {
 	}
 	optID, ok := selectRefusal(m.params)
 	if ok {
-		m.answer <- requestAnswer{result: permissionResponse{Outcome: permissionOutcome{Outcome: "selected", OptionID: optID}}}
+		m.answer <- requestAnswer{result: permissionSelected(optID)}
 		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionRefused})...)
 	} else {
 		m.answer <- requestAnswer{result: permissionCancelled}
@@ -357,7 +357,7 @@ func (p *pump) fault(m pumpFault) {
 	case faultUnparsable:
 		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, now)...)
 	case faultUnimplemented:
-		if m.method == methodElicitationCreate || m.method == methodRequestPermission {
+		if m.method == gen.MethodElicitationCreate || m.method == gen.MethodSessionRequestPermission {
 			return // answered -32601 on purpose (PM-3, TD-1), not unknown
 		}
 		p.emit(p.norm.Malformed(normalize.MsgUnimplementedMethod, now)...)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/launch"
 	"acpkit.dev/adapter/internal/mcpconfig"
 	"acpkit.dev/adapter/internal/normalize"
@@ -95,9 +96,9 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 	// Step 7: the teardown method (CL-1, CL-2).
 	switch {
 	case s.params.CredentialVerification && f.delete:
-		s.closeMethod = methodSessionDelete
+		s.closeMethod = gen.MethodSessionDelete
 	case f.close:
-		s.closeMethod = methodSessionClose
+		s.closeMethod = gen.MethodSessionClose
 	}
 	s.id = id
 	// SS-1: facts, then the id, in that order, in one message.

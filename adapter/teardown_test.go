@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/fakeagent"
 	"acpkit.dev/adapter/internal/launch"
 )
@@ -36,8 +37,8 @@ func status(s Session) launch.ExitStatus {
 func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
 	a := &Adapter{now: time.Now}
 	p := newPump(&session{a: a, log: slog.New(slog.DiscardHandler)})
-	perm := pumpRequest{method: methodRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), answer: make(chan requestAnswer, 1)}
-	elicit := pumpRequest{method: methodElicitationCreate, answer: make(chan requestAnswer, 1)}
+	perm := pumpRequest{method: gen.MethodSessionRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), answer: make(chan requestAnswer, 1)}
+	elicit := pumpRequest{method: gen.MethodElicitationCreate, answer: make(chan requestAnswer, 1)}
 	p.in <- perm
 	p.in <- elicit
 	ack := make(chan struct{})
@@ -47,7 +48,7 @@ func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
 	ans := <-elicit.answer
 	assert.ErrorIs(t, ans.err, acpsdk.ErrMethodNotFound)
 	// A request arriving after teardown began gets the same answers.
-	late := pumpRequest{method: methodRequestPermission, answer: make(chan requestAnswer, 1)}
+	late := pumpRequest{method: gen.MethodSessionRequestPermission, answer: make(chan requestAnswer, 1)}
 	p.handle(late)
 	assert.Equal(t, requestAnswer{result: permissionCancelled}, <-late.answer)
 	p.cancel()

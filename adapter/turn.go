@@ -170,7 +170,7 @@ func (p *pump) startTurn(req *turnRequest) {
 	go func() {
 		defer p.wg.Done()
 		var raw json.RawMessage
-		pc, err := conn.Go(p.ctx, methodSessionPrompt, params)
+		pc, err := conn.Go(p.ctx, gen.MethodSessionPrompt, params)
 		if err == nil {
 			err = pc.Result(&raw)
 		}

@@ -1,5 +1,7 @@
 package normalize
 
+import "acpkit.dev/acpsdk/gen"
+
 // Outcome is how a turn ends: its terminal event type, error kind (empty on
 // completion) and message. Type and Kind carry the adapter's string values.
 type Outcome struct {
@@ -36,18 +38,20 @@ const (
 
 // StopReason maps a session/prompt stopReason to the turn's outcome (DI-2).
 // cancelRequested says whether either side asked for cancellation; the
-// overrides of DI-1 are the caller's, applied before this table.
+// overrides of DI-1 are the caller's, applied before this table. reason is
+// the value as sent, not a gen.StopReason: gen's closed enum rejects the
+// unrecognized values DI-2 still reports.
 func StopReason(reason string, cancelRequested bool) Outcome {
-	switch reason {
-	case "end_turn":
+	switch gen.StopReason(reason) {
+	case gen.StopReasonEndTurn:
 		return Outcome{Type: TurnCompleted, Message: MsgTurnCompleted}
-	case "refusal":
+	case gen.StopReasonRefusal:
 		return Outcome{TurnFailed, KindTurnRefused, MsgTurnFailed}
-	case "max_tokens":
+	case gen.StopReasonMaxTokens:
 		return Outcome{TurnFailed, KindTurnTokenLimit, MsgTurnFailed}
-	case "max_turn_requests":
+	case gen.StopReasonMaxTurnRequests:
 		return Outcome{TurnFailed, KindTurnRequestLimit, MsgTurnFailed}
-	case "cancelled":
+	case gen.StopReasonCancelled:
 		if cancelRequested {
 			return Cancelled()
 		}
