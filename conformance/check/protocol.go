@@ -52,7 +52,7 @@ func initializeParams(version int) map[string]any {
 // Initialize performs the handshake. Any failure is returned as a check
 // failure.
 func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
-	m, err := s.Call(ctx, "initialize", initializeParams(RequestedVersion))
+	m, err := s.Call(ctx, gen.MethodInitialize, initializeParams(RequestedVersion))
 	if err != nil {
 		return nil, Failf("initialize: %v", err)
 	}
@@ -88,7 +88,7 @@ func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
 
 // NewSession creates a session and returns its id.
 func (s *Session) NewSession(ctx context.Context) (string, error) {
-	m, err := s.Call(ctx, "session/new", map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	m, err := s.Call(ctx, gen.MethodSessionNew, map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
 	if err != nil {
 		return "", Failf("session/new: %v", err)
 	}
@@ -122,7 +122,7 @@ type Turn struct {
 func PromptParams(sessionID, text string) map[string]any {
 	return map[string]any{
 		"sessionId": sessionID,
-		"prompt":    []any{map[string]any{"type": "text", "text": text}},
+		"prompt":    []any{map[string]any{"type": gen.ContentBlockTextTag, "text": text}},
 	}
 }
 
@@ -131,7 +131,7 @@ func PromptParams(sessionID, text string) map[string]any {
 // response, or a result without a stopReason, is a failure.
 func (s *Session) Prompt(ctx context.Context, sessionID, text string) (*Turn, error) {
 	from := s.Mark()
-	id, err := s.Send("session/prompt", PromptParams(sessionID, text))
+	id, err := s.Send(gen.MethodSessionPrompt, PromptParams(sessionID, text))
 	if err != nil {
 		return nil, Failf("session/prompt: %v", err)
 	}
@@ -176,7 +176,7 @@ type Update struct {
 func Updates(msgs []*Message) []Update {
 	var out []Update
 	for _, m := range msgs {
-		if !m.IsNotification() || m.Method != "session/update" {
+		if !m.IsNotification() || m.Method != gen.MethodSessionUpdate {
 			continue
 		}
 		var p struct {
