@@ -30,7 +30,7 @@ import (
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
 )
 
-// bin holds acprun and, beside it, the reference agent, built once.
+// bin holds acprun, built once; `acprun refagent` is the reference agent.
 var bin string
 
 func TestMain(m *testing.M) {
@@ -51,7 +51,6 @@ func testMain(m *testing.M) int {
 	}
 	for _, b := range []struct{ out, pkg string }{
 		{"acprun" + exe, "acpkit.dev/adapter/cmd/acprun"},
-		{"refagent" + exe, "acpkit.dev/conformance/cmd/refagent"},
 	} {
 		out, err := exec.Command("go", "build", "-race", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput()
 		if err != nil {
@@ -70,9 +69,10 @@ func testMain(m *testing.M) int {
 	return code
 }
 
-// refagent is the reference agent's command line with extra flags.
+// refagent is the reference agent's command line with extra flags: the
+// one acprun itself carries.
 func refagent(flags ...string) string {
-	return strings.Join(append([]string{filepath.Join(bin, "refagent")}, flags...), " ")
+	return strings.Join(append([]string{filepath.Join(bin, "acprun"), "refagent"}, flags...), " ")
 }
 
 // result is one finished acprun process.

@@ -4,10 +4,12 @@
 // with --json.
 //
 //	acprun [flags] [prompt ...]
+//	acprun refagent [refagent flags]
 //
-// Without --command it runs the reference agent built from this repository,
-// so nothing external is needed; `acprun --demo` shows a complete session.
-// Point it at a runtime with --command, e.g. --command "gemini --acp".
+// Without --command it runs the reference agent, which acprun carries
+// itself (`acprun refagent` speaks ACP on stdio), so nothing external is
+// needed; `acprun --demo` shows a complete session. Point it at a runtime
+// with --command, e.g. --command "gemini --acp".
 //
 // Exit status: 0 every turn completed, 2 usage error, 3 start failed, 4 a
 // turn failed, 5 cancelled, 6 input required (the run needs a person). The
@@ -19,18 +21,26 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"acpkit.dev/adapter/cmd/acprun/internal/cli"
+	referenceagent "acpkit.dev/conformance/refagent"
 )
 
 // spinnerInterval paces the live view's progress indicator.
 const spinnerInterval = 100 * time.Millisecond
 
-func main() { os.Exit(run()) }
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == cli.RefagentSubcommand {
+		os.Exit(referenceagent.Main(os.Args[2:]))
+	}
+	os.Exit(run())
+}
 
 func run() int {
 	signals := make(chan os.Signal, 2)
@@ -43,6 +53,7 @@ func run() int {
 
 	env := cli.Env{
 		Args:           os.Args[1:],
+		Stdin:          os.Stdin,
 		Stdout:         os.Stdout,
 		Stderr:         os.Stderr,
 		Live:           cli.IsTerminal(os.Stdout.Fd()),
@@ -51,7 +62,7 @@ func run() int {
 		Getwd:          os.Getwd,
 		Now:            time.Now,
 		NewRuntime:     newRuntime,
-		ReferenceAgent: cli.DefaultAgentLocator().Locate,
+		ReferenceAgent: selfPath,
 	}
 	if env.Live {
 		ticker := time.NewTicker(spinnerInterval)
@@ -59,4 +70,14 @@ func run() int {
 		env.Tick = ticker.C
 	}
 	return cli.Main(env)
+}
+
+// selfPath is acprun's own executable, which runs the reference agent as
+// its refagent subcommand.
+func selfPath(context.Context) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find acprun's own executable: %w", err)
+	}
+	return exe, nil
 }

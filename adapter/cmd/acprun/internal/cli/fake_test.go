@@ -156,7 +156,7 @@ func newHarness(rt *fakeRuntime) *harness {
 	return &harness{
 		rt:      rt,
 		signals: make(chan os.Signal, 4),
-		agent:   func(context.Context) (string, error) { return "/opt/acpkit/refagent", nil },
+		agent:   func(context.Context) (string, error) { return "/opt/acpkit/acprun", nil },
 	}
 }
 

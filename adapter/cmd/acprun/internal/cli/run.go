@@ -20,6 +20,8 @@ import (
 type Env struct {
 	// Args are the command-line arguments without the program name.
 	Args []string
+	// Stdin supplies the prompt "-"; nil reads as empty.
+	Stdin io.Reader
 	// Stdout receives the view or the JSON lines; Stderr usage text,
 	// interrupt notes and adapter logs.
 	Stdout, Stderr io.Writer
@@ -39,16 +41,20 @@ type Env struct {
 	Now func() time.Time
 	// NewRuntime builds the adapter binding, its logs going to logger.
 	NewRuntime func(logger *slog.Logger) (Runtime, error)
-	// ReferenceAgent returns the path of the reference agent's binary,
-	// building it when needed; it is called only when --command is absent.
+	// ReferenceAgent returns the path of a binary that runs the reference
+	// agent as `PATH refagent` — acprun's own executable; it is called only
+	// when --command is absent.
 	ReferenceAgent func(ctx context.Context) (string, error)
 }
 
 // Main runs acprun and returns its exit status.
 func Main(env Env) int {
-	cfg, err := parseFlags(env.Args, env.Stderr, env.Getwd)
+	cfg, err := parseFlags(env.Args, flagInput{stderr: env.Stderr, stdin: env.Stdin, getwd: env.Getwd})
 	switch {
 	case errors.Is(err, errHelp):
+		return ExitCompleted
+	case err == nil && cfg.Version:
+		fmt.Fprintln(env.Stdout, versionLine())
 		return ExitCompleted
 	case err != nil:
 		var ue *UsageError
@@ -131,7 +137,6 @@ func (r *run) session() runReport {
 
 	command := r.cfg.Command
 	if !r.cfg.CommandGiven {
-		r.view.status("building the reference agent")
 		path, err := r.env.ReferenceAgent(r.hardCtx)
 		if err != nil {
 			err = &adapter.Error{Kind: adapter.KindAgentNotFound, Message: "the reference agent is unavailable", Err: err}
@@ -148,7 +153,7 @@ func (r *run) session() runReport {
 			r.view.startupFailed(err)
 			return fail(err, ExitStartFailed, reasonStartFailed)
 		}
-		command = path
+		command = path + " " + RefagentSubcommand
 	}
 
 	logger := slog.New(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}))
