@@ -121,7 +121,7 @@ func toJSONEvent(e adapter.Event) jsonEvent {
 func (j *jsonView) event(e adapter.Event) { j.write(toJSONEvent(e)) }
 
 func (j *jsonView) startupFailed(err error) {
-	j.write(jsonStartupFailed{Type: string(adapter.EventStartupFailed), ErrorKind: string(adapter.KindOf(err)), Message: err.Error()})
+	j.write(jsonStartupFailed{Type: string(adapter.EventStartupFailed), ErrorKind: string(adapter.KindOf(err)), Message: errText(err)})
 }
 
 func (j *jsonView) interrupted(hard bool) {

@@ -83,7 +83,8 @@ type run struct {
 	cfg   Config
 	env   Env
 	view  view
-	logTo io.Writer // where adapter log records go
+	logTo io.Writer  // where adapter log records go
+	tail  stderrTail // the runtime's stderr, shown when the run fails
 
 	// hardCtx ends on the second interrupt (or SIGTERM): everything stops
 	// at once, including the teardown's graceful window.
@@ -122,6 +123,9 @@ func (r *run) main() int {
 	r.mu.Lock()
 	rep.Interrupts = r.interrupts
 	r.mu.Unlock()
+	if rep.Status == ExitStartFailed || rep.Status == ExitTurnFailed {
+		writeFailureNotes(r.logTo, &r.tail, rep.Command, rep.failure)
+	}
 	r.view.finish(rep)
 	return rep.Status
 }
@@ -131,7 +135,7 @@ func (r *run) session() runReport {
 	rep := runReport{}
 	fail := func(err error, status int, reason string) runReport {
 		rep.Status, rep.Reason = status, reason
-		rep.Kind, rep.Message = adapter.KindOf(err), err.Error()
+		rep.Kind, rep.Message, rep.failure = adapter.KindOf(err), errText(err), err.Error()
 		return rep
 	}
 
@@ -156,7 +160,8 @@ func (r *run) session() runReport {
 		command = path + " " + RefagentSubcommand
 	}
 
-	logger := slog.New(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}))
+	rep.Command = command
+	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail))
 	rt, err := r.env.NewRuntime(logger)
 	if err != nil {
 		r.view.startupFailed(err)
@@ -226,7 +231,7 @@ func (r *run) session() runReport {
 			// connection), a person stopped it.
 			rep.Status, rep.Reason = ExitCancelled, reasonCancelled
 		}
-		rep.Kind, rep.Message = t.Kind, t.Message
+		rep.Kind, rep.Message, rep.failure = t.Kind, t.Message, t.failure
 		rep.Skipped = len(r.cfg.Prompts) - i - 1
 		break
 	}
@@ -257,11 +262,12 @@ func (r *run) turn(sess Session, n int, prompt string) turnReport {
 			t.Kind = adapter.KindOf(err)
 		}
 		if t.Message == "" {
-			t.Message = err.Error()
+			t.Message = errText(err)
 		}
-		if d := err.Error(); d != t.Message {
+		if d := errText(err); d != t.Message {
 			t.Detail = d
 		}
+		t.failure = err.Error()
 		if t.Outcome == "" || t.Outcome == adapter.EventTurnCompleted {
 			// An error without a terminal outcome (e.g. a refused turn
 			// start) is still a failed turn.

@@ -46,6 +46,9 @@ type textView struct {
 	frame   int
 	drawn   bool // the indicator occupies the current line
 	chunks  int  // streamed text chunks of the message being written
+	// failShown is set once a failure line showed the run's message, so
+	// the summary does not repeat it.
+	failShown bool
 
 	quit chan struct{}
 	done chan struct{}
@@ -138,7 +141,8 @@ func (v *textView) startupFailed(err error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.waiting = false
-	v.line("%s %s", v.paint(ansiRed, "startup failed:"), describeErr(adapter.KindOf(err), err.Error()))
+	v.line("%s %s", v.paint(ansiRed, "startup failed:"), describeErr(adapter.KindOf(err), errText(err)))
+	v.failShown = true
 }
 
 func (v *textView) sessionStarted(s Session, took time.Duration) {
@@ -224,6 +228,7 @@ func (v *textView) turnEnd(t turnReport) {
 	default:
 		v.line("%s %s in %s: %s", head, v.paint(ansiRed, "failed"), fmtDur(t.Took), describeErr(t.Kind, t.Message))
 	}
+	v.failShown = t.Outcome != adapter.EventTurnCompleted
 }
 
 // interruptNote is what a person sees after pressing Ctrl-C.
@@ -268,7 +273,7 @@ func (v *textView) finish(r runReport) {
 	if r.Kind != "" {
 		row("error kind", string(r.Kind))
 	}
-	if r.Message != "" {
+	if r.Message != "" && !v.failShown {
 		row("message", r.Message)
 	}
 	if len(r.Turns) > 0 {
