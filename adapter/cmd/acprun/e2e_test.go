@@ -427,3 +427,17 @@ func TestE2E_MCP7_DeclaredServersReachTheRuntime(t *testing.T) {
 	assert.Equal(t, "session/new", rec.Method)
 	assert.JSONEq(t, `[{"name":"tools","command":"/usr/bin/env","args":["true"],"env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]`, string(rec.MCPServers))
 }
+
+func TestE2E_SR7_ResumeWithoutContinuationSaysSoAndRequiredExitsThree(t *testing.T) {
+	r := acprun(t, "--json", "--resume", "saved-1", "--command", refagent(), "hello")
+	require.Equal(t, 0, r.status, r.stderr)
+	lines := clitest.JSONLines(t, r.stdout)
+	assert.Equal(t, "resume", lines[0]["type"])
+	assert.Equal(t, false, lines[0]["continued"])
+	assert.Equal(t, "the runtime advertises neither session/load nor session/resume", lines[0]["reason"])
+
+	r = acprun(t, "--json", "--resume-policy", "required", "--resume", "saved-1", "--command", refagent(), "hello")
+	assert.Equal(t, 3, r.status)
+	res := last(t, r.stdout)
+	assert.Equal(t, "resume_not_continued", res["exit_reason"])
+}

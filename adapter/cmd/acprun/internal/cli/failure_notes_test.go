@@ -50,7 +50,7 @@ func TestStartFailurePrintsItsMessageOnce(t *testing.T) {
 func TestStderrTailIsOneBlockWithItsWriteTime(t *testing.T) {
 	var logs bytes.Buffer
 	var tail stderrTail
-	log := slog.New(newTailHandler(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}), &tail)).With("component", "x")
+	log := slog.New(newTailHandler(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}), &tail, nil)).With("component", "x")
 	written := time.Date(2026, 12, 1, 9, 52, 10, 246e6, time.UTC)
 	for i, line := range []string{"Error handling request {", "code: -32000,", "}"} {
 		r := slog.NewRecord(written.Add(time.Duration(i)*time.Millisecond), slog.LevelDebug, stderrlog.LogMessage, 0)

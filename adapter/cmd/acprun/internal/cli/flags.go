@@ -23,6 +23,8 @@ type Config struct {
 	Cwd string
 	// Resume is a saved session id to continue.
 	Resume string
+	// ResumePolicy is resumePrefer or resumeRequired.
+	ResumePolicy string
 	// MCPConfig is the absolute path of an MCP server file, or "".
 	MCPConfig string
 	// ReadTimeout, StopGrace and TurnTimeout are zero when not given, which
@@ -98,6 +100,7 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	fs.StringVar(&c.Command, "command", "", "the runtime and its protocol-mode switch, e.g. \"gemini --acp\" (default: the reference agent inside acprun)")
 	fs.StringVar(&c.Cwd, "cwd", "", "the workspace the runtime works in (default: the current directory)")
 	fs.StringVar(&c.Resume, "resume", "", "continue the saved session with this `ID`")
+	fs.StringVar(&c.ResumePolicy, "resume-policy", resumePrefer, "when --resume cannot continue the saved session: \"prefer\" starts a new one, \"required\" exits 3 (exit_reason resume_not_continued)")
 	fs.StringVar(&c.MCPConfig, "mcp-config", "", "declare the MCP servers of this JSON `PATH` to the runtime")
 	fs.DurationVar(&c.ReadTimeout, "read-timeout", 0, "bound on each wait for the runtime (default: the adapter's, 30s)")
 	fs.DurationVar(&c.StopGrace, "stop-grace", 0, "graceful window when stopping the runtime (default: the adapter's, 5s)")
@@ -226,6 +229,9 @@ func (c *Config) check() error {
 		if d.v < 0 {
 			return &UsageError{Reason: d.name + " must not be negative"}
 		}
+	}
+	if c.ResumePolicy != resumePrefer && c.ResumePolicy != resumeRequired {
+		return &UsageError{Reason: fmt.Sprintf("--resume-policy %q: want prefer or required", c.ResumePolicy)}
 	}
 	switch {
 	case c.Demo && (c.CommandGiven || len(c.Prompts) > 0 || c.VerifyCredential || c.Resume != ""):

@@ -20,6 +20,7 @@ type view interface {
 	startBegin(command, cwd string)
 	startupFailed(err error)
 	sessionStarted(s Session, took time.Duration)
+	resumed(r resumeReport)
 	turnBegin(n, total int, prompt string)
 	event(e adapter.Event)
 	turnEnd(t turnReport)
@@ -57,6 +58,16 @@ type jsonStartupFailed struct {
 	Type      string `json:"type"`
 	ErrorKind string `json:"error_kind"`
 	Message   string `json:"message"`
+}
+
+// jsonResume says what became of --resume; it follows the start.
+type jsonResume struct {
+	Type      string `json:"type"`
+	Requested string `json:"requested"`
+	SessionID string `json:"session_id"`
+	Continued bool   `json:"continued"`
+	Route     string `json:"route"`
+	Reason    string `json:"reason"`
 }
 
 // jsonResult is always the last line.
@@ -122,6 +133,10 @@ func (j *jsonView) event(e adapter.Event) { j.write(toJSONEvent(e)) }
 
 func (j *jsonView) startupFailed(err error) {
 	j.write(jsonStartupFailed{Type: string(adapter.EventStartupFailed), ErrorKind: string(adapter.KindOf(err)), Message: errText(err)})
+}
+
+func (j *jsonView) resumed(r resumeReport) {
+	j.write(jsonResume{Type: "resume", Requested: r.Requested, SessionID: r.SessionID, Continued: r.Continued, Route: r.Route, Reason: r.Reason})
 }
 
 func (j *jsonView) interrupted(hard bool) {

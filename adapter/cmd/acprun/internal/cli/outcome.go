@@ -23,6 +23,9 @@ const (
 	reasonTurnFailed    = "turn_failed"
 	reasonCancelled     = "cancelled"
 	reasonInputRequired = "input_required"
+	// reasonResumeNotContinued: --resume-policy required and the saved
+	// session was not continued (exit status 3).
+	reasonResumeNotContinued = "resume_not_continued"
 )
 
 // turnReport is one finished turn as the views show it.

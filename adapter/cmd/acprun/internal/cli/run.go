@@ -39,8 +39,9 @@ type Env struct {
 	Getwd func() (string, error)
 	// Now reads the clock for durations.
 	Now func() time.Time
-	// NewRuntime builds the adapter binding, its logs going to logger.
-	NewRuntime func(logger *slog.Logger) (Runtime, error)
+	// NewRuntime builds the adapter binding, its logs going to logger and
+	// its sessions' traffic to tap (adapter.WithWireTap).
+	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error)
 	// ReferenceAgent returns the path of a binary that runs the reference
 	// agent as `PATH refagent` — acprun's own executable; it is called only
 	// when --command is absent.
@@ -83,8 +84,9 @@ type run struct {
 	cfg   Config
 	env   Env
 	view  view
-	logTo io.Writer  // where adapter log records go
-	tail  stderrTail // the runtime's stderr, shown when the run fails
+	logTo io.Writer    // where adapter log records go
+	tail  stderrTail   // the runtime's stderr, shown when the run fails
+	cont  continuation // what the start tried for --resume
 
 	// hardCtx ends on the second interrupt (or SIGTERM): everything stops
 	// at once, including the teardown's graceful window.
@@ -161,8 +163,8 @@ func (r *run) session() runReport {
 	}
 
 	rep.Command = command
-	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail))
-	rt, err := r.env.NewRuntime(logger)
+	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged))
+	rt, err := r.env.NewRuntime(logger, r.onWire)
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)
@@ -211,6 +213,17 @@ func (r *run) session() runReport {
 		return fail(err, status, reason)
 	}
 	r.view.sessionStarted(sess, rep.StartTook)
+	if r.cfg.Resume != "" && !r.cfg.VerifyCredential {
+		rr := r.cont.report(r.cfg.Resume, sess.ID)
+		r.view.resumed(rr)
+		if !rr.Continued && r.cfg.ResumePolicy == resumeRequired {
+			rep.Status, rep.Reason = ExitStartFailed, reasonResumeNotContinued
+			rep.Message = fmt.Sprintf("saved session %s was not continued (--resume-policy required): %s", rr.Requested, rr.Reason)
+			rep.Skipped = len(r.cfg.Prompts)
+			r.stop(&rep)
+			return rep
+		}
+	}
 
 	rep.Status, rep.Reason = ExitCompleted, reasonCompleted
 	for i, prompt := range r.cfg.Prompts {
@@ -237,6 +250,11 @@ func (r *run) session() runReport {
 	}
 	r.stop(&rep)
 	return rep
+}
+
+// onWire receives the adapter's wire tap.
+func (r *run) onWire(e adapter.WireEvent) {
+	r.cont.observe(e)
 }
 
 // turn runs one prompt.

@@ -87,10 +87,13 @@ func (t *stderrTail) block() string {
 type tailHandler struct {
 	next slog.Handler
 	tail *stderrTail
+	// seen is told every record's message (the resume watch reads the
+	// continuation records); nil for none.
+	seen func(msg string)
 }
 
-func newTailHandler(next slog.Handler, tail *stderrTail) slog.Handler {
-	return &tailHandler{next: next, tail: tail}
+func newTailHandler(next slog.Handler, tail *stderrTail, seen func(string)) slog.Handler {
+	return &tailHandler{next: next, tail: tail, seen: seen}
 }
 
 // Enabled is true at every level: the stderr lines arrive at Debug whatever
@@ -98,6 +101,9 @@ func newTailHandler(next slog.Handler, tail *stderrTail) slog.Handler {
 func (h *tailHandler) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *tailHandler) Handle(ctx context.Context, r slog.Record) error {
+	if h.seen != nil {
+		h.seen(r.Message)
+	}
 	if r.Message == stderrlog.LogMessage {
 		if r.Level > slog.LevelDebug {
 			return nil // the re-log of a failed start (SS-2)
@@ -117,11 +123,11 @@ func (h *tailHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h *tailHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &tailHandler{next: h.next.WithAttrs(attrs), tail: h.tail}
+	return &tailHandler{next: h.next.WithAttrs(attrs), tail: h.tail, seen: h.seen}
 }
 
 func (h *tailHandler) WithGroup(name string) slog.Handler {
-	return &tailHandler{next: h.next.WithGroup(name), tail: h.tail}
+	return &tailHandler{next: h.next.WithGroup(name), tail: h.tail, seen: h.seen}
 }
 
 // writeFailureNotes writes, for a run that did not complete, the runtime's

@@ -152,6 +152,16 @@ func (v *textView) sessionStarted(s Session, took time.Duration) {
 	v.line("session %s started (agent pid %s) in %s", s.ID, s.AgentPID, fmtDur(took))
 }
 
+func (v *textView) resumed(r resumeReport) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if r.Continued {
+		v.line("resumed saved session %s through %s", r.Requested, r.Route)
+		return
+	}
+	v.line("%s saved session %s was not continued; new session %s: %s", v.paint(ansiYellow, "resume:"), r.Requested, r.SessionID, r.Reason)
+}
+
 func (v *textView) turnBegin(n, total int, prompt string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
