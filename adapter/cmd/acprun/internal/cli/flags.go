@@ -46,6 +46,11 @@ type Config struct {
 	Prompts []string
 	// Version prints acprun's version and exits.
 	Version bool
+	// Verbose adds thoughts, plans and tool inputs and outputs to the
+	// readable view.
+	Verbose bool
+	// QuietStall drops the empty stall-reset notifications from --json.
+	QuietStall bool
 }
 
 // UsageError is a command line acprun cannot run; it maps to exit status 2.
@@ -114,6 +119,9 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 		return nil
 	})
 	fs.BoolVar(&c.Version, "version", false, "print acprun's version and exit")
+	fs.BoolVar(&c.Verbose, "verbose", false, "also show thought text, plan entries and each tool call's input and output")
+	fs.BoolVar(&c.Verbose, "v", false, "short for --verbose")
+	fs.BoolVar(&c.QuietStall, "quiet-stall", false, "with --json, leave out the empty notifications that only reset stall timers")
 	if err := parseInterleaved(fs, args, func(p string) { prompts = append(prompts, promptSource{text: p}) }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return Config{}, errHelp

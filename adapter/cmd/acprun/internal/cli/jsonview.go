@@ -23,6 +23,8 @@ type view interface {
 	resumed(r resumeReport)
 	turnBegin(n, total int, prompt string)
 	event(e adapter.Event)
+	// wire receives the adapter's wire tap, from its goroutines.
+	wire(e adapter.WireEvent)
 	turnEnd(t turnReport)
 	interrupted(hard bool)
 	stopBegin()
@@ -89,6 +91,9 @@ type jsonView struct {
 	w      *bufio.Writer
 	enc    *json.Encoder
 	stderr io.Writer
+	// quietStall drops the empty notifications that only reset stall
+	// timers (EV-3), for scripts that keep no such timer.
+	quietStall bool
 }
 
 // newJSONView writes the JSON lines to w; interrupt notes, meant for a person
@@ -129,7 +134,12 @@ func toJSONEvent(e adapter.Event) jsonEvent {
 	return out
 }
 
-func (j *jsonView) event(e adapter.Event) { j.write(toJSONEvent(e)) }
+func (j *jsonView) event(e adapter.Event) {
+	if j.quietStall && e.Type == adapter.EventNotification && e.Message == "" {
+		return
+	}
+	j.write(toJSONEvent(e))
+}
 
 func (j *jsonView) startupFailed(err error) {
 	j.write(jsonStartupFailed{Type: string(adapter.EventStartupFailed), ErrorKind: string(adapter.KindOf(err)), Message: errText(err)})
@@ -164,4 +174,5 @@ func (j *jsonView) sessionStarted(Session, time.Duration) {}
 func (j *jsonView) turnBegin(int, int, string)            {}
 func (j *jsonView) turnEnd(turnReport)                    {}
 func (j *jsonView) stopBegin()                            {}
+func (j *jsonView) wire(adapter.WireEvent)                {}
 func (j *jsonView) close()                                {}

@@ -69,9 +69,12 @@ func Main(env Env) int {
 	var v view
 	logTo := env.Stderr
 	if cfg.JSON {
-		v = newJSONView(env.Stdout, env.Stderr)
+		jv := newJSONView(env.Stdout, env.Stderr)
+		jv.quietStall = cfg.QuietStall
+		v = jv
 	} else {
 		tv := newTextView(env.Stdout, env.Live, env.Color, env.Tick, env.Now)
+		tv.verbose = cfg.Verbose
 		v, logTo = tv, tv.logWriter(env.Stderr)
 	}
 	defer v.close()
@@ -255,6 +258,7 @@ func (r *run) session() runReport {
 // onWire receives the adapter's wire tap.
 func (r *run) onWire(e adapter.WireEvent) {
 	r.cont.observe(e)
+	r.view.wire(e)
 }
 
 // turn runs one prompt.
