@@ -33,8 +33,8 @@ const (
 // stderr line, or a process event.
 type WireEvent struct {
 	Kind WireKind
-	// Time is when the adapter saw it; it carries the monotonic clock, so
-	// differences between events are monotonic.
+	// Time is when the adapter saw it. It carries the monotonic clock and
+	// never decreases from one event of a session to the next.
 	Time time.Time
 	// AgentPID is the runtime's process id, telling sessions apart.
 	AgentPID string
@@ -68,9 +68,11 @@ type tapper struct {
 }
 
 func (t *tapper) emit(e WireEvent) {
-	e.Time, e.AgentPID = time.Now(), t.pid
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	// Stamped under the lock, so the events' times rise in the order
+	// the tap receives them.
+	e.Time, e.AgentPID = time.Now(), t.pid
 	if !t.closed {
 		t.tap(e)
 	}

@@ -28,12 +28,14 @@ import (
 	"go.uber.org/goleak"
 
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
+	"acpkit.dev/adapter/internal/fakeagent"
 )
 
 // bin holds acprun, built once; `acprun refagent` is the reference agent.
 var bin string
 
 func TestMain(m *testing.M) {
+	fakeagent.Main(map[string]fakeagent.Scenario{"scripted": scriptedAgent})
 	flag.Parse()
 	os.Exit(testMain(m))
 }

@@ -5,11 +5,15 @@
 //
 //	acprun [flags] [prompt ...]
 //	acprun refagent [refagent flags]
+//	acprun replay FILE
 //
 // Without --command it runs the reference agent, which acprun carries
 // itself (`acprun refagent` speaks ACP on stdio), so nothing external is
 // needed; `acprun --demo` shows a complete session. Point it at a runtime
-// with --command, e.g. --command "gemini --acp".
+// with --command, e.g. --command "gemini --acp". --record FILE writes the
+// session's transcript, and `acprun replay FILE` is then a runtime that
+// plays the recorded runtime's side back (package internal/transcript
+// documents the format).
 //
 // Exit status: 0 every turn completed, 2 usage error, 3 start failed, 4 a
 // turn failed, 5 cancelled, 6 input required (the run needs a person). The
@@ -29,6 +33,7 @@ import (
 	"time"
 
 	"acpkit.dev/adapter/cmd/acprun/internal/cli"
+	"acpkit.dev/adapter/cmd/acprun/internal/transcript"
 	referenceagent "acpkit.dev/conformance/refagent"
 )
 
@@ -36,10 +41,40 @@ import (
 const spinnerInterval = 100 * time.Millisecond
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == cli.RefagentSubcommand {
-		os.Exit(referenceagent.Main(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case cli.RefagentSubcommand:
+			os.Exit(referenceagent.Main(os.Args[2:]))
+		case cli.ReplaySubcommand:
+			os.Exit(replay(os.Args[2:]))
+		}
 	}
 	os.Exit(run())
+}
+
+// replay is `acprun replay FILE`: the recorded runtime on stdio. A file
+// acprun cannot read exits 2; a client that diverges from the recording 1.
+func replay(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: acprun replay FILE")
+		return 2
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acprun replay: %v\n", err)
+		return 2
+	}
+	t, err := transcript.Read(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acprun replay: %s: %v\n", args[0], err)
+		return 2
+	}
+	code, err := transcript.Replay(t, os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acprun replay: %s: %v\n", args[0], err)
+	}
+	return code
 }
 
 func run() int {

@@ -51,6 +51,8 @@ type Config struct {
 	Verbose bool
 	// QuietStall drops the empty stall-reset notifications from --json.
 	QuietStall bool
+	// Record is the absolute path of a transcript to write, or "".
+	Record string
 }
 
 // UsageError is a command line acprun cannot run; it maps to exit status 2.
@@ -68,6 +70,7 @@ const credentialPrompt = "Say exactly: SORTIE_CREDENTIAL_OK"
 
 const usageHead = `usage: acprun [flags] [prompt ...]
        acprun refagent [refagent flags]   (the reference agent on stdio)
+       acprun replay FILE                 (a recorded runtime on stdio)
 
 Drives one session of an Agent Client Protocol runtime through Sortie's
 adapter, one turn per prompt, and shows every normalized event. Flags may
@@ -121,6 +124,7 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	fs.BoolVar(&c.Version, "version", false, "print acprun's version and exit")
 	fs.BoolVar(&c.Verbose, "verbose", false, "also show thought text, plan entries and each tool call's input and output")
 	fs.BoolVar(&c.Verbose, "v", false, "short for --verbose")
+	fs.StringVar(&c.Record, "record", "", "write the session's transcript (every line both ways, stderr, process events) to this `FILE`; `acprun replay FILE` plays it back")
 	fs.BoolVar(&c.QuietStall, "quiet-stall", false, "with --json, leave out the empty notifications that only reset stall timers")
 	if err := parseInterleaved(fs, args, func(p string) { prompts = append(prompts, promptSource{text: p}) }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -149,6 +153,9 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	c.Cwd = absFrom(wd, c.Cwd)
 	if c.MCPConfig != "" {
 		c.MCPConfig = absFrom(wd, c.MCPConfig)
+	}
+	if c.Record != "" {
+		c.Record = absFrom(wd, c.Record)
 	}
 	switch {
 	case c.VerifyCredential:

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"acpkit.dev/adapter"
+	"acpkit.dev/adapter/cmd/acprun/internal/transcript"
 )
 
 // Env is everything Main takes from its process, so tests can supply fakes.
@@ -79,6 +80,20 @@ func Main(env Env) int {
 	}
 	defer v.close()
 	r := &run{cfg: cfg, env: env, view: v, logTo: logTo}
+	if cfg.Record != "" {
+		f, err := os.Create(cfg.Record)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acprun: --record: %v\n", err)
+			return ExitUsage
+		}
+		defer f.Close()
+		r.rec = transcript.NewRecorder(f)
+		defer func() {
+			if err := r.rec.Err(); err != nil {
+				fmt.Fprintf(env.Stderr, "acprun: --record: %v\n", err)
+			}
+		}()
+	}
 	return r.main()
 }
 
@@ -87,9 +102,10 @@ type run struct {
 	cfg   Config
 	env   Env
 	view  view
-	logTo io.Writer    // where adapter log records go
-	tail  stderrTail   // the runtime's stderr, shown when the run fails
-	cont  continuation // what the start tried for --resume
+	logTo io.Writer            // where adapter log records go
+	tail  stderrTail           // the runtime's stderr, shown when the run fails
+	cont  continuation         // what the start tried for --resume
+	rec   *transcript.Recorder // --record; nil without
 
 	// hardCtx ends on the second interrupt (or SIGTERM): everything stops
 	// at once, including the teardown's graceful window.
@@ -166,6 +182,9 @@ func (r *run) session() runReport {
 	}
 
 	rep.Command = command
+	if r.rec != nil {
+		r.rec.Start(transcript.Header{Recorder: versionLine(), Command: command, Cwd: r.cfg.Cwd}, r.env.Now())
+	}
 	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged))
 	rt, err := r.env.NewRuntime(logger, r.onWire)
 	if err != nil {
@@ -257,6 +276,9 @@ func (r *run) session() runReport {
 
 // onWire receives the adapter's wire tap.
 func (r *run) onWire(e adapter.WireEvent) {
+	if r.rec != nil {
+		r.rec.Tap(e)
+	}
 	r.cont.observe(e)
 	r.view.wire(e)
 }

@@ -43,3 +43,8 @@ type Runtime interface {
 // the runtime acprun drives when --command is absent, so an installed
 // acprun needs nothing beside it.
 const RefagentSubcommand = "refagent"
+
+// ReplaySubcommand is the first argument that makes acprun a recorded
+// runtime: `acprun replay FILE` plays the runtime's side of a --record
+// transcript on its standard input and output.
+const ReplaySubcommand = "replay"
