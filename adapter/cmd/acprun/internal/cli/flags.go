@@ -91,6 +91,8 @@ type flagInput struct {
 	stdin io.Reader
 	// getwd supplies the default workspace and the base for relative paths.
 	getwd func() (string, error)
+	// readFile reads a --file prompt; nil means os.ReadFile.
+	readFile func(string) ([]byte, error)
 }
 
 // parseFlags parses args (without the program name).
@@ -144,7 +146,11 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("acprun: current directory: %w", err)
 	}
-	if c.Prompts, err = readPrompts(prompts, wd, in.stdin); err != nil {
+	readFile := in.readFile
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	if c.Prompts, err = readPrompts(prompts, wd, in.stdin, readFile); err != nil {
 		return Config{}, err
 	}
 	if err := c.check(); err != nil {
@@ -199,13 +205,13 @@ type promptSource struct {
 
 // readPrompts resolves the prompt sources: files are read (relative to wd),
 // "-" takes all of stdin, at most once.
-func readPrompts(srcs []promptSource, wd string, stdin io.Reader) ([]string, error) {
+func readPrompts(srcs []promptSource, wd string, stdin io.Reader, readFile func(string) ([]byte, error)) ([]string, error) {
 	var out []string
 	stdinUsed := false
 	for _, s := range srcs {
 		switch {
 		case s.file != "":
-			b, err := os.ReadFile(absFrom(wd, s.file))
+			b, err := readFile(absFrom(wd, s.file))
 			if err != nil {
 				return nil, &UsageError{Reason: fmt.Sprintf("--file: %v", err)}
 			}

@@ -26,7 +26,9 @@ func FuzzParseFlags(f *testing.F) {
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
 		var stderr bytes.Buffer
-		c, err := parseFlags(args, flagInput{stderr: &stderr, stdin: strings.NewReader("from stdin"), getwd: func() (string, error) { return "/wd", nil }})
+		c, err := parseFlags(args, flagInput{stderr: &stderr, stdin: strings.NewReader("from stdin"), getwd: func() (string, error) { return "/wd", nil },
+			// No fuzzed path is read (/dev/zero would never end).
+			readFile: func(p string) ([]byte, error) { return []byte("file " + p), nil }})
 		var ue *UsageError
 		switch {
 		case err == nil && c.Version:
