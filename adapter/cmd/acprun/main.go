@@ -15,7 +15,8 @@
 // plays the recorded runtime's side back (package internal/transcript
 // documents the format).
 //
-// Exit status: 0 every turn completed, 2 usage error, 3 start failed, 4 a
+// Exit status: 0 every turn completed, 2 usage error, 3 start failed (or a
+// --resume-policy required resume did not continue the session), 4 a
 // turn failed, 5 cancelled, 6 input required (the run needs a person). The
 // first Ctrl-C cancels the turn through the protocol (session/cancel); a
 // second one, SIGTERM or SIGHUP stops the runtime at once. The session is

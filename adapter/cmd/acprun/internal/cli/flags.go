@@ -77,7 +77,8 @@ adapter, one turn per prompt, and shows every normalized event. Flags may
 stand anywhere on the line; "--" ends them. A prompt "-" is read from
 standard input.
 
-Exit status: 0 every turn completed, 2 usage error, 3 start failed,
+Exit status: 0 every turn completed, 2 usage error, 3 start failed (or,
+with --resume-policy required, the saved session was not continued),
 4 a turn failed, 5 cancelled, 6 input required (the run needs a person).
 
 Flags:
