@@ -31,6 +31,8 @@ type Adapter struct {
 	drain time.Duration
 	// handshakeFloor is HS-2's lower bound on the initialize wait (60 s).
 	handshakeFloor time.Duration
+	// tap observes every session's traffic (WithWireTap); nil means none.
+	tap func(WireEvent)
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -49,6 +51,7 @@ type options struct {
 	wait           func(ctx context.Context, d time.Duration) error
 	drain          time.Duration
 	handshakeFloor time.Duration
+	tap            func(WireEvent)
 }
 
 // WithLogger sends the adapter's records to l; every record carries
@@ -92,6 +95,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		wait:           o.wait,
 		drain:          o.drain,
 		handshakeFloor: o.handshakeFloor,
+		tap:            o.tap,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

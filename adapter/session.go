@@ -31,6 +31,8 @@ type session struct {
 	conn   *acpsdk.Conn
 	stderr *stderrlog.Collector
 	pump   *pump
+	// tap reports the traffic to WithWireTap's function; nil without one.
+	tap *tapper
 
 	// closeMethod is session/close, session/delete or "" (CL-1, CL-2).
 	closeMethod string

@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"acpkit.dev/acpsdk"
@@ -51,16 +52,25 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 		return Session{}, lift(err)
 	}
 	// Step 3: the subprocess (§5).
-	proc, err := a.launcher.Launch(ctx, target.Spec(nil, s.grace))
+	spec := target.Spec(nil, s.grace)
+	proc, err := a.launcher.Launch(ctx, spec)
 	if err != nil {
 		return Session{}, lift(err)
 	}
 	s.proc = proc
-	s.stderr = stderrlog.Start(proc.Stderr(), s.log, nil)
+	var stderr io.Reader = proc.Stderr()
+	var connTap func(acpsdk.Direction, []byte)
+	if a.tap != nil {
+		s.tap = &tapper{tap: a.tap, pid: proc.PID()}
+		s.tap.spawned(proc, spec)
+		stderr, connTap = s.tap.stderr(stderr), s.tap.conn
+	}
+	s.stderr = stderrlog.Start(stderr, s.log, nil)
 	s.pump = newPump(s)
 	s.conn = acpsdk.NewConn(proc.Stdout(), proc.Stdin(), acpsdk.HandlerFunc(s.handle), &acpsdk.Options{
 		Observer:             s.observer(),
 		NullIDIsNotification: true, // EV-12
+		Tap:                  connTap,
 	})
 	s.watchStop, s.watchDone = make(chan struct{}), make(chan struct{})
 	go s.pump.run()

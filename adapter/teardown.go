@@ -90,6 +90,9 @@ func (s *session) runTeardown(ctx context.Context) {
 		_ = s.proc.Stdout().Close()
 		_ = s.proc.Stderr().Close()
 	}
+	if s.tap != nil {
+		s.tap.close(s.proc)
+	}
 	// TD-11: no measurement source is armed in this build, so there is
 	// nothing to release.
 }

@@ -110,6 +110,9 @@ func checkNegotiation(ctx context.Context, s *Session) error {
 		return Failf("initialize: %v", err)
 	}
 	if m.Error != nil {
+		if m.Error.Code == CodeAuthRequired {
+			return NeedsCredentialf("initialize answered %v: the agent needs a credential (log it in first)", m.Error)
+		}
 		return Failf("initialize for version %d answered %v, want the agent's own latest version", FutureVersion, m.Error)
 	}
 	var r struct {

@@ -110,6 +110,9 @@ type Session struct {
 	exitedAt time.Duration
 
 	helpers sync.WaitGroup // reader, stderr collector, answerers, reaper
+
+	// agent is what the last initialize answer named (agentInfo).
+	agent Agent
 }
 
 // Launch starts the agent described by t.

@@ -59,6 +59,8 @@ type Options struct {
 	DescendantFor     time.Duration
 	DescendantPIDFile string
 
+	// args are the command-line arguments ParseFlags read.
+	args []string
 	// beDescendant is the hidden mode the descendant itself runs in.
 	beDescendant time.Duration
 	// writeQueue overrides the connection's outgoing queue length (tests
@@ -83,6 +85,7 @@ func DefaultOptions() Options {
 // ParseFlags parses the command line into Options.
 func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	o := DefaultOptions()
+	o.args = args
 	fs := flag.NewFlagSet("refagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.AgentName, "agent-name", o.AgentName, "agentInfo.name")
