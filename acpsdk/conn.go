@@ -633,33 +633,66 @@ func (c *Conn) handleLine(line []byte) bool {
 	case kindResponse:
 		c.handleResponse(&m)
 	case kindNotification:
+		if m.bad != nil {
+			c.ev.notificationFailed(m.method, m.bad)
+			return true
+		}
 		if m.method == MethodCancelRequest {
 			c.cancelInbound(m.params)
 			return true
 		}
 		return c.inbox.push(inItem{msg: m, size: len(line)})
 	case kindRequest:
-		f := &inflight{}
-		c.mu.Lock()
-		c.inflight[string(m.id)] = f
-		c.mu.Unlock()
-		return c.inbox.push(inItem{msg: m, size: len(line), req: f})
-	default:
-		if m.code == CodeParseError {
-			c.ev.unparsable(line)
-		} else {
-			c.ev.invalid(line, m.why)
-		}
-		if m.silent {
+		f := c.track(m.id)
+		if f == nil {
+			c.ev.invalid(line, "duplicate request id")
+			c.answerInvalid(m.id, &Error{Code: CodeInvalidRequest, Message: ErrInvalidRequest.Message + ": duplicate request id"})
 			return true
 		}
-		msg := ErrInvalidRequest.Message + ": " + m.why
-		if m.code == CodeParseError {
-			msg = ErrParse.Message
+		return c.inbox.push(inItem{msg: m, size: len(line), req: f})
+	default:
+		var e *Error
+		switch m.code {
+		case CodeParseError:
+			c.ev.unparsable(line)
+			e = &Error{Code: CodeParseError, Message: ErrParse.Message}
+		case CodeInvalidParams:
+			// Answered as the typed dispatch answers params it cannot
+			// decode; the request was well formed, so it is not an
+			// invalid message.
+			e = &Error{Code: CodeInvalidParams, Message: m.why, Data: json.RawMessage(`{"path":"params"}`)}
+		default:
+			c.ev.invalid(line, m.why)
+			e = &Error{Code: m.code, Message: ErrInvalidRequest.Message + ": " + m.why}
 		}
-		_ = c.send(c.baseCtx, outFrame{data: appendError(nil, m.id, &Error{Code: m.code, Message: msg})})
+		if !m.silent {
+			c.answerInvalid(m.id, e)
+		}
 	}
 	return true
+}
+
+// answerInvalid answers a line the handler never sees.
+func (c *Conn) answerInvalid(id json.RawMessage, e *Error) {
+	_ = c.send(c.baseCtx, outFrame{data: appendError(nil, id, e)})
+}
+
+// track registers an inbound request's cancel handle under its id; it
+// returns nil when a request with the same id is still in flight (JSON-RPC
+// ids must be unique among the requests a peer has outstanding). A null id
+// names no request, so it is neither registered nor a duplicate.
+func (c *Conn) track(id json.RawMessage) *inflight {
+	f := &inflight{}
+	if isNull(id) {
+		return f
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.inflight[string(id)]; dup {
+		return nil
+	}
+	c.inflight[string(id)] = f
+	return f
 }
 
 func (c *Conn) handleResponse(m *inMsg) {
@@ -681,14 +714,17 @@ func (c *Conn) handleResponse(m *inMsg) {
 		c.ev.unmatched(m.id)
 		return
 	}
-	if m.errObj != nil {
+	switch {
+	case m.bad != nil:
+		p.err = m.bad
+	case m.errObj != nil:
 		e, err := decodeErrorObject(m.errObj)
 		if err != nil {
 			p.err = err
 		} else {
 			p.err = e
 		}
-	} else {
+	default:
 		p.result = m.result
 	}
 	if c.inbox.answered(p) {
@@ -777,6 +813,8 @@ func (c *Conn) runRequest(it inItem) {
 		frame = appendError(nil, req.ID, e)
 	}
 	cancel()
+	// The id is released before the answer is queued, so a request that
+	// reuses it after reading the answer is never taken for a duplicate.
 	c.mu.Lock()
 	if c.inflight[string(req.ID)] == it.req {
 		delete(c.inflight, string(req.ID))
