@@ -260,3 +260,24 @@ func TestSDK5_StrictSendsParamsByteExact(t *testing.T) {
 	require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":`+params+`}`, sent[0])
 	require.Equal(t, sent[0], sent[1], "strict mode must not rewrite what it sends")
 }
+
+// TestSDK5_FlattenedUnionsRelayByteExact: decoded and sent on through a
+// Conn, objects holding a flattened union (here an unknown config-option
+// type, tag first, and explicit nulls) keep their bytes.
+func TestSDK5_FlattenedUnionsRelayByteExact(t *testing.T) {
+	c, p := newRawPeer(t, echoHandler, nil)
+	for method, params := range map[string]string{
+		gen.MethodSessionUpdate:          `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"type":"slider","id":"o","name":"O","description":null,"min":0}]}}`,
+		gen.MethodSessionSetConfigOption: `{"type":"boolean","value":true,"configId":"c","sessionId":"s","_meta":null}`,
+	} {
+		var v any
+		switch method {
+		case gen.MethodSessionUpdate:
+			v = mustDecode[gen.SessionNotification](t, params)
+		default:
+			v = mustDecode[gen.SetSessionConfigOptionRequest](t, params)
+		}
+		require.NoError(t, c.Notify(t.Context(), method, v))
+		require.Equal(t, `{"jsonrpc":"2.0","method":"`+method+`","params":`+params+`}`, p.recv())
+	}
+}
