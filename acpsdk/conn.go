@@ -150,7 +150,6 @@ type scope struct {
 }
 
 type scopeKey struct{}
-type keepWaitingKey struct{}
 
 // inflight is an inbound request, cancellable by $/cancel_request from the
 // moment it is read.
@@ -246,22 +245,14 @@ func (c *Conn) run() {
 	go c.writeLoop()
 }
 
-// KeepWaiting returns a context under which [Conn.Call], when the context
-// ends, still sends $/cancel_request but then keeps waiting for the peer's
-// final answer (a result or an error such as -32800) and returns it, instead
-// of returning the context's error. The wait ends at the latest when the
-// connection does. Use it for calls whose real outcome matters after a
-// cancellation, like session/prompt after session/cancel.
-func KeepWaiting(ctx context.Context) context.Context {
-	return context.WithValue(ctx, keepWaitingKey{}, true)
-}
-
 // Call sends a request and waits for its answer, decoding the result into
 // result (a pointer; nil discards it; *json.RawMessage takes the raw bytes).
 // An error answer is returned as an *Error.
 //
 // If ctx ends first, Call sends $/cancel_request for the request and
-// returns ctx's error, unless ctx came from [KeepWaiting].
+// returns ctx's error; a late answer is dropped. To send the cancellation
+// and still get the peer's final answer, use [Conn.Go] and
+// [PendingCall.Cancel].
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	p, err := c.start(ctx, method, params)
 	if err != nil {
@@ -278,10 +269,6 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	default:
 	}
 	p.cancelOnce.Do(func() { c.sendCancel(p.id) })
-	if keep, _ := ctx.Value(keepWaitingKey{}).(bool); keep {
-		<-p.done
-		return p.decode(result)
-	}
 	c.abandon(p, ctx.Err())
 	return ctx.Err()
 }

@@ -74,11 +74,11 @@
 // on it; this is the one rule users must follow.
 //
 // Cancellation (SDK-8): when the context of [Conn.Call] ends, the call
-// sends $/cancel_request and returns the context's error; under a context
-// from [KeepWaiting] it sends $/cancel_request and goes on waiting for the
-// peer's final answer. [Conn.Go] returns a [PendingCall] that is never
-// abandoned: it completes with the peer's answer or when the connection
-// ends. An inbound $/cancel_request cancels the context of the handler of
+// sends $/cancel_request and returns the context's error. [Conn.Go]
+// returns a [PendingCall] that is never abandoned: it completes with the
+// peer's answer or when the connection ends, and [PendingCall.Cancel]
+// sends $/cancel_request while the call goes on waiting for the peer's
+// final answer (a result, or -32800). An inbound $/cancel_request cancels the context of the handler of
 // that request; the request is still answered, with -32800 when the
 // handler returns the context's error.
 //
