@@ -114,24 +114,21 @@ type Conn struct {
 
 	nextID atomic.Int64
 
-	mu        sync.Mutex
+	mu        sync.Mutex // guards life and the three tables
+	life      lifecycle  // see lifecycle.go: every state a Conn can be in
 	pending   map[int64]*pendingCall
 	abandoned map[int64]struct{}
 	inflight  map[string]*inflight
-	endErr    error // set once no response can arrive any more
-	closing   atomic.Bool
 
 	writeErr   atomic.Pointer[ConnError]
 	writerStop chan struct{}
 	writerDone chan struct{}
 	readerDone chan struct{}
 
-	done       chan struct{}
-	err        error
-	finishOnce sync.Once
-	closeOnce  sync.Once
-	closeErr   error
-	wg         sync.WaitGroup // dispatcher, request handlers, cancel senders
+	done      chan struct{} // closed on reaching phaseDone
+	closeOnce sync.Once     // a second Close waits for the first
+	closeErr  error
+	wg        sync.WaitGroup // dispatcher, request handlers, cancel senders
 }
 
 // outFrame is one queued write: a complete line, or a flush marker.
@@ -303,7 +300,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) (*pendingCa
 		p.lifts, p.inHandler = true, s.notification
 	}
 	c.mu.Lock()
-	if err := c.endErr; err != nil {
+	if err := c.callsEnded(); err != nil {
 		c.mu.Unlock()
 		return nil, err
 	}
@@ -378,7 +375,7 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 func (c *Conn) Err() error {
 	select {
 	case <-c.done:
-		return c.err
+		return c.finalErr()
 	default:
 		return nil
 	}
@@ -393,9 +390,7 @@ func (c *Conn) Err() error {
 // Close must not be called from a handler (it would wait for itself).
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
-		c.mu.Lock()
-		c.closing.Store(true)
-		c.mu.Unlock()
+		c.startClose()
 		c.endCalls(errConnClosed)
 		c.cancelBase()
 		for _, p := range c.inbox.stop() {
@@ -440,22 +435,11 @@ func closeQuietly(c io.Closer) error {
 	return err
 }
 
-// finish records the end once and wakes Done.
-func (c *Conn) finish(err error) {
-	c.finishOnce.Do(func() {
-		c.err = err
-		c.cancelBase()
-		close(c.done)
-	})
-}
-
-// endCalls makes every outstanding and future call fail with err; answers
-// already read but deferred behind notifications are not touched.
+// endCalls makes every outstanding call fail with err (future ones fail
+// with the lifecycle's callErr); answers already read but deferred behind
+// notifications are not touched.
 func (c *Conn) endCalls(err error) {
 	c.mu.Lock()
-	if c.endErr == nil {
-		c.endErr = err
-	}
 	pend := c.pending
 	c.pending = make(map[int64]*pendingCall)
 	clear(c.abandoned)
@@ -475,9 +459,7 @@ func (c *Conn) endCalls(err error) {
 func (c *Conn) endRead(err error) {
 	var now []*pendingCall
 	c.mu.Lock()
-	if c.endErr == nil {
-		c.endErr = err
-	}
+	c.endReadLocked(err)
 	for id, p := range c.pending {
 		if p.inHandler {
 			delete(c.pending, id)
@@ -510,7 +492,7 @@ func (c *Conn) abandon(p *pendingCall, err error) {
 	_, ok := c.pending[p.id]
 	if ok {
 		delete(c.pending, p.id)
-		if c.endErr == nil {
+		if c.callsEnded() == nil {
 			c.abandoned[p.id] = struct{}{}
 		}
 	}
@@ -568,7 +550,7 @@ func (c *Conn) sendCancel(id int64) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closing.Load() {
+	if c.life.phase >= phaseClosing {
 		return // Close has started waiting on wg
 	}
 	c.wg.Add(1)
@@ -592,7 +574,7 @@ func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	for {
 		line, err := c.lines.next()
-		if c.closing.Load() {
+		if c.isClosing() {
 			return
 		}
 		if err != nil {
@@ -752,12 +734,7 @@ func (c *Conn) dispatchLoop() {
 		go c.runRequest(it)
 	}
 	// Every message read before the stream ended has been dispatched.
-	c.mu.Lock()
-	err := c.endErr
-	c.mu.Unlock()
-	if c.closing.Load() || err == nil {
-		err = errConnClosed
-	}
+	err := c.drainedErr()
 	c.endCalls(err)
 	c.finish(err)
 	c.wg.Done()

@@ -281,3 +281,49 @@ func TestSDK5_FlattenedUnionsRelayByteExact(t *testing.T) {
 		require.Equal(t, `{"jsonrpc":"2.0","method":"`+method+`","params":`+params+`}`, p.recv())
 	}
 }
+
+// phaseOf reads a Conn's lifecycle phase.
+func phaseOf(c *Conn) phase {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.life.phase
+}
+
+// TestSDK9_LifecyclePhases walks a Conn through running, draining (the
+// stream ended while a notification handler still runs) and done, then
+// Close twice.
+func TestSDK9_LifecyclePhases(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.Method == "block" {
+			close(entered)
+			<-release
+		}
+		return nil, nil
+	})
+	c, p := newRawPeer(t, h, nil)
+	require.Equal(t, phaseRunning, phaseOf(c))
+	require.Nil(t, c.Err())
+	p.send(`{"jsonrpc":"2.0","method":"block"}`)
+	await(t, entered)
+	p.closeInput()
+	<-c.readerDone
+	require.Equal(t, phaseDraining, phaseOf(c))
+	err := c.Call(t.Context(), "m", nil, nil)
+	require.ErrorIs(t, err, ErrClosed, "no call is accepted once the stream ended")
+	select {
+	case <-c.Done():
+		t.Fatal("done before the message read was handled")
+	default:
+	}
+	close(release)
+	await(t, c.Done())
+	require.Equal(t, phaseDone, phaseOf(c))
+	connErr, ok := errors.AsType[*ConnError](c.Err())
+	require.True(t, ok, "%v", c.Err())
+	require.Equal(t, "read", connErr.Op)
+	require.NoError(t, c.Close())
+	require.NoError(t, c.Close())
+	require.Equal(t, phaseDone, phaseOf(c))
+	require.Equal(t, "read", c.Err().(*ConnError).Op, "Close after the end keeps the reason")
+}
