@@ -104,3 +104,12 @@ func TestSDK5_FlattenedUnionOwnersKeepOrderAndNulls(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"o","name":"P","type":"boolean","currentValue":true}`, string(b))
 }
+
+// TestSDK5_DoubleMembersRerenderAsFloat64: a member typed "double" is a
+// float64 and re-renders in Go's shortest form (accepted, documented in
+// package gen); the same number in _meta keeps its text.
+func TestSDK5_DoubleMembersRerenderAsFloat64(t *testing.T) {
+	in := `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":1.0,"currency":"USD"}},"_meta":{"amount":1.0}}`
+	_, out := roundTrip[gen.SessionNotification](t, in)
+	require.Equal(t, `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":1,"currency":"USD"}},"_meta":{"amount":1.0}}`, out)
+}
