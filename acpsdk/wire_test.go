@@ -2,6 +2,7 @@ package acpsdk
 
 import (
 	stdjson "encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -149,6 +150,11 @@ func FuzzClassify(f *testing.F) {
 		`{"a\"b":"\\","id":[1,{"x":"]"}],"\u006dethod":"m" , "params" : {"s":"\"}"} }`,
 	} {
 		f.Add([]byte(s), false)
+	}
+	for _, s := range nestingSeeds() {
+		for line := range strings.SplitSeq(s, "\n") {
+			f.Add([]byte(line), false)
+		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte, nullNotif bool) {
 		m := classify(line, nullNotif)
