@@ -2,6 +2,7 @@ package acpsdk
 
 import (
 	stdjson "encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -176,7 +177,8 @@ func FuzzClassify(f *testing.F) {
 		case kindRequest:
 			require.NotEmpty(t, m.method)
 			require.NotNil(t, validID(m.id))
-			require.NoError(t, jsonx.Validate(line))
+			_, err := envelope(line)
+			require.NoError(t, err)
 			if m.params != nil {
 				require.NoError(t, jsonx.Validate(m.params), "the dispatch trusts params the connection passed")
 			}
@@ -190,7 +192,11 @@ func FuzzClassify(f *testing.F) {
 			require.Contains(t, []int64{CodeParseError, CodeInvalidRequest, CodeInvalidParams}, m.code)
 			require.NotEmpty(t, m.why)
 			if m.code == CodeInvalidRequest {
-				require.NoError(t, jsonx.Validate(line), "a -32600 line must be JSON")
+				_, err := envelope(line)
+				if errors.Is(err, errNotObject) {
+					err = jsonx.Validate(line)
+				}
+				require.NoError(t, err, "a -32600 line must be JSON")
 			}
 			if m.id != nil {
 				require.NotNil(t, validID(m.id))
