@@ -602,8 +602,8 @@ func (c *Conn) handleLine(line []byte) bool {
 	case kindResponse:
 		c.handleResponse(&m)
 	case kindNotification:
-		if m.bad != nil {
-			c.ev.notificationFailed(m.method, m.bad)
+		if m.refused != refuseNone {
+			c.ev.notificationFailed(m.method, m.refused.err())
 			return true
 		}
 		if m.method == MethodCancelRequest {
@@ -684,8 +684,8 @@ func (c *Conn) handleResponse(m *inMsg) {
 		return
 	}
 	switch {
-	case m.bad != nil:
-		p.err = m.bad
+	case m.refused != refuseNone:
+		p.err = m.refused.err()
 	case m.errObj != nil:
 		e, err := decodeErrorObject(m.errObj)
 		if err != nil {

@@ -76,7 +76,7 @@ func TestSDK10_TrustedDispatchAgreesWithPublic(t *testing.T) {
 	require.Contains(t, dispatchOutcome(t, gen.DispatchClient, m), "update: ", "decoded and re-encoded")
 	m = classify([]byte(trustedCases[len(trustedCases)-1]), false)
 	require.Equal(t, kindNotification, m.kind)
-	require.ErrorIs(t, m.bad, ErrInvalidParams)
+	require.ErrorIs(t, m.refused.err(), ErrInvalidParams)
 	require.Nil(t, m.params)
 }
 

@@ -44,24 +44,55 @@ type wireMsg struct {
 // inMsg is a classified inbound message. Its raw slices alias the line they
 // came from, which is never reused, so they may be kept.
 type inMsg struct {
-	kind   msgKind
-	method string
-	id     json.RawMessage // exact bytes; nil when absent
-	params json.RawMessage
-	result json.RawMessage
-	errObj json.RawMessage
-	// code and why say what is wrong with an invalid message (or, with
-	// CodeInvalidParams, with a request's params); silent marks one that
-	// is never answered: it looks like a response (an answer would carry
-	// the id of one of the peer's own requests) or a notification.
-	code   int64
-	why    string
+	kind msgKind
+	// silent marks an invalid message that is never answered: it looks
+	// like a response (an answer would carry the id of one of the peer's
+	// own requests).
 	silent bool
-	// bad is set on a response or notification the connection refuses to
-	// deliver as is: a response's call fails with it, a notification is
-	// reported with it.
-	bad error
+	// refused marks a response or notification the connection will not
+	// deliver as is (see refusal.err).
+	refused refusal
+	method  string
+	id      json.RawMessage // exact bytes; nil when absent
+	params  json.RawMessage
+	result  json.RawMessage
+	errObj  json.RawMessage
+	// code and why say what is wrong with an invalid message (or, with
+	// CodeInvalidParams, with a request's params).
+	code int64
+	why  string
 }
+
+// refusal is why a response or notification is not delivered as read.
+type refusal uint8
+
+const (
+	refuseNone refusal = iota
+	// refuseParams: a notification's params nest deeper than the decoders
+	// accept; it is reported, not handled.
+	refuseParams
+	// refuseResponse: a response's result or error nests deeper than the
+	// decoders accept; its call fails.
+	refuseResponse
+)
+
+// err is the error a refused message is reported or fails its call with.
+func (r refusal) err() error {
+	switch r {
+	case refuseParams:
+		return errParamsTooDeep
+	case refuseResponse:
+		return errResponseTooDeep
+	}
+	return nil
+}
+
+// errParamsTooDeep and errResponseTooDeep refuse members nested deeper
+// than the decoders accept.
+var (
+	errParamsTooDeep   = fmt.Errorf("%w: params: nesting deeper than %d", ErrInvalidParams, jsonx.MaxDepth)
+	errResponseTooDeep = fmt.Errorf("%w: result or error nests deeper than %d", ErrMalformedResponse, jsonx.MaxDepth)
+)
 
 // nullResult is the result of a response that carries neither result nor
 // error (what JavaScript writes for result: undefined).
@@ -137,9 +168,10 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 			// The decoders refuse such params (gen.DispatchClient with
 			// -32602); so does the connection, before any handler.
 			m.params = nil
-			m.bad = errParamsTooDeep
+			m.refused = refuseParams
 			if m.kind == kindRequest {
-				m.kind, m.code, m.why = kindInvalid, CodeInvalidParams, errParamsTooDeep.Error()
+				m.kind, m.refused = kindInvalid, refuseNone
+				m.code, m.why = CodeInvalidParams, errParamsTooDeep.Error()
 			}
 		}
 		return m
@@ -152,7 +184,7 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 		}
 		if w.tooDeep != "" {
 			m.result, m.errObj = nil, nil
-			m.bad = fmt.Errorf("%w: %s nests deeper than %d", ErrMalformedResponse, w.tooDeep, jsonx.MaxDepth)
+			m.refused = refuseResponse
 		}
 		// With both members the error wins: the caller learns the call
 		// failed instead of waiting for an answer that already came.
@@ -166,9 +198,6 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 	m.code, m.why = CodeInvalidRequest, "object is neither a request, a notification nor a response"
 	return m
 }
-
-// errParamsTooDeep refuses params nested deeper than the decoders accept.
-var errParamsTooDeep = fmt.Errorf("%w: params: nesting deeper than %d", ErrInvalidParams, jsonx.MaxDepth)
 
 // validID returns id when it is a JSON-RPC id (number, string or null), else
 // nil.

@@ -187,7 +187,7 @@ func FuzzClassify(f *testing.F) {
 			require.Nil(t, m.id)
 		case kindResponse:
 			require.NotNil(t, validID(m.id))
-			require.True(t, m.result != nil || m.errObj != nil || m.bad != nil)
+			require.True(t, m.result != nil || m.errObj != nil || m.refused == refuseResponse)
 		case kindInvalid:
 			require.Contains(t, []int64{CodeParseError, CodeInvalidRequest, CodeInvalidParams}, m.code)
 			require.NotEmpty(t, m.why)
