@@ -178,7 +178,7 @@ func TestSP2_KillEndsProcessIgnoringSIGTERM(t *testing.T) {
 	require.Equal(t, "pong", s.line(t))
 
 	s.Kill()
-	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed"}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed", Stopped: true}, s.waitExit(t))
 	assert.Equal(t, "signal: killed", s.Status().String())
 }
 
@@ -189,7 +189,7 @@ func TestSP3_ContextEndSignalsGroupGracefully(t *testing.T) {
 	s := launch(t, ctx, spec)
 	require.Equal(t, "ready", s.line(t))
 	cancel()
-	assert.Equal(t, ExitStatus{Code: -1, Signal: "terminated"}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: -1, Signal: "terminated", Stopped: true}, s.waitExit(t))
 }
 
 func TestSP3_IgnoredSIGTERMKilledAfterGrace(t *testing.T) {
@@ -199,7 +199,7 @@ func TestSP3_IgnoredSIGTERMKilledAfterGrace(t *testing.T) {
 	s := launch(t, ctx, spec)
 	require.Equal(t, "ready", s.line(t))
 	cancel()
-	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed"}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed", Stopped: true}, s.waitExit(t))
 }
 
 func TestSP3_ContextDoneBeforeStartRefused(t *testing.T) {
