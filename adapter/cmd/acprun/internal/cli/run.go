@@ -167,9 +167,12 @@ func (r *run) session() runReport {
 			TurnTimeoutMS: millis(r.cfg.TurnTimeout),
 			StopGraceMS:   millis(r.cfg.StopGrace),
 		},
-		ResumeSessionID:        r.cfg.Resume,
-		MCPConfigPath:          r.cfg.MCPConfig,
-		CredentialVerification: r.cfg.VerifyCredential,
+		ResumeSessionID:          r.cfg.Resume,
+		SSHHost:                  r.cfg.SSHHost,
+		SSHStrictHostKeyChecking: r.cfg.SSHStrictHostKeyChecking,
+		SSHPassEnv:               r.cfg.SSHPassEnv,
+		MCPConfigPath:            r.cfg.MCPConfig,
+		CredentialVerification:   r.cfg.VerifyCredential,
 	}
 	r.view.startBegin(command, r.cfg.Cwd)
 	// The runtime stays bound to the start's context for the whole session
