@@ -320,3 +320,11 @@ func openFDs(t *testing.T) int {
 	}
 	return len(ents)
 }
+
+func TestSSH2_LocalLauncherRefusesARemoteSpec(t *testing.T) {
+	_, err := Local{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir(), Remote: &Remote{Host: "h"}})
+	var f *fault.Error
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, fault.PortExit, f.Kind)
+	assert.Contains(t, err.Error(), "needs the SSH launcher")
+}

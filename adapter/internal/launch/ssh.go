@@ -170,10 +170,9 @@ func ShellQuote(s string) string {
 // stdin preamble (SSH-3) and starts the local ssh client through Relay, so
 // the relay gets the local launcher's process group, pipes and reap, and
 // the signals of teardown reach the relay, not the far runtime (TD-14). One
-// ssh process carries the whole session (SSH-2). The zero value relays
-// through Local.
+// ssh process carries the whole session (SSH-2).
 type SSH struct {
-	// Relay starts the ssh client; nil means Local{}.
+	// Relay starts the ssh client: the platform's local launcher.
 	Relay Launcher
 	// Lookup reads the local environment; nil means os.LookupEnv.
 	Lookup func(string) (string, bool)
@@ -200,11 +199,10 @@ func (l SSH) Launch(ctx context.Context, spec Spec) (*Process, error) {
 		lookup = os.LookupEnv
 	}
 	vars := PassedEnv(r.PassEnv, lookup)
-	relay := l.Relay
-	if relay == nil {
-		relay = Local{}
+	if l.Relay == nil {
+		return nil, fmt.Errorf("%w: no relay launcher", ErrSSHParam)
 	}
-	p, err := relay.Launch(ctx, Spec{
+	p, err := l.Relay.Launch(ctx, Spec{
 		Program: spec.Program,
 		Args:    SSHArgs(policy, r.Host, RemoteCommand(spec.Dir, r.Command, vars)),
 		Dir:     spec.Dir,

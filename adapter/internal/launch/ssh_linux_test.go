@@ -25,7 +25,7 @@ func remote(t *testing.T, host, command, strict string, passEnv ...string) (*Pro
 	t.Helper()
 	target, err := Resolve(t.TempDir(), command, host)
 	require.NoError(t, err)
-	p, err := SSH{}.Launch(t.Context(), target.SSHSpec(strict, passEnv, 0))
+	p, err := SSH{Relay: Local{}}.Launch(t.Context(), target.SSHSpec(strict, passEnv, 0))
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		p.CloseStdin()

@@ -107,4 +107,6 @@ func TestSSH1_SSHLauncherRefusesALocalSpec(t *testing.T) {
 	assert.ErrorIs(t, err, ErrSSHParam)
 	_, err = SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir(), Remote: &Remote{Host: "h", StrictHostKeyChecking: "ask"}})
 	assert.ErrorIs(t, err, ErrSSHParam, "validated before anything starts")
+	_, err = SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir(), Remote: &Remote{Host: "h"}})
+	assert.ErrorIs(t, err, ErrSSHParam, "no relay to start ssh with")
 }
