@@ -20,7 +20,9 @@ var shellRan atomic.Int64
 // FuzzSSH1_RemoteCommandParsesBack renders the remote command and the
 // stdin preamble (SSH-1, SSH-3) and checks that a POSIX shell reads them
 // back to exactly the workspace and values given, leaving the protocol
-// bytes after the preamble untouched. cd is replaced by a shell function
+// bytes after the preamble untouched, under sh and, when installed, bash
+// (a common login shell, and what sshd runs the command with for root on
+// Debian) in a UTF-8 locale. cd is replaced by a shell function
 // that prints its arguments, so any workspace can be checked without
 // creating it; the "agent command" prints the two variables and copies the
 // rest of stdin.
@@ -36,7 +38,12 @@ func FuzzSSH1_RemoteCommandParsesBack(f *testing.F) {
 	} {
 		f.Add(seed[0], seed[1], seed[2])
 	}
-	sh, shErr := exec.LookPath("sh")
+	var shells []string
+	for _, name := range []string{"sh", "bash"} {
+		if p, err := exec.LookPath(name); err == nil {
+			shells = append(shells, p)
+		}
+	}
 	f.Fuzz(func(t *testing.T, workspace, a, b string) {
 		if strings.ContainsRune(workspace+a+b, 0) {
 			t.Skip("paths and environment values cannot hold NUL")
@@ -60,19 +67,21 @@ func FuzzSSH1_RemoteCommandParsesBack(f *testing.F) {
 			t.Fatalf("preamble %q, want %q", got, want)
 		}
 
-		if shErr != nil || shellRan.Add(1) > shellRuns {
+		if shellRan.Add(1) > shellRuns {
 			return
 		}
-		c := exec.Command(sh, "-c", `cd() { printf 'cd:%s\0' "$@"; }; `+cmd)
-		c.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
-		c.Stdin = bytes.NewReader(append(Preamble(vars), "{\"jsonrpc\":\"2.0\"}\n"...))
-		out, err := c.Output()
-		if err != nil {
-			t.Fatalf("sh: %v (%q)", err, out)
-		}
 		want := "cd:--\x00cd:" + workspace + "\x00A:" + a + "\x00B:" + b + "\x00REST:{\"jsonrpc\":\"2.0\"}\n"
-		if string(out) != want {
-			t.Fatalf("the shell read back\n%q\nwant\n%q", out, want)
+		for _, sh := range shells {
+			c := exec.Command(sh, "-c", `cd() { printf 'cd:%s\0' "$@"; }; `+cmd)
+			c.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C.UTF-8"}
+			c.Stdin = bytes.NewReader(append(Preamble(vars), "{\"jsonrpc\":\"2.0\"}\n"...))
+			out, err := c.Output()
+			if err != nil {
+				t.Fatalf("%s: %v (%q)", sh, err, out)
+			}
+			if string(out) != want {
+				t.Fatalf("%s read back\n%q\nwant\n%q", sh, out, want)
+			}
 		}
 	})
 }
