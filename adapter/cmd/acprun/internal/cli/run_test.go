@@ -114,6 +114,7 @@ func TestSSH1_SSH3_SSHFlagsReachTheStartParams(t *testing.T) {
 	assert.Equal(t, "build-1", rt.start.SSHHost)
 	assert.Equal(t, "yes", rt.start.SSHStrictHostKeyChecking)
 	assert.Equal(t, []string{"GEMINI_API_KEY", "HTTPS_PROXY"}, rt.start.SSHPassEnv, "repeatable, in order")
+	assert.Contains(t, h.stdout.String(), "starting gemini --acp in build-1:/work/here", "the view says where it runs")
 }
 
 func TestSP3_TheStartContextLivesAsLongAsTheSession(t *testing.T) {
