@@ -81,6 +81,9 @@ func TestSSH2_SSH3_AU4_TD14_FullSessionOverSSH(t *testing.T) {
 	got, err := os.ReadFile(envOut)
 	require.NoError(t, err)
 	assert.Equal(t, secret+"|unset", string(got), "SSH-3/AU-4: the named variable byte-exact; nothing else of ours")
+	for pid, line := range sshtest.Cmdlines() {
+		assert.NotContains(t, string(line), `'quoted' "double"`, "pid %d has the value on its command line", pid)
+	}
 
 	r, err, ev := h.turn(s, "first")
 	require.NoError(t, err)
