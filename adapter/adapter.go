@@ -24,7 +24,9 @@ import (
 type Adapter struct {
 	log      *slog.Logger
 	launcher launch.Launcher
-	now      func() time.Time
+	// sshLauncher starts remote launches through launcher (§21).
+	sshLauncher launch.Launcher
+	now         func() time.Time
 	// wait blocks for d or until ctx ends (SR-9's hold); tests replace it.
 	wait func(ctx context.Context, d time.Duration) error
 	// drain is the bound of §20 and TD-9 (5 s); tests shorten it.
@@ -91,6 +93,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 	return &Adapter{
 		log:            componentLogger(o.log),
 		launcher:       o.launcher,
+		sshLauncher:    launch.SSH{Relay: o.launcher},
 		now:            o.now,
 		wait:           o.wait,
 		drain:          o.drain,

@@ -26,6 +26,8 @@ type session struct {
 	params      StartParams
 	readTimeout time.Duration
 	grace       time.Duration
+	// remote: the runtime runs over SSH behind a local ssh relay (§21).
+	remote bool
 
 	proc   *launch.Process
 	conn   *acpsdk.Conn
@@ -180,7 +182,6 @@ const (
 	msgConnEndedStart    = "agent connection ended before responding"
 	msgStartCancelled    = "session start was cancelled"
 	msgLoadHoldCancelled = "session start was cancelled while deferring session/load"
-	msgRemoteUnsupported = "remote launch over ssh is not supported by this build"
 	msgSessionNotStarted = "the session was never started"
 )
 

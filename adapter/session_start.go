@@ -16,7 +16,8 @@ import (
 
 // StartSession launches the runtime, performs the handshake and creates or
 // continues a session (§12's order). On failure it has already torn down
-// whatever it started (SS-2) and returns a zero Session with an *Error;
+// whatever it started (SS-2) and returns a zero Session with an *Error, or
+// with an error wrapping ErrSSHParam for SSH parameters no launch can use;
 // StopSession on that zero Session is a no-op.
 //
 // ctx binds the runtime's life (SP-3): when it ends, even after the start,
@@ -41,19 +42,25 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 	if err != nil {
 		return Session{}, lift(err)
 	}
-	if target.Remote {
-		// §21 plugs a launcher in here; until then a remote launch is
-		// refused before anything starts.
-		return Session{}, newError(KindAgentNotFound, msgRemoteUnsupported, nil)
+	// s.remote is the one switch of a launch over SSH (§21): no MCP
+	// servers (MCP-2), no measurement source may claim and no environment
+	// of Sortie's own is added (SSH-3), tool servers start in the gap
+	// (CAP-2), and ssh's exit 255 is a connection failure (SS-4).
+	s.remote = target.Remote
+	launcher, spec := a.launcher, target.Spec(nil, s.grace)
+	if s.remote {
+		if err := launch.CheckSSHParams(p.SSHStrictHostKeyChecking, p.SSHPassEnv); err != nil {
+			return Session{}, err
+		}
+		launcher, spec = a.sshLauncher, target.SSHSpec(p.SSHStrictHostKeyChecking, p.SSHPassEnv, s.grace)
 	}
 	// Step 2: MCP servers, parsed before launch on a local launch (MCP-2).
-	servers, err := mcpconfig.Load(s.params.MCPConfigPath, target.Remote)
+	servers, err := mcpconfig.Load(s.params.MCPConfigPath, s.remote)
 	if err != nil {
 		return Session{}, lift(err)
 	}
-	// Step 3: the subprocess (§5).
-	spec := target.Spec(nil, s.grace)
-	proc, err := a.launcher.Launch(ctx, spec)
+	// Step 3: the subprocess (§5), or the ssh relay (SSH-1, SSH-2).
+	proc, err := launcher.Launch(ctx, spec)
 	if err != nil {
 		return Session{}, lift(err)
 	}
@@ -90,6 +97,9 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 		return "", err
 	}
 	caps := normalize.Capabilities{}
+	if s.remote {
+		caps.Lower(normalize.ToolServers) // CAP-2: none go over SSH
+	}
 	caps.Lower(normalize.TokenCounts) // MS-4: no source is confirmed
 	if !f.hasAgentInfo {
 		caps.Lower(normalize.AgentVersion) // CAP-3
@@ -132,7 +142,9 @@ func (s *session) failStart(ctx context.Context, err error) error {
 		t := time.NewTimer(s.a.drain)
 		select {
 		case <-s.proc.Exited():
-			exited = true
+			// An exit this adapter caused (the SP-3 binding) is not one
+			// on its own.
+			exited = !s.proc.Status().Stopped
 		case <-t.C:
 		case <-ctx.Done():
 		}
@@ -142,7 +154,7 @@ func (s *session) failStart(ctx context.Context, err error) error {
 	s.stderr.Relog(s.log)
 	switch {
 	case exited:
-		return lift(s.stderr.EarlyExit(s.proc.Status().String()))
+		return s.earlyExit(s.proc.Status())
 	case lost:
 		return newError(KindPortExit, msgConnEndedStart, err)
 	}

@@ -27,6 +27,11 @@ type Config struct {
 	ResumePolicy string
 	// MCPConfig is the absolute path of an MCP server file, or "".
 	MCPConfig string
+	// SSHHost, when set, runs the runtime on that host over ssh (§21);
+	// SSHStrictHostKeyChecking and SSHPassEnv go with it.
+	SSHHost                  string
+	SSHStrictHostKeyChecking string
+	SSHPassEnv               []string
 	// ReadTimeout, StopGrace and TurnTimeout are zero when not given, which
 	// leaves the adapter's own defaults (CFG-5, CFG-6) and no turn bound.
 	ReadTimeout time.Duration
@@ -113,6 +118,12 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	fs.StringVar(&c.Resume, "resume", "", "continue the saved session with this `ID`")
 	fs.StringVar(&c.ResumePolicy, "resume-policy", resumePrefer, "when --resume cannot continue the saved session: \"prefer\" starts a new one, \"required\" exits 3 (exit_reason resume_not_continued)")
 	fs.StringVar(&c.MCPConfig, "mcp-config", "", "declare the MCP servers of this JSON `PATH` to the runtime")
+	fs.StringVar(&c.SSHHost, "ssh-host", "", "run the runtime on this `HOST` over ssh; the workspace path must exist there too")
+	fs.StringVar(&c.SSHStrictHostKeyChecking, "ssh-strict-host-key-checking", "", "ssh's host key `POLICY` with --ssh-host: accept-new (default), yes or no")
+	fs.Func("ssh-pass-env", "carry the environment variable `NAME` to the remote runtime (repeatable)", func(name string) error {
+		c.SSHPassEnv = append(c.SSHPassEnv, name)
+		return nil
+	})
 	fs.DurationVar(&c.ReadTimeout, "read-timeout", 0, "bound on each wait for the runtime (default: the adapter's, 30s)")
 	fs.DurationVar(&c.StopGrace, "stop-grace", 0, "graceful window when stopping the runtime (default: the adapter's, 5s)")
 	fs.DurationVar(&c.TurnTimeout, "turn-timeout", 0, "bound on each turn; 0 means none")
@@ -255,7 +266,14 @@ func (c *Config) check() error {
 	if c.ResumePolicy != resumePrefer && c.ResumePolicy != resumeRequired {
 		return &UsageError{Reason: fmt.Sprintf("--resume-policy %q: want prefer or required", c.ResumePolicy)}
 	}
+	switch c.SSHStrictHostKeyChecking {
+	case "", "accept-new", "yes", "no":
+	default:
+		return &UsageError{Reason: fmt.Sprintf("--ssh-strict-host-key-checking %q: want accept-new, yes or no", c.SSHStrictHostKeyChecking)}
+	}
 	switch {
+	case c.SSHHost == "" && (c.SSHStrictHostKeyChecking != "" || len(c.SSHPassEnv) > 0):
+		return &UsageError{Reason: "--ssh-strict-host-key-checking and --ssh-pass-env apply to a remote run: add --ssh-host"}
 	case c.Demo && (c.CommandGiven || len(c.Prompts) > 0 || c.VerifyCredential || c.Resume != ""):
 		return &UsageError{Reason: "--demo runs its own prompts against the reference agent; it takes no --command, --resume, --verify-credential or prompt"}
 	case c.VerifyCredential && (len(c.Prompts) > 0 || c.Resume != "" || c.MCPConfig != ""):

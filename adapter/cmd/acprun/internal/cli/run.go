@@ -201,11 +201,18 @@ func (r *run) session() runReport {
 			TurnTimeoutMS: millis(r.cfg.TurnTimeout),
 			StopGraceMS:   millis(r.cfg.StopGrace),
 		},
-		ResumeSessionID:        r.cfg.Resume,
-		MCPConfigPath:          r.cfg.MCPConfig,
-		CredentialVerification: r.cfg.VerifyCredential,
+		ResumeSessionID:          r.cfg.Resume,
+		SSHHost:                  r.cfg.SSHHost,
+		SSHStrictHostKeyChecking: r.cfg.SSHStrictHostKeyChecking,
+		SSHPassEnv:               r.cfg.SSHPassEnv,
+		MCPConfigPath:            r.cfg.MCPConfig,
+		CredentialVerification:   r.cfg.VerifyCredential,
 	}
-	r.view.startBegin(command, r.cfg.Cwd)
+	where := r.cfg.Cwd
+	if r.cfg.SSHHost != "" {
+		where = r.cfg.SSHHost + ":" + where // the runtime runs over there
+	}
+	r.view.startBegin(command, where)
 	// The runtime stays bound to the start's context for the whole session
 	// (SP-3): ending it signals the process group. So it ends only when the
 	// start is interrupted, on a hard teardown, or after StopSession.

@@ -65,6 +65,9 @@ func TestUsageErrors(t *testing.T) {
 		{"verify with resume", []string{"--verify-credential", "--resume", "s"}, "--verify-credential sends its own prompt"},
 		{"verify with mcp", []string{"--verify-credential", "--mcp-config", "m.json"}, "--verify-credential sends its own prompt"},
 		{"log level", []string{"--log-level", "loud", "hi"}, "--log-level"},
+		{"host key policy", []string{"--ssh-host", "h", "--ssh-strict-host-key-checking", "ask", "hi"}, "want accept-new, yes or no"},
+		{"host key policy without host", []string{"--ssh-strict-host-key-checking", "yes", "hi"}, "add --ssh-host"},
+		{"pass env without host", []string{"--ssh-pass-env", "TOKEN", "hi"}, "add --ssh-host"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(newFake())
@@ -100,6 +103,18 @@ func TestStartParamsFromFlags(t *testing.T) {
 		MCPConfigPath:   "/work/here/conf/mcp.json",
 	}, rt.start)
 	assert.Equal(t, []string{"hello"}, rt.prompts)
+}
+
+func TestSSH1_SSH3_SSHFlagsReachTheStartParams(t *testing.T) {
+	rt := newFake(completed())
+	h := newHarness(rt)
+	status := h.run("--command", "gemini --acp", "--ssh-host", "build-1", "--ssh-strict-host-key-checking", "yes",
+		"--ssh-pass-env", "GEMINI_API_KEY", "--ssh-pass-env", "HTTPS_PROXY", "hello")
+	require.Equal(t, ExitCompleted, status, h.stderr.String())
+	assert.Equal(t, "build-1", rt.start.SSHHost)
+	assert.Equal(t, "yes", rt.start.SSHStrictHostKeyChecking)
+	assert.Equal(t, []string{"GEMINI_API_KEY", "HTTPS_PROXY"}, rt.start.SSHPassEnv, "repeatable, in order")
+	assert.Contains(t, h.stdout.String(), "starting gemini --acp in build-1:/work/here", "the view says where it runs")
 }
 
 func TestSP3_TheStartContextLivesAsLongAsTheSession(t *testing.T) {
