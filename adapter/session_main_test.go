@@ -12,11 +12,13 @@ import (
 	"go.uber.org/goleak"
 
 	"acpkit.dev/adapter/internal/fakeagent"
+	"acpkit.dev/internal/realruntime"
 )
 
 // TestMain runs a fake agent scenario when the binary was started as one,
 // and otherwise the tests, checking that none leaves a goroutine behind.
 func TestMain(m *testing.M) {
+	realruntime.TapMain()
 	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent, "hello": helloAgent})
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { cleanupRefagent() }))
 }
