@@ -289,6 +289,9 @@ func (s *Server) reply(rec Request) Reply {
 
 // chunks splits text into the pieces a stream sends, a few words each.
 func chunks(text string) []string {
+	if text == "" {
+		return nil
+	}
 	words := strings.SplitAfter(text, " ")
 	var out []string
 	for i := 0; i < len(words); i += 2 {
