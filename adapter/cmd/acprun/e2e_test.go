@@ -28,12 +28,14 @@ import (
 	"go.uber.org/goleak"
 
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
+	"acpkit.dev/internal/realruntime"
 )
 
 // bin holds acprun and, beside it, the reference agent, built once.
 var bin string
 
 func TestMain(m *testing.M) {
+	realruntime.TapMain() // the real-runtime tests' wire tap runs as this binary
 	flag.Parse()
 	os.Exit(testMain(m))
 }
