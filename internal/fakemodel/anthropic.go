@@ -24,7 +24,7 @@ func init() {
 
 func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Request) {
 	if r.URL.Path == "/v1/messages/count_tokens" {
-		writeJSON(w, map[string]any{"input_tokens": 10})
+		answerJSON(w, map[string]any{"input_tokens": 10})
 		return
 	}
 	var req struct {
@@ -50,7 +50,7 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Reque
 		if tc := rep.ToolCall; tc != nil {
 			content = append(content, map[string]any{"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": json.RawMessage(tc.Input)})
 		}
-		writeJSON(w, map[string]any{
+		answerJSON(w, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": req.Model,
 			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
 		})
@@ -102,15 +102,4 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Reque
 	if err == nil {
 		_ = ev("message_stop", map[string]any{})
 	}
-}
-
-// writeJSON answers 200 with v as JSON.
-func writeJSON(w http.ResponseWriter, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
 }

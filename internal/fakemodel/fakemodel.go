@@ -9,9 +9,12 @@
 // answers at most Options.MaxRequests model requests, and records every
 // request it receives.
 //
-// The surface shared by the API files of this package is small: Server,
-// Options, Script, Reply, ToolCall, Request, and, for an API file,
-// registerAPI, (*Server).reply and the sse writer.
+// The surface shared by this package's files is small. Tests use Start (or
+// New), Options, Script (Text is the simplest), Reply, ToolCall and the
+// recorded Request. An API file (anthropic.go, openai.go) registers an api
+// from init with registerAPI and answers with (*Server).reply for the
+// script's Reply, chunks and (*Server).slowChunks for the stream's text,
+// and startSSE/sse or answerJSON for the wire.
 package fakemodel
 
 import (
@@ -26,6 +29,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/segmentio/encoding/json"
 )
 
 // Reply is one scripted model answer. Text is streamed in small chunks;
@@ -347,4 +352,15 @@ func startSSE(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+}
+
+// answerJSON answers 200 with v as JSON.
+func answerJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
 }

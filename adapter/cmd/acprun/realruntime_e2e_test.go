@@ -47,7 +47,7 @@ func eventTypes(t *testing.T, out []byte) []string {
 	return types
 }
 
-func count(list []string, s string) int {
+func countOf(list []string, s string) int {
 	n := 0
 	for _, x := range list {
 		if x == s {
@@ -118,8 +118,8 @@ func TestE2E_TU4_RealRuntime_TwoTurnsOneProcess(t *testing.T) {
 		r := acprun(t, "--json", "--command", rt.Command(), "The first prompt mentions a lighthouse.", "The second prompt asks what the first one mentioned.")
 		require.Equal(t, 0, r.status, r.stderr)
 		types := eventTypes(t, r.stdout)
-		assert.Equal(t, 2, count(types, "session_started"))
-		assert.Equal(t, 2, count(types, "turn_completed"))
+		assert.Equal(t, 2, countOf(types, "session_started"))
+		assert.Equal(t, 2, countOf(types, "turn_completed"))
 		pids := map[string]bool{}
 		for _, l := range clitest.JSONLines(t, r.stdout) {
 			if l["type"] == "session_started" {
