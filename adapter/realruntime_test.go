@@ -76,6 +76,9 @@ func TestEV3_RealRuntime_StreamedTextTurn(t *testing.T) {
 	eachRuntime(t, func(t *testing.T, kind realruntime.Kind) {
 		r := startReal(t, kind, fakemodel.Text(streamedText))
 		res, err, ev := r.h.turn(r.s, "Say hello.")
+		tree := r.rt.Survivors()
+		t.Logf("%s runs as %d processes", kind, len(tree))
+		assert.Greater(t, len(tree), 1, "the runtime's tree (a launcher and what it starts) is found, so AssertGone sees all of it")
 		require.NoError(t, err)
 		assert.Equal(t, EventTurnCompleted, res.Outcome)
 		assert.Equal(t, streamedText, ev.lastText("Hello"), "EV-4: the chunks accumulate into one message")
