@@ -111,8 +111,8 @@ func claude(t testing.TB, fake *fakemodel.Server) Runtime {
 		"DISABLE_TELEMETRY=1",
 	)
 	if os.Geteuid() == 0 {
-		// As root it refuses bypass-permission modes unless told it runs
-		// in a sandbox; the tests never use those modes, but it checks.
+		// As root, session/new fails with bypass_root (-32603) unless it
+		// is told it runs in a sandbox, even in the default mode.
 		r.Env = append(r.Env, "IS_SANDBOX=1")
 	}
 	return r
