@@ -105,8 +105,11 @@ type Server struct {
 	script Script
 	srv    *http.Server
 	ln     net.Listener
-	done   chan struct{} // closed when the server stops
+	done   chan struct{} // closed when the server starts stopping
 	served chan struct{} // closed when Serve returned
+	closed chan struct{} // closed when Close has finished
+
+	closeOnce sync.Once
 
 	mu       sync.Mutex
 	requests []Request
@@ -169,6 +172,7 @@ func New(script Script, o Options) (*Server, error) {
 		ln:     ln,
 		done:   make(chan struct{}),
 		served: make(chan struct{}),
+		closed: make(chan struct{}),
 	}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.route), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -187,24 +191,21 @@ func New(script Script, o Options) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the server, ending open streams; it is safe to call twice.
+// Close stops the server, ending open streams, and returns once every
+// handler has; it is safe to call more than once and from several
+// goroutines.
 func (s *Server) Close() {
-	s.mu.Lock()
-	select {
-	case <-s.done:
-		s.mu.Unlock()
-		<-s.served
-		return
-	default:
+	s.closeOnce.Do(func() {
 		close(s.done)
-	}
-	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if s.srv.Shutdown(ctx) != nil {
-		_ = s.srv.Close()
-	}
-	<-s.served
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if s.srv.Shutdown(ctx) != nil {
+			_ = s.srv.Close()
+		}
+		<-s.served
+		close(s.closed)
+	})
+	<-s.closed
 }
 
 // Requests returns every request received so far, in arrival order.
