@@ -1,10 +1,13 @@
 package adapter
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/adapter/internal/normalize"
 )
 
 // DI-10: a runtime that answers a refused permission by stopping its turn
@@ -42,5 +45,24 @@ func TestDI10_RefAgent_RefusalIsRecordedPerTurn(t *testing.T) {
 	r, err, _ := h.turn(s, "text stop=cancelled")
 	assert.Equal(t, KindTurnFailed, KindOf(err))
 	assert.Equal(t, "agent reported a cancelled stop reason without a cancellation on either side", r.Message)
+	assert.Empty(t, h.log.find(logHumanInput))
+}
+
+func TestDI10_RefAgent_RequestedCancelAfterRefusalStaysCancelled(t *testing.T) {
+	h := newHarness(t)
+	s := h.startWith(h.ref("--cancel-after-refusal"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ev := &events{}
+	// The caller cancels once the refusal is reported: DI-1's override
+	// holds, whatever the runtime's reason for its cancelled stop.
+	r, err := h.a.RunTurn(ctx, s, TurnParams{Prompt: "permission slow", OnEvent: func(e Event) {
+		ev.on(e)
+		if e.Message == normalize.MsgPermissionRefused {
+			cancel()
+		}
+	}})
+	assert.Equal(t, KindTurnCancelled, KindOf(err))
+	assert.Equal(t, EventTurnCancelled, r.Outcome)
 	assert.Empty(t, h.log.find(logHumanInput))
 }
