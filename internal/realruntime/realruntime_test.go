@@ -73,20 +73,27 @@ func TestCommandCarriesTheEnvironment(t *testing.T) {
 	}
 }
 
-// codex-acp's native binary comes through @openai/codex's optional
-// dependency for the platform; npm ci must have brought it.
-func TestCodexNativeBinaryInstalled(t *testing.T) {
-	triple := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
-	if triple == "" {
-		t.Skipf("codex ships no linux binary for %s", runtime.GOARCH)
+// Both runtimes run a native binary that npm brings as an optional
+// dependency for the platform (codex-acp through @openai/codex,
+// claude-agent-acp through @anthropic-ai/claude-agent-sdk); npm ci must
+// have installed it.
+func TestNativeBinariesInstalled(t *testing.T) {
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	if arch == "" {
+		t.Skipf("the runtimes ship no linux binary for %s", runtime.GOARCH)
 	}
 	fake := fakemodel.Start(t, nil)
-	r := Start(t, CodexACP, fake)
-	modules := filepath.Dir(filepath.Dir(r.Bin))
-	bins, err := filepath.Glob(filepath.Join(modules, "@openai", "codex-linux-"+triple, "vendor", "*", "bin", "codex"))
-	require.NoError(t, err)
-	require.Len(t, bins, 1, "the optional dependency @openai/codex-linux-%s is installed", triple)
-	fi, err := os.Stat(bins[0])
-	require.NoError(t, err)
-	assert.NotZero(t, fi.Mode()&0o111, "executable")
+	for kind, pattern := range map[Kind]string{
+		CodexACP:       filepath.Join("@openai", "codex-linux-"+arch, "vendor", "*", "bin", "codex"),
+		ClaudeAgentACP: filepath.Join("@anthropic-ai", "claude-agent-sdk-linux-"+arch, "claude"),
+	} {
+		r := Start(t, kind, fake)
+		modules := filepath.Dir(filepath.Dir(r.Bin))
+		bins, err := filepath.Glob(filepath.Join(modules, pattern))
+		require.NoError(t, err)
+		require.Len(t, bins, 1, "%s: the optional dependency %s is installed", kind, pattern)
+		fi, err := os.Stat(bins[0])
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&0o111, "%s is executable", bins[0])
+	}
 }
