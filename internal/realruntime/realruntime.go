@@ -104,6 +104,9 @@ func claude(t testing.TB, fake *fakemodel.Server) Runtime {
 	r := setup(t, string(ClaudeAgentACP), fake)
 	writeFile(t, filepath.Join(r.Home, ".claude", "settings.json"), `{"permissions":{"defaultMode":"default"}}`)
 	r.Env = append(r.Env,
+		// Named outright, so a developer's own setting cannot send it
+		// elsewhere.
+		"CLAUDE_CONFIG_DIR="+filepath.Join(r.Home, ".claude"),
 		"ANTHROPIC_BASE_URL="+fake.URL,
 		"ANTHROPIC_API_KEY=sk-ant-fake",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -128,6 +131,7 @@ func codex(t testing.TB, fake *fakemodel.Server) Runtime {
 	// (exec_command), which a script can call without writing JavaScript.
 	writeFile(t, filepath.Join(r.Home, ".codex", "config.toml"), fmt.Sprintf("openai_base_url = %q\nmodel = %q\n", fake.URL+"/v1", "gpt-5.5"))
 	r.Env = append(r.Env,
+		"CODEX_HOME="+filepath.Join(r.Home, ".codex"),
 		"OPENAI_API_KEY=sk-fake",
 		`DEFAULT_AUTH_REQUEST={"methodId":"api-key"}`,
 		"INITIAL_AGENT_MODE=read-only",
