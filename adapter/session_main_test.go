@@ -13,6 +13,7 @@ import (
 
 	"acpkit.dev/adapter/internal/fakeagent"
 	referenceagent "acpkit.dev/conformance/refagent"
+	"acpkit.dev/internal/realruntime"
 )
 
 // TestMain runs a fake agent scenario when the binary was started as one,
@@ -20,6 +21,7 @@ import (
 // runtime, as in `acprun refagent`), and otherwise the tests, checking that
 // none leaves a goroutine behind.
 func TestMain(m *testing.M) {
+	realruntime.TapMain()
 	if len(os.Args) > 1 && os.Args[1] == "refagent" {
 		os.Exit(referenceagent.Main(os.Args[2:]))
 	}

@@ -284,6 +284,9 @@ func (p *pump) request(m pumpRequest) {
 	optID, ok := selectRefusal(m.params)
 	if ok {
 		m.answer <- requestAnswer{result: permissionSelected(optID)}
+		if p.turn != nil {
+			p.turn.refusedPermission = true // DI-10
+		}
 		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionRefused})...)
 	} else {
 		m.answer <- requestAnswer{result: permissionCancelled}

@@ -43,6 +43,9 @@ type turnState struct {
 	// the read timeout for the stream's own end (TU-9).
 	writeFailed  bool
 	reachedModel bool
+	// refusedPermission: a permission request was refused during the
+	// turn (PM-1), which turns a cancelled stop into DI-10's ending.
+	refusedPermission bool
 }
 
 func (t *turnState) deliver(e Event) {
@@ -255,7 +258,11 @@ func (p *pump) promptDone(m pumpPrompt) {
 		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, nil)
 		return
 	}
-	p.endTurn(normalize.StopReason(reason, false), nil)
+	o := normalize.StopReasonAfterRefusal(reason, t.refusedPermission)
+	if o.Type == normalize.TurnInputRequired {
+		p.s.log.Warn(logHumanInput) // DI-10 ends as DI-5 does
+	}
+	p.endTurn(o, nil)
 }
 
 // decodeStopReason reads a prompt result's stopReason, which must be a

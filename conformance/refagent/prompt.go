@@ -25,6 +25,8 @@ type turnRun struct {
 	t     *turn
 	reply strings.Builder // the agent text, kept for replay
 	sent  int             // updates sent so far
+	// refused: a permission request was answered with a reject option.
+	refused bool
 }
 
 func (r *turnRun) send(u map[string]any) error {
@@ -241,6 +243,8 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 	switch {
 	case cancelled:
 		stop = a.opts.CancelStopReason
+	case r.refused && a.opts.CancelAfterRefusal:
+		stop = "cancelled"
 	case sc.StopReason != "":
 		stop = sc.StopReason
 	}
@@ -339,6 +343,8 @@ func (r *turnRun) permission(kind string) error {
 			verdict = "permission outcome: selected " + out.Outcome.OptionID
 			if strings.HasPrefix(out.Outcome.OptionID, "allow") {
 				status = "completed"
+			} else {
+				r.refused = true
 			}
 		} else {
 			verdict = "permission outcome: " + out.Outcome.Outcome

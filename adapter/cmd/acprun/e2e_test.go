@@ -29,6 +29,7 @@ import (
 
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
 	"acpkit.dev/adapter/internal/fakeagent"
+	"acpkit.dev/internal/realruntime"
 )
 
 // bin holds acprun, built once; `acprun refagent` is the reference agent.
@@ -36,6 +37,7 @@ var bin string
 
 func TestMain(m *testing.M) {
 	fakeagent.Main(map[string]fakeagent.Scenario{"scripted": scriptedAgent})
+	realruntime.TapMain() // the real-runtime tests' wire tap runs as this binary
 	flag.Parse()
 	os.Exit(testMain(m))
 }

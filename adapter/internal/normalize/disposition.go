@@ -61,6 +61,21 @@ func StopReason(reason string, cancelRequested bool) Outcome {
 	}
 }
 
+// DetailRefusedPermission is DI-10's detail of the human-input message.
+const DetailRefusedPermission = "a permission this unattended run refused"
+
+// StopReasonAfterRefusal is StopReason for a turn in which nobody asked for
+// cancellation. refusedPermission says whether the adapter refused a
+// permission request during the turn (PM-1): a cancelled stop then is the
+// runtime giving up on a consent this run cannot give, which needs a
+// person rather than a retry (DI-10).
+func StopReasonAfterRefusal(reason string, refusedPermission bool) Outcome {
+	if reason == "cancelled" && refusedPermission {
+		return InputRequired(DetailRefusedPermission)
+	}
+	return StopReason(reason, false)
+}
+
 // Cancelled is the outcome of a turn whose cancellation was requested.
 func Cancelled() Outcome {
 	return Outcome{TurnCancelled, KindTurnCancelled, MsgTurnCancelled}
