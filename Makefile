@@ -5,7 +5,7 @@ PKGS      := acpkit.dev/...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-.PHONY: all generate check-generated schema test test-go deps bench fuzz demo vet
+.PHONY: all generate check-generated schema test test-go deps bench fuzz demo vet release-check
 
 all: test
 
@@ -27,13 +27,18 @@ deps:
 	./scripts/install-test-deps.sh
 
 ## test: every test of every module, with the race detector.
-test: deps check-generated vet test-go
+test: deps check-generated vet test-go release-check
 
 vet:
 	$(GO) vet $(PKGS)
 
 test-go:
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+## release-check: install every command and the SDK from a local file:// proxy
+## serving this work tree as the release go.mod names (docs/RELEASING.md).
+release-check:
+	./scripts/release-check.sh
 
 ## bench: the side-by-side benchmarks, printed as ratios.
 # Medians over 5 runs; the 1 GiB flood alone takes seconds per run, hence
@@ -51,8 +56,8 @@ fuzz:
 	  done; \
 	done
 
-## demo: drive the reference agent through the adapter with acprun.
-# Both binaries go to bin/, so acprun finds the reference agent beside itself.
+## demo: build the commands into bin/ and drive the reference agent (which
+## acprun carries) through the adapter.
 demo:
-	$(GO) build -o bin/ ./adapter/cmd/acprun ./conformance/cmd/refagent
+	$(GO) build -o bin/ ./adapter/cmd/acprun ./conformance/cmd/acpcheck ./conformance/cmd/refagent
 	./bin/acprun --demo

@@ -13,9 +13,10 @@ import (
 
 // Strict mode: what a peer must have advertised before a method may be
 // called on it (protocol.md §4). The schema does not carry these rules, so
-// they are a small hand table here, read from the peer's raw initialize
-// message (and the session setup responses) rather than from generated
-// field names, so that a schema bump cannot silently change them.
+// they are a small hand table here. What the peer advertised is read with
+// the generated decoders, the very decode the typed API gives the user
+// (lenient where the schema says x-deserialize-*, exact about member
+// names), so strict mode and the user never disagree about a capability.
 
 // ErrNotAdvertised matches a [*CapabilityError]: strict mode refused, without
 // sending it, a call the peer's capabilities do not allow.
@@ -38,49 +39,15 @@ func (e *CapabilityError) Error() string {
 // Is matches ErrNotAdvertised.
 func (e *CapabilityError) Is(target error) bool { return target == ErrNotAdvertised }
 
-// present reports whether a presence-means-support capability was sent as an
-// object.
-func present(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
-
 // agentView is what an agent advertised in its initialize response.
 type agentView struct {
-	AuthMethods       []json.RawMessage `json:"authMethods"`
-	AgentCapabilities struct {
-		LoadSession        bool `json:"loadSession"`
-		PromptCapabilities struct {
-			Image           bool `json:"image"`
-			Audio           bool `json:"audio"`
-			EmbeddedContext bool `json:"embeddedContext"`
-		} `json:"promptCapabilities"`
-		SessionCapabilities struct {
-			List   json.RawMessage `json:"list"`
-			Delete json.RawMessage `json:"delete"`
-			Resume json.RawMessage `json:"resume"`
-			Close  json.RawMessage `json:"close"`
-		} `json:"sessionCapabilities"`
-		Auth struct {
-			Logout json.RawMessage `json:"logout"`
-		} `json:"auth"`
-	} `json:"agentCapabilities"`
+	caps        gen.AgentCapabilities
+	authMethods int
 }
 
 // clientView is what a client advertised in its initialize request.
 type clientView struct {
-	ClientCapabilities struct {
-		FS struct {
-			ReadTextFile  bool `json:"readTextFile"`
-			WriteTextFile bool `json:"writeTextFile"`
-		} `json:"fs"`
-		Terminal bool `json:"terminal"`
-		Session  struct {
-			Notices    json.RawMessage `json:"notices"`
-			Compaction json.RawMessage `json:"compaction"`
-		} `json:"session"`
-		Elicitation struct {
-			Form json.RawMessage `json:"form"`
-			URL  json.RawMessage `json:"url"`
-		} `json:"elicitation"`
-	} `json:"clientCapabilities"`
+	caps gen.ClientCapabilities
 }
 
 // sessionFeatures is what a session setup response (session/new, load,
@@ -98,53 +65,69 @@ type peerState struct {
 	sessions map[string]sessionFeatures
 }
 
-// decodeView decodes raw into v; a capability message that does not decode
+// learnAgent records what an initialize response advertised and returns it
+// decoded, for the caller's typed result. A response that does not decode
 // advertises nothing.
-func decodeView[T any](raw []byte, v *T) {
-	var zero T
-	*v = zero
-	if err := json.Unmarshal(raw, v); err != nil {
-		*v = zero
+func (s *peerState) learnAgent(initResult []byte) (*gen.InitializeResponse, error) {
+	var r gen.InitializeResponse
+	err := r.UnmarshalJSON(initResult)
+	s.mu.Lock()
+	if err != nil {
+		s.agent = agentView{}
+	} else {
+		s.agent = agentView{caps: r.AgentCapabilities, authMethods: len(r.AuthMethods)}
 	}
-}
-
-func (s *peerState) learnAgent(initResult []byte) {
-	s.mu.Lock()
-	decodeView(initResult, &s.agent)
 	s.mu.Unlock()
+	return &r, err
 }
 
+// learnClient records what an initialize request advertised; params that
+// do not decode advertise nothing.
 func (s *peerState) learnClient(initParams []byte) {
+	var r gen.InitializeRequest
+	err := r.UnmarshalJSON(initParams)
 	s.mu.Lock()
-	decodeView(initParams, &s.client)
+	if err != nil {
+		s.client = clientView{}
+	} else {
+		s.client = clientView{caps: r.ClientCapabilities}
+	}
 	s.mu.Unlock()
 }
 
 // learnSession records a setup response's modes and configOptions.
 func (s *peerState) learnSession(method string, params, result []byte) {
-	var r struct {
-		SessionID     string          `json:"sessionId"`
-		Modes         json.RawMessage `json:"modes"`
-		ConfigOptions json.RawMessage `json:"configOptions"`
+	var (
+		id  string
+		f   sessionFeatures
+		err error
+	)
+	switch method {
+	case gen.MethodSessionNew:
+		var r gen.NewSessionResponse
+		err = r.UnmarshalJSON(result)
+		id, f = string(r.SessionID), sessionFeatures{modes: r.Modes != nil, configOptions: r.ConfigOptions != nil}
+	case gen.MethodSessionLoad:
+		var r gen.LoadSessionResponse
+		err = r.UnmarshalJSON(result)
+		id, f = sessionIDOf(params), sessionFeatures{modes: r.Modes != nil, configOptions: r.ConfigOptions != nil}
+	case gen.MethodSessionResume:
+		var r gen.ResumeSessionResponse
+		err = r.UnmarshalJSON(result)
+		id, f = sessionIDOf(params), sessionFeatures{modes: r.Modes != nil, configOptions: r.ConfigOptions != nil}
 	}
-	if json.Unmarshal(result, &r) != nil {
-		return
-	}
-	id := r.SessionID
-	if method != gen.MethodSessionNew {
-		id = sessionIDOf(params)
-	}
-	if id == "" {
+	if err != nil || id == "" {
 		return
 	}
 	s.mu.Lock()
 	if s.sessions == nil {
 		s.sessions = make(map[string]sessionFeatures)
 	}
-	s.sessions[id] = sessionFeatures{modes: present(r.Modes), configOptions: len(r.ConfigOptions) > 0 && r.ConfigOptions[0] == '['}
+	s.sessions[id] = f
 	s.mu.Unlock()
 }
 
+// sessionIDOf reads the session id of params this side encoded.
 func sessionIDOf(params []byte) string {
 	var p struct {
 		SessionID string `json:"sessionId"`
@@ -173,25 +156,25 @@ type agentGate struct {
 // baseline but its content is limited by promptCapabilities.
 var agentGates = map[string]agentGate{
 	gen.MethodAuthenticate: {requires: "authMethods", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return len(v.AuthMethods) > 0, ""
+		return v.authMethods > 0, ""
 	}},
 	gen.MethodLogout: {requires: "agentCapabilities.auth.logout", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return present(v.AgentCapabilities.Auth.Logout), ""
+		return v.caps.Auth.Logout != nil, ""
 	}},
 	gen.MethodSessionLoad: {requires: "agentCapabilities.loadSession", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.AgentCapabilities.LoadSession, ""
+		return v.caps.LoadSession, ""
 	}},
 	gen.MethodSessionResume: {requires: "agentCapabilities.sessionCapabilities.resume", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return present(v.AgentCapabilities.SessionCapabilities.Resume), ""
+		return v.caps.SessionCapabilities.Resume != nil, ""
 	}},
 	gen.MethodSessionList: {requires: "agentCapabilities.sessionCapabilities.list", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return present(v.AgentCapabilities.SessionCapabilities.List), ""
+		return v.caps.SessionCapabilities.List != nil, ""
 	}},
 	gen.MethodSessionClose: {requires: "agentCapabilities.sessionCapabilities.close", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return present(v.AgentCapabilities.SessionCapabilities.Close), ""
+		return v.caps.SessionCapabilities.Close != nil, ""
 	}},
 	gen.MethodSessionDelete: {requires: "agentCapabilities.sessionCapabilities.delete", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return present(v.AgentCapabilities.SessionCapabilities.Delete), ""
+		return v.caps.SessionCapabilities.Delete != nil, ""
 	}},
 	gen.MethodSessionSetMode: {requires: "modes in the session's setup response", needsParams: true, allowed: func(_ *agentView, s map[string]sessionFeatures, params []byte) (bool, string) {
 		return s[sessionIDOf(params)].modes, ""
@@ -213,7 +196,7 @@ func promptAllowed(v *agentView, _ map[string]sessionFeatures, params []byte) (b
 	if json.Unmarshal(params, &p) != nil {
 		return true, "" // malformed params are the peer's to reject
 	}
-	pc := v.AgentCapabilities.PromptCapabilities
+	pc := v.caps.PromptCapabilities
 	for _, b := range p.Prompt {
 		switch {
 		case b.Type == "image" && !pc.Image:
@@ -236,7 +219,7 @@ type clientGate struct {
 
 func terminalGate() clientGate {
 	return clientGate{requires: "clientCapabilities.terminal", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return v.ClientCapabilities.Terminal, ""
+		return v.caps.Terminal, ""
 	}}
 }
 
@@ -244,10 +227,10 @@ func terminalGate() clientGate {
 // baseline except the variants a client must opt into.
 var clientGates = map[string]clientGate{
 	gen.MethodFsReadTextFile: {requires: "clientCapabilities.fs.readTextFile", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return v.ClientCapabilities.FS.ReadTextFile, ""
+		return v.caps.Fs.ReadTextFile, ""
 	}},
 	gen.MethodFsWriteTextFile: {requires: "clientCapabilities.fs.writeTextFile", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return v.ClientCapabilities.FS.WriteTextFile, ""
+		return v.caps.Fs.WriteTextFile, ""
 	}},
 	gen.MethodTerminalCreate:      terminalGate(),
 	gen.MethodTerminalOutput:      terminalGate(),
@@ -259,17 +242,20 @@ var clientGates = map[string]clientGate{
 			Mode string `json:"mode"`
 		}
 		_ = json.Unmarshal(params, &p)
-		e := v.ClientCapabilities.Elicitation
+		form, url := false, false
+		if e := v.caps.Elicitation; e != nil {
+			form, url = e.Form != nil, e.URL != nil
+		}
 		switch p.Mode {
 		case "url":
-			return present(e.URL), "clientCapabilities.elicitation.url"
+			return url, "clientCapabilities.elicitation.url"
 		case "form":
-			return present(e.Form), "clientCapabilities.elicitation.form"
+			return form, "clientCapabilities.elicitation.form"
 		}
-		return present(e.Form) || present(e.URL), "clientCapabilities.elicitation"
+		return form || url, "clientCapabilities.elicitation"
 	}},
 	gen.MethodElicitationComplete: {requires: "clientCapabilities.elicitation.url", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return present(v.ClientCapabilities.Elicitation.URL), ""
+		return v.caps.Elicitation != nil && v.caps.Elicitation.URL != nil, ""
 	}},
 	gen.MethodSessionUpdate: {needsParams: true, allowed: func(v *clientView, params []byte) (bool, string) {
 		var p struct {
@@ -278,12 +264,12 @@ var clientGates = map[string]clientGate{
 			} `json:"update"`
 		}
 		_ = json.Unmarshal(params, &p)
-		s := v.ClientCapabilities.Session
+		s := v.caps.Session
 		switch p.Update.SessionUpdate {
 		case "notice":
-			return present(s.Notices), "clientCapabilities.session.notices"
+			return s != nil && s.Notices != nil, "clientCapabilities.session.notices"
 		case "compaction_update", "compaction_summary_chunk":
-			return present(s.Compaction), "clientCapabilities.session.compaction"
+			return s != nil && s.Compaction != nil, "clientCapabilities.session.compaction"
 		}
 		return true, ""
 	}},
@@ -314,7 +300,7 @@ func (s *peerState) checkAgentCall(method string, params any) (any, error) {
 		}
 		return nil, &CapabilityError{Method: method, Requires: requires}
 	}
-	if g.needsParams {
+	if g.needsParams && params != nil {
 		return raw, nil
 	}
 	return params, nil
@@ -339,7 +325,7 @@ func (s *peerState) checkClientCall(method string, params any) (any, error) {
 		}
 		return nil, &CapabilityError{Method: method, Requires: requires}
 	}
-	if g.needsParams {
+	if g.needsParams && params != nil {
 		return raw, nil
 	}
 	return params, nil
@@ -349,7 +335,20 @@ func encodeIfNeeded(needed bool, method string, params any) (json.RawMessage, er
 	if !needed {
 		return nil, nil
 	}
-	raw, err := json.Marshal(params)
+	return encodeParams(method, params)
+}
+
+// encodeParams encodes params exactly as the connection would on sending
+// them (no HTML escaping, raw members kept byte for byte), so params strict
+// mode had to look at go out unchanged.
+func encodeParams(method string, params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	if raw, ok := params.(json.RawMessage); ok {
+		return raw, nil
+	}
+	raw, err := json.Append(nil, params, 0)
 	if err != nil {
 		return nil, fmt.Errorf("acpsdk: encoding %s params: %w", method, err)
 	}

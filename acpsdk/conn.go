@@ -135,24 +135,21 @@ type Conn struct {
 
 	nextID atomic.Int64
 
-	mu        sync.Mutex
+	mu        sync.Mutex // guards life and the three tables
+	life      lifecycle  // see lifecycle.go: every state a Conn can be in
 	pending   map[int64]*pendingCall
 	abandoned map[int64]struct{}
 	inflight  map[string]*inflight
-	endErr    error // set once no response can arrive any more
-	closing   atomic.Bool
 
 	writeErr   atomic.Pointer[ConnError]
 	writerStop chan struct{}
 	writerDone chan struct{}
 	readerDone chan struct{}
 
-	done       chan struct{}
-	err        error
-	finishOnce sync.Once
-	closeOnce  sync.Once
-	closeErr   error
-	wg         sync.WaitGroup // dispatcher, request handlers, cancel senders
+	done      chan struct{} // closed on reaching phaseDone
+	closeOnce sync.Once     // a second Close waits for the first
+	closeErr  error
+	wg        sync.WaitGroup // dispatcher, request handlers, cancel senders
 }
 
 // outFrame is one queued write: a complete line, or a flush marker.
@@ -171,7 +168,6 @@ type scope struct {
 }
 
 type scopeKey struct{}
-type keepWaitingKey struct{}
 
 // inflight is an inbound request, cancellable by $/cancel_request from the
 // moment it is read.
@@ -271,22 +267,14 @@ func (c *Conn) run() {
 	go c.writeLoop()
 }
 
-// KeepWaiting returns a context under which [Conn.Call], when the context
-// ends, still sends $/cancel_request but then keeps waiting for the peer's
-// final answer (a result or an error such as -32800) and returns it, instead
-// of returning the context's error. The wait ends at the latest when the
-// connection does. Use it for calls whose real outcome matters after a
-// cancellation, like session/prompt after session/cancel.
-func KeepWaiting(ctx context.Context) context.Context {
-	return context.WithValue(ctx, keepWaitingKey{}, true)
-}
-
 // Call sends a request and waits for its answer, decoding the result into
 // result (a pointer; nil discards it; *json.RawMessage takes the raw bytes).
 // An error answer is returned as an *Error.
 //
 // If ctx ends first, Call sends $/cancel_request for the request and
-// returns ctx's error, unless ctx came from [KeepWaiting].
+// returns ctx's error; a late answer is dropped. To send the cancellation
+// and still get the peer's final answer, use [Conn.Go] and
+// [PendingCall.Cancel].
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	p, err := c.start(ctx, method, params)
 	if err != nil {
@@ -303,10 +291,6 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	default:
 	}
 	p.cancelOnce.Do(func() { c.sendCancel(p.id) })
-	if keep, _ := ctx.Value(keepWaitingKey{}).(bool); keep {
-		<-p.done
-		return p.decode(result)
-	}
 	c.abandon(p, ctx.Err())
 	return ctx.Err()
 }
@@ -341,7 +325,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) (*pendingCa
 		p.lifts, p.inHandler = true, s.notification
 	}
 	c.mu.Lock()
-	if err := c.endErr; err != nil {
+	if err := c.callsEnded(); err != nil {
 		c.mu.Unlock()
 		return nil, err
 	}
@@ -416,7 +400,7 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 func (c *Conn) Err() error {
 	select {
 	case <-c.done:
-		return c.err
+		return c.finalErr()
 	default:
 		return nil
 	}
@@ -431,9 +415,7 @@ func (c *Conn) Err() error {
 // Close must not be called from a handler (it would wait for itself).
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
-		c.mu.Lock()
-		c.closing.Store(true)
-		c.mu.Unlock()
+		c.startClose()
 		c.endCalls(errConnClosed)
 		c.cancelBase()
 		for _, p := range c.inbox.stop() {
@@ -478,22 +460,11 @@ func closeQuietly(c io.Closer) error {
 	return err
 }
 
-// finish records the end once and wakes Done.
-func (c *Conn) finish(err error) {
-	c.finishOnce.Do(func() {
-		c.err = err
-		c.cancelBase()
-		close(c.done)
-	})
-}
-
-// endCalls makes every outstanding and future call fail with err; answers
-// already read but deferred behind notifications are not touched.
+// endCalls makes every outstanding call fail with err (future ones fail
+// with the lifecycle's callErr); answers already read but deferred behind
+// notifications are not touched.
 func (c *Conn) endCalls(err error) {
 	c.mu.Lock()
-	if c.endErr == nil {
-		c.endErr = err
-	}
 	pend := c.pending
 	c.pending = make(map[int64]*pendingCall)
 	clear(c.abandoned)
@@ -513,9 +484,7 @@ func (c *Conn) endCalls(err error) {
 func (c *Conn) endRead(err error) {
 	var now []*pendingCall
 	c.mu.Lock()
-	if c.endErr == nil {
-		c.endErr = err
-	}
+	c.endReadLocked(err)
 	for id, p := range c.pending {
 		if p.inHandler {
 			delete(c.pending, id)
@@ -548,7 +517,7 @@ func (c *Conn) abandon(p *pendingCall, err error) {
 	_, ok := c.pending[p.id]
 	if ok {
 		delete(c.pending, p.id)
-		if c.endErr == nil {
+		if c.callsEnded() == nil {
 			c.abandoned[p.id] = struct{}{}
 		}
 	}
@@ -606,7 +575,7 @@ func (c *Conn) sendCancel(id int64) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closing.Load() {
+	if c.life.phase >= phaseClosing {
 		return // Close has started waiting on wg
 	}
 	c.wg.Add(1)
@@ -630,7 +599,7 @@ func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	for {
 		line, err := c.lines.next()
-		if c.closing.Load() {
+		if c.isClosing() {
 			return
 		}
 		if err != nil {
@@ -662,36 +631,69 @@ func (c *Conn) handleLine(line []byte) bool {
 	case kindResponse:
 		return c.handleResponse(&m, len(line))
 	case kindNotification:
+		if m.refused != refuseNone {
+			c.ev.notificationFailed(m.method, m.refused.err())
+			return true
+		}
 		if m.method == MethodCancelRequest {
 			c.cancelInbound(m.params)
 			return true
 		}
 		return c.inbox.push(inItem{msg: m, size: len(line)})
 	case kindRequest:
-		f := &inflight{}
-		c.mu.Lock()
-		c.inflight[string(m.id)] = f
-		c.mu.Unlock()
+		f := c.track(m.id)
+		if f == nil {
+			c.ev.invalid(line, "duplicate request id")
+			c.answerInvalid(m.id, &Error{Code: CodeInvalidRequest, Message: ErrInvalidRequest.Message + ": duplicate request id"})
+			return true
+		}
 		return c.inbox.push(inItem{msg: m, size: len(line), req: f})
 	default:
-		if m.code == CodeParseError {
+		var e *Error
+		switch m.code {
+		case CodeParseError:
 			c.ev.unparsable(line)
-		} else {
+			e = &Error{Code: CodeParseError, Message: ErrParse.Message}
+		case CodeInvalidParams:
+			// Answered as the typed dispatch answers params it cannot
+			// decode; the request was well formed, so it is not an
+			// invalid message.
+			e = &Error{Code: CodeInvalidParams, Message: m.why, Data: json.RawMessage(`{"path":"params"}`)}
+		default:
 			c.ev.invalid(line, m.why)
+			e = &Error{Code: m.code, Message: ErrInvalidRequest.Message + ": " + m.why}
 		}
 		if !c.queueInOrder(&Inbound{Kind: InboundBadLine, Line: line, Reason: m.why}, nil, len(line)) {
 			return false
 		}
-		if m.silent {
-			return true
+		if !m.silent {
+			c.answerInvalid(m.id, e)
 		}
-		msg := ErrInvalidRequest.Message + ": " + m.why
-		if m.code == CodeParseError {
-			msg = ErrParse.Message
-		}
-		_ = c.send(c.baseCtx, outFrame{data: appendError(nil, m.id, &Error{Code: m.code, Message: msg})})
 	}
 	return true
+}
+
+// answerInvalid answers a line the handler never sees.
+func (c *Conn) answerInvalid(id json.RawMessage, e *Error) {
+	_ = c.send(c.baseCtx, outFrame{data: appendError(nil, id, e)})
+}
+
+// track registers an inbound request's cancel handle under its id; it
+// returns nil when a request with the same id is still in flight (JSON-RPC
+// ids must be unique among the requests a peer has outstanding). A null id
+// names no request, so it is neither registered nor a duplicate.
+func (c *Conn) track(id json.RawMessage) *inflight {
+	f := &inflight{}
+	if isNull(id) {
+		return f
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.inflight[string(id)]; dup {
+		return nil
+	}
+	c.inflight[string(id)] = f
+	return f
 }
 
 // handleResponse routes a response to its call; it reports false once the
@@ -715,14 +717,17 @@ func (c *Conn) handleResponse(m *inMsg, size int) bool {
 		c.ev.unmatched(m.id)
 		return c.queueInOrder(&Inbound{Kind: InboundResponse, ID: m.id}, nil, size)
 	}
-	if m.errObj != nil {
+	switch {
+	case m.refused != refuseNone:
+		p.err = m.refused.err()
+	case m.errObj != nil:
 		e, err := decodeErrorObject(m.errObj)
 		if err != nil {
 			p.err = err
 		} else {
 			p.err = e
 		}
-	} else {
+	default:
 		p.result = m.result
 	}
 	if c.inOrder != nil {
@@ -771,12 +776,7 @@ func (c *Conn) dispatchLoop() {
 		go c.runRequest(it)
 	}
 	// Every message read before the stream ended has been dispatched.
-	c.mu.Lock()
-	err := c.endErr
-	c.mu.Unlock()
-	if c.closing.Load() || err == nil {
-		err = errConnClosed
-	}
+	err := c.drainedErr()
 	if c.inOrder != nil {
 		c.deliverInOrder(&Inbound{Kind: InboundEnd, Err: err})
 	}

@@ -55,9 +55,16 @@ func TestScripts(t *testing.T) {
 			events: []string{"invalid not a JSON-RPC object (batches are not supported)"},
 		},
 		{
-			name:   "SDK10 non-message object is -32600 with its id",
-			steps:  []scriptStep{{v + `"id":8}`, []string{v + `"id":8,"error":{"code":-32600,"message":"invalid request: object is neither a request, a notification nor a response"}}`}}},
+			name:   "SDK10 non-message object is -32600",
+			steps:  []scriptStep{{v + `"x":8}`, []string{v + `"id":null,"error":{"code":-32600,"message":"invalid request: object is neither a request, a notification nor a response"}}`}}},
 			events: []string{"invalid object is neither a request, a notification nor a response"},
+		},
+		{
+			// JavaScript's result: undefined; an answer would carry the
+			// id of one of the peer's own requests.
+			name:   "SDK10 id without method is a response, never answered",
+			steps:  []scriptStep{{v + `"id":8}`, nil}},
+			events: []string{"unmatched 8"},
 		},
 		{
 			name:   "SDK10 unknown method is -32601",

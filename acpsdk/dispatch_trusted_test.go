@@ -8,11 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/acpsdk/internal/jsonx"
 )
 
 // trustedCases are session/update lines whose params the trusted dispatcher
 // must treat exactly as gen.DispatchClient does: good ones, ones the schema
-// rejects, and invalid UTF-8, which the line validation lets through.
+// rejects, and ones the line validation refuses before any dispatch
+// (invalid UTF-8, params nested deeper than the decoders accept).
 var trustedCases = []string{
 	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
@@ -22,6 +24,8 @@ var trustedCases = []string{
 	`{"jsonrpc":"2.0","method":"session/update"}`,
 	`{"jsonrpc":"2.0","method":"session/update","params":[]}`,
 	`{"jsonrpc":"2.0","method":"fs/read_text_file","params":{"sessionId":"s1","path":"/a","line":-1}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}},"_meta":{"a":` + nested(jsonx.MaxDepth-2) + `}}}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}},"_meta":{"a":` + nested(jsonx.MaxDepth-1) + `}}}`,
 }
 
 // dispatchOutcome runs one dispatcher on a fresh fake client and says what
@@ -60,11 +64,20 @@ func TestSDK10_TrustedDispatchAgreesWithPublic(t *testing.T) {
 	for _, c := range trustedCases {
 		checkTrustedAgrees(t, []byte(c))
 	}
-	// The invalid UTF-8 case must really be rejected, not just agreed on.
+	// Invalid UTF-8 is not JSON to the connection: it never reaches a
+	// dispatcher.
 	m := classify([]byte(trustedCases[4]), false)
+	require.Equal(t, kindInvalid, m.kind)
+	require.Equal(t, CodeParseError, m.code)
+	// Params as deep as the decoders accept are dispatched; deeper ones are
+	// refused by the connection, as gen.DispatchClient refuses them.
+	m = classify([]byte(trustedCases[len(trustedCases)-2]), false)
 	require.Equal(t, kindNotification, m.kind)
-	_, err := dispatchClientTrusted(context.Background(), newFakeClient(t), m.method, m.params)
-	require.Error(t, err)
+	require.Contains(t, dispatchOutcome(t, gen.DispatchClient, m), "update: ", "decoded and re-encoded")
+	m = classify([]byte(trustedCases[len(trustedCases)-1]), false)
+	require.Equal(t, kindNotification, m.kind)
+	require.ErrorIs(t, m.refused.err(), ErrInvalidParams)
+	require.Nil(t, m.params)
 }
 
 func FuzzTrustedDispatch(f *testing.F) {

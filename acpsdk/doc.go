@@ -88,20 +88,30 @@
 // notification handler.
 //
 // Cancellation (SDK-8): when the context of [Conn.Call] ends, the call
-// sends $/cancel_request and returns the context's error; under a context
-// from [KeepWaiting] it sends $/cancel_request and goes on waiting for the
-// peer's final answer. [Conn.Go] returns a [PendingCall] that is never
-// abandoned: it completes with the peer's answer or when the connection
-// ends. An inbound $/cancel_request cancels the context of the handler of
+// sends $/cancel_request and returns the context's error. [Conn.Go]
+// returns a [PendingCall] that is never abandoned: it completes with the
+// peer's answer or when the connection ends, and [PendingCall.Cancel]
+// sends $/cancel_request while the call goes on waiting for the peer's
+// final answer (a result, or -32800). An inbound $/cancel_request cancels the context of the handler of
 // that request; the request is still answered, with -32800 when the
 // handler returns the context's error.
 //
-// Bad input (SDK-10): a line that is not JSON is answered with -32700 and
-// "id": null; JSON that is not a message (an array, an object without
-// method, result or error, an id that is not a number, string or null) with
-// -32600; a request the handler does not implement with -32601; a response
-// whose id matches no call is dropped and reported. None of them stops the
-// connection.
+// Bad input (SDK-10): a line that is not JSON (RFC 8259, so UTF-8) is
+// answered with -32700 and "id": null; JSON that is not a message (an
+// array, an object with neither method nor id, an id that is not a number,
+// string or null) with -32600, and so is a request whose id is one of a
+// request still in flight; a request the handler does not implement with
+// -32601. An object with an id and no method is a response, never
+// answered: without result or error it gives its call a null result, and
+// "error": null beside a result is no error. A response whose id matches
+// no call is dropped and reported. None of them stops the connection.
+//
+// One validator (the generated decoders') checks each line in one pass.
+// Each member of a message may nest up to the decoders' depth bound,
+// counted from the member's value, so whatever the connection accepts the
+// decoders accept and re-encode: deeper params get -32602 (a notification
+// is reported instead), a deeper result or error fails its call with
+// [ErrMalformedResponse], and a deeper other member makes the line -32700.
 //
 // Handlers must not call [Conn.Close] (or a side's Close) themselves:
 // Close waits for running handlers, so a handler would wait on itself;

@@ -81,7 +81,8 @@ var (
 	// to earlier calls can still arrive.
 	ErrWriteFailed = errors.New("acpsdk: write failed")
 	// ErrMalformedResponse means the peer answered a call with a response
-	// whose error member is not a JSON-RPC error object.
+	// whose error member is not a JSON-RPC error object, or whose result or
+	// error nests deeper than the decoders accept.
 	ErrMalformedResponse = errors.New("acpsdk: malformed response")
 )
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 
@@ -164,4 +167,44 @@ func ExampleConn() {
 	// in {"jsonrpc":"2.0","id":1,"result":6}
 	// out {"jsonrpc":"2.0","id":2,"method":"product","params":[2]}
 	// in {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"method not found"}}
+}
+
+// Run an agent as a subprocess: StartAgent starts the command with pipes
+// on its stdin and stdout and returns the client end. A real client names
+// the runtime, such as exec.Command("gemini", "--acp"); here the agent is
+// this test binary, which serves a minimal agent when ACPSDK_TEST_AS_AGENT
+// is set (see TestMain). Close ends the session by closing the pipes; Wait
+// then reaps the agent.
+func ExampleStartAgent() {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "ACPSDK_TEST_AS_AGENT=1")
+	cmd.Stderr = os.Stderr
+
+	client, err := acpsdk.StartAgent(cmd, printClient{}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	init, err := client.Agent().Initialize(ctx, &gen.InitializeRequest{ProtocolVersion: gen.LatestProtocolVersion})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("agent:", init.AgentInfo.Name)
+	sess, err := client.Agent().NewSession(ctx, &gen.NewSessionRequest{Cwd: os.TempDir(), McpServers: []gen.McpServer{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("session:", sess.SessionID)
+
+	_ = client.Close()
+	if err := cmd.Wait(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// agent: subprocess
+	// session: m1
 }

@@ -37,19 +37,26 @@ func (r *lineReader) next() ([]byte, error) {
 	for {
 		var (
 			line []byte
-			size int64 // bytes of the line so far, terminator excluded
+			size int64 // bytes of the line so far, "\n" excluded
 			over bool
+			cr   bool // the last byte read was '\r'
 		)
+		// A "\r" before the "\n" is part of the terminator, not of the
+		// line, so the bound allows one more byte until the end is seen.
+		limit := int64(r.max) + 1
 		for {
 			chunk, err := r.br.ReadSlice('\n')
 			body := chunk
 			if err == nil {
 				body = chunk[:len(chunk)-1]
 			}
+			if len(body) > 0 {
+				cr = body[len(body)-1] == '\r'
+			}
 			size += int64(len(body))
 			switch {
 			case over:
-			case size > int64(r.max):
+			case size > limit:
 				// Drop what was kept; the rest of the line is counted, not stored.
 				over, line = true, nil
 			case line == nil && err == nil:
@@ -71,11 +78,14 @@ func (r *lineReader) next() ([]byte, error) {
 			}
 			break // EOF after an unterminated final line: deliver it.
 		}
-		if over {
-			return nil, &OversizeError{Size: size, Limit: r.max}
+		if cr {
+			size--
+			if !over {
+				line = line[:len(line)-1]
+			}
 		}
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
+		if over || size > int64(r.max) {
+			return nil, &OversizeError{Size: size, Limit: r.max}
 		}
 		if !blank(line) {
 			return line, nil

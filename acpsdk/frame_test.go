@@ -43,11 +43,11 @@ func referenceFrames(in []byte, max int) []frameResult {
 		parts = parts[:len(parts)-1]
 	}
 	for _, p := range parts {
+		p = bytes.TrimSuffix(p, []byte("\r")) // a terminator, not counted
 		if len(p) > max {
 			out = append(out, frameResult{skipped: int64(len(p))})
 			continue
 		}
-		p = bytes.TrimSuffix(p, []byte("\r"))
 		if blank(p) {
 			continue
 		}
@@ -148,4 +148,22 @@ func FuzzFramer(f *testing.F) {
 		got = readAllFrames(t, oneByteReader{bytes.NewReader(in)}, m)
 		require.Equal(t, want, got)
 	})
+}
+
+// TestSDK9_CRLFLineOfExactlyTheBound: the bound counts the line, not its
+// terminator, whether that is "\n" or "\r\n".
+func TestSDK9_CRLFLineOfExactlyTheBound(t *testing.T) {
+	lr := newLineReader(strings.NewReader("abcd\r\nabcd\nabcde\r\nok\n"), 4)
+	for _, want := range []string{"abcd", "abcd"} {
+		line, err := lr.next()
+		require.NoError(t, err)
+		require.Equal(t, want, string(line))
+	}
+	_, err := lr.next()
+	over, ok := errors.AsType[*OversizeError](err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, int64(5), over.Size)
+	line, err := lr.next()
+	require.NoError(t, err)
+	require.Equal(t, "ok", string(line))
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk/internal/jsonx"
 )
 
 // lockedBuffer is a writer the test can read after the Conn is closed.
@@ -74,6 +76,57 @@ func FuzzConnInput(f *testing.F) {
 			line := sc.Bytes()
 			require.True(t, json.Valid(line), "%q", line)
 			require.True(t, bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0",`)), "%q", line)
+		}
+		require.LessOrEqual(t, answers, lines)
+	})
+}
+
+// nestingSeeds are lines around the depth bound and very wide ones: deep
+// and wide params, results and unknown members, brackets inside strings,
+// and a line far deeper than any stack would take recursively.
+func nestingSeeds() []string {
+	deepObj := func(n int) string {
+		return strings.Repeat(`{"a":`, n) + `1` + strings.Repeat("}", n)
+	}
+	wide := "[" + strings.Repeat(`1,"]",{},`, 3000) + "0]"
+	wideObj := "{" + strings.Repeat(`"k":[],`, 3000) + `"z":null}`
+	return []string{
+		`{"jsonrpc":"2.0","id":1,"method":"echo","params":` + nested(jsonx.MaxDepth) + "}\n" + `{"jsonrpc":"2.0","id":2,"method":"echo","params":` + nested(jsonx.MaxDepth+1) + "}",
+		`{"jsonrpc":"2.0","method":"note","params":{"_meta":` + deepObj(jsonx.MaxDepth) + "}}\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":4,"result":` + nested(jsonx.MaxDepth+1) + `}` + "\n" + `{"jsonrpc":"2.0","id":5,"x":` + deepObj(jsonx.MaxDepth+1) + `,"method":"ping"}`,
+		strings.Repeat("[", 20_000) + "\n" + strings.Repeat(`{"a":`, 5000) + "\n" + `{"jsonrpc":"2.0","id":6,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"echo","params":` + wide + "}\n" + `{"jsonrpc":"2.0","id":8,"method":"echo","params":` + wideObj + "}",
+		`{"jsonrpc":"2.0","id":9,"method":"echo","params":["` + strings.Repeat("[{", 2000) + `"]}`,
+	}
+}
+
+// FuzzConnNesting feeds deep and wide input to a whole Conn with the default
+// line bound. Whatever the input: no crash (a recursive validator would
+// overflow the stack), the stream end ends the connection, no line gets
+// more than one answer, and every line written is a message the
+// connection itself accepts, so anything echoed back can be read again.
+func FuzzConnNesting(f *testing.F) {
+	for _, s := range nestingSeeds() {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out lockedBuffer
+		c := NewConn(bytes.NewReader(in), &out, echoHandler, nil)
+		<-c.Done()
+		require.ErrorIs(t, c.Err(), ErrClosed)
+		require.NoError(t, c.Flush(context.Background()))
+		require.NoError(t, c.Close())
+
+		lines := bytes.Count(in, []byte("\n")) + 1
+		answers := 0
+		for line := range strings.SplitSeq(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			answers++
+			m := classify([]byte(line), false)
+			require.Equal(t, kindResponse, m.kind, "%.200q: %s", line, m.why)
+			require.Equal(t, refuseNone, m.refused, "%.200q", line)
 		}
 		require.LessOrEqual(t, answers, lines)
 	})

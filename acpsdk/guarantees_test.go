@@ -230,30 +230,6 @@ func TestSDK8_CallContextEndSendsCancelRequest(t *testing.T) {
 	require.Equal(t, []string{"unmatched 77"}, rec.list())
 }
 
-// TestSDK8_KeepWaitingObservesFinalAnswer: under KeepWaiting the call sends
-// $/cancel_request and still returns the peer's real answer.
-func TestSDK8_KeepWaitingObservesFinalAnswer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, p := newRawPeer(t, nil, nil)
-		ctx, cancel := context.WithCancel(t.Context())
-		errc := make(chan error, 1)
-		var res struct{ StopReason string }
-		go func() { errc <- c.Call(KeepWaiting(ctx), "session/prompt", nil, &res) }()
-		p.recv()
-		cancel()
-		require.Equal(t, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}`, p.recv())
-		synctest.Wait()
-		select {
-		case err := <-errc:
-			t.Fatalf("returned %v before the final answer", err)
-		default:
-		}
-		p.send(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"cancelled"}}`)
-		require.NoError(t, <-errc)
-		require.Equal(t, "cancelled", res.StopReason)
-	})
-}
-
 // TestSDK8_PendingCallCancelKeepsWaiting: Go + Cancel sends one
 // $/cancel_request however often called, and Result gets the final answer.
 func TestSDK8_PendingCallCancelKeepsWaiting(t *testing.T) {

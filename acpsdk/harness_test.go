@@ -39,9 +39,22 @@ type outLine struct {
 // end of the test.
 func newRawPeer(t testing.TB, h Handler, opts *Options) (*Conn, *rawPeer) {
 	t.Helper()
+	var c *Conn
+	p := startRawPeer(t, func(r io.Reader, w io.Writer) func() error {
+		c = NewConn(r, w, h, opts)
+		return c.Close
+	})
+	return c, p
+}
+
+// startRawPeer wires a rawPeer to whatever start builds on the two pipe
+// ends (a Conn, a ClientSide, ...); the close start returns runs at the
+// end of the test.
+func startRawPeer(t testing.TB, start func(r io.Reader, w io.Writer) (closeFn func() error)) *rawPeer {
+	t.Helper()
 	connIn, peerOut := io.Pipe()
 	peerIn, connOut := io.Pipe()
-	c := NewConn(connIn, connOut, h, opts)
+	closeConn := start(connIn, connOut)
 	p := &rawPeer{
 		t: t, in: peerOut, out: peerIn,
 		lines: make(chan string, 1024), done: make(chan struct{}),
@@ -50,13 +63,13 @@ func newRawPeer(t testing.TB, h Handler, opts *Options) (*Conn, *rawPeer) {
 	go p.readLoop()
 	go p.pump()
 	t.Cleanup(func() {
-		require.NoError(t, c.Close())
+		require.NoError(t, closeConn())
 		p.closeInput()
 		<-p.pumpDone
 		p.out.Close()
 		<-p.done
 	})
-	return c, p
+	return p
 }
 
 func (p *rawPeer) readLoop() {

@@ -39,8 +39,9 @@ type Observer struct {
 	// with -32700 and "id": null.
 	UnparsableLine func(line []byte)
 	// InvalidMessage reports JSON that is not a JSON-RPC message (an array,
-	// an object with neither method nor result/error, a bad id, ...); it
-	// was answered with -32600. reason says what was wrong.
+	// an object with neither method nor id, a bad id, ...) or a request
+	// whose id is already in flight ("duplicate request id"); it was
+	// answered with -32600. reason says what was wrong.
 	InvalidMessage func(line []byte, reason string)
 	// MethodNotFound reports an inbound request the handler does not
 	// implement; it was answered with -32601.

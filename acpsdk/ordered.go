@@ -162,7 +162,7 @@ func (c *Conn) Mark(v any) bool {
 	}
 	c.markMu.Lock()
 	defer c.markMu.Unlock()
-	if c.readEnded || c.closing.Load() {
+	if c.readEnded || c.isClosing() {
 		return false
 	}
 	in := &Inbound{Kind: InboundMark, Mark: v}

@@ -1,57 +1,75 @@
 package acpsdk
 
 import (
-	"bytes"
+	"errors"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/internal/jsonx"
 )
 
-// Finding the envelope members of a line fast: the line is validated once
-// (segmentio's validator), then walked without decoding anything, trusting
-// that validity: strings are skipped with IndexByte, containers by counting
-// brackets outside strings. Every value comes back as a slice of the line.
+// Finding the envelope members of a line and validating it are one pass:
+// the top-level object is walked here, and each member's value is
+// validated by jsonx (the validator the generated decoders use, so the
+// connection and the decoders agree on depth and UTF-8) as it is stepped
+// over. Every value comes back as a slice of the line.
 
-// envelope walks the top-level members of a validated JSON object and
-// records the JSON-RPC ones; ok is false when line is not an object. The
-// walk trusts the validator but still checks every bound, so input it did
-// not expect ends the walk (ok false) instead of a panic.
-func envelope(line []byte) (w wireMsg, ok bool) {
-	i := skipWS(line, 0)
+// errNotObject: the line is not a JSON object (it may still be JSON).
+var errNotObject = errors.New("not a JSON object")
+
+// envelope validates line as one JSON object and records its JSON-RPC
+// members. A member nested deeper than jsonx.MaxDepth does not make the
+// line invalid: it is stepped over without validation, named in
+// w.tooDeep, and the message it is in is refused by whoever reads that
+// member. Any other error means the line is not JSON, or errNotObject that
+// it is not an object.
+func envelope(line []byte) (w wireMsg, err error) {
+	i := jsonx.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
-		return w, false
+		return wireMsg{}, errNotObject
 	}
-	i = skipWS(line, i+1)
+	i = jsonx.SkipSpace(line, i+1)
 	if i < len(line) && line[i] == '}' {
-		return w, true
+		return w, trailing(line, i+1)
 	}
 	for {
 		if i >= len(line) || line[i] != '"' {
-			return wireMsg{}, false
+			return wireMsg{}, errSyntax
 		}
-		keyEnd := skipString(line, i)
-		if keyEnd > len(line) {
-			return wireMsg{}, false
+		keyEnd, escaped, err := jsonx.ScanString(line, i)
+		if err != nil {
+			return wireMsg{}, err
 		}
 		key := line[i+1 : keyEnd-1]
-		i = skipWS(line, keyEnd)
-		if i >= len(line) || line[i] != ':' {
-			return wireMsg{}, false
-		}
-		i = skipWS(line, i+1)
-		if i >= len(line) {
-			return wireMsg{}, false
-		}
-		valEnd := skipValue(line, i)
-		if valEnd > len(line) || valEnd == i {
-			return wireMsg{}, false
-		}
-		val := line[i:valEnd]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		if escaped {
 			var k string
-			if json.Unmarshal(line[keyEnd-len(key)-2:keyEnd], &k) == nil {
-				key = []byte(k)
+			if json.Unmarshal(line[i:keyEnd], &k) != nil {
+				return wireMsg{}, errSyntax
+			}
+			key = []byte(k)
+		}
+		i = jsonx.SkipSpace(line, keyEnd)
+		if i >= len(line) || line[i] != ':' {
+			return wireMsg{}, errSyntax
+		}
+		i = jsonx.SkipSpace(line, i+1)
+		valEnd, err := jsonx.ValidateValue(line, i)
+		if errors.Is(err, jsonx.ErrTooDeep) {
+			// Step over the rest by counting brackets (no recursion);
+			// the value is never decoded.
+			n, skipErr := jsonx.Skip(line[i:])
+			if skipErr != nil {
+				return wireMsg{}, err
+			}
+			valEnd, err = i+n, nil
+			if w.tooDeep == "" {
+				w.tooDeep = string(key)
 			}
 		}
+		if err != nil {
+			return wireMsg{}, err
+		}
+		val := line[i:valEnd]
 		// Exact, case-sensitive member names; the last duplicate wins.
 		switch string(key) {
 		case "jsonrpc":
@@ -67,87 +85,24 @@ func envelope(line []byte) (w wireMsg, ok bool) {
 		case "error":
 			w.Error = val
 		}
-		i = skipWS(line, valEnd)
+		i = jsonx.SkipSpace(line, valEnd)
 		switch {
 		case i < len(line) && line[i] == '}':
-			return w, true
+			return w, trailing(line, i+1)
 		case i < len(line) && line[i] == ',':
-			i = skipWS(line, i+1)
+			i = jsonx.SkipSpace(line, i+1)
 		default:
-			return wireMsg{}, false
+			return wireMsg{}, errSyntax
 		}
 	}
 }
 
-// structural marks the bytes that matter when skipping a container.
-var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+var errSyntax = errors.New("line is not JSON")
 
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+// trailing checks that nothing but whitespace follows the object.
+func trailing(line []byte, i int) error {
+	if jsonx.SkipSpace(line, i) != len(line) {
+		return errSyntax
 	}
-	return i
-}
-
-// skipString returns the index just past the string starting at b[i], or
-// len(b)+1 when it is not terminated.
-func skipString(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b) + 1
-		}
-		end := j + k
-		n := 0 // backslashes right before the quote
-		for p := end - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return end + 1
-		}
-		j = end + 1
-	}
-}
-
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			for j < len(b) && !structural[b[j]] {
-				j++
-			}
-			if j >= len(b) {
-				break
-			}
-			switch b[j] {
-			case '"':
-				j = skipString(b, j) - 1
-				if j >= len(b) {
-					return len(b) + 1
-				}
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b) + 1
-	}
-	j := i
-	for j < len(b) {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j
-		}
-		j++
-	}
-	return j
+	return nil
 }

@@ -126,16 +126,28 @@ func (s *side) call(ctx context.Context, method string, params, result any) erro
 		return s.conn.Call(ctx, method, params, result)
 	}
 	// Encode params once: session setup needs them to know the session id.
-	rawParams, err := json.Marshal(params)
+	rawParams, err := encodeParams(method, params)
 	if err != nil {
-		return fmt.Errorf("acpsdk: encoding %s params: %w", method, err)
+		return err
+	}
+	var sendParams any
+	if rawParams != nil {
+		sendParams = rawParams
 	}
 	var raw json.RawMessage
-	if err := s.conn.Call(ctx, method, json.RawMessage(rawParams), &raw); err != nil {
+	if err := s.conn.Call(ctx, method, sendParams, &raw); err != nil {
 		return err
 	}
 	if method == gen.MethodInitialize {
-		s.peer.learnAgent(raw)
+		// One decode serves strict mode and a typed result.
+		res, err := s.peer.learnAgent(raw)
+		if r, ok := result.(*gen.InitializeResponse); ok {
+			if err != nil {
+				return fmt.Errorf("acpsdk: decoding %s result: %w", method, err)
+			}
+			*r = *res
+			return nil
+		}
 	} else {
 		s.peer.learnSession(method, rawParams, raw)
 	}

@@ -170,17 +170,13 @@ func TestSDK6_Extensions(t *testing.T) {
 // client handler's ctx, and the client still answers (-32800).
 func TestSDK8_CancelRequestAgentToClient(t *testing.T) {
 	p, mc := newMinimalPair(t, `{"protocolVersion":1}`, false, false)
-	ctx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := p.agent.Client().RequestPermission(KeepWaiting(ctx), &gen.RequestPermissionRequest{
-			SessionID: "s", ToolCall: gen.ToolCallUpdate{ToolCallID: "c"}, Options: []gen.PermissionOption{},
-		})
-		errc <- err
-	}()
+	pc, err := p.agent.Go(t.Context(), gen.MethodSessionRequestPermission, &gen.RequestPermissionRequest{
+		SessionID: "s", ToolCall: gen.ToolCallUpdate{ToolCallID: "c"}, Options: []gen.PermissionOption{},
+	})
+	require.NoError(t, err)
 	await(t, mc.asked)
-	cancel()
-	require.ErrorIs(t, await(t, errc), ErrRequestCancelled)
+	pc.Cancel()
+	require.ErrorIs(t, pc.Result(nil), ErrRequestCancelled)
 	require.Contains(t, p.agentTx.take(), `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}`)
 }
 

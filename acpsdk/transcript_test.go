@@ -83,7 +83,7 @@ var transcriptCases = []transcriptCase{
 	{name: "session_cancel", method: gen.MethodSessionCancel, doc: "A notification; never answered.",
 		params: `{"sessionId":"s1"}`, byClient: notify((*gen.AgentPeer).Cancel),
 		await: func(t *testing.T, p *sidePair) { require.Equal(t, "s1", await(t, p.fa.cancelled)) }},
-	{name: "cancel_request", method: gen.MethodCancelRequest, doc: "The client's call context ends: it sends $/cancel_request and, under KeepWaiting, still gets the final answer.",
+	{name: "cancel_request", method: gen.MethodCancelRequest, doc: "The client cancels its call (PendingCall.Cancel): it sends $/cancel_request and still gets the final answer.",
 		params: `{"sessionId":"wait","prompt":[{"type":"text","text":"Wait"}]}`,
 		byClient: func(ctx context.Context, p *sidePair, _ *gen.AgentPeer, raw []byte) error {
 			ctx, cancel := context.WithCancel(ctx)

@@ -9,12 +9,14 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/acpsdk/internal/jsonx"
 	"acpkit.dev/acpsdk/internal/trusted"
 )
 
 // dispatchAgentTrusted and dispatchClientTrusted are gen's dispatchers
 // minus the params validation: a message reaches them only from a line
-// classify validated whole, so validating its params again would be waste.
+// classify validated with the decoders' own validator, so validating its
+// params again would be waste.
 // They are only ever given Request.Params built by classify.
 var (
 	dispatchAgentTrusted  = trusted.Agent.(trusted.Dispatcher[gen.Agent])
@@ -32,44 +34,88 @@ const (
 )
 
 // wireMsg is the envelope as found, every member kept raw so that presence
-// (absent vs null) and the peer's exact id bytes survive.
+// (absent vs null) and the peer's exact id bytes survive. tooDeep names the
+// first member nested deeper than jsonx.MaxDepth, if any.
 type wireMsg struct {
 	JSONRPC, ID, Method, Params, Result, Error []byte
+	tooDeep                                    string
 }
 
 // inMsg is a classified inbound message. Its raw slices alias the line they
 // came from, which is never reused, so they may be kept.
 type inMsg struct {
-	kind   msgKind
-	method string
-	id     json.RawMessage // exact bytes; nil when absent
-	params json.RawMessage
-	result json.RawMessage
-	errObj json.RawMessage
-	// code and why say what is wrong with an invalid message; silent
-	// marks one that looks like a response, which is never answered (an
-	// answer would carry the id of one of the peer's own requests).
-	code   int64
-	why    string
+	kind msgKind
+	// silent marks an invalid message that is never answered: it looks
+	// like a response (an answer would carry the id of one of the peer's
+	// own requests).
 	silent bool
+	// refused marks a response or notification the connection will not
+	// deliver as is (see refusal.err).
+	refused refusal
+	method  string
+	id      json.RawMessage // exact bytes; nil when absent
+	params  json.RawMessage
+	result  json.RawMessage
+	errObj  json.RawMessage
+	// code and why say what is wrong with an invalid message (or, with
+	// CodeInvalidParams, with a request's params).
+	code int64
+	why  string
 }
 
-// classify decodes and classifies one line (SDK-10). It never fails: a bad
-// line comes back as kindInvalid with the code to answer (-32700 for a line
-// that is not JSON, -32600 for JSON that is not a message) and, when the
+// refusal is why a response or notification is not delivered as read.
+type refusal uint8
+
+const (
+	refuseNone refusal = iota
+	// refuseParams: a notification's params nest deeper than the decoders
+	// accept; it is reported, not handled.
+	refuseParams
+	// refuseResponse: a response's result or error nests deeper than the
+	// decoders accept; its call fails.
+	refuseResponse
+)
+
+// err is the error a refused message is reported or fails its call with.
+func (r refusal) err() error {
+	switch r {
+	case refuseParams:
+		return errParamsTooDeep
+	case refuseResponse:
+		return errResponseTooDeep
+	}
+	return nil
+}
+
+// errParamsTooDeep and errResponseTooDeep refuse members nested deeper
+// than the decoders accept.
+var (
+	errParamsTooDeep   = fmt.Errorf("%w: params: nesting deeper than %d", ErrInvalidParams, jsonx.MaxDepth)
+	errResponseTooDeep = fmt.Errorf("%w: result or error nests deeper than %d", ErrMalformedResponse, jsonx.MaxDepth)
+)
+
+// nullResult is the result of a response that carries neither result nor
+// error (what JavaScript writes for result: undefined).
+var nullResult = json.RawMessage("null")
+
+// classify validates and classifies one line (SDK-10) in one pass. It
+// never fails: a bad line comes back as kindInvalid with the code to
+// answer (-32700 for a line that is not JSON, -32600 for JSON that is not a
+// message, -32602 for a request whose params nest too deep) and, when the
 // peer's id could be read, that id for the answer.
 func classify(line []byte, nullIDIsNotification bool) inMsg {
-	// Validate once, then walk the top-level members without decoding
-	// them: every value stays a slice of the line.
-	if !json.Valid(line) {
-		return inMsg{code: CodeParseError, why: "line is not JSON"}
-	}
-	w, isObject := envelope(line)
-	if !isObject {
-		if first := skipWS(line, 0); first < len(line) && line[first] == '{' {
+	w, err := envelope(line)
+	if errors.Is(err, errNotObject) {
+		if jsonx.Validate(line) != nil {
 			return inMsg{code: CodeParseError, why: "line is not JSON"}
 		}
 		return inMsg{code: CodeInvalidRequest, why: "not a JSON-RPC object (batches are not supported)"}
+	}
+	if err != nil {
+		return inMsg{code: CodeParseError, why: "line is not JSON"}
+	}
+	if isNull(w.Error) && w.Result != nil {
+		w.Error = nil // JSON-RPC 1.0 style: "error": null beside the result
 	}
 	m := inMsg{params: w.Params, result: w.Result, errObj: w.Error}
 	if w.JSONRPC != nil && !bytes.Equal(w.JSONRPC, []byte(`"2.0"`)) {
@@ -83,6 +129,13 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 			return m
 		}
 		m.id = w.ID
+	}
+	switch w.tooDeep {
+	case "", "params", "result", "error":
+	default:
+		// A member the envelope does not use: nothing can be answered
+		// about it but the line.
+		return inMsg{code: CodeParseError, why: "line nests too deep"}
 	}
 	if w.Method != nil {
 		if w.Result != nil || w.Error != nil {
@@ -111,16 +164,35 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 		default:
 			m.kind = kindRequest
 		}
+		if w.tooDeep == "params" {
+			// The decoders refuse such params (gen.DispatchClient with
+			// -32602); so does the connection, before any handler.
+			m.params = nil
+			m.refused = refuseParams
+			if m.kind == kindRequest {
+				m.kind, m.refused = kindInvalid, refuseNone
+				m.code, m.why = CodeInvalidParams, errParamsTooDeep.Error()
+			}
+		}
 		return m
 	}
-	if w.Result != nil || w.Error != nil {
-		if m.id == nil {
-			m.code, m.why, m.silent = CodeInvalidRequest, "response has no id", true
-			return m
+	if w.ID != nil {
+		// Without a method, an id marks a response, even one that has
+		// neither result nor error: it is never answered.
+		if w.Result == nil && w.Error == nil {
+			m.result = nullResult
+		}
+		if w.tooDeep != "" {
+			m.result, m.errObj = nil, nil
+			m.refused = refuseResponse
 		}
 		// With both members the error wins: the caller learns the call
 		// failed instead of waiting for an answer that already came.
 		m.kind = kindResponse
+		return m
+	}
+	if w.Result != nil || w.Error != nil {
+		m.code, m.why, m.silent = CodeInvalidRequest, "response has no id", true
 		return m
 	}
 	m.code, m.why = CodeInvalidRequest, "object is neither a request, a notification nor a response"

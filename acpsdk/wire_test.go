@@ -2,10 +2,14 @@ package acpsdk
 
 import (
 	stdjson "encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk/internal/jsonx"
 )
 
 func TestClassify(t *testing.T) {
@@ -34,7 +38,11 @@ func TestClassify(t *testing.T) {
 		{"SDK10 array", `[{"jsonrpc":"2.0","id":1,"method":"m"}]`, kindInvalid, CodeInvalidRequest, "", ""},
 		{"SDK10 scalar", `42`, kindInvalid, CodeInvalidRequest, "", ""},
 		{"SDK10 empty object", `{}`, kindInvalid, CodeInvalidRequest, "", ""},
-		{"SDK10 id only", `{"jsonrpc":"2.0","id":9}`, kindInvalid, CodeInvalidRequest, `9`, ""},
+		{"SDK10 id only is a response with a null result", `{"jsonrpc":"2.0","id":9}`, kindResponse, 0, `9`, ""},
+		{"SDK10 error null beside a result", `{"jsonrpc":"2.0","id":9,"result":1,"error":null}`, kindResponse, 0, `9`, ""},
+		{"SDK10 invalid UTF-8 is not JSON", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\",\"params\":[\"\xff\"]}", kindInvalid, CodeParseError, "", ""},
+		{"SDK10 params too deep", `{"jsonrpc":"2.0","id":9,"method":"m","params":` + nested(jsonx.MaxDepth+1) + `}`, kindInvalid, CodeInvalidParams, `9`, "m"},
+		{"SDK10 other member too deep", `{"jsonrpc":"2.0","id":9,"method":"m","x":` + nested(jsonx.MaxDepth+1) + `}`, kindInvalid, CodeParseError, "", ""},
 		{"SDK10 wrong version", `{"jsonrpc":"1.0","id":9,"method":"m"}`, kindInvalid, CodeInvalidRequest, `9`, ""},
 		{"SDK10 object id", `{"jsonrpc":"2.0","id":{},"method":"m"}`, kindInvalid, CodeInvalidRequest, "", ""},
 		{"SDK10 method not string", `{"jsonrpc":"2.0","id":2,"method":5}`, kindInvalid, CodeInvalidRequest, `2`, ""},
@@ -144,14 +152,19 @@ func FuzzClassify(f *testing.F) {
 	} {
 		f.Add([]byte(s), false)
 	}
+	for _, s := range nestingSeeds() {
+		for line := range strings.SplitSeq(s, "\n") {
+			f.Add([]byte(line), false)
+		}
+	}
 	f.Fuzz(func(t *testing.T, line []byte, nullNotif bool) {
 		m := classify(line, nullNotif)
 		// Differential check of the envelope walk against encoding/json:
 		// for any valid object, the members found are exactly its members.
 		var ref map[string]stdjson.RawMessage
-		if json.Valid(line) && stdjson.Unmarshal(line, &ref) == nil && ref != nil {
-			w, ok := envelope(line)
-			require.True(t, ok)
+		if jsonx.Validate(line) == nil && stdjson.Unmarshal(line, &ref) == nil && ref != nil {
+			w, err := envelope(line)
+			require.NoError(t, err)
 			for name, got := range map[string][]byte{"jsonrpc": w.JSONRPC, "id": w.ID, "method": w.Method, "params": w.Params, "result": w.Result, "error": w.Error} {
 				want, present := ref[name]
 				require.Equal(t, present, got != nil, "member %s presence in %q", name, line)
@@ -164,18 +177,26 @@ func FuzzClassify(f *testing.F) {
 		case kindRequest:
 			require.NotEmpty(t, m.method)
 			require.NotNil(t, validID(m.id))
-			require.True(t, json.Valid(line))
+			_, err := envelope(line)
+			require.NoError(t, err)
+			if m.params != nil {
+				require.NoError(t, jsonx.Validate(m.params), "the dispatch trusts params the connection passed")
+			}
 		case kindNotification:
 			require.NotEmpty(t, m.method)
 			require.Nil(t, m.id)
 		case kindResponse:
 			require.NotNil(t, validID(m.id))
-			require.True(t, m.result != nil || m.errObj != nil)
+			require.True(t, m.result != nil || m.errObj != nil || m.refused == refuseResponse)
 		case kindInvalid:
-			require.Contains(t, []int64{CodeParseError, CodeInvalidRequest}, m.code)
+			require.Contains(t, []int64{CodeParseError, CodeInvalidRequest, CodeInvalidParams}, m.code)
 			require.NotEmpty(t, m.why)
 			if m.code == CodeInvalidRequest {
-				require.True(t, json.Valid(line), "a -32600 line must be JSON")
+				_, err := envelope(line)
+				if errors.Is(err, errNotObject) {
+					err = jsonx.Validate(line)
+				}
+				require.NoError(t, err, "a -32600 line must be JSON")
 			}
 			if m.id != nil {
 				require.NotNil(t, validID(m.id))

@@ -24,13 +24,17 @@ import (
 type Adapter struct {
 	log      *slog.Logger
 	launcher launch.Launcher
-	now      func() time.Time
+	// sshLauncher starts remote launches through launcher (§21).
+	sshLauncher launch.Launcher
+	now         func() time.Time
 	// wait blocks for d or until ctx ends (SR-9's hold); tests replace it.
 	wait func(ctx context.Context, d time.Duration) error
 	// drain is the bound of §20 and TD-9 (5 s); tests shorten it.
 	drain time.Duration
 	// handshakeFloor is HS-2's lower bound on the initialize wait (60 s).
 	handshakeFloor time.Duration
+	// tap observes every session's traffic (WithWireTap); nil means none.
+	tap func(WireEvent)
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -49,6 +53,7 @@ type options struct {
 	wait           func(ctx context.Context, d time.Duration) error
 	drain          time.Duration
 	handshakeFloor time.Duration
+	tap            func(WireEvent)
 }
 
 // WithLogger sends the adapter's records to l; every record carries
@@ -88,10 +93,12 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 	return &Adapter{
 		log:            componentLogger(o.log),
 		launcher:       o.launcher,
+		sshLauncher:    launch.SSH{Relay: o.launcher},
 		now:            o.now,
 		wait:           o.wait,
 		drain:          o.drain,
 		handshakeFloor: o.handshakeFloor,
+		tap:            o.tap,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

@@ -7,13 +7,19 @@ import (
 	"os"
 
 	"acpkit.dev/adapter"
-	"acpkit.dev/adapter/internal/fakeagent"
 )
 
 // A session's life: start the runtime, run one turn while printing its
-// events, stop. The runtime here is a small scripted agent from the test
-// binary; in Sortie, Agent.Command names a real one, such as "gemini --acp".
+// events, stop. Agent.Command is the runtime's command line; in Sortie it
+// names a real one, such as "gemini --acp". Here it is this example's own
+// binary, which runs acpkit's reference agent when its first argument is
+// "refagent" (as `acprun refagent` does), so the example needs nothing
+// installed.
 func Example() {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
 	a, err := adapter.New(nil)
 	if err != nil {
 		log.Fatal(err)
@@ -27,7 +33,7 @@ func Example() {
 	ctx := context.Background()
 	s, err := a.StartSession(ctx, adapter.StartParams{
 		WorkspacePath: ws,
-		Agent:         adapter.AgentConfig{Kind: adapter.KindName, Command: fakeagent.Command("hello")},
+		Agent:         adapter.AgentConfig{Kind: adapter.KindName, Command: exe + " refagent"},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -45,10 +51,11 @@ func Example() {
 	})
 	fmt.Println("outcome:", res.Outcome, err)
 	// Output:
-	// session: hello-1
+	// session: sess-1
 	// session_started: session started
-	// notification: this session started with a declared capability gap in: token counts
-	// notification: Hello from the runtime.
+	// notification: this session started with a declared capability gap in: token counts, session continuation
+	// notification: Hello, from the reference agent.
+	// notification: You said: Say hello
 	// turn_completed: turn completed
 	// outcome: turn_completed <nil>
 }

@@ -3,7 +3,7 @@ module acpkit.dev/adapter
 go 1.26.0
 
 require (
-	acpkit.dev v0.0.0
+	acpkit.dev v0.1.0
 	github.com/segmentio/encoding v0.5.4
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
@@ -15,6 +15,3 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
-// The adapter is developed and released together with the SDK in this
-// repository; the replace keeps a GOWORK=off build of this module working.
-replace acpkit.dev => ../

@@ -93,7 +93,7 @@ func (s *session) initialize(ctx context.Context) (handshakeFacts, error) {
 	cctx, cancel := context.WithTimeout(ctx, max(s.readTimeout, s.a.handshakeFloor))
 	defer cancel()
 	var raw json.RawMessage
-	if err := s.conn.Call(cctx, methodInitialize, initializeParams, &raw); err != nil {
+	if err := s.conn.Call(cctx, gen.MethodInitialize, initializeParams, &raw); err != nil {
 		err = callError(ctx, cctx, err)
 		if e, ok := errors.AsType[*acpsdk.Error](err); ok {
 			return handshakeFacts{}, rpcStartError(msgInitializeError, e)

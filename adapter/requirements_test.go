@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -20,181 +19,207 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The requirement coverage check. requirements/*.ids list the spec IDs
-// this module implements; each needs a test (or fuzz target) whose name
-// cites it without its dash (TestLT1_…, TestHS3_…). When the spec is
-// present beside the repository (../shared, as in CI), every ID of the
-// sections this module implements must be listed or exempted with a
-// reason in requirements/exempt.txt. A clone without ../shared checks only
-// the lists.
+// The requirement coverage check. REQUIREMENTS.md lists, one line each,
+// the spec IDs this module implements and the ones of its sections it
+// exempts, with a reason; its top documents the line format. Each listed ID
+// needs a test (or fuzz target) whose name cites it without its dash
+// (TestLT1_…, TestHS3_…), and each ID a test name cites needs a line, so a
+// reader can look it up. When the spec is present beside the repository
+// (../shared, as in CI), every ID of the sections this module implements
+// must be listed or exempted, under the section that defines it. A clone
+// without ../shared checks the file and the tests only.
+
+// reqFile is the module's requirement list, relative to this package.
+const reqFile = "REQUIREMENTS.md"
 
 // specPath is <repo>/../shared/spec/adapter.md, relative to this package.
 const specPath = "../../shared/spec/adapter.md"
 
 // checkedSections are the spec sections the module implements (issue #6):
-// §1–§6, §10–§20, §22–§24. §7–§9 and §21 are seams for later issues.
-var checkedSections = []int{1, 2, 3, 4, 5, 6, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24}
+// §1–§6, §10–§24 (§21 with the SSH launcher, issue #11). §7–§9 are seams
+// for later issues.
+var checkedSections = []int{1, 2, 3, 4, 5, 6, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}
 
 func TestRequirementsCovered(t *testing.T) {
-	problems, err := coverageProblems("requirements", ".", specPath)
+	problems, err := coverageProblems(reqFile, ".", specPath)
 	require.NoError(t, err)
 	for _, p := range problems {
 		t.Error(p)
 	}
 }
 
-// coverageProblems runs the check: the ID lists in reqDir, the tests of
-// the module at root, and the spec at spec when that file exists.
-func coverageProblems(reqDir, root, spec string) ([]string, error) {
-	listed, err := readIDLists(reqDir)
+// coverageProblems runs the check: the requirement list at reqPath, the
+// tests of the module at root, and the spec at spec when that file exists.
+// A malformed list is an error; what the list and the tests or the spec
+// disagree on are problems.
+func coverageProblems(reqPath, root, spec string) ([]string, error) {
+	reqs, err := readRequirements(reqPath)
 	if err != nil {
 		return nil, err
 	}
-	if len(listed) == 0 {
-		return nil, fmt.Errorf("no requirement IDs listed in %s/*.ids", reqDir)
-	}
-	exempt, err := readExemptions(filepath.Join(reqDir, "exempt.txt"))
-	if err != nil {
-		return nil, err
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("%s lists no requirement", reqPath)
 	}
 	names, err := testNames(root)
 	if err != nil {
 		return nil, err
 	}
+	var bySection map[int][]string
+	data, err := os.ReadFile(spec)
+	switch {
+	case err == nil:
+		bySection = specIDs(string(data))
+	case !errors.Is(err, fs.ErrNotExist): // absent: a clone without ../shared
+		return nil, err
+	}
+
 	var problems []string
-	report := func(what string, ids []string) {
-		if len(ids) > 0 {
-			problems = append(problems, what+": "+strings.Join(ids, ", "))
+	report := func(what string, items []string) {
+		if len(items) > 0 {
+			problems = append(problems, what+": "+strings.Join(items, ", "))
 		}
 	}
 
-	var untested, both []string
-	for _, id := range sortedKeys(listed) {
-		if !citedBy(id, names) {
-			untested = append(untested, id+" ("+listed[id]+")")
+	// Lists that the per-topic contract of one session created; their
+	// lines belong in REQUIREMENTS.md.
+	var stray []string
+	for _, pattern := range []string{"*.ids", "exempt.txt"} {
+		files, err := filepath.Glob(filepath.Join(root, "requirements", pattern))
+		if err != nil {
+			return nil, err
 		}
-		if _, ok := exempt[id]; ok {
-			both = append(both, id)
+		for _, f := range files {
+			stray = append(stray, filepath.ToSlash(filepath.Join("requirements", filepath.Base(f))))
+		}
+	}
+	report("requirement lists outside "+reqFile+" (fold their lines into it and delete them)", stray)
+
+	var untested []string
+	for _, id := range sortedKeys(reqs) {
+		if r := reqs[id]; r.exempt == "" && !citedBy(id, names) {
+			untested = append(untested, fmt.Sprintf("%s (§%d)", id, r.section))
 		}
 	}
 	report("listed IDs without a test whose name cites them (LT-1 -> TestLT1_...)", untested)
-	report("IDs both listed and exempted", both)
 
-	data, err := os.ReadFile(spec)
-	if errors.Is(err, fs.ErrNotExist) {
-		return problems, nil // a clone without ../shared checks the lists only
+	// The IDs test names cite, recognised by the prefixes the list and the
+	// spec use (so TestE2E_… cites no E-2).
+	prefixes := map[string]bool{}
+	for id := range reqs {
+		prefixes[idPrefix(id)] = true
 	}
-	if err != nil {
-		return nil, err
-	}
-	bySection := specIDs(string(data))
-	all := map[string]bool{}
 	for _, ids := range bySection {
 		for _, id := range ids {
-			all[id] = true
+			prefixes[idPrefix(id)] = true
 		}
 	}
-	var unlisted, unknown []string
+	var unexplained []string
+	for id, name := range citedIDs(names, prefixes) {
+		if _, ok := reqs[id]; !ok {
+			unexplained = append(unexplained, id+" ("+name+")")
+		}
+	}
+	slices.Sort(unexplained)
+	report("IDs cited by a test name that "+reqFile+" does not list", unexplained)
+
+	if bySection == nil {
+		return problems, nil
+	}
+	defined := map[string]int{}
+	for sec, ids := range bySection {
+		for _, id := range ids {
+			defined[id] = sec
+		}
+	}
+	var unlisted, unknown, misplaced []string
 	for _, sec := range checkedSections {
 		for _, id := range bySection[sec] {
-			_, isListed := listed[id]
-			_, isExempt := exempt[id]
-			if !isListed && !isExempt {
+			if _, ok := reqs[id]; !ok {
 				unlisted = append(unlisted, fmt.Sprintf("§%d %s", sec, id))
 			}
 		}
 	}
-	for _, id := range sortedKeys(listed) {
-		if !all[id] {
-			unknown = append(unknown, id+" ("+listed[id]+")")
+	for _, id := range sortedKeys(reqs) {
+		sec, ok := defined[id]
+		switch {
+		case !ok:
+			unknown = append(unknown, id)
+		case sec != reqs[id].section:
+			misplaced = append(misplaced, fmt.Sprintf("%s (under §%d, defined in §%d)", id, reqs[id].section, sec))
 		}
 	}
-	for _, id := range sortedKeys(exempt) {
-		if !all[id] {
-			unknown = append(unknown, id+" (exempt.txt)")
-		}
-	}
-	report("spec IDs of the implemented sections that no requirements/*.ids lists and exempt.txt does not exempt", unlisted)
-	report("listed or exempted IDs the spec does not define", unknown)
+	report("spec IDs of the implemented sections that "+reqFile+" neither lists nor exempts", unlisted)
+	report("listed IDs the spec does not define", unknown)
+	report("IDs listed under another section than the one defining them", misplaced)
 	return problems, nil
 }
 
-// idPattern is one requirement ID.
-var idPattern = regexp.MustCompile(`^[A-Z]+-[0-9]+$`)
+// requirement is one line of REQUIREMENTS.md.
+type requirement struct {
+	section int
+	line    int
+	what    string // what the requirement demands
+	exempt  string // why the module does not implement it; "" when it does
+}
 
-// readIDLists reads every dir/*.ids: one ID per line, # comments. It maps
-// each ID to the files listing it; an ID listed twice in one file is an
-// error.
-func readIDLists(dir string) (map[string]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.ids"))
+var (
+	// reqSection and reqEntry are REQUIREMENTS.md's two line shapes (its
+	// "Line format"); an entry's text may end in exemptMark and a reason.
+	reqSection = regexp.MustCompile(`^## §([1-9][0-9]*) \S`)
+	reqEntry   = regexp.MustCompile(`^- \*\*([A-Z]+-[0-9]+)\*\* (\S.*)$`)
+)
+
+const exemptMark = "*Exempt:*"
+
+// readRequirements parses the requirement list at path.
+func readRequirements(path string) (map[string]requirement, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
-	for _, f := range files {
-		inFile := map[string]bool{}
-		err := eachLine(f, func(n int, line string) error {
-			if !idPattern.MatchString(line) {
-				return fmt.Errorf("%s:%d: %q is not a requirement ID", f, n, line)
-			}
-			if inFile[line] {
-				return fmt.Errorf("%s:%d: %s listed twice", f, n, line)
-			}
-			inFile[line] = true
-			// Two layers may share an ID (the process primitive and the
-			// teardown step that uses it); either list names it.
-			if prev, ok := out[line]; ok {
-				out[line] = prev + ", " + filepath.Base(f)
-			} else {
-				out[line] = filepath.Base(f)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	return parseRequirements(path, string(data))
+}
+
+// parseRequirements maps each ID of a requirement list to its line. Text
+// before the first section heading is free; after it, a line of another
+// shape, or an ID listed twice, is an error naming name and the line.
+func parseRequirements(name, text string) (map[string]requirement, error) {
+	out := map[string]requirement{}
+	section := 0
+	for n, line := range slices.Collect(strings.Lines(text)) {
+		n++
+		line = strings.TrimRight(line, " \t\r\n")
+		if section == 0 && !strings.HasPrefix(line, "## §") {
+			continue // the preamble
 		}
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			m := reqSection.FindStringSubmatch(line)
+			if m == nil {
+				return nil, fmt.Errorf("%s:%d: want a section heading \"## §<n> <name>\", got %q", name, n, line)
+			}
+			section, _ = strconv.Atoi(m[1])
+			continue
+		}
+		m := reqEntry.FindStringSubmatch(line)
+		if m == nil {
+			return nil, fmt.Errorf("%s:%d: want \"- **<ID>** <what it demands>\", got %q", name, n, line)
+		}
+		id, r := m[1], requirement{section: section, line: n, what: m[2]}
+		if what, why, ok := strings.Cut(m[2], " "+exemptMark); ok {
+			r.what, r.exempt = what, strings.TrimSpace(why)
+		}
+		if r.exempt == "" && strings.Contains(m[2], exemptMark) {
+			return nil, fmt.Errorf("%s:%d: %s: want \"<what it demands> %s <reason>\", got %q", name, n, id, exemptMark, m[2])
+		}
+		if prev, dup := out[id]; dup {
+			return nil, fmt.Errorf("%s:%d: %s listed twice (first at line %d)", name, n, id, prev.line)
+		}
+		out[id] = r
 	}
 	return out, nil
-}
-
-// readExemptions reads "ID: reason" lines; the reason is required.
-func readExemptions(path string) (map[string]string, error) {
-	out := map[string]string{}
-	err := eachLine(path, func(n int, line string) error {
-		id, reason, _ := strings.Cut(line, ":")
-		id, reason = strings.TrimSpace(id), strings.TrimSpace(reason)
-		if !idPattern.MatchString(id) || reason == "" {
-			return fmt.Errorf("%s:%d: want \"ID: reason\", got %q", path, n, line)
-		}
-		if _, dup := out[id]; dup {
-			return fmt.Errorf("%s:%d: %s exempted twice", path, n, id)
-		}
-		out[id] = reason
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	return out, err
-}
-
-// eachLine calls fn with every non-blank, non-comment line, trimmed.
-func eachLine(path string, fn func(n int, line string) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		if line = strings.TrimSpace(line); line != "" {
-			if err := fn(n, line); err != nil {
-				return err
-			}
-		}
-	}
-	return sc.Err()
 }
 
 // testNames returns the names of every Test, Fuzz and Benchmark function in
@@ -285,7 +310,32 @@ func specIDs(spec string) map[int][]string {
 	return out
 }
 
-func sortedKeys(m map[string]string) []string {
+// citedToken is an ID as a test name cites it: capitals, then digits.
+var citedToken = regexp.MustCompile(`[A-Z]+[0-9]+`)
+
+// citedIDs maps each ID that names cite, by the rule of citedBy and with a
+// prefix in prefixes, to the first name citing it.
+func citedIDs(names []string, prefixes map[string]bool) map[string]string {
+	out := map[string]string{}
+	for _, name := range names {
+		for _, tok := range citedToken.FindAllString(name, -1) {
+			digits := strings.IndexAny(tok, "0123456789")
+			id := tok[:digits] + "-" + tok[digits:]
+			if _, seen := out[id]; !seen && prefixes[tok[:digits]] {
+				out[id] = name
+			}
+		}
+	}
+	return out
+}
+
+// idPrefix is an ID's letters: CFG for CFG-1.
+func idPrefix(id string) string {
+	p, _, _ := strings.Cut(id, "-")
+	return p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -312,49 +362,65 @@ func TestRequirementsCheckCatchesGaps(t *testing.T) {
 		"## 26. Open\n- **Q-1 Restart log message text.** x\n"
 	assert.Equal(t, map[int][]string{1: {"CFG-1", "CFG-2", "CFG-3"}, 24: {"LOG-1"}}, specIDs(spec))
 
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.ids"), []byte("# c\nLT-1\n\nLT-2 # why\n"), 0o644))
-	got, err := readIDLists(dir)
-	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"LT-1": "a.ids", "LT-2": "a.ids"}, got)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.ids"), []byte("LT-1\n"), 0o644))
-	got, err = readIDLists(dir)
-	require.NoError(t, err)
-	assert.Equal(t, "a.ids, b.ids", got["LT-1"], "two lists may share an ID")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.ids"), []byte("LT-1\nLT-1\n"), 0o644))
-	_, err = readIDLists(dir)
-	assert.ErrorContains(t, err, "LT-1 listed twice")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.ids"), []byte("lt1\n"), 0o644))
-	_, err = readIDLists(dir)
-	assert.ErrorContains(t, err, "is not a requirement ID")
+	assert.Equal(t, map[string]string{"LT-12": "TestLT12_Foo", "SSH-2": "TestSSH2_Bar", "MCP-4": "TestMCP4_LT5_Both", "LT-5": "TestMCP4_LT5_Both"},
+		citedIDs(append(names, "TestE2E_UTF8"), map[string]bool{"SSH": true, "MCP": true, "LT": true, "SS": true}),
+		"cited IDs follow citedBy's rule and only known prefixes count")
 
-	ex := filepath.Join(dir, "exempt.txt")
-	require.NoError(t, os.WriteFile(ex, []byte("PM-8: orchestrator\n"), 0o644))
-	exempt, err := readExemptions(ex)
+	list := "# Title\n- **XX-1** in the preamble, free\n    ## §9 also free\n" +
+		"## §1 Configuration\n- **CFG-1** registers\n\n" +
+		"- **CFG-2** validates *Exempt:* orchestrator-side\n## §24 Log records\n- **LOG-1** logs `x`\n"
+	got, err := parseRequirements("R.md", list)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"PM-8": "orchestrator"}, exempt)
-	require.NoError(t, os.WriteFile(ex, []byte("PM-8\n"), 0o644))
-	_, err = readExemptions(ex)
-	assert.ErrorContains(t, err, `want "ID: reason"`)
+	assert.Equal(t, map[string]requirement{
+		"CFG-1": {section: 1, line: 5, what: "registers"},
+		"CFG-2": {section: 1, line: 7, what: "validates", exempt: "orchestrator-side"},
+		"LOG-1": {section: 24, line: 9, what: "logs `x`"},
+	}, got)
+	for bad, want := range map[string]string{
+		"## §1 A\n- **CFG-1** a\n- **CFG-1** b\n": "R.md:3: CFG-1 listed twice (first at line 2)",
+		"## §1 A\n- CFG-1 a\n":                    `R.md:2: want "- **<ID>** <what it demands>"`,
+		"## §1 A\n- **cfg-1** a\n":                `R.md:2: want "- **<ID>**`,
+		"## §1 A\n- **CFG-1**\n":                  `R.md:2: want "- **<ID>**`,
+		"## §1 A\nsome prose\n":                   `R.md:2: want "- **<ID>**`,
+		"## §1 A\n## Notes\n":                     `R.md:2: want a section heading`,
+		"## §1\n":                                 `R.md:1: want a section heading`,
+		"## §1 A\n- **CFG-1** a *Exempt:*\n":      `R.md:2: CFG-1: want "<what it demands> *Exempt:* <reason>"`,
+		"## §1 A\n- **CFG-1** *Exempt:* why\n":    `R.md:2: CFG-1: want "<what it demands> *Exempt:* <reason>"`,
+	} {
+		_, err := parseRequirements("R.md", bad)
+		assert.ErrorContains(t, err, want, "%q", bad)
+	}
 
-	// End to end on a fake module: a listed ID without a test, a spec ID
-	// neither listed nor exempt, and the same module passing once the
-	// spec is absent except for the untested ID.
+	// End to end on a fake module: a listed ID without a test, a cited ID
+	// not listed, a spec ID neither listed nor exempt, an ID under the
+	// wrong section, an ID the spec lacks, a stray list; then the same
+	// module without the spec, which checks only the list and the tests.
 	mod := t.TempDir()
-	req := filepath.Join(mod, "requirements")
-	require.NoError(t, os.Mkdir(req, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(req, "x.ids"), []byte("CFG-1\nCFG-2\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(req, "exempt.txt"), []byte("CFG-3: later\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(mod, "a_test.go"), []byte("package a\nfunc TestCFG1_X(t *T) {}\n"), 0o644))
+	reqs := filepath.Join(mod, "REQUIREMENTS.md")
+	require.NoError(t, os.WriteFile(reqs, []byte("intro\n## §1 C\n- **CFG-1** a\n- **CFG-2** b\n"+
+		"- **CFG-3** c *Exempt:* later\n- **MS-1** e\n- **CFG-9** f *Exempt:* gone\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "a_test.go"),
+		[]byte("package a\nfunc TestCFG1_X(t *T) {}\nfunc TestCFG5_MS1_Y(t *T) {}\nfunc TestE2E(t *T) {}\n"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(mod, "requirements"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "requirements", "ssh.ids"), []byte("SSH-1  # argv\n"), 0o644))
 	specFile := filepath.Join(mod, "spec.md")
 	require.NoError(t, os.WriteFile(specFile, []byte("## 1. C\n- **CFG-1** a\n- **CFG-2** b\n- **CFG-3** c\n- **CFG-4** d\n## 7. Seam\n- **MS-1** e\n"), 0o644))
-	problems, err := coverageProblems(req, mod, specFile)
+	stray := "requirement lists outside REQUIREMENTS.md (fold their lines into it and delete them): requirements/ssh.ids"
+	untested := "listed IDs without a test whose name cites them (LT-1 -> TestLT1_...): CFG-2 (§1)"
+	unexplained := "IDs cited by a test name that REQUIREMENTS.md does not list: CFG-5 (TestCFG5_MS1_Y)"
+	problems, err := coverageProblems(reqs, mod, specFile)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
-		"listed IDs without a test whose name cites them (LT-1 -> TestLT1_...): CFG-2 (x.ids)",
-		"spec IDs of the implemented sections that no requirements/*.ids lists and exempt.txt does not exempt: §1 CFG-4",
+		stray, untested, unexplained,
+		"spec IDs of the implemented sections that REQUIREMENTS.md neither lists nor exempts: §1 CFG-4",
+		"listed IDs the spec does not define: CFG-9",
+		"IDs listed under another section than the one defining them: MS-1 (under §1, defined in §7)",
 	}, problems)
-	problems, err = coverageProblems(req, mod, filepath.Join(mod, "absent.md"))
+	problems, err = coverageProblems(reqs, mod, filepath.Join(mod, "absent.md"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"listed IDs without a test whose name cites them (LT-1 -> TestLT1_...): CFG-2 (x.ids)"}, problems)
+	assert.Equal(t, []string{stray, untested, unexplained}, problems)
+
+	require.NoError(t, os.WriteFile(reqs, []byte("## §1 C\n- **CFG-1** a\n- **CFG-1** a\n"), 0o644))
+	_, err = coverageProblems(reqs, mod, specFile)
+	assert.ErrorContains(t, err, "CFG-1 listed twice", "a malformed list fails the check")
 }

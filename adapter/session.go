@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/launch"
 	"acpkit.dev/adapter/internal/normalize"
 	"acpkit.dev/adapter/internal/stderrlog"
@@ -23,11 +24,15 @@ type session struct {
 	params      StartParams
 	readTimeout time.Duration
 	grace       time.Duration
+	// remote: the runtime runs over SSH behind a local ssh relay (§21).
+	remote bool
 
 	proc   *launch.Process
 	conn   *acpsdk.Conn
 	stderr *stderrlog.Collector
 	pump   *pump
+	// tap reports the traffic to WithWireTap's function; nil without one.
+	tap *tapper
 
 	// closeMethod is session/close, session/delete or "" (CL-1, CL-2).
 	closeMethod string
@@ -91,7 +96,7 @@ func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
 	var m any
 	switch in.Kind {
 	case acpsdk.InboundNotification:
-		if in.Request.Method != methodSessionUpdate {
+		if in.Request.Method != gen.MethodSessionUpdate {
 			s.log.Debug(logUnhandledNotification, "method", in.Request.Method) // EV-12
 			return
 		}
@@ -121,27 +126,16 @@ func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
 	}
 	// The connection is closing or the pump is gone (TD-1); a null-id
 	// update is still never answered (EV-12).
-	if r, _ := m.(pumpRequest); r.method == methodSessionUpdate && r.nullID {
+	if r, _ := m.(pumpRequest); r.method == gen.MethodSessionUpdate && r.nullID {
 		in.Reply.Skip()
 		return
 	}
 	in.Reply.Answer(teardownAnswer(in.Request.Method))
 }
 
-// The methods the adapter sends or serves.
-const (
-	methodInitialize        = "initialize"
-	methodSessionNew        = "session/new"
-	methodSessionLoad       = "session/load"
-	methodSessionResume     = "session/resume"
-	methodSessionPrompt     = "session/prompt"
-	methodSessionClose      = "session/close"
-	methodSessionDelete     = "session/delete"
-	methodSessionUpdate     = "session/update"
-	methodRequestPermission = "session/request_permission"
-	methodElicitationCreate = "elicitation/create"
-	methodNegativeControl   = "_sortie.dev/probe/unimplemented"
-)
+// methodNegativeControl is SR-3's probe, a vendor method no protocol
+// release can define; every protocol method is gen's Method… constant.
+const methodNegativeControl = "_sortie.dev/probe/unimplemented"
 
 // Turn and start messages of the spec, byte for byte.
 const (
@@ -165,30 +159,28 @@ const (
 	msgConnEndedStart    = "agent connection ended before responding"
 	msgStartCancelled    = "session start was cancelled"
 	msgLoadHoldCancelled = "session start was cancelled while deferring session/load"
-	msgRemoteUnsupported = "remote launch over ssh is not supported by this build"
 	msgSessionNotStarted = "the session was never started"
 )
 
 // teardownAnswer is the answer to a request still open at teardown (TD-1):
 // a permission request gets the cancelled outcome, anything else -32601.
 func teardownAnswer(method string) (any, error) {
-	if method == methodRequestPermission {
+	if method == gen.MethodSessionRequestPermission {
 		return permissionCancelled, nil
 	}
 	return nil, acpsdk.ErrMethodNotFound
 }
 
-// The permission answers of PM-1/PM-2.
-type permissionOutcome struct {
-	Outcome  string `json:"outcome"`
-	OptionID string `json:"optionId,omitempty"`
-}
+// permissionCancelled is the cancelled answer to a permission request
+// (PM-2, TU-8, TD-1): {"outcome":{"outcome":"cancelled"}}. It is only ever
+// encoded, never changed.
+var permissionCancelled = &gen.RequestPermissionResponse{Outcome: &gen.RequestPermissionOutcomeCancelled{}}
 
-type permissionResponse struct {
-	Outcome permissionOutcome `json:"outcome"`
+// permissionSelected is PM-1's refusal, selecting optionID:
+// {"outcome":{"outcome":"selected","optionId":<id>}}.
+func permissionSelected(optionID string) *gen.RequestPermissionResponse {
+	return &gen.RequestPermissionResponse{Outcome: &gen.RequestPermissionOutcomeSelected{OptionID: gen.PermissionOptionID(optionID)}}
 }
-
-var permissionCancelled = permissionResponse{Outcome: permissionOutcome{Outcome: "cancelled"}}
 
 // event converts a normalized event into the public one for this session.
 func (s *session) event(sessionID string, e normalize.Event) Event {

@@ -155,11 +155,3 @@ func TestStopSessionZeroAndTwice(t *testing.T) {
 	h.stop(s)
 	h.stop(s) // a second call does nothing
 }
-
-func TestRemoteLaunchRefusedUntilSSHLauncher(t *testing.T) {
-	h := newHarness(t)
-	p := h.params()
-	p.SSHHost = "build-host"
-	_, err := h.a.StartSession(context.Background(), p)
-	assert.Equal(t, KindAgentNotFound, KindOf(err), "no ssh, or no SSH launcher yet: never retried")
-}

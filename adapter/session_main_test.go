@@ -12,11 +12,19 @@ import (
 	"go.uber.org/goleak"
 
 	"acpkit.dev/adapter/internal/fakeagent"
+	referenceagent "acpkit.dev/conformance/refagent"
+	"acpkit.dev/internal/realruntime"
 )
 
 // TestMain runs a fake agent scenario when the binary was started as one,
-// and otherwise the tests, checking that none leaves a goroutine behind.
+// the reference agent when its first argument is "refagent" (Example's
+// runtime, as in `acprun refagent`), and otherwise the tests, checking that
+// none leaves a goroutine behind.
 func TestMain(m *testing.M) {
+	realruntime.TapMain()
+	if len(os.Args) > 1 && os.Args[1] == "refagent" {
+		os.Exit(referenceagent.Main(os.Args[2:]))
+	}
 	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent, "hello": helloAgent})
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { cleanupRefagent() }))
 }

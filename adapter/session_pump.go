@@ -279,7 +279,7 @@ func (p *pump) update(m pumpUpdate) {
 	if w := p.load; w != nil && info.Replay && !info.Invalid && sid == w.id && !w.hit {
 		w.hit = true
 		close(w.seen)
-		if st := p.stage; st != nil && st.method == methodSessionLoad && st.answered {
+		if st := p.stage; st != nil && st.method == gen.MethodSessionLoad && st.answered {
 			p.adopt(st) // SR-5: replay within the wait after the answer
 		}
 	}
@@ -321,7 +321,7 @@ func (p *pump) response(m pumpResponse) {
 		return
 	}
 	switch st.method {
-	case methodSessionNew:
+	case gen.MethodSessionNew:
 		id, ok := decodeNewSession(raw)
 		if !ok {
 			p.stage = nil
@@ -329,7 +329,7 @@ func (p *pump) response(m pumpResponse) {
 		}
 		st.sessionID = id
 		p.adopt(st)
-	case methodSessionLoad:
+	case gen.MethodSessionLoad:
 		st.answered = true
 		if p.load != nil && p.load.hit {
 			p.adopt(st) // SR-5: replay before the answer
@@ -353,7 +353,7 @@ func (p *pump) answer(r replier, result any, err error) {
 
 // request answers an agent-initiated request (PM-1..PM-5, TU-8, PM-7).
 func (p *pump) request(m pumpRequest) {
-	if m.method == methodSessionUpdate && m.nullID {
+	if m.method == gen.MethodSessionUpdate && m.nullID {
 		// EV-12: a session/update with a null id is a notification.
 		m.reply.Skip()
 		p.update(pumpUpdate{params: m.params, at: m.at})
@@ -365,8 +365,8 @@ func (p *pump) request(m pumpRequest) {
 		return
 	}
 	switch m.method {
-	case methodRequestPermission:
-	case methodElicitationCreate:
+	case gen.MethodSessionRequestPermission:
+	case gen.MethodElicitationCreate:
 		p.answer(m.reply, nil, acpsdk.ErrMethodNotFound)
 		if p.turn != nil && p.turn.ending {
 			return
@@ -386,7 +386,10 @@ func (p *pump) request(m pumpRequest) {
 	}
 	optID, ok := selectRefusal(m.params)
 	if ok {
-		p.answer(m.reply, permissionResponse{Outcome: permissionOutcome{Outcome: "selected", OptionID: optID}}, nil)
+		p.answer(m.reply, permissionSelected(optID), nil)
+		if p.turn != nil {
+			p.turn.refusedPermission = true // DI-10
+		}
 		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionRefused})...)
 	} else {
 		p.answer(m.reply, permissionCancelled, nil)

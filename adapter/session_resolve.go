@@ -8,29 +8,10 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/mcpconfig"
 	"acpkit.dev/adapter/internal/normalize"
 )
-
-// newSessionParams is session/new's request (SR-1); mcpServers is always an
-// array (MCP-11).
-type newSessionParams struct {
-	Cwd        string           `json:"cwd"`
-	McpServers []mcpconfig.Wire `json:"mcpServers"`
-}
-
-type loadSessionParams struct {
-	SessionID  string           `json:"sessionId"`
-	Cwd        string           `json:"cwd"`
-	McpServers []mcpconfig.Wire `json:"mcpServers"`
-}
-
-// resumeSessionParams carries mcpServers only when non-empty (MCP-11).
-type resumeSessionParams struct {
-	SessionID  string           `json:"sessionId"`
-	Cwd        string           `json:"cwd"`
-	McpServers []mcpconfig.Wire `json:"mcpServers,omitempty"`
-}
 
 // resolveSession creates or continues the session (§10) and returns the id
 // the runtime actually created (SR-11). caps is lowered for continuation
@@ -43,9 +24,9 @@ func (s *session) resolveSession(ctx context.Context, f handshakeFacts, cwd stri
 	if resumeID == "" || s.params.CredentialVerification || (!f.loadSession && !f.resume) {
 		return s.newSession(ctx, cwd, servers, *caps)
 	}
-	method := methodSessionResume
+	method := gen.MethodSessionResume
 	if f.loadSession {
-		method = methodSessionLoad
+		method = gen.MethodSessionLoad
 	}
 	id, ok, err := s.continueSession(ctx, method, resumeID, cwd, servers, *caps)
 	if err != nil {
@@ -90,7 +71,7 @@ func (s *session) continueSession(ctx context.Context, method, id, cwd string, s
 
 	var w *loadWatch
 	var params any
-	if method == methodSessionLoad {
+	if method == gen.MethodSessionLoad {
 		// SR-9: never load a session this process created inside its
 		// creation minute.
 		if d := s.a.loadHold(cwd, id); d > 0 {
@@ -104,12 +85,19 @@ func (s *session) continueSession(ctx context.Context, method, id, cwd string, s
 		if !s.pump.send(ctx, pumpLoad{w: w, st: stageFacts(method, id, servers, caps)}) {
 			return "", false, newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
 		}
-		params = loadSessionParams{SessionID: id, Cwd: cwd, McpServers: servers}
+		// mcpServers is required here: an array even when empty (MCP-11).
+		params = &gen.LoadSessionRequest{SessionID: gen.SessionID(id), Cwd: cwd, McpServers: orEmpty(servers)}
 	} else {
 		if !s.pump.send(ctx, pumpStage{stageFacts(method, id, servers, caps)}) {
 			return "", false, newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
 		}
-		params = resumeSessionParams{SessionID: id, Cwd: cwd, McpServers: servers}
+		// Optional here, and sent only when non-empty (MCP-11): gen
+		// leaves out a nil list.
+		r := &gen.ResumeSessionRequest{SessionID: gen.SessionID(id), Cwd: cwd}
+		if len(servers) > 0 {
+			r.McpServers = servers
+		}
+		params = r
 	}
 	unconfirmed := func() (string, bool, error) {
 		// SR-6, and no staged fact survives an unconfirmed continuation.
@@ -156,16 +144,15 @@ func (s *session) continueSession(ctx context.Context, method, id, cwd string, s
 // newSession creates a session (SR-1, SR-10) and records its creation for
 // SR-9.
 func (s *session) newSession(ctx context.Context, cwd string, servers []mcpconfig.Wire, caps normalize.Capabilities) (string, error) {
-	if servers == nil {
-		servers = []mcpconfig.Wire{}
-	}
-	if !s.pump.send(ctx, pumpStage{stageFacts(methodSessionNew, "", servers, caps)}) {
+	servers = orEmpty(servers)
+	if !s.pump.send(ctx, pumpStage{stageFacts(gen.MethodSessionNew, "", servers, caps)}) {
 		return "", newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.readTimeout)
 	defer cancel()
 	var raw json.RawMessage
-	if err := s.conn.Call(cctx, methodSessionNew, newSessionParams{Cwd: cwd, McpServers: servers}, &raw); err != nil {
+	params := &gen.NewSessionRequest{Cwd: cwd, McpServers: servers} // SR-1, MCP-11
+	if err := s.conn.Call(cctx, gen.MethodSessionNew, params, &raw); err != nil {
 		err = callError(ctx, cctx, err)
 		if e, ok := errors.AsType[*acpsdk.Error](err); ok {
 			return "", rpcStartError(msgNewError, e)
@@ -178,6 +165,15 @@ func (s *session) newSession(ctx context.Context, cwd string, servers []mcpconfi
 	}
 	s.a.recordCreation(cwd, id)
 	return id, nil
+}
+
+// orEmpty is servers, or an empty list for nil: session/new and
+// session/load always carry an mcpServers array (MCP-11).
+func orEmpty(servers []mcpconfig.Wire) []mcpconfig.Wire {
+	if servers == nil {
+		return []mcpconfig.Wire{}
+	}
+	return servers
 }
 
 // decodeNewSession reads session/new's sessionId: a non-empty string.

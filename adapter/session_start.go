@@ -3,9 +3,11 @@ package adapter
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/launch"
 	"acpkit.dev/adapter/internal/mcpconfig"
 	"acpkit.dev/adapter/internal/normalize"
@@ -14,7 +16,8 @@ import (
 
 // StartSession launches the runtime, performs the handshake and creates or
 // continues a session (§12's order). On failure it has already torn down
-// whatever it started (SS-2) and returns a zero Session with an *Error;
+// whatever it started (SS-2) and returns a zero Session with an *Error, or
+// with an error wrapping ErrSSHParam for SSH parameters no launch can use;
 // StopSession on that zero Session is a no-op.
 //
 // ctx binds the runtime's life (SP-3): when it ends, even after the start,
@@ -39,27 +42,41 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 	if err != nil {
 		return Session{}, lift(err)
 	}
-	if target.Remote {
-		// §21 plugs a launcher in here; until then a remote launch is
-		// refused before anything starts.
-		return Session{}, newError(KindAgentNotFound, msgRemoteUnsupported, nil)
+	// s.remote is the one switch of a launch over SSH (§21): no MCP
+	// servers (MCP-2), no measurement source may claim and no environment
+	// of Sortie's own is added (SSH-3), tool servers start in the gap
+	// (CAP-2), and ssh's exit 255 is a connection failure (SS-4).
+	s.remote = target.Remote
+	launcher, spec := a.launcher, target.Spec(nil, s.grace)
+	if s.remote {
+		if err := launch.CheckSSHParams(p.SSHStrictHostKeyChecking, p.SSHPassEnv); err != nil {
+			return Session{}, err
+		}
+		launcher, spec = a.sshLauncher, target.SSHSpec(p.SSHStrictHostKeyChecking, p.SSHPassEnv, s.grace)
 	}
 	// Step 2: MCP servers, parsed before launch on a local launch (MCP-2).
-	servers, err := mcpconfig.Load(s.params.MCPConfigPath, target.Remote)
+	servers, err := mcpconfig.Load(s.params.MCPConfigPath, s.remote)
 	if err != nil {
 		return Session{}, lift(err)
 	}
-	// Step 3: the subprocess (§5).
-	proc, err := a.launcher.Launch(ctx, target.Spec(nil, s.grace))
+	// Step 3: the subprocess (§5), or the ssh relay (SSH-1, SSH-2).
+	proc, err := launcher.Launch(ctx, spec)
 	if err != nil {
 		return Session{}, lift(err)
 	}
 	s.proc = proc
-	s.stderr = stderrlog.Start(proc.Stderr(), s.log, nil)
+	var stderr io.Reader = proc.Stderr()
+	var connTap func(acpsdk.Direction, []byte)
+	if a.tap != nil {
+		s.tap = &tapper{tap: a.tap, pid: proc.PID()}
+		s.tap.spawned(proc, spec)
+		stderr, connTap = s.tap.stderr(stderr), s.tap.conn
+	}
+	s.stderr = stderrlog.Start(stderr, s.log, nil)
 	s.pump = newPump(s)
 	// One ordered sequence of everything read (EV-13); a null id is a
 	// request to answer (PM-10), except on session/update (EV-12).
-	s.conn = acpsdk.NewConn(proc.Stdout(), proc.Stdin(), nil, &acpsdk.Options{InOrder: s.inbound})
+	s.conn = acpsdk.NewConn(proc.Stdout(), proc.Stdin(), nil, &acpsdk.Options{InOrder: s.inbound, Tap: connTap})
 	s.watchStop, s.watchDone = make(chan struct{}), make(chan struct{})
 	go s.pump.run()
 	go s.watchStdout()
@@ -78,6 +95,9 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 		return "", err
 	}
 	caps := normalize.Capabilities{}
+	if s.remote {
+		caps.Lower(normalize.ToolServers) // CAP-2: none go over SSH
+	}
 	caps.Lower(normalize.TokenCounts) // MS-4: no source is confirmed
 	if !f.hasAgentInfo {
 		caps.Lower(normalize.AgentVersion) // CAP-3
@@ -94,9 +114,9 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 	// Step 7: the teardown method (CL-1, CL-2).
 	switch {
 	case s.params.CredentialVerification && f.delete:
-		s.closeMethod = methodSessionDelete
+		s.closeMethod = gen.MethodSessionDelete
 	case f.close:
-		s.closeMethod = methodSessionClose
+		s.closeMethod = gen.MethodSessionClose
 	}
 	// SS-1: the pump adopted the facts, then the id, where the response
 	// that decided them was read (resolveSession staged them).
@@ -118,7 +138,9 @@ func (s *session) failStart(ctx context.Context, err error) error {
 		t := time.NewTimer(s.a.drain)
 		select {
 		case <-s.proc.Exited():
-			exited = true
+			// An exit this adapter caused (the SP-3 binding) is not one
+			// on its own.
+			exited = !s.proc.Status().Stopped
 		case <-t.C:
 		case <-ctx.Done():
 		}
@@ -128,7 +150,7 @@ func (s *session) failStart(ctx context.Context, err error) error {
 	s.stderr.Relog(s.log)
 	switch {
 	case exited:
-		return lift(s.stderr.EarlyExit(s.proc.Status().String()))
+		return s.earlyExit(s.proc.Status())
 	case lost:
 		return newError(KindPortExit, msgConnEndedStart, err)
 	}

@@ -90,6 +90,9 @@ func (s *session) runTeardown(ctx context.Context) {
 		_ = s.proc.Stdout().Close()
 		_ = s.proc.Stderr().Close()
 	}
+	if s.tap != nil {
+		s.tap.close(s.proc)
+	}
 	// TD-11: no measurement source is armed in this build, so there is
 	// nothing to release.
 }
@@ -99,13 +102,13 @@ func (s *session) closeSession(caller context.Context, half func() (context.Cont
 	c, cancel, bound := half()
 	defer cancel()
 	var params any = &gen.CloseSessionRequest{SessionID: gen.SessionID(s.id)}
-	if s.closeMethod == methodSessionDelete {
+	if s.closeMethod == gen.MethodSessionDelete {
 		params = &gen.DeleteSessionRequest{SessionID: gen.SessionID(s.id)}
 	}
 	err := s.conn.Call(c, s.closeMethod, params, nil)
 	rpcErr, isRPC := errors.AsType[*acpsdk.Error](err)
 	timedOut := !isRPC && err != nil && c.Err() != nil
-	if s.closeMethod == methodSessionDelete {
+	if s.closeMethod == gen.MethodSessionDelete {
 		switch {
 		case err == nil:
 			s.log.Debug(logDeleted)

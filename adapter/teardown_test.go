@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk"
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/fakeagent"
 	"acpkit.dev/adapter/internal/launch"
 )
@@ -49,8 +50,8 @@ func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
 	a := &Adapter{now: time.Now}
 	p := newPump(&session{a: a, log: slog.New(slog.DiscardHandler)})
 	perm, elicit := newRecordedReply(), newRecordedReply()
-	p.in <- pumpRequest{method: methodRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), reply: perm}
-	p.in <- pumpRequest{method: methodElicitationCreate, reply: elicit}
+	p.in <- pumpRequest{method: gen.MethodSessionRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), reply: perm}
+	p.in <- pumpRequest{method: gen.MethodElicitationCreate, reply: elicit}
 	ack := make(chan struct{})
 	p.handle(pumpAnswerOpen{ack: ack})
 	<-ack
@@ -60,7 +61,7 @@ func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
 	assert.ErrorIs(t, elicit.err, acpsdk.ErrMethodNotFound)
 	// A request arriving after teardown began gets the same answers.
 	late := newRecordedReply()
-	p.handle(pumpRequest{method: methodRequestPermission, reply: late})
+	p.handle(pumpRequest{method: gen.MethodSessionRequestPermission, reply: late})
 	<-late.done
 	assert.Equal(t, permissionCancelled, late.result)
 	p.cancel()

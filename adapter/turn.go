@@ -47,6 +47,9 @@ type turnState struct {
 	// the read timeout for the stream's own end (TU-9).
 	writeFailed  bool
 	reachedModel bool
+	// refusedPermission: a permission request was refused during the
+	// turn (PM-1), which turns a cancelled stop into DI-10's ending.
+	refusedPermission bool
 }
 
 func (t *turnState) deliver(e Event) {
@@ -189,7 +192,7 @@ func (p *pump) startTurn(req *turnRequest) {
 	// Sent from the pump, so the pump knows the call before it handles
 	// anything read after it; the wait for queue space is bounded by the
 	// caller's context and by Close.
-	pc, err := p.s.conn.Go(t.ctx, methodSessionPrompt, params)
+	pc, err := p.s.conn.Go(t.ctx, gen.MethodSessionPrompt, params)
 	if err != nil {
 		p.promptFailed(err)
 		return
@@ -291,7 +294,11 @@ func (p *pump) promptDone(raw json.RawMessage, err error) {
 		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, nil)
 		return
 	}
-	p.endTurn(normalize.StopReason(reason, false), nil)
+	o := normalize.StopReasonAfterRefusal(reason, t.refusedPermission)
+	if o.Type == normalize.TurnInputRequired {
+		p.s.log.Warn(logHumanInput) // DI-10 ends as DI-5 does
+	}
+	p.endTurn(o, nil)
 }
 
 // decodeStopReason reads a prompt result's stopReason, which must be a

@@ -8,3 +8,5 @@ for dir in $(find . -name package-lock.json -not -path '*/node_modules/*' -print
     (cd "$dir" && npm ci --no-audit --no-fund --silent)
   fi
 done
+# The SSH launch tests (adapter spec §21) run a private sshd on 127.0.0.1.
+./scripts/apt-install.sh openssh-server openssh-client

@@ -7,7 +7,6 @@ import (
 	trusted "acpkit.dev/acpsdk/internal/trusted"
 	"context"
 	"errors"
-	"unicode/utf8"
 )
 
 // Caller is what the typed peers need from a connection: a request that
@@ -750,16 +749,14 @@ func init() {
 // so that required members are reported by name. Errors carry the path
 // prefixed with "params".
 //
-// trusted params come from a line the connection already validated as JSON,
-// so the full validation is skipped; only the UTF-8 rule, which that
-// validation does not apply, is checked, and a failure there falls back to
-// the full validation for its error. The decoders walk values iteratively,
-// so skipping the nesting bound cannot exhaust the stack.
+// trusted params come from a line the connection already validated with
+// jsonx's validator (nesting bound and UTF-8 included, the params counted
+// from their own root, as here), so validating them again is skipped.
 func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
-	if !trusted || !utf8.Valid(params) {
+	if !trusted {
 		if err := jsonx.Validate(params); err != nil {
 			return jsonx.AtField(err, "params")
 		}

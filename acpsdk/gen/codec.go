@@ -1866,6 +1866,13 @@ func decodeAuthMethodAt(data []byte) (AuthMethod, int, error) {
 			return nil, 0, err
 		}
 		return v, n, nil
+	case "agent":
+		v := new(AuthMethodAgent)
+		n, err := v.decodeAt(data, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		return v, n, nil
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -1908,7 +1915,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil AuthMethod")
 }
@@ -2389,9 +2396,9 @@ func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x AuthMethodUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the AuthMethod tag is unknown).
@@ -6749,7 +6756,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ContentBlock")
 }
@@ -6872,9 +6879,9 @@ func (x *ContentBlockText) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x ContentBlockUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the ContentBlock tag is unknown).
@@ -7327,6 +7334,8 @@ func (x *CreateElicitationRequest) decodeMembers(it *jsonx.ObjectIter, data []by
 		return err
 	}
 	x.Mode = u
+	x.verbatim = jsonx.Verbatim{}
+	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
 	return nil
 }
 
@@ -7372,8 +7381,13 @@ func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, 
 	return b, nil
 }
 
-// appendJSON appends x as a JSON object.
+// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
 func (x *CreateElicitationRequest) appendJSON(b []byte) ([]byte, error) {
+	return x.verbatim.Append(b, x.appendCanonical)
+}
+
+// appendCanonical appends x as a JSON object, from its fields.
+func (x *CreateElicitationRequest) appendCanonical(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b, err := x.appendMembers(b, "")
 	if err != nil {
@@ -7465,7 +7479,7 @@ func appendCreateElicitationRequestModeMembers(b []byte, v CreateElicitationRequ
 		if v == nil {
 			break
 		}
-		return jsonx.AppendObjectMembers(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "mode", true)
 	}
 	return b, jsonx.EncodeError("", "nil CreateElicitationRequestMode")
 }
@@ -7522,9 +7536,9 @@ func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "mode" tag.
 func (x CreateElicitationRequestModeUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "mode", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the CreateElicitationRequestMode tag is unknown).
@@ -7594,6 +7608,8 @@ func (x *CreateElicitationResponse) decodeMembers(it *jsonx.ObjectIter, data []b
 		return err
 	}
 	x.Action = u
+	x.verbatim = jsonx.Verbatim{}
+	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
 	return nil
 }
 
@@ -7635,8 +7651,13 @@ func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte,
 	return b, nil
 }
 
-// appendJSON appends x as a JSON object.
+// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
 func (x *CreateElicitationResponse) appendJSON(b []byte) ([]byte, error) {
+	return x.verbatim.Append(b, x.appendCanonical)
+}
+
+// appendCanonical appends x as a JSON object, from its fields.
+func (x *CreateElicitationResponse) appendCanonical(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b, err := x.appendMembers(b, "")
 	if err != nil {
@@ -7740,7 +7761,7 @@ func appendCreateElicitationResponseActionMembers(b []byte, v CreateElicitationR
 		if v == nil {
 			break
 		}
-		return jsonx.AppendObjectMembers(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "action", true)
 	}
 	return b, jsonx.EncodeError("", "nil CreateElicitationResponseAction")
 }
@@ -7991,9 +8012,9 @@ func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "action" tag.
 func (x CreateElicitationResponseActionUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "action", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the CreateElicitationResponseAction tag is unknown).
@@ -9750,6 +9771,8 @@ func (x *ElicitationFormMode) decodeMembers(it *jsonx.ObjectIter, data []byte, s
 		return err
 	}
 	x.Scope = u
+	x.verbatim = jsonx.Verbatim{}
+	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
 	return nil
 }
 
@@ -9789,8 +9812,13 @@ func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error
 	return b, nil
 }
 
-// appendJSON appends x as a JSON object.
+// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
 func (x *ElicitationFormMode) appendJSON(b []byte) ([]byte, error) {
+	return x.verbatim.Append(b, x.appendCanonical)
+}
+
+// appendCanonical appends x as a JSON object, from its fields.
+func (x *ElicitationFormMode) appendCanonical(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b, err := x.appendMembers(b, "")
 	if err != nil {
@@ -9936,7 +9964,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationPropertySchema")
 }
@@ -10059,9 +10087,9 @@ func (x *ElicitationPropertySchemaString) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x ElicitationPropertySchemaUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the ElicitationPropertySchema tag is unknown).
@@ -10986,6 +11014,8 @@ func (x *ElicitationURLMode) decodeMembers(it *jsonx.ObjectIter, data []byte, sk
 		return err
 	}
 	x.Scope = u
+	x.verbatim = jsonx.Verbatim{}
+	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
 	return nil
 }
 
@@ -11026,8 +11056,13 @@ func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error)
 	return b, nil
 }
 
-// appendJSON appends x as a JSON object.
+// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
 func (x *ElicitationURLMode) appendJSON(b []byte) ([]byte, error) {
+	return x.verbatim.Append(b, x.appendCanonical)
+}
+
+// appendCanonical appends x as a JSON object, from its fields.
+func (x *ElicitationURLMode) appendCanonical(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b, err := x.appendMembers(b, "")
 	if err != nil {
@@ -15287,6 +15322,13 @@ func decodeMcpServerAt(data []byte) (McpServer, int, error) {
 			return nil, 0, err
 		}
 		return v, n, nil
+	case "stdio":
+		v := new(McpServerStdio)
+		n, err := v.decodeAt(data, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		return v, n, nil
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -15339,7 +15381,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil McpServer")
 }
@@ -15999,9 +16041,9 @@ func (x *McpServerStdio) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x McpServerUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the McpServer tag is unknown).
@@ -16040,6 +16082,13 @@ func decodeMultiSelectItemsAt(data []byte) (MultiSelectItems, int, error) {
 	case "string":
 		v := new(MultiSelectItemsString)
 		n, err := (*StringMultiSelectItems)(v).decodeAt(data, vskip)
+		if err != nil {
+			return nil, 0, err
+		}
+		return v, n, nil
+	case "titled":
+		v := new(MultiSelectItemsTitled)
+		n, err := (*TitledMultiSelectItems)(v).decodeAt(data, nil)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -16086,7 +16135,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil MultiSelectItems")
 }
@@ -16143,9 +16192,9 @@ func (x *MultiSelectItemsTitled) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x MultiSelectItemsUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the MultiSelectItems tag is unknown).
@@ -19479,7 +19528,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "outcome", false)
 	}
 	return b, jsonx.EncodeError("", "nil RequestPermissionOutcome")
 }
@@ -19620,9 +19669,9 @@ func (x *RequestPermissionOutcomeSelected) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "outcome" tag.
 func (x RequestPermissionOutcomeUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "outcome", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the RequestPermissionOutcome tag is unknown).
@@ -21712,6 +21761,8 @@ func (x *SessionConfigOption) decodeMembers(it *jsonx.ObjectIter, data []byte, s
 		return err
 	}
 	x.Type = u
+	x.verbatim = jsonx.Verbatim{}
+	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
 	return nil
 }
 
@@ -21773,8 +21824,13 @@ func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error
 	return b, nil
 }
 
-// appendJSON appends x as a JSON object.
+// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
 func (x *SessionConfigOption) appendJSON(b []byte) ([]byte, error) {
+	return x.verbatim.Append(b, x.appendCanonical)
+}
+
+// appendCanonical appends x as a JSON object, from its fields.
+func (x *SessionConfigOption) appendCanonical(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b, err := x.appendMembers(b, "")
 	if err != nil {
@@ -21866,7 +21922,7 @@ func appendSessionConfigOptionTypeMembers(b []byte, v SessionConfigOptionType) (
 		if v == nil {
 			break
 		}
-		return jsonx.AppendObjectMembers(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", true)
 	}
 	return b, jsonx.EncodeError("", "nil SessionConfigOptionType")
 }
@@ -21923,9 +21979,9 @@ func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x SessionConfigOptionTypeUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the SessionConfigOptionType tag is unknown).
@@ -24453,7 +24509,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "sessionUpdate", false)
 	}
 	return b, jsonx.EncodeError("", "nil SessionUpdate")
 }
@@ -24730,9 +24786,9 @@ func (x *SessionUpdateToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "sessionUpdate" tag.
 func (x SessionUpdateUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "sessionUpdate", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the SessionUpdate tag is unknown).
@@ -24867,6 +24923,8 @@ func (x *SetSessionConfigOptionRequest) decodeMembers(it *jsonx.ObjectIter, data
 		return err
 	}
 	x.Type = u
+	x.verbatim = jsonx.Verbatim{}
+	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
 	return nil
 }
 
@@ -24916,8 +24974,13 @@ func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]b
 	return b, nil
 }
 
-// appendJSON appends x as a JSON object.
+// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
 func (x *SetSessionConfigOptionRequest) appendJSON(b []byte) ([]byte, error) {
+	return x.verbatim.Append(b, x.appendCanonical)
+}
+
+// appendCanonical appends x as a JSON object, from its fields.
+func (x *SetSessionConfigOptionRequest) appendCanonical(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b, err := x.appendMembers(b, "")
 	if err != nil {
@@ -24971,6 +25034,13 @@ func decodeSetSessionConfigOptionRequestTypeAt(data []byte, skip []string) (SetS
 			return nil, 0, err
 		}
 		return v, n, nil
+	case "value_id":
+		v := new(SetSessionConfigOptionRequestTypeValueID)
+		n, err := v.decodeAt(data, skip)
+		if err != nil {
+			return nil, 0, err
+		}
+		return v, n, nil
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -25007,7 +25077,7 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 		if v == nil {
 			break
 		}
-		return jsonx.AppendObjectMembers(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", true)
 	}
 	return b, jsonx.EncodeError("", "nil SetSessionConfigOptionRequestType")
 }
@@ -25155,9 +25225,9 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x SetSessionConfigOptionRequestTypeUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the SetSessionConfigOptionRequestType tag is unknown).
@@ -28069,7 +28139,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.EncObject(b, v.Raw)
+		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ToolCallContent")
 }
@@ -28148,9 +28218,9 @@ func (x *ToolCallContentTerminal) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON emits Raw, verbatim, after checking it is a JSON object.
+// MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
 func (x ToolCallContentUnknown) MarshalJSON() ([]byte, error) {
-	return jsonx.EncObject(nil, x.Raw)
+	return jsonx.EncUnknown(nil, x.Raw, "type", false)
 }
 
 // UnmarshalJSON keeps a copy of any JSON object (it does not check that the ToolCallContent tag is unknown).

@@ -2,7 +2,10 @@
 
 package gen
 
-import "github.com/segmentio/encoding/json"
+import (
+	"acpkit.dev/acpsdk/internal/jsonx"
+	"github.com/segmentio/encoding/json"
+)
 
 // AgentAuthCapabilities is the ACP schema type AgentAuthCapabilities.
 //
@@ -1146,6 +1149,9 @@ type CreateElicitationRequest struct {
 	Meta json.RawMessage `json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Mode CreateElicitationRequestMode `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // CreateElicitationRequestMode is the union of the members that depend on the variant.
@@ -1202,6 +1208,9 @@ type CreateElicitationResponse struct {
 	Meta json.RawMessage `json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Action CreateElicitationResponseAction `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // CreateElicitationResponseAction is the union of the members that depend on the variant.
@@ -1543,6 +1552,9 @@ type ElicitationFormMode struct {
 	RequestedSchema ElicitationSchema `json:"requestedSchema"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // ElicitationID is the ACP schema type ElicitationId.
@@ -1783,6 +1795,9 @@ type ElicitationURLMode struct {
 	URL string `json:"url"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // EmbeddedResource is the ACP schema type EmbeddedResource.
@@ -3736,6 +3751,9 @@ type SessionConfigOption struct {
 	Meta json.RawMessage `json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SessionConfigOptionType `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // SessionConfigOptionCategory is the ACP schema type SessionConfigOptionCategory (an open enum: values not listed here are kept).
@@ -4352,6 +4370,9 @@ type SetSessionConfigOptionRequest struct {
 	Meta json.RawMessage `json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SetSessionConfigOptionRequestType `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // SetSessionConfigOptionRequestType is the union of the members that depend on the variant.

@@ -38,6 +38,11 @@ const (
 	// with an authentication or backend error, so conformance could not be
 	// judged. It never counts as a failure.
 	StatusNeedsModel Status = "needs-model"
+	// StatusNeedsCredential: the agent answered initialize or session/new
+	// with -32000 (authentication required): it is logged out, which says
+	// nothing about its conformance. It never counts as a failure, and the
+	// later checks that meet the same refusal are skipped with its reason.
+	StatusNeedsCredential Status = "needs-credential"
 )
 
 // Check is one requirement acpcheck grades. Each check runs against its own
@@ -102,6 +107,12 @@ func NeedsModelf(format string, args ...any) error {
 	return &outcome{status: StatusNeedsModel, reason: fmt.Sprintf(format, args...)}
 }
 
+// NeedsCredentialf ends a check that could not be judged because the agent
+// refused to work without a credential.
+func NeedsCredentialf(format string, args ...any) error {
+	return &outcome{status: StatusNeedsCredential, reason: fmt.Sprintf(format, args...)}
+}
+
 // Registry is an ordered set of checks with unique IDs.
 type Registry struct {
 	checks []Check
@@ -138,8 +149,10 @@ type Counts struct {
 	Fail       int `json:"fail"`
 	Skip       int `json:"skip"`
 	NeedsModel int `json:"needsModel"`
-	Known      int `json:"knownFailures"`
-	Fixed      int `json:"fixedSinceBaseline"`
+	// NeedsCredential counts the checks graded "needs a credential".
+	NeedsCredential int `json:"needsCredential"`
+	Known           int `json:"knownFailures"`
+	Fixed           int `json:"fixedSinceBaseline"`
 }
 
 // Count tallies rs.
@@ -155,6 +168,8 @@ func Count(rs []Result) Counts {
 			c.Skip++
 		case StatusNeedsModel:
 			c.NeedsModel++
+		case StatusNeedsCredential:
+			c.NeedsCredential++
 		}
 		if r.Known {
 			c.Known++

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/gen"
 )
 
 // Prompts acpcheck sends. They are ordinary requests a model can satisfy;
@@ -26,18 +28,18 @@ const UnknownSessionID = "acpcheck-no-such-session"
 // (session_info_update, available_commands_update, usage_update, …) are
 // legitimately sent between turns.
 var turnUpdates = map[string]bool{
-	"user_message_chunk":  true,
-	"agent_message_chunk": true,
-	"agent_thought_chunk": true,
-	"tool_call":           true,
-	"tool_call_update":    true,
-	"plan":                true,
+	gen.SessionUpdateUserMessageChunkTag:  true,
+	gen.SessionUpdateAgentMessageChunkTag: true,
+	gen.SessionUpdateAgentThoughtChunkTag: true,
+	gen.SessionUpdateToolCallTag:          true,
+	gen.SessionUpdateToolCallUpdateTag:    true,
+	gen.SessionUpdatePlanTag:              true,
 }
 
 // replayUpdates are the kinds a session/load replay consists of.
 var replayUpdates = map[string]bool{
-	"user_message_chunk":  true,
-	"agent_message_chunk": true,
+	gen.SessionUpdateUserMessageChunkTag:  true,
+	gen.SessionUpdateAgentMessageChunkTag: true,
 }
 
 // Standard returns the registry of every check acpcheck runs, in the order
@@ -103,11 +105,14 @@ func checkVersion(ctx context.Context, s *Session) error {
 const FutureVersion = 65535
 
 func checkNegotiation(ctx context.Context, s *Session) error {
-	m, err := s.Call(ctx, "initialize", initializeParams(FutureVersion))
+	m, err := s.Call(ctx, gen.MethodInitialize, initializeParams(FutureVersion))
 	if err != nil {
 		return Failf("initialize: %v", err)
 	}
 	if m.Error != nil {
+		if m.Error.Code == CodeAuthRequired {
+			return NeedsCredentialf("initialize answered %v: the agent needs a credential (log it in first)", m.Error)
+		}
 		return Failf("initialize for version %d answered %v, want the agent's own latest version", FutureVersion, m.Error)
 	}
 	var r struct {
@@ -248,7 +253,7 @@ func checkUnknownSession(ctx context.Context, s *Session) error {
 	if _, err := s.Initialize(ctx); err != nil {
 		return prereq(err)
 	}
-	m, err := s.Call(ctx, "session/prompt", PromptParams(UnknownSessionID, TurnPrompt))
+	m, err := s.Call(ctx, gen.MethodSessionPrompt, PromptParams(UnknownSessionID, TurnPrompt))
 	if err != nil {
 		return Failf("session/prompt for an unknown session: %v", err)
 	}
@@ -290,14 +295,14 @@ func checkCancel(ctx context.Context, s *Session) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Notify("session/cancel", map[string]any{"sessionId": sid}); err != nil {
+	if err := s.Notify(gen.MethodSessionCancel, map[string]any{"sessionId": sid}); err != nil {
 		return Failf("%v", err)
 	}
 	turn, err := s.finishTurn(ctx, from, id)
 	if err != nil {
 		return err
 	}
-	if turn.StopReason != "cancelled" {
+	if turn.StopReason != string(gen.StopReasonCancelled) {
 		return Failf("cancelled turn ended with stopReason %q, want \"cancelled\"", turn.StopReason)
 	}
 	return nil
@@ -348,7 +353,7 @@ func checkCancelRequest(ctx context.Context, s *Session) error {
 // the prompt's request id.
 func startLongTurn(ctx context.Context, s *Session, sid string) (int, int64, error) {
 	from := s.Mark()
-	id, err := s.Send("session/prompt", PromptParams(sid, CancelPrompt))
+	id, err := s.Send(gen.MethodSessionPrompt, PromptParams(sid, CancelPrompt))
 	if err != nil {
 		return 0, 0, Failf("%v", err)
 	}
@@ -402,7 +407,7 @@ func checkLoad(ctx context.Context, s *Session) error {
 		return prereq(err)
 	}
 	from := s.Mark()
-	m, err := s.Call(ctx, "session/load", sessionParams(s, sid))
+	m, err := s.Call(ctx, gen.MethodSessionLoad, sessionParams(s, sid))
 	if err != nil {
 		return Failf("session/load: %v", err)
 	}
@@ -430,7 +435,7 @@ func checkResume(ctx context.Context, s *Session) error {
 		return prereq(err)
 	}
 	from := s.Mark()
-	m, err := s.Call(ctx, "session/resume", sessionParams(s, sid))
+	m, err := s.Call(ctx, gen.MethodSessionResume, sessionParams(s, sid))
 	if err != nil {
 		return Failf("session/resume: %v", err)
 	}
@@ -457,7 +462,7 @@ func checkClose(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	m, err := s.Call(ctx, "session/close", map[string]any{"sessionId": sid})
+	m, err := s.Call(ctx, gen.MethodSessionClose, map[string]any{"sessionId": sid})
 	if err != nil {
 		return Failf("session/close: %v", err)
 	}
@@ -480,7 +485,7 @@ func checkDelete(ctx context.Context, s *Session) error {
 		return prereq(err)
 	}
 	for _, id := range []string{sid, UnknownSessionID} {
-		m, err := s.Call(ctx, "session/delete", map[string]any{"sessionId": id})
+		m, err := s.Call(ctx, gen.MethodSessionDelete, map[string]any{"sessionId": id})
 		if err != nil {
 			return Failf("session/delete %q: %v", id, err)
 		}

@@ -215,3 +215,53 @@ func TestReadme_ListsEveryCheckWithItsBreakingFlag(t *testing.T) {
 		assert.Contains(t, readme, "`"+strings.Join(breakers[c.ID], " ")+"` |", "README breaking flag for %s", c.ID)
 	}
 }
+
+// TestStandard_LoggedOutAgentNeedsACredential: -32000 on session/new or
+// initialize is "needs a credential", once, and never a failure; every
+// later check that meets it skips with its reason.
+func TestStandard_LoggedOutAgentNeedsACredential(t *testing.T) {
+	for _, tc := range []struct{ flag, first string }{
+		{"--fail-new-session", "session.new"},
+		{"--fail-initialize", "initialize.version"},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
+				Target:  check.Target{Argv: []string{refagent, tc.flag, "-32000"}, Dir: t.TempDir()},
+				Timeout: testTimeout, ExitBound: testExitBound,
+			})
+			require.NoError(t, err)
+			byID := map[string]check.Result{}
+			for _, r := range rep.Results {
+				byID[r.ID] = r
+				assert.NotEqual(t, check.StatusFail, r.Status, "%s: %s", r.ID, r.Reason)
+			}
+			first := byID[tc.first]
+			assert.Equal(t, check.StatusNeedsCredential, first.Status, first.Reason)
+			assert.Contains(t, first.Reason, "-32000")
+			assert.NotEmpty(t, first.Transcript, "the refusal's transcript is kept")
+			assert.Equal(t, 1, rep.Summary.NeedsCredential)
+			assert.Equal(t, check.StatusSkip, byID["prompt.cancel"].Status)
+			assert.Contains(t, byID["prompt.cancel"].Reason, "needs a credential (see "+tc.first+")")
+			assert.True(t, rep.OK, "a logged-out agent does not fail conformance")
+		})
+	}
+}
+
+func TestGrade_NamesTheAgentAndReportsProgress(t *testing.T) {
+	var seen []check.Progress
+	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
+		Target:          check.Target{Argv: []string{refagent, "--agent-name", "graded-agent", "--agent-version", "3.1.4"}, Dir: t.TempDir()},
+		Timeout:         testTimeout,
+		ExitBound:       testExitBound,
+		Only:            []string{"initialize.version", "session.new"},
+		Progress:        func(p check.Progress) { seen = append(seen, p) },
+		KeepTranscripts: true,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, check.Agent{Name: "graded-agent", Version: "3.1.4"}, rep.Agent)
+	assert.Equal(t, []check.Progress{{N: 1, Total: 2, ID: "initialize.version"}, {N: 2, Total: 2, ID: "session.new"}}, seen)
+	for _, r := range rep.Results {
+		assert.Equal(t, check.StatusPass, r.Status)
+		assert.NotEmpty(t, r.Transcript, "KeepTranscripts keeps a passing check's transcript too")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/segmentio/encoding/json"
 
@@ -52,11 +53,14 @@ func initializeParams(version int) map[string]any {
 // Initialize performs the handshake. Any failure is returned as a check
 // failure.
 func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
-	m, err := s.Call(ctx, "initialize", initializeParams(RequestedVersion))
+	m, err := s.Call(ctx, gen.MethodInitialize, initializeParams(RequestedVersion))
 	if err != nil {
 		return nil, Failf("initialize: %v", err)
 	}
 	if m.Error != nil {
+		if m.Error.Code == CodeAuthRequired {
+			return nil, NeedsCredentialf("initialize answered %v: the agent needs a credential (log it in first)", m.Error)
+		}
 		return nil, Failf("initialize answered %v", m.Error)
 	}
 	h := &Handshake{Result: m.Result}
@@ -71,6 +75,10 @@ func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
 		return nil, Failf("initialize result is not an object: %v", err)
 	}
 	h.ProtocolVersion, h.Caps, h.AgentInfo = r.ProtocolVersion, r.Caps, r.AgentInfo
+	var info Agent
+	if json.Unmarshal(r.AgentInfo, &info) == nil {
+		s.agent = info
+	}
 	// Capability facts are read the way an SDK client reads them: through
 	// the generated decoder, where a malformed capability means "not
 	// advertised". The capabilities check is the one that judges shapes.
@@ -86,15 +94,32 @@ func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
 	return h, nil
 }
 
+// CodeAuthRequired is ACP's "authentication required" error code.
+const CodeAuthRequired = -32000
+
+// Agent is how the agent names itself in initialize's agentInfo.
+type Agent struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// String renders "name version", or says the agent did not name itself.
+func (a Agent) String() string {
+	if a.Name == "" {
+		return "an agent that does not name itself (no agentInfo)"
+	}
+	return strings.TrimSpace(a.Name + " " + a.Version)
+}
+
 // NewSession creates a session and returns its id.
 func (s *Session) NewSession(ctx context.Context) (string, error) {
-	m, err := s.Call(ctx, "session/new", map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	m, err := s.Call(ctx, gen.MethodSessionNew, map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
 	if err != nil {
 		return "", Failf("session/new: %v", err)
 	}
 	if m.Error != nil {
-		if m.Error.Code == -32000 {
-			return "", Failf("session/new answered %v (authentication required: log the agent in first)", m.Error)
+		if m.Error.Code == CodeAuthRequired {
+			return "", NeedsCredentialf("session/new answered %v: the agent needs a credential (log it in first)", m.Error)
 		}
 		return "", Failf("session/new answered %v", m.Error)
 	}
@@ -122,7 +147,7 @@ type Turn struct {
 func PromptParams(sessionID, text string) map[string]any {
 	return map[string]any{
 		"sessionId": sessionID,
-		"prompt":    []any{map[string]any{"type": "text", "text": text}},
+		"prompt":    []any{map[string]any{"type": gen.ContentBlockTextTag, "text": text}},
 	}
 }
 
@@ -131,7 +156,7 @@ func PromptParams(sessionID, text string) map[string]any {
 // response, or a result without a stopReason, is a failure.
 func (s *Session) Prompt(ctx context.Context, sessionID, text string) (*Turn, error) {
 	from := s.Mark()
-	id, err := s.Send("session/prompt", PromptParams(sessionID, text))
+	id, err := s.Send(gen.MethodSessionPrompt, PromptParams(sessionID, text))
 	if err != nil {
 		return nil, Failf("session/prompt: %v", err)
 	}
@@ -176,7 +201,7 @@ type Update struct {
 func Updates(msgs []*Message) []Update {
 	var out []Update
 	for _, m := range msgs {
-		if !m.IsNotification() || m.Method != "session/update" {
+		if !m.IsNotification() || m.Method != gen.MethodSessionUpdate {
 			continue
 		}
 		var p struct {

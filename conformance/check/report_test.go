@@ -27,22 +27,24 @@ func sampleResults() []check.Result {
 
 func TestWriteTable_RowsSummaryAndTranscripts(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, check.WriteTable(&b, sampleResults()))
+	require.NoError(t, check.WriteTable(&b, check.NewReport(nil, check.Agent{Name: "gemini-cli", Version: "0.9.0"}, sampleResults())))
 	out := b.String()
 	assert.Regexp(t, `(?m)^prompt\.cancel\s+mandatory\s+fail\s+cancelled turn ended`, out)
 	assert.Regexp(t, `(?m)^session\.load\s+capability\s+skip\s+agent does not advertise`, out)
-	assert.Contains(t, out, "4 checks: 1 pass, 2 fail (0 known), 1 skip, 0 needs a working model, 0 fixed since the baseline — FAILED")
+	assert.True(t, strings.HasPrefix(out, "agent: gemini-cli 0.9.0\n"), "the table names the agent graded")
+	assert.Contains(t, out, "4 checks: 1 pass, 2 fail (0 known), 1 skip, 0 needs a working model, 0 needs a credential, 0 fixed since the baseline — FAILED (gemini-cli 0.9.0)")
 	assert.Contains(t, out, "--- prompt.cancel (fail)")
 	assert.Contains(t, out, `     1.5ms send   {"method":"session/cancel"}`)
 }
 
 func TestWriteJSON_RoundTrips(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, check.WriteJSON(&b, []string{"agent", "--acp"}, sampleResults()))
+	require.NoError(t, check.WriteJSON(&b, check.NewReport([]string{"agent", "--acp"}, check.Agent{Name: "gemini-cli", Version: "0.9.0"}, sampleResults())))
 	var rep check.Report
 	require.NoError(t, json.Unmarshal(b.Bytes(), &rep))
 	assert.False(t, rep.OK)
 	assert.Equal(t, []string{"agent", "--acp"}, rep.Command)
+	assert.Equal(t, check.Agent{Name: "gemini-cli", Version: "0.9.0"}, rep.Agent)
 	assert.Equal(t, 2, rep.Summary.Fail)
 	require.Len(t, rep.Results, 4)
 	assert.Equal(t, check.StatusFail, rep.Results[1].Status)
@@ -115,11 +117,13 @@ func ExampleBaseline_Apply() {
 		{ID: "prompt.cancel", Tier: check.TierMandatory, Status: check.StatusFail, Reason: `stopReason "end_turn"`},
 	}
 	known.Apply(results)
-	_ = check.WriteTable(os.Stdout, results)
+	_ = check.WriteTable(os.Stdout, check.NewReport(nil, check.Agent{Name: "some-agent", Version: "1.2.0"}, results))
 	// Output:
+	// agent: some-agent 1.2.0
+	//
 	// ID                  TIER       RESULT        REASON
 	// initialize.version  mandatory  pass
 	// prompt.cancel       mandatory  fail (known)  stopReason "end_turn"
 	//
-	// 2 checks: 1 pass, 1 fail (1 known), 0 skip, 0 needs a working model, 0 fixed since the baseline — OK
+	// 2 checks: 1 pass, 1 fail (1 known), 0 skip, 0 needs a working model, 0 needs a credential, 0 fixed since the baseline — OK (some-agent 1.2.0)
 }

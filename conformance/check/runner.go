@@ -18,12 +18,32 @@ type Config struct {
 	Only []string
 	// Logger receives one record per check; nil discards.
 	Logger *slog.Logger
+	// Progress, when set, is called as each check begins.
+	Progress func(Progress)
+	// KeepTranscripts keeps every check's wire transcript, not only those
+	// of the checks that did not pass.
+	KeepTranscripts bool
+}
+
+// Progress says which check is running.
+type Progress struct {
+	// N is the check's 1-based position among Total.
+	N, Total int
+	// ID is the check's ID.
+	ID string
 }
 
 // Run grades the agent with every check of r (or those in cfg.Only), in
 // order, each against its own process, and returns one result per check.
 // It returns an error only when the agent cannot be launched at all.
 func Run(ctx context.Context, r *Registry, cfg Config) ([]Result, error) {
+	rep, err := Grade(ctx, r, cfg)
+	return rep.Results, err
+}
+
+// Grade is Run that also reports the agent graded, as its initialize
+// answer named it. The Report's Command is cfg.Target.Argv.
+func Grade(ctx context.Context, r *Registry, cfg Config) (Report, error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -32,19 +52,44 @@ func Run(ctx context.Context, r *Registry, cfg Config) ([]Result, error) {
 	for _, id := range cfg.Only {
 		only[id] = true
 	}
-	var results []Result
+	var checks []Check
 	for _, c := range r.Checks() {
-		if len(only) > 0 && !only[c.ID] {
-			continue
+		if len(only) == 0 || only[c.ID] {
+			checks = append(checks, c)
 		}
-		res, err := runOne(ctx, c, cfg)
+	}
+	rep := Report{Command: cfg.Target.Argv}
+	var credential *Result // the first check that met the credential refusal
+	for i, c := range checks {
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{N: i + 1, Total: len(checks), ID: c.ID})
+		}
+		res, agent, err := runOne(ctx, c, cfg)
 		if err != nil {
-			return results, err
+			rep.finish()
+			return rep, err
+		}
+		if rep.Agent.Name == "" {
+			rep.Agent = agent
+		}
+		if res.Status == StatusNeedsCredential {
+			if credential != nil {
+				// One logged-out agent, reported once: the checks after
+				// the first skip with its reason.
+				res.Status = StatusSkip
+				res.Reason = "needs a credential (see " + credential.ID + ")"
+				if !cfg.KeepTranscripts {
+					res.Transcript = nil
+				}
+			} else {
+				credential = &res
+			}
 		}
 		logger.Info("check finished", "id", c.ID, "status", res.Status, "reason", res.Reason, "duration", res.Duration)
-		results = append(results, res)
+		rep.Results = append(rep.Results, res)
 	}
-	return results, nil
+	rep.finish()
+	return rep, nil
 }
 
 // checkBudget bounds one check as a whole: a few response waits and an
@@ -53,11 +98,11 @@ func checkBudget(cfg Config) time.Duration {
 	return 6*cfg.Timeout + 2*cfg.ExitBound
 }
 
-func runOne(ctx context.Context, c Check, cfg Config) (Result, error) {
+func runOne(ctx context.Context, c Check, cfg Config) (Result, Agent, error) {
 	start := time.Now()
 	s, err := Launch(cfg.Target, cfg.Timeout, cfg.ExitBound)
 	if err != nil {
-		return Result{}, err
+		return Result{}, Agent{}, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, checkBudget(cfg))
 	// Waits honour cctx; a write to an agent that stopped reading does not,
@@ -78,8 +123,8 @@ func runOne(ctx context.Context, c Check, cfg Config) (Result, error) {
 			res.Status, res.Reason = StatusFail, err.Error()
 		}
 	}
-	if res.Status == StatusFail || res.Status == StatusNeedsModel {
+	if cfg.KeepTranscripts || res.Status == StatusFail || res.Status == StatusNeedsModel || res.Status == StatusNeedsCredential {
 		res.Transcript = s.Transcript()
 	}
-	return res, nil
+	return res, s.agent, nil
 }

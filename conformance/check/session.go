@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/gen"
 )
 
 // maxLine bounds one line read from the agent. It is far above the SDK's
@@ -108,6 +110,9 @@ type Session struct {
 	exitedAt time.Duration
 
 	helpers sync.WaitGroup // reader, stderr collector, answerers, reaper
+
+	// agent is what the last initialize answer named (agentInfo).
+	agent Agent
 }
 
 // Launch starts the agent described by t.
@@ -302,18 +307,18 @@ func (s *Session) broadcastLocked() {
 // other method gets -32601, as an unattended client would do.
 func (s *Session) answer(m *Message) {
 	var reply map[string]any
-	if m.Method == "session/request_permission" {
+	if m.Method == gen.MethodSessionRequestPermission {
 		var p struct {
 			Options []struct {
 				OptionID string `json:"optionId"`
 				Kind     string `json:"kind"`
 			} `json:"options"`
 		}
-		outcome := map[string]any{"outcome": "cancelled"}
+		outcome := map[string]any{"outcome": gen.RequestPermissionOutcomeCancelledTag}
 		if json.Unmarshal(m.Params, &p) == nil {
-			for _, kind := range []string{"reject_once", "reject_always"} {
-				if id, ok := firstOption(p.Options, kind); ok {
-					outcome = map[string]any{"outcome": "selected", "optionId": id}
+			for _, kind := range []gen.PermissionOptionKind{gen.PermissionOptionKindRejectOnce, gen.PermissionOptionKindRejectAlways} {
+				if id, ok := firstOption(p.Options, string(kind)); ok {
+					outcome = map[string]any{"outcome": gen.RequestPermissionOutcomeSelectedTag, "optionId": id}
 					break
 				}
 			}

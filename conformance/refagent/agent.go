@@ -293,8 +293,8 @@ func replayOf(sid string, history []Exchange) []any {
 	var out []any
 	for i, x := range history {
 		out = append(out,
-			update(sid, chunk("user_message_chunk", fmt.Sprintf("%s-u%d", sid, i+1), x.User)),
-			update(sid, chunk("agent_message_chunk", fmt.Sprintf("%s-a%d", sid, i+1), x.Agent)))
+			update(sid, chunk(gen.SessionUpdateUserMessageChunkTag, fmt.Sprintf("%s-u%d", sid, i+1), x.User)),
+			update(sid, chunk(gen.SessionUpdateAgentMessageChunkTag, fmt.Sprintf("%s-a%d", sid, i+1), x.Agent)))
 	}
 	return out
 }
@@ -379,14 +379,14 @@ type Record struct {
 }
 
 func update(sessionID string, u map[string]any) map[string]any {
-	return notification("session/update", map[string]any{"sessionId": sessionID, "update": u})
+	return notification(gen.MethodSessionUpdate, map[string]any{"sessionId": sessionID, "update": u})
 }
 
 func chunk(kind, messageID, text string) map[string]any {
 	return map[string]any{
 		"sessionUpdate": kind,
 		"messageId":     messageID,
-		"content":       map[string]any{"type": "text", "text": text},
+		"content":       map[string]any{"type": gen.ContentBlockTextTag, "text": text},
 	}
 }
 

@@ -144,6 +144,23 @@ func TestPrompt_PermissionRefusableAndAllowOnly(t *testing.T) {
 	assert.Equal(t, "completed", lastToolStatus(updates, "perm-1"))
 }
 
+func TestPrompt_CancelAfterRefusalStopsWithCancelled(t *testing.T) {
+	o := DefaultOptions()
+	o.CancelAfterRefusal = true
+	c := startAgent(t, o)
+	sid := c.handshake()
+	_, r := c.prompt(sid, "permission")
+	assert.Equal(t, "cancelled", r.Result["stopReason"], "a refused permission stops the turn")
+
+	c.answer = func(string, json.RawMessage) (any, *acpsdk.Error) {
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow"}}, nil
+	}
+	_, r = c.prompt(sid, "permission")
+	assert.Equal(t, "end_turn", r.Result["stopReason"], "an allowed one does not")
+	_, r = c.prompt(sid, "text")
+	assert.Equal(t, "end_turn", r.Result["stopReason"], "nor does a turn without a permission request")
+}
+
 func texts(ms []msg) []string {
 	var out []string
 	for _, m := range ms {

@@ -143,6 +143,9 @@
 //	--cancel-stop-reason S      stop reason of a cancelled turn (default
 //	                            cancelled; end_turn mimics runtimes that
 //	                            ignore the spec)
+//	--cancel-after-refusal      end a turn whose permission request was
+//	                            answered with a reject option with stop
+//	                            reason cancelled, as codex-acp 2.6.0 does
 //	--late-updates              send the last text chunk of each turn after
 //	                            the prompt response
 //	--prompt-error CODE         answer every prompt with error CODE

@@ -34,12 +34,13 @@ type Options struct {
 	Chatty               bool // send notifications between turns
 
 	// Turns.
-	Words            string        // prompt words applied to every prompt
-	SlowFor          time.Duration // how long a slow turn lasts at most
-	CancelStopReason string        // the stop reason a cancelled turn ends with
-	LateUpdates      bool          // send a turn's last chunk after the prompt response
-	PromptError      int           // non-zero: answer every prompt with this error code
-	OversizeBytes    int           // size of the line the "oversize" word writes
+	Words              string        // prompt words applied to every prompt
+	SlowFor            time.Duration // how long a slow turn lasts at most
+	CancelStopReason   string        // the stop reason a cancelled turn ends with
+	CancelAfterRefusal bool          // end a turn whose permission was refused with stop reason cancelled
+	LateUpdates        bool          // send a turn's last chunk after the prompt response
+	PromptError        int           // non-zero: answer every prompt with this error code
+	OversizeBytes      int           // size of the line the "oversize" word writes
 
 	// Continuation and teardown methods.
 	LoadReplayAfterResponse bool
@@ -59,6 +60,8 @@ type Options struct {
 	DescendantFor     time.Duration
 	DescendantPIDFile string
 
+	// args are the command-line arguments ParseFlags read.
+	args []string
 	// beDescendant is the hidden mode the descendant itself runs in.
 	beDescendant time.Duration
 	// writeQueue overrides the connection's outgoing queue length (tests
@@ -83,6 +86,7 @@ func DefaultOptions() Options {
 // ParseFlags parses the command line into Options.
 func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	o := DefaultOptions()
+	o.args = args
 	fs := flag.NewFlagSet("refagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.AgentName, "agent-name", o.AgentName, "agentInfo.name")
@@ -105,6 +109,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Words, "words", "", "prompt words applied to every prompt (see the package doc)")
 	fs.DurationVar(&o.SlowFor, "slow-for", o.SlowFor, "how long a slow turn lasts at most")
 	fs.StringVar(&o.CancelStopReason, "cancel-stop-reason", o.CancelStopReason, "stop reason a cancelled turn ends with")
+	fs.BoolVar(&o.CancelAfterRefusal, "cancel-after-refusal", false, "end a turn whose permission request was refused with stop reason cancelled (as codex-acp does)")
 	fs.BoolVar(&o.LateUpdates, "late-updates", false, "send each turn's last message chunk after the prompt response")
 	fs.IntVar(&o.PromptError, "prompt-error", 0, "answer every session/prompt with this JSON-RPC error code")
 	fs.IntVar(&o.OversizeBytes, "oversize-bytes", o.OversizeBytes, "length of the line the oversize word writes")

@@ -25,6 +25,8 @@ type turnRun struct {
 	t     *turn
 	reply strings.Builder // the agent text, kept for replay
 	sent  int             // updates sent so far
+	// refused: a permission request was answered with a reject option.
+	refused bool
 }
 
 func (r *turnRun) send(u map[string]any) error {
@@ -34,7 +36,7 @@ func (r *turnRun) send(u map[string]any) error {
 
 func (r *turnRun) say(messageID string, parts ...string) error {
 	for _, p := range parts {
-		if err := r.send(chunk("agent_message_chunk", messageID, p)); err != nil {
+		if err := r.send(chunk(gen.SessionUpdateAgentMessageChunkTag, messageID, p)); err != nil {
 			return err
 		}
 		r.reply.WriteString(p)
@@ -45,11 +47,11 @@ func (r *turnRun) say(messageID string, parts ...string) error {
 func (r *turnRun) msgID(k int) string { return fmt.Sprintf("%s-t%d-m%d", r.sid, r.n, k) }
 
 func toolCall(id, title, kind string) map[string]any {
-	return map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": title, "kind": kind, "status": "pending"}
+	return map[string]any{"sessionUpdate": gen.SessionUpdateToolCallTag, "toolCallId": id, "title": title, "kind": kind, "status": "pending"}
 }
 
 func toolUpdate(id, status string, extra map[string]any) map[string]any {
-	u := map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status}
+	u := map[string]any{"sessionUpdate": gen.SessionUpdateToolCallUpdateTag, "toolCallId": id, "status": status}
 	for k, v := range extra {
 		u[k] = v
 	}
@@ -119,12 +121,12 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 	a := r.a
 	if sc.Thought {
-		if err := r.send(chunk("agent_thought_chunk", r.msgID(0), "Thinking about the request.")); err != nil {
+		if err := r.send(chunk(gen.SessionUpdateAgentThoughtChunkTag, r.msgID(0), "Thinking about the request.")); err != nil {
 			return nil, err
 		}
 	}
 	if sc.Plan {
-		if err := r.send(map[string]any{"sessionUpdate": "plan", "entries": []any{
+		if err := r.send(map[string]any{"sessionUpdate": gen.SessionUpdatePlanTag, "entries": []any{
 			map[string]any{"content": "Read the request", "priority": "high", "status": "completed"},
 			map[string]any{"content": "Answer it", "priority": "medium", "status": "in_progress"},
 		}}); err != nil {
@@ -153,7 +155,7 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 		}
 	}
 	if sc.Foreign {
-		if err := a.t.write(r.ctx, update(ForeignSessionID, chunk("agent_message_chunk", "foreign-1", "This update names another session."))); err != nil {
+		if err := a.t.write(r.ctx, update(ForeignSessionID, chunk(gen.SessionUpdateAgentMessageChunkTag, "foreign-1", "This update names another session."))); err != nil {
 			return nil, err
 		}
 	}
@@ -164,13 +166,13 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 	}
 	if sc.MalformedUpdate {
 		// A tool_call without its required toolCallId.
-		if err := r.send(map[string]any{"sessionUpdate": "tool_call", "title": "No id", "status": "pending"}); err != nil {
+		if err := r.send(map[string]any{"sessionUpdate": gen.SessionUpdateToolCallTag, "title": "No id", "status": "pending"}); err != nil {
 			return nil, err
 		}
 	}
 	if sc.NullIDUpdate {
-		line := map[string]any{"jsonrpc": "2.0", "id": nil, "method": "session/update", "params": map[string]any{
-			"sessionId": r.sid, "update": chunk("agent_message_chunk", r.msgID(8), "Sent with a null id."),
+		line := map[string]any{"jsonrpc": "2.0", "id": nil, "method": gen.MethodSessionUpdate, "params": map[string]any{
+			"sessionId": r.sid, "update": chunk(gen.SessionUpdateAgentMessageChunkTag, r.msgID(8), "Sent with a null id."),
 		}}
 		if err := a.t.write(r.ctx, line); err != nil {
 			return nil, err
@@ -209,7 +211,7 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 		}
 	}
 	if sc.Image {
-		if err := r.send(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": r.msgID(4),
+		if err := r.send(map[string]any{"sessionUpdate": gen.SessionUpdateAgentMessageChunkTag, "messageId": r.msgID(4),
 			"content": map[string]any{"type": "image", "mimeType": "image/png", "data": pngPixel}}); err != nil {
 			return nil, err
 		}
@@ -227,7 +229,7 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 			return nil, err
 		}
 		if a.opts.LateUpdates {
-			late = append(late, update(r.sid, chunk("agent_message_chunk", r.msgID(2), last)))
+			late = append(late, update(r.sid, chunk(gen.SessionUpdateAgentMessageChunkTag, r.msgID(2), last)))
 			r.reply.WriteString(last)
 		} else if err := r.say(r.msgID(2), last); err != nil {
 			return nil, err
@@ -237,16 +239,18 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 	if sc.Slow {
 		cancelled = r.slow(sc.IgnoreCancel)
 	}
-	stop := "end_turn"
+	stop := string(gen.StopReasonEndTurn)
 	switch {
 	case cancelled:
 		stop = a.opts.CancelStopReason
+	case r.refused && a.opts.CancelAfterRefusal:
+		stop = "cancelled"
 	case sc.StopReason != "":
 		stop = sc.StopReason
 	}
 	resp := &gen.PromptResponse{StopReason: gen.StopReason(stop)}
 	if sc.Usage {
-		if err := r.send(map[string]any{"sessionUpdate": "usage_update", "used": 1234, "size": 200000}); err != nil {
+		if err := r.send(map[string]any{"sessionUpdate": gen.SessionUpdateUsageUpdateTag, "used": 1234, "size": 200000}); err != nil {
 			return nil, err
 		}
 		resp.Meta = json.RawMessage(`{"quota":{"token_count":{"input_tokens":120,"output_tokens":34}}}`)
@@ -335,10 +339,12 @@ func (r *turnRun) permission(kind string) error {
 	if err == nil {
 		if jerr := json.Unmarshal(res, &out); jerr != nil {
 			verdict = "permission answer did not decode"
-		} else if out.Outcome.Outcome == "selected" {
+		} else if out.Outcome.Outcome == gen.RequestPermissionOutcomeSelectedTag {
 			verdict = "permission outcome: selected " + out.Outcome.OptionID
 			if strings.HasPrefix(out.Outcome.OptionID, "allow") {
 				status = "completed"
+			} else {
+				r.refused = true
 			}
 		} else {
 			verdict = "permission outcome: " + out.Outcome.Outcome

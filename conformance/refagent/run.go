@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -68,7 +69,13 @@ func spawnDescendant(opts Options, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, "--be-descendant", opts.DescendantFor.String())
+	// The arguments before the agent's own flags (acprun's "refagent"
+	// subcommand, when acprun runs the agent) select the agent again.
+	var prefix []string
+	if n := len(os.Args) - len(opts.args); n >= 1 {
+		prefix = os.Args[1:n]
+	}
+	cmd := exec.Command(self, append(slices.Clone(prefix), "--be-descendant", opts.DescendantFor.String())...)
 	cmd.Stdout = os.Stdout // the point: the descendant shares the agent's stdout
 	cmd.Stderr = os.Stderr
 	if opts.Descendant == "detached" {

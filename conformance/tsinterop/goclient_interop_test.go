@@ -284,16 +284,20 @@ func TestGoClientTSAgent(t *testing.T) {
 		assert.Equal(t, []string{`agent_message_chunk "working slowly; waiting for session/cancel"`}, client.take())
 	})
 
-	// SDK-8: cancelling the Prompt call's context sends $/cancel_request;
-	// under KeepWaiting the call still returns the agent's final answer,
-	// which agent.mjs gives as stop reason cancelled.
+	// SDK-8: PendingCall.Cancel sends $/cancel_request for the prompt, and
+	// the call still returns the agent's final answer, which agent.mjs
+	// gives as stop reason cancelled.
 	t.Run("SDK8_CancelRequestKeepsWaitingForFinalAnswer", func(t *testing.T) {
-		callCtx, abort := context.WithCancel(ctx)
-		defer abort()
-		client.setHook(func(context.Context) { abort() })
+		updated := make(chan struct{})
+		var once sync.Once
+		client.setHook(func(context.Context) { once.Do(func() { close(updated) }) })
 		defer client.setHook(nil)
-		res, err := p.agent.Prompt(acpsdk.KeepWaiting(callCtx), &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptSlowAbort)})
+		pc, err := p.side.Go(ctx, gen.MethodSessionPrompt, &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptSlowAbort)})
 		require.NoError(t, err)
+		<-updated
+		pc.Cancel()
+		var res gen.PromptResponse
+		require.NoError(t, pc.Result(&res))
 		assert.Equal(t, gen.StopReasonCancelled, res.StopReason)
 		assert.Equal(t, []string{`agent_message_chunk "working slowly; waiting for session/cancel"`}, client.take())
 	})

@@ -3,8 +3,8 @@ module acpkit.dev/tools/bench
 go 1.26.0
 
 require (
-	acpkit.dev v0.0.0
-	acpkit.dev/adapter v0.0.0
+	acpkit.dev v0.1.0
+	acpkit.dev/adapter v0.1.0
 	github.com/coder/acp-go-sdk v0.13.0
 	github.com/segmentio/encoding v0.5.4
 	github.com/stretchr/testify v1.12.1
@@ -17,9 +17,3 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 )
 
-// The SDK and the adapter are measured as they are in this repository; the
-// replaces keep a GOWORK=off build of this module working.
-replace (
-	acpkit.dev => ../..
-	acpkit.dev/adapter => ../../adapter
-)

@@ -48,6 +48,9 @@ func emit(m *Model) (map[string][]byte, error) {
 	}
 	e.helpers(codec)
 	e.methodTable(newFile("methods.go"))
+	if err := e.tags(newFile("tags.go")); err != nil {
+		return nil, err
+	}
 	e.api(newFile("api.go"))
 	tf := jen.NewFile("gen_test")
 	tf.ImportName(segJSON, "json")
@@ -168,7 +171,9 @@ pinned ACP JSON Schema by tools/gen. Nothing here is written by hand.
 Every schema definition has a Go type: objects are structs, tagged unions
 are sealed interfaces, const unions are typed enums, and the methods of the
 protocol are a table (Methods) plus a typed API (AgentPeer, ClientPeer,
-Agent, Client, DispatchAgent, DispatchClient).
+Agent, Client, DispatchAgent, DispatchClient). Method names and the tag that
+selects each union variant are constants (MethodSessionPrompt,
+SessionUpdateAgentMessageChunkTag).
 
 # Decoding rules
 
@@ -191,9 +196,12 @@ segmentio/encoding) and each member decoded by a switch on its name:
   - Tagged unions decode by their discriminator alone: one scan finds the tag,
     then only that variant is decoded (never try-each). A branch without a
     tag (McpServerStdio, AuthMethodAgent) is the variant when the tag is
-    absent. An unknown tag gives the union's …Unknown variant, which keeps the
-    raw bytes and re-encodes them byte for byte. A known tag whose variant is
-    malformed is an error, never an unknown.
+    absent, and also when the tag is the branch's title ("stdio", "agent"),
+    which it then keeps as a member of its own. An unknown tag gives the
+    union's …Unknown variant, which keeps the raw bytes and re-encodes them
+    byte for byte; an …Unknown whose Raw is not an object with the tag does
+    not encode. A known tag whose variant is malformed is an error, never an
+    unknown.
   - Unions decided by shape (RequestID, EmbeddedResourceResource) pick the
     variant from the JSON kind and, for objects, from the required members
     only one variant has.
@@ -206,7 +214,7 @@ segmentio/encoding) and each member decoded by a switch on its name:
     array item that fails to decode is dropped), x-deserialize-default-on-null
     (null decodes as an empty list or map).
 
-# Nothing is lost
+# Nothing is lost (SDK-5)
 
   - _meta is kept as raw JSON bytes (Meta) and re-emitted as is, so numbers
     like 12345678901234567890 inside it survive exactly.
@@ -219,11 +227,16 @@ Re-encoding a decoded message reproduces it: members keep the order they
 arrived in, a member that was absent and took its schema default stays
 absent (while it still equals the default), and an explicit null stays null
 (while the member is unset). This is recorded only when a message departs
-from canonical form, so canonical input costs nothing. What is normalized:
-whitespace between known members, string escapes, numbers typed "double"
-(Go's shortest form), map keys (sorted), and malformed members replaced by
-a leniency keyword. A value built in Go encodes in schema order, tag first,
-then Extra.
+from canonical form, so canonical input costs nothing. An object whose
+members a flattened union shares (SessionConfigOption and the like) keeps
+such input whole and re-emits it while the value still encodes the same.
+What is normalized: whitespace between known members, string escapes, map
+keys (sorted), malformed members replaced by a leniency keyword, and
+numbers typed "double": those members are float64 and re-render in Go's
+shortest form (1.0 becomes 1, 1e2 becomes 100, 0.50 becomes 0.5), the same
+number written differently, which is accepted behaviour; numbers whose
+text must survive live in raw members (_meta, Extra, untyped members). A
+value built in Go encodes in schema order, tag first, then Extra.
 
 A type that is a union variant encodes and decodes in the union's form (with
 its tag) in its own MarshalJSON/UnmarshalJSON too; UnmarshalX decodes a union

@@ -112,16 +112,14 @@ func (e *emitter) api(f *jen.File) {
 	f.Comment("so that required members are reported by name. Errors carry the path")
 	f.Comment("prefixed with \"params\".")
 	f.Comment("")
-	f.Comment("trusted params come from a line the connection already validated as JSON,")
-	f.Comment("so the full validation is skipped; only the UTF-8 rule, which that")
-	f.Comment("validation does not apply, is checked, and a failure there falls back to")
-	f.Comment("the full validation for its error. The decoders walk values iteratively,")
-	f.Comment("so skipping the nesting bound cannot exhaust the stack.")
+	f.Comment("trusted params come from a line the connection already validated with")
+	f.Comment("jsonx's validator (nesting bound and UTF-8 included, the params counted")
+	f.Comment("from their own root, as here), so validating them again is skipped.")
 	f.Func().Id("decodeParams").Params(jen.Id("params").Index().Byte(), jen.Id("trusted").Bool(), jen.Id("dec").Func().Params(jen.Index().Byte(), jen.Index().String()).Error()).Error().Block(
 		jen.If(jen.Len(jx("TrimSpace").Call(jen.Id("params"))).Op("==").Lit(0).Op("||").Add(jx("IsNull")).Call(jen.Id("params"))).Block(
 			jen.Id("params").Op("=").Index().Byte().Call(jen.Lit("{}")),
 		),
-		jen.If(jen.Op("!").Id("trusted").Op("||").Op("!").Qual("unicode/utf8", "Valid").Call(jen.Id("params"))).Block(
+		jen.If(jen.Op("!").Id("trusted")).Block(
 			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
 			),

@@ -88,6 +88,13 @@ func (e *emitter) encodeCall(ref *Ref, val jen.Code) *jen.Statement {
 	return e.encFunc(ref).Call(jen.Id("b"), val)
 }
 
+// keepsVerbatim: an object whose members a flattened union shares, encoded
+// on its own (not as another union's variant), keeps non-canonical input
+// verbatim; no layout spans its members and its variant's.
+func keepsVerbatim(t *Type) bool {
+	return t.Kind == TStruct && t.Flat != nil && len(t.VariantOf) == 0
+}
+
 // isStructRef: a named struct, decoded in place.
 func isStructRef(ref *Ref) bool {
 	return ref.Named != nil && ref.Named.Kind == TStruct
@@ -364,6 +371,12 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			jen.Id("x").Dot(t.Flat.Go).Op("=").Id("u"),
 		)
+		if keepsVerbatim(t) {
+			body = append(body,
+				jen.Id("x").Dot("verbatim").Op("=").Qual(jsonxPkg, "Verbatim").Values(),
+				jen.Id("x").Dot("verbatim").Op("=").Add(jx("Snapshot")).Call(jen.Id("data"), jen.Id("x").Dot("appendCanonical")),
+			)
+		}
 	}
 	body = append(body, jen.Return(jen.Nil()))
 	f.Comment("decode reads the JSON object data into x; members named in skip belong")
@@ -498,8 +511,19 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 	f.Comment("tag, when not empty, is the union discriminator member to put first.")
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendMembers").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(enc...)
 	f.Line()
-	f.Comment("appendJSON appends x as a JSON object.")
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendJSON").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+	appendObj := "appendJSON"
+	if keepsVerbatim(t) {
+		appendObj = "appendCanonical"
+		f.Comment("appendJSON appends x as a JSON object: as it arrived while it is unchanged.")
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendJSON").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jen.Id("x").Dot("verbatim").Dot("Append").Call(jen.Id("b"), jen.Id("x").Dot("appendCanonical"))),
+		)
+		f.Line()
+		f.Comment("appendCanonical appends x as a JSON object, from its fields.")
+	} else {
+		f.Comment("appendJSON appends x as a JSON object.")
+	}
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(appendObj).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
 		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("x").Dot("appendMembers").Call(jen.Id("b"), jen.Lit("")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
@@ -721,9 +745,9 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 
 func (e *emitter) unknownCodec(f *jen.File, t *Type) {
 	u := t.VariantOf[0].Union
-	f.Comment("MarshalJSON emits Raw, verbatim, after checking it is a JSON object.")
+	f.Comment(fmt.Sprintf("MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the %q tag.", u.Union.Tag))
 	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(jx("EncObject").Call(jen.Nil(), jen.Id("x").Dot("Raw"))),
+		jen.Return(jx("EncUnknown").Call(jen.Nil(), jen.Id("x").Dot("Raw"), jen.Lit(u.Union.Tag), jen.False())),
 	)
 	f.Line()
 	f.Comment(fmt.Sprintf("UnmarshalJSON keeps a copy of any JSON object (it does not check that the %s tag is unknown).", u.Name))
@@ -806,6 +830,16 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		}
 		cases = append(cases, jen.Case(jen.Lit(v.Tag)).Block(decodeVariant(v, jen.Id("vskip"))...))
 	}
+	if u.Fallback != nil {
+		// The untagged branch named by its title: decoded without
+		// skipping the tag, which it keeps as a member of its own, so the
+		// object re-encodes byte for byte.
+		sk := jen.Nil()
+		if u.Flattened {
+			sk = jen.Id("skip")
+		}
+		cases = append(cases, jen.Case(jen.Lit(u.FallbackTag)).Block(decodeVariant(u.Fallback, sk)...))
+	}
 	body = append(body, jen.Switch(jen.String().Call(jen.Id("tag"))).Block(cases...))
 	body = append(body,
 		jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(jx("Skip")).Call(jen.Id("data")),
@@ -855,11 +889,7 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
 	}
 	unk := []jen.Code{jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break())}
-	if members {
-		unk = append(unk, jen.Return(jx("AppendObjectMembers").Call(jen.Id("b"), jen.Id("v").Dot("Raw"))))
-	} else {
-		unk = append(unk, jen.Return(jx("EncObject").Call(jen.Id("b"), jen.Id("v").Dot("Raw"))))
-	}
+	unk = append(unk, jen.Return(jx("EncUnknown").Call(jen.Id("b"), jen.Id("v").Dot("Raw"), jen.Lit(u.Tag), jen.Lit(members))))
 	ecases = append(ecases, jen.Case(jen.Op("*").Id(u.Unknown.Name)).Block(unk...))
 	name := "append" + t.Name
 	what := "appends v as a JSON object, tag first"

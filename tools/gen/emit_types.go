@@ -150,6 +150,12 @@ func (e *emitter) structDecl(f *jen.File, t *Type) {
 	if t.Flat != nil {
 		fields = append(fields, comment(t.Flat.Doc...).Id(t.Flat.Go).Add(goType(t.Flat.Ref)).Tag(map[string]string{"json": "-"}))
 	}
+	if keepsVerbatim(t) {
+		fields = append(fields, comment(
+			"verbatim re-encodes non-canonical input (member order, explicit",
+			"nulls) byte for byte while the value is unchanged.",
+		).Id("verbatim").Qual(jsonxPkg, "Verbatim"))
+	}
 	if !t.NoExtra {
 		fields = append(fields, comment(
 			"Extra holds members the schema does not define, verbatim and in order;",

@@ -94,6 +94,9 @@ type Union struct {
 	Fallback  *Variant // the untagged branch, chosen when the tag is absent
 	Unknown   *Type    // keeps unknown tags verbatim (tagged unions only)
 	Flattened bool     // its members live in an enclosing object
+	// FallbackTag is the untagged branch's title: a peer that writes it as
+	// the tag means that branch (the Kotlin SDK does), so it picks it too.
+	FallbackTag string
 }
 
 // Variant is one branch of a union.

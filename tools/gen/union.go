@@ -182,7 +182,7 @@ func (r *resolver) taggedVariants(t *Type, infos []*branchInfo) error {
 		vt.VariantOf = append(vt.VariantOf, v)
 		u.Variants = append(u.Variants, v)
 		if bi.tagValue == "" {
-			u.Fallback = v
+			u.Fallback, u.FallbackTag = v, bi.title
 		}
 	}
 	unk := &Type{Name: t.Name + "Unknown", Kind: TStruct, IsUnknown: true}

@@ -10,6 +10,7 @@ package jsonx
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -28,7 +29,13 @@ var (
 	// ErrEncode: a Go value cannot be encoded (nil required union,
 	// invalid raw JSON, NaN, …).
 	ErrEncode = errors.New("cannot encode")
+	// ErrTooDeep: a value nests deeper than MaxDepth. It is a kind of
+	// ErrSyntax (errors.Is matches both), told apart so that the
+	// connection can answer the message the value is in.
+	ErrTooDeep = fmt.Errorf("%w: nesting deeper than %d", ErrSyntax, MaxDepth)
 )
+
+func tooDeep(i int) error { return Errorf(ErrTooDeep, "at offset "+itoa(i)) }
 
 // DecodeError reports why a JSON document does not decode into a schema
 // type, and where: Path is a dotted path with [i] indices relative to the

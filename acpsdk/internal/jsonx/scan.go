@@ -6,7 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDepth bounds nesting so hostile input cannot exhaust the stack.
+// MaxDepth bounds nesting so hostile input cannot exhaust the stack. It is
+// the one bound of the SDK: the connection applies it to each member of a
+// message (params, result, ...) and the decoders to the value they are
+// given, so whatever the connection accepts decodes and re-encodes.
 const MaxDepth = 1000
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -61,7 +64,7 @@ func skipValue(data []byte, i, depth int) (int, error) {
 		return end, err
 	case c == '{':
 		if depth >= MaxDepth {
-			return i, syntaxError(data, i, "nesting too deep")
+			return i, tooDeep(i)
 		}
 		i = skipSpace(data, i+1)
 		if i < len(data) && data[i] == '}' {
@@ -95,7 +98,7 @@ func skipValue(data []byte, i, depth int) (int, error) {
 		}
 	case c == '[':
 		if depth >= MaxDepth {
-			return i, syntaxError(data, i, "nesting too deep")
+			return i, tooDeep(i)
 		}
 		i = skipSpace(data, i+1)
 		if i < len(data) && data[i] == ']' {
@@ -273,6 +276,24 @@ func isHex4(b []byte) bool {
 	}
 	return true
 }
+
+// ValidateValue validates the JSON value at data[i] (after optional
+// whitespace), counting nesting from that value as Validate does, and
+// returns the offset just past it. A value nested deeper than MaxDepth is
+// an ErrTooDeep error.
+func ValidateValue(data []byte, i int) (int, error) {
+	return skipValue(data, skipSpace(data, i), 0)
+}
+
+// ScanString validates the JSON string at data[i] == '"' and returns the
+// offset past its closing quote and whether it holds escapes.
+func ScanString(data []byte, i int) (end int, escaped bool, err error) {
+	return scanString(data, i)
+}
+
+// SkipSpace returns the offset of the first byte at or after i that is not
+// JSON whitespace.
+func SkipSpace(data []byte, i int) int { return skipSpace(data, i) }
 
 // Valid reports whether data is exactly one JSON value (with optional
 // surrounding whitespace), using the same rules as the decoders.

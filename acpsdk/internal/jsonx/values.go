@@ -221,3 +221,59 @@ func Skipped(key []byte, skip []string) bool {
 	}
 	return false
 }
+
+// EncUnknown appends raw, the object a union's Unknown variant keeps, after
+// checking that it would decode as an unknown variant again: a JSON object
+// carrying the union's tag. An empty or tagless Raw is an ErrEncode error
+// rather than output that does not decode. members appends only the
+// object's members (a flattened union's variant part).
+func EncUnknown(b []byte, raw []byte, tag string, members bool) ([]byte, error) {
+	d := trimSpace(raw)
+	if len(d) == 0 || d[0] != '{' {
+		return b, EncodeError("", "unknown variant: Raw is not a JSON object")
+	}
+	if err := Validate(d); err != nil {
+		return b, EncodeError("", "unknown variant: Raw: "+err.Error())
+	}
+	if _, found, err := Tag(d, tag); err != nil || !found {
+		return b, EncodeError("", "unknown variant: Raw has no string "+strconv.Quote(tag)+" member")
+	}
+	if members {
+		return AppendObjectMembers(b, d)
+	}
+	return append(b, d...), nil
+}
+
+// Verbatim keeps the bytes an object arrived as when they differ from its
+// canonical encoding, for the objects whose members a flattened union
+// shares (their order and explicit nulls span the object and its variant,
+// which no single layout sees). While the object still encodes as it did
+// when decoded, it re-encodes as those bytes.
+type Verbatim struct {
+	in, canon []byte
+}
+
+// Snapshot records data, the object just decoded, if enc (its canonical
+// encoder) writes it differently; canonical input records nothing.
+func Snapshot(data []byte, enc func([]byte) ([]byte, error)) Verbatim {
+	d := trimSpace(data)
+	canon, err := enc(nil)
+	if err != nil || bytes.Equal(canon, d) {
+		return Verbatim{}
+	}
+	return Verbatim{in: append([]byte(nil), d...), canon: canon}
+}
+
+// Append appends the object: the bytes it arrived as if enc still writes
+// what it wrote then, else enc's output.
+func (v Verbatim) Append(b []byte, enc func([]byte) ([]byte, error)) ([]byte, error) {
+	if v.in == nil {
+		return enc(b)
+	}
+	start := len(b)
+	b, err := enc(b)
+	if err != nil || !bytes.Equal(b[start:], v.canon) {
+		return b, err
+	}
+	return append(b[:start], v.in...), nil
+}

@@ -28,12 +28,16 @@ import (
 	"go.uber.org/goleak"
 
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
+	"acpkit.dev/adapter/internal/fakeagent"
+	"acpkit.dev/internal/realruntime"
 )
 
-// bin holds acprun and, beside it, the reference agent, built once.
+// bin holds acprun, built once; `acprun refagent` is the reference agent.
 var bin string
 
 func TestMain(m *testing.M) {
+	fakeagent.Main(map[string]fakeagent.Scenario{"scripted": scriptedAgent})
+	realruntime.TapMain() // the real-runtime tests' wire tap runs as this binary
 	flag.Parse()
 	os.Exit(testMain(m))
 }
@@ -51,7 +55,6 @@ func testMain(m *testing.M) int {
 	}
 	for _, b := range []struct{ out, pkg string }{
 		{"acprun" + exe, "acpkit.dev/adapter/cmd/acprun"},
-		{"refagent" + exe, "acpkit.dev/conformance/cmd/refagent"},
 	} {
 		out, err := exec.Command("go", "build", "-race", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput()
 		if err != nil {
@@ -70,9 +73,10 @@ func testMain(m *testing.M) int {
 	return code
 }
 
-// refagent is the reference agent's command line with extra flags.
+// refagent is the reference agent's command line with extra flags: the
+// one acprun itself carries.
 func refagent(flags ...string) string {
-	return strings.Join(append([]string{filepath.Join(bin, "refagent")}, flags...), " ")
+	return strings.Join(append([]string{filepath.Join(bin, "acprun"), "refagent"}, flags...), " ")
 }
 
 // result is one finished acprun process.
@@ -426,4 +430,18 @@ func TestE2E_MCP7_DeclaredServersReachTheRuntime(t *testing.T) {
 	require.NoError(t, json.Unmarshal(bytes.TrimSpace(got), &rec))
 	assert.Equal(t, "session/new", rec.Method)
 	assert.JSONEq(t, `[{"name":"tools","command":"/usr/bin/env","args":["true"],"env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]`, string(rec.MCPServers))
+}
+
+func TestE2E_SR7_ResumeWithoutContinuationSaysSoAndRequiredExitsThree(t *testing.T) {
+	r := acprun(t, "--json", "--resume", "saved-1", "--command", refagent(), "hello")
+	require.Equal(t, 0, r.status, r.stderr)
+	lines := clitest.JSONLines(t, r.stdout)
+	assert.Equal(t, "resume", lines[0]["type"])
+	assert.Equal(t, false, lines[0]["continued"])
+	assert.Equal(t, "the runtime advertises neither session/load nor session/resume", lines[0]["reason"])
+
+	r = acprun(t, "--json", "--resume-policy", "required", "--resume", "saved-1", "--command", refagent(), "hello")
+	assert.Equal(t, 3, r.status)
+	res := last(t, r.stdout)
+	assert.Equal(t, "resume_not_continued", res["exit_reason"])
 }

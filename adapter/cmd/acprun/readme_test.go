@@ -82,6 +82,6 @@ func TestREADMEDocumentsEveryFlag(t *testing.T) {
 	flags := regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(stderr.String(), -1)
 	require.NotEmpty(t, flags)
 	for _, f := range flags {
-		assert.Contains(t, string(readme), "`--"+f[1], "the README documents --%s", f[1])
+		assert.True(t, strings.Contains(string(readme), "`--"+f[1]), "the README documents --%s", f[1])
 	}
 }

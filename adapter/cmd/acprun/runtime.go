@@ -12,10 +12,11 @@ import (
 // adapterRuntime binds cli.Runtime to the real adapter.
 type adapterRuntime struct{ a *adapter.Adapter }
 
-// newRuntime builds the adapter with no extension block: acprun declares
-// MCP servers through --mcp-config, which arrives per session (CFG-7).
-func newRuntime(logger *slog.Logger) (cli.Runtime, error) {
-	a, err := adapter.New(nil, adapter.WithLogger(logger))
+// newRuntime builds the adapter with no extension block (acprun declares
+// MCP servers through --mcp-config, which arrives per session, CFG-7) and
+// acprun's wire tap.
+func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent)) (cli.Runtime, error) {
+	a, err := adapter.New(nil, adapter.WithLogger(logger), adapter.WithWireTap(tap))
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,10 @@
 // workspace and command checks of spec §3 (LT-*), and the Launcher seam
 // with its local Unix implementation (§5: SP-1..SP-4, SP-8's pipes, SP-9).
 //
-// The seam is shaped for the launchers that come later. An SSH launcher
-// (§21) resolves to the local ssh binary (Resolve already does, LT-4) and
-// returns the same *Process for the relay; a Windows launcher (SP-5..SP-7)
-// fills the same Process with job-object control. Neither ships here.
+// The SSH launcher (§21, ssh.go) composes ssh's arguments and the stdin
+// preamble and starts the local ssh client through the local launcher, so
+// the relay is an ordinary *Process. A Windows launcher (SP-5..SP-7) fills
+// the same Process with job-object control.
 package launch
 
 import (
@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,9 @@ type Spec struct {
 	// Grace is how long the group has between the graceful signal and the
 	// kill when the start's context ends (SP-3). Non-positive means 5 s.
 	Grace time.Duration
+	// Remote, when set, makes this a launch over SSH (§21), which only the
+	// SSH launcher performs; Args and Env are then its own to compose.
+	Remote *Remote
 }
 
 // DefaultGrace is the SP-3 grace used when Spec.Grace is not positive; it
@@ -72,6 +76,8 @@ type Process struct {
 
 	exited chan struct{}
 	status ExitStatus // written once, before exited is closed
+	// signalled latches when Terminate or Kill ran before the reap.
+	signalled atomic.Bool
 }
 
 // PID is the process id as a decimal string (SP-9).
@@ -89,13 +95,29 @@ func (p *Process) Stderr() io.ReadCloser { return p.stderr }
 // Terminate sends the graceful signal (SIGTERM) to the process group
 // (TD-3). It never waits, and its failures are ignored: the group may
 // already be gone, and the kill that follows in teardown is the backstop.
-func (p *Process) Terminate() { _ = p.group.terminate() }
+func (p *Process) Terminate() {
+	p.markSignalled()
+	_ = p.group.terminate()
+}
 
 // Kill sends SIGKILL to the process group (TD-6). It is safe to call after
 // the reap: members that stayed in the group (for example a descendant
 // holding stdout) are still killed. A descendant that moved itself into
 // another group survives (TD-12).
-func (p *Process) Kill() { _ = p.group.kill() }
+func (p *Process) Kill() {
+	p.markSignalled()
+	_ = p.group.kill()
+}
+
+// markSignalled records, before a signal is sent, that the process did not
+// end on its own if it has not been reaped yet (ExitStatus.Stopped).
+func (p *Process) markSignalled() {
+	select {
+	case <-p.exited:
+	default:
+		p.signalled.Store(true)
+	}
+}
 
 // CloseStdin closes the write end of the child's standard input (TD-4).
 // Closing a pipe does not block; a write blocked in another goroutine
@@ -111,7 +133,9 @@ func (p *Process) Exited() <-chan struct{} { return p.exited }
 func (p *Process) Status() ExitStatus {
 	select {
 	case <-p.exited:
-		return p.status
+		st := p.status
+		st.Stopped = p.signalled.Load()
+		return st
 	default:
 		return ExitStatus{}
 	}
@@ -127,6 +151,10 @@ type ExitStatus struct {
 	Signal string
 	// Err is set when the wait failed and the status is unknown.
 	Err error
+	// Stopped is true when this package had signalled the group (teardown
+	// or the SP-3 binding) before the reap: the process did not end on its
+	// own, so, say, ssh's 255 after our SIGTERM is no connection failure.
+	Stopped bool
 }
 
 // String renders the status the way the early exit report quotes it

@@ -39,6 +39,9 @@ var _ Launcher = Local{}
 // nothing is left running or open after a failure. A context already done
 // refuses the start as port_exit (the spec leaves this open, Q-9).
 func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
+	if spec.Remote != nil {
+		return nil, fault.New(fault.PortExit, MsgStart, errors.New("a launch over SSH needs the SSH launcher"))
+	}
 	dir, err := CheckWorkspace(spec.Dir)
 	if err != nil {
 		return nil, err

@@ -178,7 +178,7 @@ func TestSP2_KillEndsProcessIgnoringSIGTERM(t *testing.T) {
 	require.Equal(t, "pong", s.line(t))
 
 	s.Kill()
-	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed"}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed", Stopped: true}, s.waitExit(t))
 	assert.Equal(t, "signal: killed", s.Status().String())
 }
 
@@ -189,7 +189,7 @@ func TestSP3_ContextEndSignalsGroupGracefully(t *testing.T) {
 	s := launch(t, ctx, spec)
 	require.Equal(t, "ready", s.line(t))
 	cancel()
-	assert.Equal(t, ExitStatus{Code: -1, Signal: "terminated"}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: -1, Signal: "terminated", Stopped: true}, s.waitExit(t))
 }
 
 func TestSP3_IgnoredSIGTERMKilledAfterGrace(t *testing.T) {
@@ -199,7 +199,7 @@ func TestSP3_IgnoredSIGTERMKilledAfterGrace(t *testing.T) {
 	s := launch(t, ctx, spec)
 	require.Equal(t, "ready", s.line(t))
 	cancel()
-	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed"}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: -1, Signal: "killed", Stopped: true}, s.waitExit(t))
 }
 
 func TestSP3_ContextDoneBeforeStartRefused(t *testing.T) {
@@ -319,4 +319,12 @@ func openFDs(t *testing.T) int {
 		return 0
 	}
 	return len(ents)
+}
+
+func TestSSH2_LocalLauncherRefusesARemoteSpec(t *testing.T) {
+	_, err := Local{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir(), Remote: &Remote{Host: "h"}})
+	var f *fault.Error
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, fault.PortExit, f.Kind)
+	assert.Contains(t, err.Error(), "needs the SSH launcher")
 }

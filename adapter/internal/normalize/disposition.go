@@ -1,6 +1,10 @@
 package normalize
 
-import "strconv"
+import (
+	"strconv"
+
+	"acpkit.dev/acpsdk/gen"
+)
 
 // Outcome is how a turn ends: its terminal event type, error kind (empty on
 // completion) and message. Type and Kind carry the adapter's string values.
@@ -38,18 +42,20 @@ const (
 
 // StopReason maps a session/prompt stopReason to the turn's outcome (DI-2).
 // cancelRequested says whether either side asked for cancellation; the
-// overrides of DI-1 are the caller's, applied before this table.
+// overrides of DI-1 are the caller's, applied before this table. reason is
+// the value as sent, not a gen.StopReason: gen's closed enum rejects the
+// unrecognized values DI-2 still reports.
 func StopReason(reason string, cancelRequested bool) Outcome {
-	switch reason {
-	case "end_turn":
+	switch gen.StopReason(reason) {
+	case gen.StopReasonEndTurn:
 		return Outcome{Type: TurnCompleted, Message: MsgTurnCompleted}
-	case "refusal":
+	case gen.StopReasonRefusal:
 		return Outcome{TurnFailed, KindTurnRefused, MsgTurnFailed}
-	case "max_tokens":
+	case gen.StopReasonMaxTokens:
 		return Outcome{TurnFailed, KindTurnTokenLimit, MsgTurnFailed}
-	case "max_turn_requests":
+	case gen.StopReasonMaxTurnRequests:
 		return Outcome{TurnFailed, KindTurnRequestLimit, MsgTurnFailed}
-	case "cancelled":
+	case gen.StopReasonCancelled:
 		if cancelRequested {
 			return Cancelled()
 		}
@@ -59,6 +65,21 @@ func StopReason(reason string, cancelRequested bool) Outcome {
 		// quoted value inside it.
 		return Outcome{TurnFailed, KindTurnOutcomeUnknown, Cap(MsgUnrecognizedStop + strconv.Quote(reason))}
 	}
+}
+
+// DetailRefusedPermission is DI-10's detail of the human-input message.
+const DetailRefusedPermission = "a permission this unattended run refused"
+
+// StopReasonAfterRefusal is StopReason for a turn in which nobody asked for
+// cancellation. refusedPermission says whether the adapter refused a
+// permission request during the turn (PM-1): a cancelled stop then is the
+// runtime giving up on a consent this run cannot give, which needs a
+// person rather than a retry (DI-10).
+func StopReasonAfterRefusal(reason string, refusedPermission bool) Outcome {
+	if reason == "cancelled" && refusedPermission {
+		return InputRequired(DetailRefusedPermission)
+	}
+	return StopReason(reason, false)
 }
 
 // Cancelled is the outcome of a turn whose cancellation was requested.

@@ -452,6 +452,15 @@ func TestDI2_StopReasonTable(t *testing.T) {
 	}
 }
 
+func TestDI10_CancelledAfterRefusalNeedsAPerson(t *testing.T) {
+	want := Outcome{TurnInputRequired, KindTurnInputRequired, "agent asked for a decision only a person can make: a permission this unattended run refused"}
+	assert.Equal(t, want, StopReasonAfterRefusal("cancelled", true))
+	assert.Equal(t, StopReason("cancelled", false), StopReasonAfterRefusal("cancelled", false), "no refusal: DI-2's unrequested cancel")
+	for _, reason := range []string{"end_turn", "refusal", "max_tokens", "max_turn_requests", "paused"} {
+		assert.Equal(t, StopReason(reason, false), StopReasonAfterRefusal(reason, true), "%s after a refusal keeps DI-2's row", reason)
+	}
+}
+
 func TestDI5_InputRequiredMessage(t *testing.T) {
 	assert.Equal(t, Outcome{TurnInputRequired, "turn_input_required", "agent asked for a decision only a person can make"}, InputRequired(""))
 	assert.Equal(t, "agent asked for a decision only a person can make: an answer to a question", InputRequired(ElicitationDetail).Message)

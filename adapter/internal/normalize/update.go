@@ -52,11 +52,11 @@ type Info struct {
 func (info *Info) mark(variant string) {
 	info.Variant = variant
 	switch variant {
-	case "agent_message_chunk":
+	case gen.SessionUpdateAgentMessageChunkTag:
 		info.Replay, info.ReachedModel = true, true
-	case "user_message_chunk":
+	case gen.SessionUpdateUserMessageChunkTag:
 		info.Replay = true
-	case "agent_thought_chunk", "tool_call":
+	case gen.SessionUpdateAgentThoughtChunkTag, gen.SessionUpdateToolCallTag:
 		info.ReachedModel = true
 	}
 }
@@ -74,13 +74,20 @@ type Normalizer struct {
 // (notice, compaction_*) are unrecognised here, like any other tag; the
 // Debug-only ones map to no event whatever their payload.
 var recognised = map[string]bool{
-	"agent_message_chunk": true, "user_message_chunk": true, "agent_thought_chunk": true,
-	"tool_call": true, "tool_call_update": true, "plan": true,
+	gen.SessionUpdateAgentMessageChunkTag: true,
+	gen.SessionUpdateUserMessageChunkTag:  true,
+	gen.SessionUpdateAgentThoughtChunkTag: true,
+	gen.SessionUpdateToolCallTag:          true,
+	gen.SessionUpdateToolCallUpdateTag:    true,
+	gen.SessionUpdatePlanTag:              true,
 }
 
 var debugOnly = map[string]bool{
-	"available_commands_update": true, "current_mode_update": true,
-	"config_option_update": true, "session_info_update": true, "usage_update": true,
+	gen.SessionUpdateAvailableCommandsUpdateTag: true,
+	gen.SessionUpdateCurrentModeUpdateTag:       true,
+	gen.SessionUpdateConfigOptionUpdateTag:      true,
+	gen.SessionUpdateSessionInfoUpdateTag:       true,
+	gen.SessionUpdateUsageUpdateTag:             true,
 }
 
 // Update normalizes one update object received at at and returns the events
@@ -90,7 +97,7 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 	u, err := gen.UnmarshalSessionUpdate(update)
 	switch u := u.(type) {
 	case *gen.SessionUpdateAgentMessageChunk:
-		info.mark("agent_message_chunk")
+		info.mark(gen.SessionUpdateAgentMessageChunkTag)
 		c, ok := u.Content.(*gen.ContentBlockText)
 		if !ok {
 			return n.malformed(MsgNonTextChunk, at, &info), info
@@ -101,13 +108,13 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 		}
 		return n.Messages.Chunk(id, u.MessageID != nil, c.Text, at), info
 	case *gen.SessionUpdateUserMessageChunk:
-		info.mark("user_message_chunk")
+		info.mark(gen.SessionUpdateUserMessageChunkTag)
 		return n.flush(nil), info
 	case *gen.SessionUpdateAgentThoughtChunk:
-		info.mark("agent_thought_chunk")
+		info.mark(gen.SessionUpdateAgentThoughtChunkTag)
 		return n.flush([]Event{{Type: OtherMessage, Time: at, Message: MsgReasoningBlock}}), info
 	case *gen.SessionUpdateToolCall:
-		info.mark("tool_call")
+		info.mark(gen.SessionUpdateToolCallTag)
 		// gen decodes an unrecognised kind to nil: "other" (TC-3).
 		var kind string
 		if u.Kind != nil {
@@ -116,7 +123,7 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 		n.Tools.Begin(string(u.ToolCallID), kind, at)
 		return nil, info
 	case *gen.SessionUpdateToolCallUpdate:
-		info.mark("tool_call_update")
+		info.mark(gen.SessionUpdateToolCallUpdateTag)
 		var status gen.ToolCallStatus
 		if u.Status != nil {
 			status = *u.Status
@@ -130,7 +137,7 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 		}
 		return nil, info
 	case *gen.SessionUpdatePlan:
-		info.mark("plan")
+		info.mark(gen.SessionUpdatePlanTag)
 		return n.flush([]Event{{Type: OtherMessage, Time: at, Message: MsgPlanUpdate}}), info
 	}
 	// Unknown tag, a tag outside EV-1's set, a Debug-only variant, or a

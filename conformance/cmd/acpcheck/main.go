@@ -2,12 +2,19 @@
 //
 //	acpcheck --command "gemini --acp" [--cwd DIR] [--json] [--timeout D]
 //	         [--exit-bound D] [--baseline FILE] [--only ID,ID] [-v]
+//	         [--transcripts DIR]
 //	acpcheck --list
+//	acpcheck --version
 //
 // It launches the command once per check (split on whitespace; no shell),
 // runs the registry of acpkit.dev/conformance/check, and prints a table of
 // ID, tier, result and reason — or, with --json, one JSON report — followed
-// by the wire transcript of every check that did not pass.
+// by the wire transcript of every check that did not pass. Both name the
+// agent graded (its initialize agentInfo). On a terminal a progress line
+// on stderr shows the check running, its number and how long it has run.
+// An agent that answers initialize or session/new with -32000 is logged
+// out: that check reports "needs a credential", the later ones that meet
+// it skip, and none of it is a failure.
 //
 // Exit status: 0 when every mandatory and advertised-capability check
 // passed (or is a known failure in --baseline); 1 when one failed, or when
@@ -33,12 +40,19 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, isTerminal(os.Stderr))
 	stop()
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// isTerminal reports whether f is a character device, as a terminal is.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// run is acpcheck; live draws the progress line on stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool) int {
 	fs := flag.NewFlagSet("acpcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	command := fs.String("command", "", "the agent command line, e.g. \"gemini --acp\" (required)")
@@ -50,8 +64,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
 	verbose := fs.Bool("v", false, "log each check as it finishes to stderr")
 	list := fs.Bool("list", false, "list the checks (ID, tier, requirement) and exit")
+	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.txt")
+	version := fs.Bool("version", false, "print acpcheck's version and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *version {
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	}
 	if *list {
 		for _, c := range check.Standard().Checks() {
@@ -99,13 +119,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "acpcheck")
 	}
-	results, err := check.Run(ctx, reg, check.Config{
-		Target:    check.Target{Argv: argv, Dir: dir},
-		Timeout:   *timeout,
-		ExitBound: *exitBound,
-		Only:      ids,
-		Logger:    logger,
-	})
+	if *transcripts != "" {
+		if err := os.MkdirAll(*transcripts, 0o755); err != nil {
+			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
+			return 2
+		}
+	}
+	cfg := check.Config{
+		Target:          check.Target{Argv: argv, Dir: dir},
+		Timeout:         *timeout,
+		ExitBound:       *exitBound,
+		Only:            ids,
+		Logger:          logger,
+		KeepTranscripts: *transcripts != "",
+	}
+	var bar *progressLine
+	if live {
+		bar = startProgress(stderr)
+		cfg.Progress = bar.set
+	}
+	rep, err := check.Grade(ctx, reg, cfg)
+	bar.stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
 		return 2
@@ -114,17 +148,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "acpcheck: interrupted")
 		return 2
 	}
-	known.Apply(results)
+	known.Apply(rep.Results)
+	if *transcripts != "" {
+		if err := writeTranscripts(*transcripts, rep.Results); err != nil {
+			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
+			return 2
+		}
+		// The report keeps its usual shape: transcripts of what did not pass.
+		for i, r := range rep.Results {
+			if r.Status == check.StatusPass || r.Status == check.StatusSkip {
+				rep.Results[i].Transcript = nil
+			}
+		}
+	}
+	rep = check.NewReport(argv, rep.Agent, rep.Results)
 	if *asJSON {
-		err = check.WriteJSON(stdout, argv, results)
+		err = check.WriteJSON(stdout, rep)
+		// The verdict, naming the agent, for the person who ran it.
+		fmt.Fprintf(stderr, "acpcheck: %s\n", check.SummaryLine(rep.Agent, rep.Results))
 	} else {
-		err = check.WriteTable(stdout, results)
+		err = check.WriteTable(stdout, rep)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
 		return 2
 	}
-	if check.Failed(results) {
+	if check.Failed(rep.Results) {
 		return 1
 	}
 	return 0

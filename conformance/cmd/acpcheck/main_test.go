@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -23,7 +24,7 @@ func acpcheck(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	base := []string{"--cwd", t.TempDir(), "--timeout", "10s", "--exit-bound", "3s"}
-	code := run(context.Background(), append(base, args...), &out, &errb)
+	code := run(context.Background(), append(base, args...), &out, &errb, false)
 	return code, out.String(), errb.String()
 }
 
@@ -103,4 +104,55 @@ func TestAcpcheck_UsageErrorsExitTwo(t *testing.T) {
 			assert.NotEmpty(t, stderr)
 		})
 	}
+}
+
+func TestAcpcheck_LoggedOutAgentNeedsACredentialAndExitsZero(t *testing.T) {
+	code, out, _ := acpcheck(t, "--command", refagent+" --fail-new-session -32000")
+	assert.Equal(t, 0, code, out)
+	assert.Regexp(t, `(?m)^session\.new\s+mandatory\s+needs a credential\s+session/new answered error -32000`, out)
+	assert.Contains(t, out, "1 needs a credential")
+	assert.NotContains(t, out, "FAILED")
+}
+
+func TestAcpcheck_NamesTheAgentInTableJSONAndVerdict(t *testing.T) {
+	agent := refagent + " --agent-name graded-agent --agent-version 3.1.4"
+	code, out, _ := acpcheck(t, "--command", agent, "--only", "session.new")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "agent: graded-agent 3.1.4\n")
+	assert.Contains(t, out, "— OK (graded-agent 3.1.4)")
+
+	code, out, stderr := acpcheck(t, "--json", "--command", agent, "--only", "session.new")
+	require.Equal(t, 0, code, out)
+	var rep check.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, check.Agent{Name: "graded-agent", Version: "3.1.4"}, rep.Agent)
+	assert.Contains(t, stderr, "— OK (graded-agent 3.1.4)")
+}
+
+func TestAcpcheck_TranscriptsWritesEveryCheck(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wire")
+	code, out, _ := acpcheck(t, "--transcripts", dir, "--command", refagent, "--only", "initialize.version,session.new")
+	require.Equal(t, 0, code, out)
+	for _, id := range []string{"initialize.version", "session.new"} {
+		b, err := os.ReadFile(filepath.Join(dir, id+".txt"))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), id+" (pass)")
+		assert.Contains(t, string(b), `"method":"initialize"`)
+	}
+	assert.NotContains(t, out, "--- ", "passing checks still print no transcript")
+}
+
+func TestAcpcheck_ProgressLineOnATerminal(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--cwd", t.TempDir(), "--command", refagent, "--only", "initialize.version,session.new"}, &out, &errb, true)
+	require.Equal(t, 0, code)
+	assert.Contains(t, errb.String(), "check 1 of 2: initialize.version (")
+	assert.Contains(t, errb.String(), "check 2 of 2: session.new (")
+	assert.True(t, strings.HasSuffix(errb.String(), "\r\x1b[2K"), "the line is cleared before the report")
+}
+
+func TestAcpcheck_Version(t *testing.T) {
+	code, out, _ := acpcheck(t, "--version")
+	assert.Equal(t, 0, code)
+	assert.Regexp(t, `^acpcheck \S+ \(go`, out)
 }

@@ -154,14 +154,12 @@ func TestSecondPromptDuringTurnIsInvalidRequest(t *testing.T) {
 func TestSDK8_CancelRequestEndsSlowTurn(t *testing.T) {
 	client := &fakeClient{updates: make(chan string, 8)}
 	cs, sid := connect(t, client)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	go func() {
-		<-client.updates
-		cancel()
-	}()
-	res, err := cs.Agent().Prompt(acpsdk.KeepWaiting(ctx), &gen.PromptRequest{SessionID: sid, Prompt: prompt("slow")})
+	pc, err := cs.Go(t.Context(), gen.MethodSessionPrompt, &gen.PromptRequest{SessionID: sid, Prompt: prompt("slow")})
 	require.NoError(t, err)
+	<-client.updates
+	pc.Cancel()
+	var res gen.PromptResponse
+	require.NoError(t, pc.Result(&res))
 	assert.Equal(t, gen.StopReasonCancelled, res.StopReason)
 }
 

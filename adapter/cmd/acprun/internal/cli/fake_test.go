@@ -35,6 +35,12 @@ type fakeRuntime struct {
 	sess       Session
 	turns      []fakeTurn
 
+	// wire is tapped and logs are logged (at Warn) during StartSession.
+	wire []adapter.WireEvent
+	logs []string
+	log  *slog.Logger
+	tap  func(adapter.WireEvent)
+
 	turnBegan chan int      // receives the turn number as each turn begins
 	stopped   chan struct{} // closed when StopSession is called
 
@@ -62,6 +68,12 @@ func (f *fakeRuntime) StartSession(ctx context.Context, p adapter.StartParams) (
 	f.mu.Lock()
 	f.start, f.startCtx = p, ctx
 	f.mu.Unlock()
+	for _, e := range f.wire {
+		f.tap(e)
+	}
+	for _, m := range f.logs {
+		f.log.Warn(m)
+	}
 	if f.startBlock {
 		<-ctx.Done()
 		return Session{}, &adapter.Error{Kind: adapter.KindTurnCancelled, Message: "session start was cancelled", Err: ctx.Err()}
@@ -156,7 +168,7 @@ func newHarness(rt *fakeRuntime) *harness {
 	return &harness{
 		rt:      rt,
 		signals: make(chan os.Signal, 4),
-		agent:   func(context.Context) (string, error) { return "/opt/acpkit/refagent", nil },
+		agent:   func(context.Context) (string, error) { return "/opt/acpkit/acprun", nil },
 	}
 }
 
@@ -168,10 +180,11 @@ func (h *harness) env(args ...string) Env {
 		Signals: h.signals,
 		Getwd:   func() (string, error) { return "/work/here", nil },
 		Now:     func() time.Time { return epoch },
-		NewRuntime: func(*slog.Logger) (Runtime, error) {
+		NewRuntime: func(log *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error) {
 			if h.rt == nil {
 				return nil, errors.New("no runtime")
 			}
+			h.rt.log, h.rt.tap = log, tap
 			return h.rt, nil
 		},
 		ReferenceAgent: h.agent,

@@ -19,15 +19,19 @@ func FuzzParseFlags(f *testing.F) {
 	for _, seed := range []string{
 		"hello", "--json\x00hi", "--demo", "--verify-credential", "--turn-timeout\x00-1s\x00x",
 		"--command\x00\x00p", "--cwd\x00rel\x00--mcp-config\x00m.json\x00p", "-h", "--log-level\x00loud\x00p",
+		"p\x00--json\x00q", "--\x00--json", "-\x00-", "--file\x00/nonexistent", "--version",
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
 		var stderr bytes.Buffer
-		c, err := parseFlags(args, &stderr, func() (string, error) { return "/wd", nil })
+		c, err := parseFlags(args, flagInput{stderr: &stderr, stdin: strings.NewReader("from stdin"), getwd: func() (string, error) { return "/wd", nil },
+			// No fuzzed path is read (/dev/zero would never end).
+			readFile: func(p string) ([]byte, error) { return []byte("file " + p), nil }})
 		var ue *UsageError
 		switch {
+		case err == nil && c.Version:
 		case err == nil:
 			if len(c.Prompts) == 0 {
 				t.Fatalf("a runnable config has no prompt: %+v", c)

@@ -20,8 +20,11 @@ type view interface {
 	startBegin(command, cwd string)
 	startupFailed(err error)
 	sessionStarted(s Session, took time.Duration)
+	resumed(r resumeReport)
 	turnBegin(n, total int, prompt string)
 	event(e adapter.Event)
+	// wire receives the adapter's wire tap, from its goroutines.
+	wire(e adapter.WireEvent)
 	turnEnd(t turnReport)
 	interrupted(hard bool)
 	stopBegin()
@@ -59,6 +62,16 @@ type jsonStartupFailed struct {
 	Message   string `json:"message"`
 }
 
+// jsonResume says what became of --resume; it follows the start.
+type jsonResume struct {
+	Type      string `json:"type"`
+	Requested string `json:"requested"`
+	SessionID string `json:"session_id"`
+	Continued bool   `json:"continued"`
+	Route     string `json:"route"`
+	Reason    string `json:"reason"`
+}
+
 // jsonResult is always the last line.
 type jsonResult struct {
 	Type       string `json:"type"`
@@ -78,6 +91,9 @@ type jsonView struct {
 	w      *bufio.Writer
 	enc    *json.Encoder
 	stderr io.Writer
+	// quietStall drops the empty notifications that only reset stall
+	// timers (EV-3), for scripts that keep no such timer.
+	quietStall bool
 }
 
 // newJSONView writes the JSON lines to w; interrupt notes, meant for a person
@@ -118,10 +134,19 @@ func toJSONEvent(e adapter.Event) jsonEvent {
 	return out
 }
 
-func (j *jsonView) event(e adapter.Event) { j.write(toJSONEvent(e)) }
+func (j *jsonView) event(e adapter.Event) {
+	if j.quietStall && e.Type == adapter.EventNotification && e.Message == "" {
+		return
+	}
+	j.write(toJSONEvent(e))
+}
 
 func (j *jsonView) startupFailed(err error) {
-	j.write(jsonStartupFailed{Type: string(adapter.EventStartupFailed), ErrorKind: string(adapter.KindOf(err)), Message: err.Error()})
+	j.write(jsonStartupFailed{Type: string(adapter.EventStartupFailed), ErrorKind: string(adapter.KindOf(err)), Message: errText(err)})
+}
+
+func (j *jsonView) resumed(r resumeReport) {
+	j.write(jsonResume{Type: "resume", Requested: r.Requested, SessionID: r.SessionID, Continued: r.Continued, Route: r.Route, Reason: r.Reason})
 }
 
 func (j *jsonView) interrupted(hard bool) {
@@ -149,4 +174,5 @@ func (j *jsonView) sessionStarted(Session, time.Duration) {}
 func (j *jsonView) turnBegin(int, int, string)            {}
 func (j *jsonView) turnEnd(turnReport)                    {}
 func (j *jsonView) stopBegin()                            {}
+func (j *jsonView) wire(adapter.WireEvent)                {}
 func (j *jsonView) close()                                {}

@@ -23,6 +23,9 @@ const (
 	reasonTurnFailed    = "turn_failed"
 	reasonCancelled     = "cancelled"
 	reasonInputRequired = "input_required"
+	// reasonResumeNotContinued: --resume-policy required and the saved
+	// session was not continued (exit status 3).
+	reasonResumeNotContinued = "resume_not_continued"
 )
 
 // turnReport is one finished turn as the views show it.
@@ -36,17 +39,21 @@ type turnReport struct {
 	Detail string
 	Took   time.Duration
 	Result adapter.TurnResult
+	// failure is the returned error's raw text, which hints match on.
+	failure string
 }
 
 // runReport is the whole run, rendered by the views' closing summary and the
 // JSON result line.
 type runReport struct {
-	Status     int
-	Reason     string
-	Kind       adapter.Kind
-	Message    string
-	SessionID  string
-	AgentPID   string
+	Status    int
+	Reason    string
+	Kind      adapter.Kind
+	Message   string
+	SessionID string
+	AgentPID  string
+	// Command is the agent.command the run started.
+	Command    string
 	Turns      []turnReport
 	StartTook  time.Duration
 	StopTook   time.Duration
@@ -54,6 +61,8 @@ type runReport struct {
 	StopErr    error
 	Skipped    int // prompts never sent because the run ended early
 	Interrupts int
+	// failure is the raw text of the error that ended the run.
+	failure string
 }
 
 // statusOf maps a finished turn to its exit status and reason. A turn that

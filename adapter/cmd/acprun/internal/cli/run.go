@@ -14,12 +14,15 @@ import (
 	"unicode"
 
 	"acpkit.dev/adapter"
+	"acpkit.dev/adapter/cmd/acprun/internal/transcript"
 )
 
 // Env is everything Main takes from its process, so tests can supply fakes.
 type Env struct {
 	// Args are the command-line arguments without the program name.
 	Args []string
+	// Stdin supplies the prompt "-"; nil reads as empty.
+	Stdin io.Reader
 	// Stdout receives the view or the JSON lines; Stderr usage text,
 	// interrupt notes and adapter logs.
 	Stdout, Stderr io.Writer
@@ -37,18 +40,23 @@ type Env struct {
 	Getwd func() (string, error)
 	// Now reads the clock for durations.
 	Now func() time.Time
-	// NewRuntime builds the adapter binding, its logs going to logger.
-	NewRuntime func(logger *slog.Logger) (Runtime, error)
-	// ReferenceAgent returns the path of the reference agent's binary,
-	// building it when needed; it is called only when --command is absent.
+	// NewRuntime builds the adapter binding, its logs going to logger and
+	// its sessions' traffic to tap (adapter.WithWireTap).
+	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error)
+	// ReferenceAgent returns the path of a binary that runs the reference
+	// agent as `PATH refagent` — acprun's own executable; it is called only
+	// when --command is absent.
 	ReferenceAgent func(ctx context.Context) (string, error)
 }
 
 // Main runs acprun and returns its exit status.
 func Main(env Env) int {
-	cfg, err := parseFlags(env.Args, env.Stderr, env.Getwd)
+	cfg, err := parseFlags(env.Args, flagInput{stderr: env.Stderr, stdin: env.Stdin, getwd: env.Getwd})
 	switch {
 	case errors.Is(err, errHelp):
+		return ExitCompleted
+	case err == nil && cfg.Version:
+		fmt.Fprintln(env.Stdout, versionLine())
 		return ExitCompleted
 	case err != nil:
 		var ue *UsageError
@@ -62,13 +70,30 @@ func Main(env Env) int {
 	var v view
 	logTo := env.Stderr
 	if cfg.JSON {
-		v = newJSONView(env.Stdout, env.Stderr)
+		jv := newJSONView(env.Stdout, env.Stderr)
+		jv.quietStall = cfg.QuietStall
+		v = jv
 	} else {
 		tv := newTextView(env.Stdout, env.Live, env.Color, env.Tick, env.Now)
+		tv.verbose = cfg.Verbose
 		v, logTo = tv, tv.logWriter(env.Stderr)
 	}
 	defer v.close()
 	r := &run{cfg: cfg, env: env, view: v, logTo: logTo}
+	if cfg.Record != "" {
+		f, err := os.Create(cfg.Record)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "acprun: --record: %v\n", err)
+			return ExitUsage
+		}
+		defer f.Close()
+		r.rec = transcript.NewRecorder(f)
+		defer func() {
+			if err := r.rec.Err(); err != nil {
+				fmt.Fprintf(env.Stderr, "acprun: --record: %v\n", err)
+			}
+		}()
+	}
 	return r.main()
 }
 
@@ -77,7 +102,10 @@ type run struct {
 	cfg   Config
 	env   Env
 	view  view
-	logTo io.Writer // where adapter log records go
+	logTo io.Writer            // where adapter log records go
+	tail  stderrTail           // the runtime's stderr, shown when the run fails
+	cont  continuation         // what the start tried for --resume
+	rec   *transcript.Recorder // --record; nil without
 
 	// hardCtx ends on the second interrupt (or SIGTERM): everything stops
 	// at once, including the teardown's graceful window.
@@ -116,6 +144,9 @@ func (r *run) main() int {
 	r.mu.Lock()
 	rep.Interrupts = r.interrupts
 	r.mu.Unlock()
+	if rep.Status == ExitStartFailed || rep.Status == ExitTurnFailed {
+		writeFailureNotes(r.logTo, &r.tail, rep.Command, rep.failure)
+	}
 	r.view.finish(rep)
 	return rep.Status
 }
@@ -125,13 +156,12 @@ func (r *run) session() runReport {
 	rep := runReport{}
 	fail := func(err error, status int, reason string) runReport {
 		rep.Status, rep.Reason = status, reason
-		rep.Kind, rep.Message = adapter.KindOf(err), err.Error()
+		rep.Kind, rep.Message, rep.failure = adapter.KindOf(err), errText(err), err.Error()
 		return rep
 	}
 
 	command := r.cfg.Command
 	if !r.cfg.CommandGiven {
-		r.view.status("building the reference agent")
 		path, err := r.env.ReferenceAgent(r.hardCtx)
 		if err != nil {
 			err = &adapter.Error{Kind: adapter.KindAgentNotFound, Message: "the reference agent is unavailable", Err: err}
@@ -148,11 +178,15 @@ func (r *run) session() runReport {
 			r.view.startupFailed(err)
 			return fail(err, ExitStartFailed, reasonStartFailed)
 		}
-		command = path
+		command = path + " " + RefagentSubcommand
 	}
 
-	logger := slog.New(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}))
-	rt, err := r.env.NewRuntime(logger)
+	rep.Command = command
+	if r.rec != nil {
+		r.rec.Start(transcript.Header{Recorder: versionLine(), Command: command, Cwd: r.cfg.Cwd}, r.env.Now())
+	}
+	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged))
+	rt, err := r.env.NewRuntime(logger, r.onWire)
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)
@@ -167,11 +201,18 @@ func (r *run) session() runReport {
 			TurnTimeoutMS: millis(r.cfg.TurnTimeout),
 			StopGraceMS:   millis(r.cfg.StopGrace),
 		},
-		ResumeSessionID:        r.cfg.Resume,
-		MCPConfigPath:          r.cfg.MCPConfig,
-		CredentialVerification: r.cfg.VerifyCredential,
+		ResumeSessionID:          r.cfg.Resume,
+		SSHHost:                  r.cfg.SSHHost,
+		SSHStrictHostKeyChecking: r.cfg.SSHStrictHostKeyChecking,
+		SSHPassEnv:               r.cfg.SSHPassEnv,
+		MCPConfigPath:            r.cfg.MCPConfig,
+		CredentialVerification:   r.cfg.VerifyCredential,
 	}
-	r.view.startBegin(command, r.cfg.Cwd)
+	where := r.cfg.Cwd
+	if r.cfg.SSHHost != "" {
+		where = r.cfg.SSHHost + ":" + where // the runtime runs over there
+	}
+	r.view.startBegin(command, where)
 	// The runtime stays bound to the start's context for the whole session
 	// (SP-3): ending it signals the process group. So it ends only when the
 	// start is interrupted, on a hard teardown, or after StopSession.
@@ -201,6 +242,17 @@ func (r *run) session() runReport {
 		return fail(err, status, reason)
 	}
 	r.view.sessionStarted(sess, rep.StartTook)
+	if r.cfg.Resume != "" && !r.cfg.VerifyCredential {
+		rr := r.cont.report(r.cfg.Resume, sess.ID)
+		r.view.resumed(rr)
+		if !rr.Continued && r.cfg.ResumePolicy == resumeRequired {
+			rep.Status, rep.Reason = ExitStartFailed, reasonResumeNotContinued
+			rep.Message = fmt.Sprintf("saved session %s was not continued (--resume-policy required): %s", rr.Requested, rr.Reason)
+			rep.Skipped = len(r.cfg.Prompts)
+			r.stop(&rep)
+			return rep
+		}
+	}
 
 	rep.Status, rep.Reason = ExitCompleted, reasonCompleted
 	for i, prompt := range r.cfg.Prompts {
@@ -221,12 +273,21 @@ func (r *run) session() runReport {
 			// connection), a person stopped it.
 			rep.Status, rep.Reason = ExitCancelled, reasonCancelled
 		}
-		rep.Kind, rep.Message = t.Kind, t.Message
+		rep.Kind, rep.Message, rep.failure = t.Kind, t.Message, t.failure
 		rep.Skipped = len(r.cfg.Prompts) - i - 1
 		break
 	}
 	r.stop(&rep)
 	return rep
+}
+
+// onWire receives the adapter's wire tap.
+func (r *run) onWire(e adapter.WireEvent) {
+	if r.rec != nil {
+		r.rec.Tap(e)
+	}
+	r.cont.observe(e)
+	r.view.wire(e)
 }
 
 // turn runs one prompt.
@@ -252,11 +313,12 @@ func (r *run) turn(sess Session, n int, prompt string) turnReport {
 			t.Kind = adapter.KindOf(err)
 		}
 		if t.Message == "" {
-			t.Message = err.Error()
+			t.Message = errText(err)
 		}
-		if d := err.Error(); d != t.Message {
+		if d := errText(err); d != t.Message {
 			t.Detail = d
 		}
+		t.failure = err.Error()
 		if t.Outcome == "" || t.Outcome == adapter.EventTurnCompleted {
 			// An error without a terminal outcome (e.g. a refused turn
 			// start) is still a failed turn.

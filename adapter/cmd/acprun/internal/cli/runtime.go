@@ -37,3 +37,14 @@ type Runtime interface {
 	// StopSession tears the session down; acprun calls it exactly once.
 	StopSession(ctx context.Context, s Session) error
 }
+
+// RefagentSubcommand is the first argument that makes acprun run the
+// reference agent on its standard input and output instead of a session:
+// the runtime acprun drives when --command is absent, so an installed
+// acprun needs nothing beside it.
+const RefagentSubcommand = "refagent"
+
+// ReplaySubcommand is the first argument that makes acprun a recorded
+// runtime: `acprun replay FILE` plays the runtime's side of a --record
+// transcript on its standard input and output.
+const ReplaySubcommand = "replay"

@@ -46,6 +46,21 @@ type textView struct {
 	frame   int
 	drawn   bool // the indicator occupies the current line
 	chunks  int  // streamed text chunks of the message being written
+	// failShown is set once a failure line showed the run's message, so
+	// the summary does not repeat it.
+	failShown bool
+
+	// verbose adds thoughts, plans and tool inputs and outputs (-v).
+	verbose bool
+	// The stream in progress (liveview.go): its kind, whether its line is
+	// open on the terminal, the text collected without the live view, and
+	// whether agent text streamed since the last completed message.
+	streamKind    string
+	streamOpen    bool
+	streamBuf     strings.Builder
+	agentStreamed bool
+	// queue holds what the wire tap read until its event arrives.
+	queue wireQueue
 
 	quit chan struct{}
 	done chan struct{}
@@ -78,8 +93,8 @@ func (v *textView) spin(tick <-chan time.Time) {
 
 // drawSpinner draws the indicator line; v.mu is held.
 func (v *textView) drawSpinner() {
-	if !v.waiting {
-		return
+	if !v.waiting || v.streamOpen {
+		return // a streaming line is never overdrawn
 	}
 	v.frame = (v.frame + 1) % len(spinnerFrames)
 	label := v.label
@@ -98,6 +113,9 @@ func (v *textView) wait(label string) {
 
 // line writes one line, first clearing the indicator; v.mu is held.
 func (v *textView) line(format string, args ...any) {
+	if v.streamKind != "" {
+		v.endStream()
+	}
 	if v.drawn {
 		io.WriteString(v.w, ansiClearLine)
 		v.drawn = false
@@ -138,7 +156,8 @@ func (v *textView) startupFailed(err error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.waiting = false
-	v.line("%s %s", v.paint(ansiRed, "startup failed:"), describeErr(adapter.KindOf(err), err.Error()))
+	v.line("%s %s", v.paint(ansiRed, "startup failed:"), describeErr(adapter.KindOf(err), errText(err)))
+	v.failShown = true
 }
 
 func (v *textView) sessionStarted(s Session, took time.Duration) {
@@ -148,11 +167,21 @@ func (v *textView) sessionStarted(s Session, took time.Duration) {
 	v.line("session %s started (agent pid %s) in %s", s.ID, s.AgentPID, fmtDur(took))
 }
 
+func (v *textView) resumed(r resumeReport) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if r.Continued {
+		v.line("resumed saved session %s through %s", r.Requested, r.Route)
+		return
+	}
+	v.line("%s saved session %s was not continued; new session %s: %s", v.paint(ansiYellow, "resume:"), r.Requested, r.SessionID, r.Reason)
+}
+
 func (v *textView) turnBegin(n, total int, prompt string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.line("%s %s", v.paint(ansiBold, fmt.Sprintf("turn %d/%d", n, total)), firstLine(prompt, 72))
-	v.chunks = 0
+	v.chunks, v.agentStreamed = 0, false
 	v.wait("waiting for the agent")
 }
 
@@ -163,12 +192,22 @@ func (v *textView) event(e adapter.Event) {
 	case adapter.EventNotification:
 		switch classifyNotice(e.Message) {
 		case noticeChunk:
-			// One streamed chunk (EV-3): the text arrives whole when the
-			// message completes, exactly as Sortie sees it.
+			// One streamed chunk (EV-3): the live view writes its text
+			// now; otherwise the text arrives whole when the message
+			// completes, exactly as Sortie sees it.
 			v.chunks++
+			if v.live {
+				v.chunkEvent()
+			}
 			return
 		case noticeAgentText:
 			v.chunks = 0
+			if v.agentStreamed {
+				// The live view already wrote it as it arrived.
+				v.agentStreamed = false
+				v.endStream()
+				break
+			}
 			v.tagged(ansiBold, "agent", e.Message)
 		case noticeRefused:
 			v.tagged(ansiYellow, "refused", e.Message)
@@ -185,8 +224,11 @@ func (v *textView) event(e adapter.Event) {
 			status, color = "failed", ansiRed
 		}
 		v.tagged(ansiCyan, "tool", fmt.Sprintf("%s %s %s  %s", e.ToolName, v.paint(color, status), fmtDur(time.Duration(e.ToolDurationMS)*time.Millisecond), e.Message))
+		v.toolEvent()
 	case adapter.EventOtherMessage:
-		v.tagged(ansiDim, "other", e.Message)
+		if !v.otherEvent(e.Message) {
+			v.tagged(ansiDim, "other", e.Message)
+		}
 	case adapter.EventTokenUsage:
 		if e.Usage != nil {
 			v.tagged(ansiDim, "usage", fmt.Sprintf("input %d, output %d, total %d, cache read %d%s",
@@ -224,6 +266,7 @@ func (v *textView) turnEnd(t turnReport) {
 	default:
 		v.line("%s %s in %s: %s", head, v.paint(ansiRed, "failed"), fmtDur(t.Took), describeErr(t.Kind, t.Message))
 	}
+	v.failShown = t.Outcome != adapter.EventTurnCompleted
 }
 
 // interruptNote is what a person sees after pressing Ctrl-C.
@@ -268,7 +311,7 @@ func (v *textView) finish(r runReport) {
 	if r.Kind != "" {
 		row("error kind", string(r.Kind))
 	}
-	if r.Message != "" {
+	if r.Message != "" && !v.failShown {
 		row("message", r.Message)
 	}
 	if len(r.Turns) > 0 {
@@ -310,6 +353,12 @@ func (v *textView) logWriter(stderr io.Writer) io.Writer {
 		if v.drawn {
 			io.WriteString(v.w, ansiClearLine)
 			v.drawn = false
+		}
+		if v.streamOpen {
+			// The record gets its own line; the stream resumes on a new
+			// tagged one.
+			io.WriteString(v.w, "\n")
+			v.streamOpen, v.streamKind = false, ""
 		}
 		return stderr.Write(p)
 	})

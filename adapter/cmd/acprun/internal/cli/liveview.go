@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/adapter"
+)
+
+// The readable view's second source: the runtime's own session/update
+// notifications, read from the adapter's wire tap. Sortie sees an agent
+// message whole when it completes (EV-5), and so does --json; a person on a
+// terminal sees it stream as the runtime writes it. With -v the view adds
+// what Sortie folds into "other" events: thought text, plan entries with
+// their status, and each tool call's input and final content.
+
+// updateNotification is the part of a session/update the view reads.
+type updateNotification struct {
+	Method string `json:"method"`
+	Params struct {
+		Update struct {
+			Kind       string          `json:"sessionUpdate"`
+			Content    json.RawMessage `json:"content"`
+			Entries    []planEntry     `json:"entries"`
+			ToolCallID string          `json:"toolCallId"`
+			Title      string          `json:"title"`
+			ToolKind   string          `json:"kind"`
+			Status     string          `json:"status"`
+			RawInput   json.RawMessage `json:"rawInput"`
+		} `json:"update"`
+	} `json:"params"`
+}
+
+type planEntry struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// contentBlock is a text content block (or anything with a text member).
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// toolContent is one item of a tool call's content: a content block, a
+// diff or a terminal.
+type toolContent struct {
+	Type    string       `json:"type"`
+	Content contentBlock `json:"content"`
+	Path    string       `json:"path"`
+}
+
+// maxShown bounds a tool input or content shown under -v.
+const maxShown = 400
+
+// The wire tap runs ahead of the events: the adapter reads a line, and its
+// event follows through the session's pump. So what the tap reads is
+// queued here, one queue per kind, and each event takes the next item of
+// its kind: an agent text chunk's empty notification (EV-3) its text, a
+// "reasoning block" its thought, a "plan update" its entries, a tool_result
+// its call's input and content. Both streams are in wire order, so the
+// view writes everything in the order the adapter reported it.
+type wireQueue struct {
+	chunks   []string
+	thoughts []string
+	plans    []string
+	done     []toolDone
+	inputs   map[string]string // tool call id → its input, from tool_call
+}
+
+// toolDone is a tool call's final update.
+type toolDone struct {
+	id, content string
+}
+
+func pop[T any](q *[]T) (T, bool) {
+	var zero T
+	if len(*q) == 0 {
+		return zero, false
+	}
+	v := (*q)[0]
+	*q = (*q)[1:]
+	return v, true
+}
+
+// wire receives the adapter's tap; only lines the runtime sent matter.
+func (v *textView) wire(e adapter.WireEvent) {
+	if e.Kind != adapter.WireRecv || !(v.live || v.verbose) {
+		return
+	}
+	// A cheap test first: the decode is skipped for all but updates.
+	if !bytes.Contains(e.Line, []byte(`"session/update"`)) {
+		return
+	}
+	var n updateNotification
+	if json.Unmarshal(e.Line, &n) != nil || n.Method != "session/update" {
+		return
+	}
+	u := n.Params.Update
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	q := &v.queue
+	switch u.Kind {
+	case "agent_message_chunk":
+		if text, ok := blockText(u.Content); ok && v.live {
+			q.chunks = append(q.chunks, text)
+		}
+	case "agent_thought_chunk":
+		if v.verbose {
+			text, _ := blockText(u.Content)
+			q.thoughts = append(q.thoughts, text)
+		}
+	case "plan":
+		if v.verbose {
+			var b strings.Builder
+			for i, p := range u.Entries {
+				if i > 0 {
+					b.WriteByte('\n')
+				}
+				fmt.Fprintf(&b, "[%s] %s", p.Status, p.Content)
+			}
+			q.plans = append(q.plans, b.String())
+		}
+	case "tool_call":
+		if v.verbose {
+			if q.inputs == nil {
+				q.inputs = map[string]string{}
+			}
+			q.inputs[u.ToolCallID] = compactJSON(u.RawInput)
+		}
+	case "tool_call_update":
+		if v.verbose {
+			if in := compactJSON(u.RawInput); in != "" {
+				if q.inputs == nil {
+					q.inputs = map[string]string{}
+				}
+				q.inputs[u.ToolCallID] = in
+			}
+			if u.Status == "completed" || u.Status == "failed" {
+				q.done = append(q.done, toolDone{id: u.ToolCallID, content: toolContentText(u.Content)})
+			}
+		}
+	}
+}
+
+// chunkEvent streams the next queued agent text (live view); v.mu is held.
+func (v *textView) chunkEvent() {
+	if text, ok := pop(&v.queue.chunks); ok {
+		v.stream(streamAgent, text)
+	}
+}
+
+// otherEvent renders a "reasoning block" or "plan update" with what the
+// runtime sent (-v); false leaves the plain label to the caller. v.mu is
+// held.
+func (v *textView) otherEvent(msg string) bool {
+	if !v.verbose {
+		return false
+	}
+	switch msg {
+	case "reasoning block":
+		if text, ok := pop(&v.queue.thoughts); ok {
+			v.stream(streamThought, text)
+			return true
+		}
+	case "plan update":
+		if text, ok := pop(&v.queue.plans); ok {
+			v.tagged(ansiDim, "plan", text)
+			return true
+		}
+	}
+	return false
+}
+
+// toolEvent adds a finished tool call's input and content (-v); v.mu is
+// held.
+func (v *textView) toolEvent() {
+	if !v.verbose {
+		return
+	}
+	d, ok := pop(&v.queue.done)
+	if !ok {
+		return
+	}
+	if in := v.queue.inputs[d.id]; in != "" {
+		v.tagged(ansiDim, "input", in)
+	}
+	delete(v.queue.inputs, d.id)
+	if d.content != "" {
+		v.tagged(ansiDim, "output", d.content)
+	}
+}
+
+// Streams the view writes as they arrive.
+const (
+	streamAgent   = "agent"
+	streamThought = "thought"
+)
+
+// stream writes a chunk of a streamed message: a tagged line begins the
+// stream, further chunks continue it, and newlines indent under the tag.
+// Without the live view a stream is collected and written whole when it
+// ends. v.mu is held.
+func (v *textView) stream(kind, text string) {
+	if kind == streamAgent {
+		v.agentStreamed = true
+	}
+	if text == "" {
+		return
+	}
+	if v.streamKind != kind {
+		v.endStream()
+		v.streamKind = kind
+	}
+	if !v.live {
+		v.streamBuf.WriteString(text)
+		return
+	}
+	if v.drawn {
+		io.WriteString(v.w, ansiClearLine)
+		v.drawn = false
+	}
+	if !v.streamOpen {
+		color := ansiBold
+		if kind == streamThought {
+			color = ansiDim
+		}
+		fmt.Fprintf(v.w, "  %s ", v.paint(color, fmt.Sprintf("%-*s", tagWidth-1, kind)))
+		v.streamOpen = true
+	}
+	io.WriteString(v.w, strings.ReplaceAll(text, "\n", "\n"+strings.Repeat(" ", 2+tagWidth)))
+	if v.waiting {
+		v.since = v.now()
+	}
+}
+
+// endStream finishes the stream in progress, if any. v.mu is held.
+func (v *textView) endStream() {
+	switch {
+	case v.streamOpen:
+		io.WriteString(v.w, "\n")
+		v.streamOpen = false
+	case v.streamBuf.Len() > 0:
+		text := v.streamBuf.String()
+		v.streamBuf.Reset()
+		v.streamKind = "" // tagged calls line, which must not recurse here
+		v.tagged(ansiDim, streamThought, text)
+	}
+	v.streamKind = ""
+}
+
+// blockText is a text content block's text; false for any other content.
+func blockText(raw json.RawMessage) (string, bool) {
+	var b contentBlock
+	if json.Unmarshal(raw, &b) != nil || b.Type != "text" {
+		return "", false
+	}
+	return b.Text, true
+}
+
+// toolContentText renders a tool call's content for -v: text blocks, the
+// paths of diffs, terminals by name.
+func toolContentText(raw json.RawMessage) string {
+	var items []toolContent
+	if json.Unmarshal(raw, &items) != nil {
+		return ""
+	}
+	var parts []string
+	for _, it := range items {
+		switch it.Type {
+		case "content":
+			if it.Content.Text != "" {
+				parts = append(parts, it.Content.Text)
+			}
+		case "diff":
+			parts = append(parts, "diff of "+it.Path)
+		case "terminal":
+			parts = append(parts, "terminal output")
+		}
+	}
+	return clip(strings.Join(parts, "\n"))
+}
+
+// compactJSON renders raw on one line, clipped; "" for none or null.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return clip(string(raw))
+	}
+	return clip(b.String())
+}
+
+func clip(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,3 @@
+module acpkit.dev/tools/release
+
+go 1.26.0
