@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"acpkit.dev/adapter/internal/launch"
+	"acpkit.dev/adapter/internal/measure"
 )
 
 // Adapter starts, drives and stops sessions of the agent-client-protocol
@@ -31,6 +32,8 @@ type Adapter struct {
 	drain time.Duration
 	// handshakeFloor is HS-2's lower bound on the initialize wait (60 s).
 	handshakeFloor time.Duration
+	// sources are the measurement sources offered every launch (§7).
+	sources *measure.Registry
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -49,6 +52,7 @@ type options struct {
 	wait           func(ctx context.Context, d time.Duration) error
 	drain          time.Duration
 	handshakeFloor time.Duration
+	sources        *measure.Registry
 }
 
 // WithLogger sends the adapter's records to l; every record carries
@@ -81,6 +85,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		wait:           sleepCtx,
 		drain:          drainBound,
 		handshakeFloor: handshakeFloor,
+		sources:        defaultSources(),
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -92,6 +97,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		wait:           o.wait,
 		drain:          o.drain,
 		handshakeFloor: o.handshakeFloor,
+		sources:        o.sources,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/adapter/internal/launch"
+	"acpkit.dev/adapter/internal/measure"
 	"acpkit.dev/adapter/internal/normalize"
 	"acpkit.dev/adapter/internal/stderrlog"
 )
@@ -30,6 +31,10 @@ type session struct {
 	conn   *acpsdk.Conn
 	stderr *stderrlog.Collector
 	pump   *pump
+
+	// source is the measurement source the handshake confirmed (MS-3),
+	// nil for an unmeasured session; TD-11 closes it.
+	source measure.Source
 
 	// closeMethod is session/close, session/delete or "" (CL-1, CL-2).
 	closeMethod string

@@ -11,6 +11,7 @@ import (
 
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/adapter/internal/measure"
 	"acpkit.dev/adapter/internal/normalize"
 )
 
@@ -47,6 +48,13 @@ type pump struct {
 	streamEnded      bool
 	turn             *turnState
 	turnSeq          uint64
+	// source is the confirmed measurement source until MS-8 drops it;
+	// the usage fields are the session's measured state (MS-10).
+	source   measure.Source
+	usage    Usage
+	measured bool
+	model    string
+	draining bool
 }
 
 // maxQueued bounds the events kept between turns; past it the oldest go,
@@ -78,6 +86,7 @@ type (
 		caps             normalize.Capabilities
 		deliveredServers bool
 		sessionID        string
+		source           measure.Source
 	}
 	pumpLoad struct {
 		w *loadWatch
@@ -165,6 +174,12 @@ func (p *pump) run() {
 			connDone = nil
 			p.streamEnd()
 		case <-turnCtx:
+			if p.turn.drain != nil {
+				// The runtime already answered: the caller's end stops
+				// the wait for the source, not the disposition (MS-7).
+				p.drainTimedOut()
+				continue
+			}
 			// TU-7: the caller cancelled; the override holds whatever the
 			// response says (DI-1).
 			p.beginEnd(normalize.Cancelled())
@@ -190,6 +205,7 @@ func (p *pump) handle(m any) {
 		p.caps = m.caps
 		p.deliveredServers = m.deliveredServers
 		p.sessionID, p.idKnown = m.sessionID, true
+		p.source = m.source
 	case pumpLoad:
 		p.load = m.w
 	case pumpLoadEnd:
@@ -199,6 +215,8 @@ func (p *pump) handle(m any) {
 		p.startTurn(m.req)
 	case pumpPrompt:
 		p.promptDone(m)
+	case pumpDrained:
+		p.drained(m)
 	case pumpProbe:
 		m(p)
 	case pumpAnswerOpen:
@@ -365,6 +383,9 @@ func (p *pump) fault(m pumpFault) {
 		// DI-7: the line was most likely the answer; waiting would only
 		// end at the stall timeout, and this is not a lost process.
 		if t := p.turn; t != nil {
+			if t.drain != nil {
+				return // answered already; the source's wait decides (MS-7)
+			}
 			if t.ending {
 				p.endTurn(*t.override, nil)
 				return
@@ -416,7 +437,9 @@ func (p *pump) shutdown() {
 	p.closing = true
 	p.drainRequests()
 	p.emit(p.norm.Flush()...)
-	if p.turn != nil {
+	if t := p.turn; t != nil && t.drain != nil {
+		p.drainTimedOut() // answered already: the disposition it had
+	} else if t != nil {
 		p.endTurn(p.lostOutcome(), errors.New("session stopped"))
 	}
 	if n := len(p.queue); n > 0 {

@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"acpkit.dev/acpsdk"
@@ -22,17 +23,10 @@ import (
 // ctx that lives as long as the session, until StopSession has returned, not
 // one that only bounds the start.
 func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, error) {
-	s := &session{
-		a:           a,
-		log:         a.log,
-		params:      p,
-		readTimeout: p.Agent.ReadTimeout(),
-		grace:       p.Agent.StopGrace(),
-	}
 	if p.CredentialVerification {
 		// CL-3: a verification session never continues and carries no
 		// tool server, whatever the caller passed.
-		s.params.ResumeSessionID, s.params.MCPConfigPath = "", ""
+		p.ResumeSessionID, p.MCPConfigPath = "", ""
 	}
 	// Step 1: the launch target (LT-*).
 	target, err := launch.Resolve(p.WorkspacePath, p.Agent.Command, p.SSHHost)
@@ -45,14 +39,72 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 		return Session{}, newError(KindAgentNotFound, msgRemoteUnsupported, nil)
 	}
 	// Step 2: MCP servers, parsed before launch on a local launch (MCP-2).
-	servers, err := mcpconfig.Load(s.params.MCPConfigPath, target.Remote)
+	servers, err := mcpconfig.Load(p.MCPConfigPath, target.Remote)
 	if err != nil {
 		return Session{}, lift(err)
 	}
-	// Step 3: the subprocess (§5).
-	proc, err := a.launcher.Launch(ctx, target.Spec(nil, s.grace))
+	// MS-2: the first offer; no source claims a remote launch (RS-7).
+	remote := target.Remote || strings.TrimSpace(p.SSHHost) != ""
+	m := claimAll(a.sources.Instantiate(), p.Agent.Command, remote)
+	// Steps 3 and 4, repeated while the handshake disagrees with what the
+	// start carried (HS-6, §8), at most three times (RS-6).
+	for attempt := 1; ; attempt++ {
+		s := a.newSession(p)
+		if err := s.launch(ctx, target, m.env()); err != nil {
+			m.releaseAll()
+			return Session{}, lift(err)
+		}
+		f, err := s.initialize(ctx)
+		if err != nil {
+			err = s.failStart(ctx, err)
+			m.releaseAll()
+			return Session{}, err
+		}
+		name := ""
+		if f.hasAgentInfo {
+			name = f.agentName
+		}
+		st := m.settle(name, remote, attempt == maxStarts)
+		if st.restart {
+			// RS-4: the whole teardown, then the released directories
+			// go before the next start (RS-8); one record each (RS-9).
+			s.teardown(ctx)
+			for _, src := range st.released {
+				_ = src.Close()
+			}
+			a.log.Info(st.log, "name", name)
+			continue
+		}
+		for _, src := range st.released {
+			_ = src.Close()
+		}
+		s.source = st.confirmed
+		id, err := s.start(ctx, f, target.Workspace, servers)
+		if err != nil {
+			// The confirmed source is closed by the teardown (TD-11).
+			return Session{}, s.failStart(ctx, err)
+		}
+		return Session{ID: id, AgentPID: s.proc.PID(), s: s}, nil
+	}
+}
+
+// newSession is the state of one start of the runtime.
+func (a *Adapter) newSession(p StartParams) *session {
+	return &session{
+		a:           a,
+		log:         a.log,
+		params:      p,
+		readTimeout: p.Agent.ReadTimeout(),
+		grace:       p.Agent.StopGrace(),
+	}
+}
+
+// launch is step 3 (§5): the subprocess with env appended to the inherited
+// environment, its stderr collector, connection and pump.
+func (s *session) launch(ctx context.Context, target launch.Target, env []string) error {
+	proc, err := s.a.launcher.Launch(ctx, target.Spec(env, s.grace))
 	if err != nil {
-		return Session{}, lift(err)
+		return err
 	}
 	s.proc = proc
 	s.stderr = stderrlog.Start(proc.Stderr(), s.log, nil)
@@ -64,22 +116,15 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 	s.watchStop, s.watchDone = make(chan struct{}), make(chan struct{})
 	go s.pump.run()
 	go s.watchStdout()
-
-	id, err := s.start(ctx, target.Workspace, servers)
-	if err != nil {
-		return Session{}, s.failStart(ctx, err)
-	}
-	return Session{ID: id, AgentPID: proc.PID(), s: s}, nil
+	return nil
 }
 
-// start runs steps 4 to 8 on a launched process.
-func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Server) (string, error) {
-	f, err := s.initialize(ctx)
-	if err != nil {
-		return "", err
-	}
+// start runs steps 5 to 8 on a process whose handshake settled.
+func (s *session) start(ctx context.Context, f handshakeFacts, cwd string, servers []mcpconfig.Server) (string, error) {
 	caps := normalize.Capabilities{}
-	caps.Lower(normalize.TokenCounts) // MS-4: no source is confirmed
+	if s.source == nil {
+		caps.Lower(normalize.TokenCounts) // MS-4, CAP-2, RS-11
+	}
 	if !f.hasAgentInfo {
 		caps.Lower(normalize.AgentVersion) // CAP-3
 	}
@@ -100,8 +145,16 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 		s.closeMethod = methodSessionClose
 	}
 	s.id = id
+	if s.source != nil {
+		if err := s.source.Open(id); err != nil {
+			// A source that cannot open measures nothing (MS-4).
+			_ = s.source.Close()
+			s.source = nil
+			caps.Lower(normalize.TokenCounts)
+		}
+	}
 	// SS-1: facts, then the id, in that order, in one message.
-	if !s.pump.send(ctx, pumpStarted{caps: caps, deliveredServers: len(rendered) > 0, sessionID: id}) {
+	if !s.pump.send(ctx, pumpStarted{caps: caps, deliveredServers: len(rendered) > 0, sessionID: id, source: s.source}) {
 		return "", newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
 	}
 	// LOG-1: once per session, now that the id is known; name and version
