@@ -260,8 +260,8 @@ func TestMS13_UsageUpdateGivesNoFigure(t *testing.T) {
 func TestMS5_LowerBoundReadsTheVendorBlock(t *testing.T) {
 	for raw, want := range map[string]int64{
 		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":303,"output_tokens":30},"model_usage":[{"model":"x","token_count":{"input_tokens":1,"output_tokens":1}}]}}}`: 333,
-		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":-5,"output_tokens":7}}}}`: 7,
-		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":0,"output_tokens":0}}}}`: 0,
+		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":-5,"output_tokens":7}}}}`:                                                                                    7,
+		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":0,"output_tokens":0}}}}`:                                                                                     0,
 	} {
 		b, ok := lowerBound([]byte(raw))
 		assert.True(t, ok, raw)
@@ -272,4 +272,3 @@ func TestMS5_LowerBoundReadsTheVendorBlock(t *testing.T) {
 		assert.False(t, ok, raw)
 	}
 }
-
