@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/adapter/internal/measure"
+	"acpkit.dev/adapter/internal/measure/gemini"
 )
 
 // withSources replaces the adapter's measurement registry.
@@ -271,4 +272,8 @@ func TestMS5_LowerBoundReadsTheVendorBlock(t *testing.T) {
 		_, ok := lowerBound([]byte(raw))
 		assert.False(t, ok, raw)
 	}
+}
+
+func TestMS1_OneSourceShipsGeminiCLI(t *testing.T) {
+	assert.Equal(t, []string{gemini.Name}, defaultSources().Names())
 }

@@ -42,7 +42,7 @@ var s1Usage = measure.Usage{Input: 508, Output: 64, Total: 572, CacheRead: 10}
 
 const s1Basis = 508 + 54
 
-func TestGEM5_TelemetryCountsOnlyTheSessionsAPIResponses(t *testing.T) {
+func TestGEM5_GEM6_TelemetryCountsOnlyTheSessionsAPIResponses(t *testing.T) {
 	var s1, s2, startup tally
 	end := readTelemetry(fixtureTelemetry, 0, sessionS1, &s1)
 	fi, err := os.Stat(fixtureTelemetry)
