@@ -128,8 +128,8 @@ func newPump(s *session) *pump {
 		ctx:    ctx,
 		cancel: cancel,
 	}
-	// Until the handshake says otherwise, continuation and version are
-	// delivered; token counts have no source in this build (CAP-2, MS-4).
+	// Until the start publishes its facts, continuation and version are
+	// delivered and token counts are a gap (CAP-2, MS-4).
 	p.caps.Lower(normalize.TokenCounts)
 	return p
 }
@@ -359,9 +359,8 @@ func (p *pump) needPerson(detail string) {
 }
 
 // lower lowers a capability during the session. After the once-per-session
-// notice went out this is logged at Warn instead (CAP-7). In this build
-// nothing lowers a capability after the start; a measurement source
-// dropped mid-session (MS-8, §7) will, through here.
+// notice went out this is logged at Warn instead (CAP-7); a measurement
+// source dropped mid-session (MS-8) lowers token counts through here.
 func (p *pump) lower(c normalize.Capability) {
 	if p.caps.Lower(c) {
 		p.s.log.Warn(logCapabilityLowered, "capability", c.String())

@@ -277,3 +277,15 @@ func TestMS5_LowerBoundReadsTheVendorBlock(t *testing.T) {
 func TestMS1_OneSourceShipsGeminiCLI(t *testing.T) {
 	assert.Equal(t, []string{gemini.Name}, defaultSources().Names())
 }
+
+func FuzzMS5_LowerBound(f *testing.F) {
+	f.Add([]byte(`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":303,"output_tokens":30}}}}`))
+	f.Add([]byte(`{"_meta":{"quota":{"token_count":{"input_tokens":1e300,"output_tokens":-1e300}}}}`))
+	f.Add([]byte(`{"_meta":{"quota":{"token_count":null}}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b, ok := lowerBound(raw)
+		if !ok && b != 0 {
+			t.Fatalf("absent block with bound %d", b)
+		}
+	})
+}
