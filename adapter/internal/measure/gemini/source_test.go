@@ -43,6 +43,14 @@ var s1Usage = measure.Usage{Input: 508, Output: 64, Total: 572, CacheRead: 10}
 const s1Basis = 508 + 54
 
 func TestGEM5_GEM6_TelemetryCountsOnlyTheSessionsAPIResponses(t *testing.T) {
+	data, err := os.ReadFile(fixtureTelemetry)
+	require.NoError(t, err)
+	// The three writers interleave: span and metric values sit between
+	// log records, and the reader steps over them.
+	lastLog := bytes.LastIndex(data, []byte(`"event.name"`))
+	assert.Less(t, bytes.Index(data, []byte(`"_spanContext"`)), lastLog, "a span before a later log record")
+	assert.Positive(t, bytes.Index(data, []byte(`"scopeMetrics"`)), "a metrics value")
+
 	var s1, s2, startup tally
 	end := readTelemetry(fixtureTelemetry, 0, sessionS1, &s1)
 	fi, err := os.Stat(fixtureTelemetry)
