@@ -29,7 +29,10 @@ type drainState struct {
 	cause   error
 	// abnormal: an MS-11 consultation, whose answer never drops the source.
 	abnormal bool
-	cancel   context.CancelFunc
+	bound    int64
+	// started: the drain runs; cancel ends it.
+	started bool
+	cancel  context.CancelFunc
 }
 
 // lowerBound reads MS-5's presence signal from a prompt result:
@@ -58,7 +61,7 @@ func lowerBound(raw []byte) (bound int64, present bool) {
 // turn then ends when the answer or the read timeout comes (drained,
 // drainTimedOut).
 func (p *pump) consultSource(t *turnState, o normalize.Outcome, cause error) bool {
-	if p.source == nil || p.draining || t.ending || p.closing || t.drain != nil {
+	if p.source == nil || t.ending || p.closing || t.drain != nil {
 		return false
 	}
 	var bound int64
@@ -75,14 +78,27 @@ func (p *pump) consultSource(t *turnState, o normalize.Outcome, cause error) boo
 	default:
 		return false
 	}
-	ctx, cancel := context.WithCancel(p.ctx)
-	t.drain = &drainState{outcome: o, cause: cause, abnormal: abnormal, cancel: cancel}
+	t.drain = &drainState{outcome: o, cause: cause, abnormal: abnormal, bound: bound, cancel: func() {}}
 	if t.timer != nil {
 		t.timer.Stop()
 	}
 	t.timer = time.NewTimer(p.s.readTimeout)
+	if !p.draining {
+		p.startDrain(t)
+	}
+	// Else an earlier turn's cancelled drain is still finishing: a source
+	// is asked one drain at a time, so this one starts when it reports.
+	return true
+}
+
+// startDrain asks the source on its own goroutine; the pump keeps
+// answering the runtime meanwhile (MS-6).
+func (p *pump) startDrain(t *turnState) {
+	d := t.drain
+	ctx, cancel := context.WithCancel(p.ctx)
+	d.cancel, d.started = cancel, true
 	p.draining = true
-	src, seq := p.source, t.seq
+	src, seq, bound := p.source, t.seq, d.bound
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -90,7 +106,6 @@ func (p *pump) consultSource(t *turnState, o normalize.Outcome, cause error) boo
 		f, ok := src.Drain(ctx, bound)
 		p.post(pumpDrained{seq: seq, fig: f, ok: ok, answered: ctx.Err() == nil})
 	}()
-	return true
 }
 
 // abnormalEnd is MS-11's list: stream end, prompt error response,
@@ -113,6 +128,10 @@ func abnormalEnd(o normalize.Outcome) bool {
 func (p *pump) drained(m pumpDrained) {
 	p.draining = false
 	t := p.turn
+	if t != nil && t.drain != nil && !t.drain.started && p.source != nil {
+		p.startDrain(t) // the earlier drain has ended: this turn's starts
+		return
+	}
 	if t == nil || t.seq != m.seq || t.drain == nil {
 		return
 	}

@@ -289,3 +289,25 @@ func FuzzMS5_LowerBound(f *testing.F) {
 		}
 	})
 }
+
+func TestMS7_LateDrainDoesNotCostTheNextTurnItsFigure(t *testing.T) {
+	h, src := scriptedHarness(t)
+	h.readTimeoutMS = 200
+	s := h.start("measured")
+	for range 5 {
+		src.answers <- scriptedAnswer{block: true}
+		r, err, _ := h.turn(s, "quota:100/10")
+		require.NoError(t, err)
+		assert.False(t, r.UsageMeasured)
+	}
+	// Whatever the timing of the last cancelled drain, the next turn's
+	// drain runs after it and is answered. (A turn whose drain never got
+	// to start leaves its scripted answer behind.)
+	for len(src.answers) > 0 {
+		<-src.answers
+	}
+	src.answers <- figure(10, 1, 0, "m", measure.GradeAccounted)
+	r, err, _ := h.turn(s, "quota:5/5")
+	require.NoError(t, err)
+	assert.True(t, r.UsageMeasured)
+}
