@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"acpkit.dev/adapter/internal/launch"
+	"acpkit.dev/adapter/internal/measure"
 )
 
 // Adapter starts, drives and stops sessions of the agent-client-protocol
@@ -35,6 +36,8 @@ type Adapter struct {
 	handshakeFloor time.Duration
 	// tap observes every session's traffic (WithWireTap); nil means none.
 	tap func(WireEvent)
+	// sources are the measurement sources offered every launch (§7).
+	sources *measure.Registry
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -54,6 +57,7 @@ type options struct {
 	drain          time.Duration
 	handshakeFloor time.Duration
 	tap            func(WireEvent)
+	sources        *measure.Registry
 }
 
 // WithLogger sends the adapter's records to l; every record carries
@@ -86,6 +90,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		wait:           sleepCtx,
 		drain:          drainBound,
 		handshakeFloor: handshakeFloor,
+		sources:        defaultSources(),
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -99,6 +104,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		drain:          o.drain,
 		handshakeFloor: o.handshakeFloor,
 		tap:            o.tap,
+		sources:        o.sources,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/launch"
+	"acpkit.dev/adapter/internal/measure"
 	"acpkit.dev/adapter/internal/normalize"
 	"acpkit.dev/adapter/internal/stderrlog"
 )
@@ -33,6 +34,10 @@ type session struct {
 	pump   *pump
 	// tap reports the traffic to WithWireTap's function; nil without one.
 	tap *tapper
+
+	// source is the measurement source the handshake confirmed (MS-3),
+	// nil for an unmeasured session; TD-11 closes it.
+	source measure.Source
 
 	// closeMethod is session/close, session/delete or "" (CL-1, CL-2).
 	closeMethod string

@@ -369,6 +369,13 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 	case "stop": // stop:REASON
 		a.Reply(m, map[string]any{"stopReason": arg})
 		return true
+	case "quota": // quota:IN/OUT — end_turn with a _meta.quota block (MS-5)
+		in, out, _ := strings.Cut(arg, "/")
+		ni, _ := strconv.Atoi(in)
+		no, _ := strconv.Atoi(out)
+		a.Reply(m, map[string]any{"stopReason": "end_turn", "_meta": map[string]any{"quota": map[string]any{
+			"token_count": map[string]any{"input_tokens": ni, "output_tokens": no}}}})
+		return true
 	case "err": // err:CODE
 		n, _ := strconv.Atoi(arg)
 		a.ReplyError(m, n, "prompt went wrong", nil)

@@ -11,6 +11,7 @@ import (
 
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/adapter/internal/measure"
 	"acpkit.dev/adapter/internal/normalize"
 )
 
@@ -55,6 +56,13 @@ type pump struct {
 	// pendingTurn waits for its mark: a turn starts at the point of the
 	// stream where RunTurn asked for it (EV-13).
 	pendingTurn *turnRequest
+	// source is the confirmed measurement source until MS-8 drops it;
+	// the usage fields are the session's measured state (MS-10).
+	source   measure.Source
+	usage    Usage
+	measured bool
+	model    string
+	draining bool
 }
 
 // maxQueued bounds the events kept between turns; past it the oldest go,
@@ -76,6 +84,11 @@ type (
 		nullID bool
 		at     time.Time
 		reply  replier
+	}
+	// pumpSourceOpened tells the pump the session's confirmed measurement
+	// source, or that none survived its Open (MS-4).
+	pumpSourceOpened struct {
+		source measure.Source
 	}
 	pumpResponse struct{ in *acpsdk.Inbound }
 	pumpBadLine  struct{ at time.Time }
@@ -137,8 +150,8 @@ func newPump(s *session) *pump {
 		ctx:    ctx,
 		cancel: cancel,
 	}
-	// Until the handshake says otherwise, continuation and version are
-	// delivered; token counts have no source in this build (CAP-2, MS-4).
+	// Until the start publishes its facts, continuation and version are
+	// delivered and token counts are a gap (CAP-2, MS-4).
 	p.caps.Lower(normalize.TokenCounts)
 	return p
 }
@@ -184,6 +197,12 @@ func (p *pump) run() {
 		case <-callDone:
 			p.promptSettled()
 		case <-turnCtx:
+			if p.turn.drain != nil {
+				// The runtime already answered: the caller's end stops
+				// the wait for the source, not the disposition (MS-7).
+				p.drainTimedOut()
+				continue
+			}
 			// TU-7: the caller cancelled; the override holds whatever the
 			// response says (DI-1).
 			p.beginEnd(normalize.Cancelled())
@@ -218,6 +237,11 @@ func (p *pump) handle(m any) {
 		}
 	case pumpStage:
 		p.stage = m.st
+	case pumpSourceOpened:
+		p.source = m.source
+		if m.source == nil {
+			p.caps.Lower(normalize.TokenCounts)
+		}
 	case pumpLoad:
 		p.load, p.stage = m.w, m.st
 	case pumpLoadEnd:
@@ -225,6 +249,8 @@ func (p *pump) handle(m any) {
 		p.load, p.stage = nil, nil
 	case pumpTurn:
 		p.requestTurn(m.req)
+	case pumpDrained:
+		p.drained(m)
 	case pumpProbe:
 		m(p)
 	case pumpAnswerOpen:
@@ -447,9 +473,8 @@ func (p *pump) needPerson(detail string) {
 }
 
 // lower lowers a capability during the session. After the once-per-session
-// notice went out this is logged at Warn instead (CAP-7). In this build
-// nothing lowers a capability after the start; a measurement source
-// dropped mid-session (MS-8, §7) will, through here.
+// notice went out this is logged at Warn instead (CAP-7); a measurement
+// source dropped mid-session (MS-8) lowers token counts through here.
 func (p *pump) lower(c normalize.Capability) {
 	if p.caps.Lower(c) {
 		p.s.log.Warn(logCapabilityLowered, "capability", c.String())
@@ -460,6 +485,9 @@ func (p *pump) lower(c normalize.Capability) {
 // end at the stall timeout, and this is not a lost process.
 func (p *pump) oversize() {
 	if t := p.turn; t != nil {
+		if t.drain != nil {
+			return // answered already; the source's wait decides (MS-7)
+		}
 		if t.ending {
 			p.endTurn(*t.override, nil)
 			return
@@ -516,7 +544,9 @@ func (p *pump) shutdown() {
 		p.startTurn(req) // refused: the session is closing
 	}
 	p.emit(p.norm.Flush()...)
-	if p.turn != nil {
+	if t := p.turn; t != nil && t.drain != nil {
+		p.drainTimedOut() // answered already: the disposition it had
+	} else if t != nil {
 		p.endTurn(p.lostOutcome(), errors.New("session stopped"))
 	}
 	if n := len(p.queue); n > 0 {

@@ -25,50 +25,103 @@ import (
 // ctx that lives as long as the session, until StopSession has returned, not
 // one that only bounds the start.
 func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, error) {
-	s := &session{
-		a:           a,
-		log:         a.log,
-		params:      p,
-		readTimeout: p.Agent.ReadTimeout(),
-		grace:       p.Agent.StopGrace(),
-	}
 	if p.CredentialVerification {
 		// CL-3: a verification session never continues and carries no
 		// tool server, whatever the caller passed.
-		s.params.ResumeSessionID, s.params.MCPConfigPath = "", ""
+		p.ResumeSessionID, p.MCPConfigPath = "", ""
 	}
 	// Step 1: the launch target (LT-*).
 	target, err := launch.Resolve(p.WorkspacePath, p.Agent.Command, p.SSHHost)
 	if err != nil {
 		return Session{}, lift(err)
 	}
-	// s.remote is the one switch of a launch over SSH (§21): no MCP
-	// servers (MCP-2), no measurement source may claim and no environment
-	// of Sortie's own is added (SSH-3), tool servers start in the gap
-	// (CAP-2), and ssh's exit 255 is a connection failure (SS-4).
-	s.remote = target.Remote
-	launcher, spec := a.launcher, target.Spec(nil, s.grace)
-	if s.remote {
+	if target.Remote {
 		if err := launch.CheckSSHParams(p.SSHStrictHostKeyChecking, p.SSHPassEnv); err != nil {
 			return Session{}, err
 		}
-		launcher, spec = a.sshLauncher, target.SSHSpec(p.SSHStrictHostKeyChecking, p.SSHPassEnv, s.grace)
 	}
 	// Step 2: MCP servers, parsed before launch on a local launch (MCP-2).
-	servers, err := mcpconfig.Load(s.params.MCPConfigPath, s.remote)
+	servers, err := mcpconfig.Load(p.MCPConfigPath, target.Remote)
 	if err != nil {
 		return Session{}, lift(err)
 	}
-	// Step 3: the subprocess (§5), or the ssh relay (SSH-1, SSH-2).
+	// MS-2: the first offer; no source claims a remote launch (RS-7, SSH-3).
+	m := claimAll(a.sources.Instantiate(), p.Agent.Command, target.Remote)
+	// Steps 3 and 4, repeated while the handshake disagrees with what the
+	// start carried (HS-6, §8), at most three times (RS-6).
+	for attempt := 1; ; attempt++ {
+		s := a.newSession(p, target.Remote)
+		if err := s.launch(ctx, target, m.env()); err != nil {
+			m.releaseAll()
+			return Session{}, lift(err)
+		}
+		f, err := s.initialize(ctx)
+		if err != nil {
+			err = s.failStart(ctx, err)
+			m.releaseAll()
+			return Session{}, err
+		}
+		name := ""
+		if f.hasAgentInfo {
+			name = f.agentName
+		}
+		st := m.settle(name, target.Remote, attempt == maxStarts)
+		if st.restart {
+			// RS-4: the whole teardown, then the released directories
+			// go before the next start (RS-8); one record each (RS-9).
+			s.teardown(ctx)
+			for _, src := range st.released {
+				_ = src.Close()
+			}
+			a.log.Info(st.log, "name", name)
+			continue
+		}
+		for _, src := range st.released {
+			_ = src.Close()
+		}
+		s.source = st.confirmed
+		id, err := s.start(ctx, f, target.Workspace, servers)
+		if err != nil {
+			// The confirmed source is closed by the teardown (TD-11).
+			return Session{}, s.failStart(ctx, err)
+		}
+		return Session{ID: id, AgentPID: s.proc.PID(), s: s}, nil
+	}
+}
+
+// newSession is the state of one start of the runtime. remote is the one
+// switch of a launch over SSH (§21): no MCP servers (MCP-2), no measurement
+// source may claim and no environment of Sortie's own is added (SSH-3),
+// tool servers start in the gap (CAP-2), and ssh's exit 255 is a connection
+// failure (SS-4).
+func (a *Adapter) newSession(p StartParams, remote bool) *session {
+	return &session{
+		a:           a,
+		log:         a.log,
+		params:      p,
+		remote:      remote,
+		readTimeout: p.Agent.ReadTimeout(),
+		grace:       p.Agent.StopGrace(),
+	}
+}
+
+// launch is step 3 (§5): the subprocess with env appended to the inherited
+// environment, or the ssh relay (SSH-1, SSH-2), then its stderr collector,
+// connection and pump.
+func (s *session) launch(ctx context.Context, target launch.Target, env []string) error {
+	launcher, spec := s.a.launcher, target.Spec(env, s.grace)
+	if s.remote {
+		launcher, spec = s.a.sshLauncher, target.SSHSpec(s.params.SSHStrictHostKeyChecking, s.params.SSHPassEnv, s.grace)
+	}
 	proc, err := launcher.Launch(ctx, spec)
 	if err != nil {
-		return Session{}, lift(err)
+		return err
 	}
 	s.proc = proc
 	var stderr io.Reader = proc.Stderr()
 	var connTap func(acpsdk.Direction, []byte)
-	if a.tap != nil {
-		s.tap = &tapper{tap: a.tap, pid: proc.PID()}
+	if s.a.tap != nil {
+		s.tap = &tapper{tap: s.a.tap, pid: proc.PID()}
 		s.tap.spawned(proc, spec)
 		stderr, connTap = s.tap.stderr(stderr), s.tap.conn
 	}
@@ -80,25 +133,18 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 	s.watchStop, s.watchDone = make(chan struct{}), make(chan struct{})
 	go s.pump.run()
 	go s.watchStdout()
-
-	id, err := s.start(ctx, target.Workspace, servers)
-	if err != nil {
-		return Session{}, s.failStart(ctx, err)
-	}
-	return Session{ID: id, AgentPID: proc.PID(), s: s}, nil
+	return nil
 }
 
-// start runs steps 4 to 8 on a launched process.
-func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Server) (string, error) {
-	f, err := s.initialize(ctx)
-	if err != nil {
-		return "", err
-	}
+// start runs steps 5 to 8 on a process whose handshake settled.
+func (s *session) start(ctx context.Context, f handshakeFacts, cwd string, servers []mcpconfig.Server) (string, error) {
 	caps := normalize.Capabilities{}
 	if s.remote {
 		caps.Lower(normalize.ToolServers) // CAP-2: none go over SSH
 	}
-	caps.Lower(normalize.TokenCounts) // MS-4: no source is confirmed
+	if s.source == nil {
+		caps.Lower(normalize.TokenCounts) // MS-4, CAP-2, RS-11
+	}
 	if !f.hasAgentInfo {
 		caps.Lower(normalize.AgentVersion) // CAP-3
 	}
@@ -121,6 +167,18 @@ func (s *session) start(ctx context.Context, cwd string, servers []mcpconfig.Ser
 	// SS-1: the pump adopted the facts, then the id, where the response
 	// that decided them was read (resolveSession staged them).
 	s.id = id
+	if s.source != nil {
+		if err := s.source.Open(id); err != nil {
+			// A source that cannot open measures nothing (MS-4).
+			_ = s.source.Close()
+			s.source = nil
+		}
+		// Before the first turn, which only RunTurn after this return
+		// can start, so no drain can miss it.
+		if !s.pump.send(ctx, pumpSourceOpened{source: s.source}) {
+			return "", newError(KindTurnCancelled, msgStartCancelled, ctx.Err())
+		}
+	}
 	// LOG-1: once per session, now that the id is known; name and version
 	// are empty when the handshake carried no agentInfo (CAP-3 says so).
 	s.log.Info(logAgentImplementation, "session_id", id, "name", f.agentName, "version", f.agentVersion)

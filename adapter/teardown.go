@@ -93,8 +93,11 @@ func (s *session) runTeardown(ctx context.Context) {
 	if s.tap != nil {
 		s.tap.close(s.proc)
 	}
-	// TD-11: no measurement source is armed in this build, so there is
-	// nothing to release.
+	// TD-11: the confirmed source's directory goes with the session
+	// (RS-8); the pump, and with it any drain, has ended.
+	if s.source != nil {
+		_ = s.source.Close()
+	}
 }
 
 // closeSession is TD-2 with the logs of CL-5 (close) and CL-6 (delete).

@@ -50,6 +50,13 @@ type turnState struct {
 	// refusedPermission: a permission request was refused during the
 	// turn (PM-1), which turns a cancelled stop into DI-10's ending.
 	refusedPermission bool
+	// result: the prompt was answered with a decodable result whose
+	// presence signal is bound (MS-5); drain is set while the turn is held
+	// for its source (MS-6); accounted: a figure fully accounted for it.
+	result    bool
+	bound     int64
+	drain     *drainState
+	accounted bool
 }
 
 func (t *turnState) deliver(e Event) {
@@ -230,6 +237,8 @@ func (p *pump) timerFired() {
 	t := p.turn
 	switch {
 	case t == nil:
+	case t.drain != nil:
+		p.drainTimedOut() // MS-7
 	case t.ending:
 		p.endTurn(*t.override, nil) // DI-1: a requested end wins
 	case t.writeFailed:
@@ -294,6 +303,13 @@ func (p *pump) promptDone(raw json.RawMessage, err error) {
 		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, nil)
 		return
 	}
+	if b, ok := lowerBound(raw); ok {
+		t.bound = b
+		if b > 0 {
+			t.reachedModel = true // MS-12
+		}
+	}
+	t.result = true
 	o := normalize.StopReasonAfterRefusal(reason, t.refusedPermission)
 	if o.Type == normalize.TurnInputRequired {
 		p.s.log.Warn(logHumanInput) // DI-10 ends as DI-5 does
@@ -315,12 +331,24 @@ func decodeStopReason(raw []byte) (string, bool) {
 	return reason, true
 }
 
-// endTurn closes the open turn: pending text first, then the terminal
-// event, then the reply; no event reaches the caller after it (TU-6, DI-9).
+// endTurn ends the open turn, after the measurement source's third check
+// when one applies (MS-6, MS-11).
 func (p *pump) endTurn(o normalize.Outcome, cause error) {
+	if t := p.turn; t != nil && p.consultSource(t, o, cause) {
+		return
+	}
+	p.closeTurn(o, cause)
+}
+
+// closeTurn closes the open turn: pending text first, then the terminal
+// event, then the reply; no event reaches the caller after it (TU-6, DI-9).
+func (p *pump) closeTurn(o normalize.Outcome, cause error) {
 	t := p.turn
 	if t == nil {
 		return
+	}
+	if t.drain != nil {
+		t.drain.cancel()
 	}
 	if t.timer != nil {
 		t.timer.Stop()
@@ -329,14 +357,24 @@ func (p *pump) endTurn(o normalize.Outcome, cause error) {
 		t.deliver(p.s.event(p.sessionID, e))
 	}
 	now := p.s.a.now()
-	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(o.Type), Time: now, Message: o.Message}))
+	terminal := p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(o.Type), Time: now, Message: o.Message})
+	if p.measured {
+		terminal = p.usageEvent(normalize.EventType(o.Type))
+		terminal.Time, terminal.Message = now, o.Message
+	}
+	t.deliver(terminal)
 	p.turn = nil
 	r := TurnResult{
 		SessionID:        p.sessionID,
 		Outcome:          EventType(o.Type),
 		Kind:             Kind(o.Kind),
 		Message:          o.Message,
-		SpendUnaccounted: t.reachedModel,
+		SpendUnaccounted: t.reachedModel && !t.accounted, // MS-12
+		UsageMeasured:    p.measured,                     // MS-10
+		Model:            p.model,                        // MS-14
+	}
+	if p.measured {
+		r.Usage = p.usage
 	}
 	var err error
 	if o.Type != normalize.TurnCompleted {

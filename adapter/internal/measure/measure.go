@@ -2,12 +2,11 @@
 // reads one specific runtime's token usage outside the wire, because the
 // protocol carries no spend counter (MS-1).
 //
-// Only the seam ships: the Source interface, Figure and the ordered
-// Registry. No source is implemented or registered here, so every session
-// is unmeasured (MS-4). The Gemini CLI source (§9) implements Source in a
-// later change, and restart-to-settle (§8) drives Claim, Recognize, Env and
-// Close through the same interface; the registry's order is the claim
-// order both rely on (MS-2, MS-3, RS-2).
+// It holds the Source interface, Figure and the ordered Registry; the one
+// source that ships, Gemini CLI (§9), is in the gemini subpackage. The
+// adapter's restart-to-settle (§8) drives Claim, Recognize, Env and Close
+// through this interface and its turns call Drain; the registry's order is
+// the claim order both rely on (MS-2, MS-3, RS-2).
 package measure
 
 import (

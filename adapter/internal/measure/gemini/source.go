@@ -1,0 +1,283 @@
+// Package gemini is the Gemini CLI measurement source (spec §9): it arms
+// Gemini CLI's local telemetry on a launch that names the runtime, and after
+// each turn reads the session's token counts back from the telemetry file,
+// falling back to the CLI's own session journal.
+package gemini
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"acpkit.dev/adapter/internal/measure"
+)
+
+// RuntimeName is the agentInfo.name Gemini CLI reports (GEM-1).
+const RuntimeName = "gemini-cli"
+
+// Name is the source's registry name.
+const Name = "gemini-cli"
+
+// The file bounds of GEM-4 and GEM-8.
+const (
+	// readBound is what one drain reads past the saved telemetry position
+	// (facts of issue #12: bounded, never a skipped file).
+	readBound = 64 << 20
+	// journalFileBound skips a journal file larger than this (GEM-8).
+	journalFileBound = 64 << 20
+	// journalLineBound skips a journal line longer than this (GEM-8).
+	journalLineBound = 10 << 20
+)
+
+// The drain's poll (GEM-7): every 200 ms for up to 6 s, one 5 s batch tick
+// of the CLI's exporters plus slack.
+const (
+	pollEvery = 200 * time.Millisecond
+	pollFor   = 6 * time.Second
+)
+
+// Source reads one session's usage from Gemini CLI's telemetry outfile and
+// journal. Its methods are safe to call from different goroutines; Drain
+// calls are serialized.
+type Source struct {
+	// getenv and userHome locate the journal (GEM-8); tests replace them.
+	getenv   func(string) string
+	userHome func() (string, error)
+	// pollEvery and pollFor are GEM-7's poll; tests shorten them.
+	pollEvery, pollFor time.Duration
+
+	mu        sync.Mutex
+	dir       string
+	env       []string
+	closed    bool
+	sessionID string
+	// pos is the telemetry read position: past fully decoded values only.
+	pos int64
+	// tel is everything telemetry counted since Open.
+	tel tally
+	// inherited are the journal ids present at Open (GEM-3).
+	inherited map[string]bool
+	// answered is the basis of the last figure answered; carry is the part
+	// of earlier bounds no figure covered (GEM-11).
+	answered int64
+	carry    int64
+	last     measure.Usage
+	model    string
+}
+
+var _ measure.Source = (*Source)(nil)
+
+// New returns an unclaimed source.
+func New() *Source {
+	return &Source{getenv: os.Getenv, userHome: os.UserHomeDir, pollEvery: pollEvery, pollFor: pollFor}
+}
+
+// Factory is the registry's constructor for this source.
+func Factory() measure.Source { return New() }
+
+// Name identifies the source.
+func (s *Source) Name() string { return Name }
+
+// Recognize accepts exactly Gemini CLI's handshake name; the version plays
+// no part (GEM-1, MS-3).
+func (s *Source) Recognize(runtimeName string) bool { return runtimeName == RuntimeName }
+
+// Claim claims a local launch whose command line names Gemini CLI (Q-2), or
+// a relaunch offer for a runtime it recognises (RS-4). A claim creates the
+// private directory and arms the telemetry variables (GEM-2).
+func (s *Source) Claim(l measure.Launch) (bool, error) {
+	if l.Remote {
+		return false, nil // MS-2, RS-7
+	}
+	if l.RuntimeName != "" {
+		if !s.Recognize(l.RuntimeName) {
+			return false, nil
+		}
+	} else if !namesGemini(append([]string{l.Program}, l.Args...)) {
+		return false, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir != "" {
+		return true, nil
+	}
+	dir, err := os.MkdirTemp("", "sortie-usage-")
+	if err != nil {
+		return false, fmt.Errorf("gemini measurement source: %w", err)
+	}
+	s.dir = dir
+	s.env = []string{
+		"GEMINI_TELEMETRY_ENABLED=true",
+		"GEMINI_TELEMETRY_TARGET=local",
+		"GEMINI_TELEMETRY_OUTFILE=" + s.outfile(),
+		// Without it every request record repeats the conversation: the
+		// file grows quadratically and holds the prompts on disk.
+		"GEMINI_TELEMETRY_LOG_PROMPTS=false",
+	}
+	return true, nil
+}
+
+// namesGemini is Q-2's rule as measured on Gemini CLI 0.61.0: any token
+// (after splitting on whitespace) whose base name, less one script or
+// executable suffix, is gemini; or the npm package, bare or versioned.
+func namesGemini(tokens []string) bool {
+	for _, tok := range tokens {
+		for _, t := range strings.Fields(tok) {
+			if t == "@google/gemini-cli" || strings.HasPrefix(t, "@google/gemini-cli@") {
+				return true
+			}
+			base := t[strings.LastIndexAny(t, `/\`)+1:]
+			lower := strings.ToLower(base)
+			for _, ext := range []string{".exe", ".cmd", ".bat", ".ps1", ".js", ".mjs", ".cjs"} {
+				if strings.HasSuffix(lower, ext) {
+					lower = strings.TrimSuffix(lower, ext)
+					break
+				}
+			}
+			if lower == "gemini" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Env is the claim's assignments; nil before a claim.
+func (s *Source) Env() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.env...)
+}
+
+// Dir is the private directory, "" when unclaimed or closed.
+func (s *Source) Dir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+func (s *Source) outfile() string { return filepath.Join(s.dir, "telemetry.json") }
+
+// Open starts measuring sessionID (GEM-3): counters reset, the telemetry
+// position at the outfile's current size, and the journal's existing
+// message ids remembered as inherited.
+func (s *Source) Open(sessionID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir == "" || s.closed {
+		return fmt.Errorf("gemini measurement source: open before a claim")
+	}
+	s.sessionID = sessionID
+	s.tel = tally{}
+	s.answered, s.carry, s.last, s.model = 0, 0, measure.Usage{}, ""
+	s.pos = 0
+	if fi, err := os.Stat(s.outfile()); err == nil {
+		s.pos = fi.Size()
+	}
+	s.inherited = map[string]bool{}
+	for id := range readJournal(s.journalHome(), sessionID, nil).ids {
+		s.inherited[id] = true
+	}
+	return nil
+}
+
+// journalHome is GEMINI_CLI_HOME when set, else the user's home (GEM-8).
+func (s *Source) journalHome() string {
+	if h := s.getenv("GEMINI_CLI_HOME"); h != "" {
+		return h
+	}
+	h, _ := s.userHome()
+	return h
+}
+
+// Close removes the private directory; idempotent, and safe on a source
+// that never claimed (GEM-2, RS-8).
+func (s *Source) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	dir := s.dir
+	s.dir, s.env = "", nil
+	if dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("gemini measurement source: %w", err)
+	}
+	return nil
+}
+
+// Drain answers with the run-cumulative figure after a turn whose presence
+// signal was lowerBound (GEM-7..GEM-12).
+func (s *Source) Drain(ctx context.Context, lowerBound int64) (measure.Figure, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir == "" || s.closed || s.sessionID == "" {
+		return measure.Figure{}, false
+	}
+	need := max(lowerBound, 0) + s.carry
+	before := s.tel
+	deadline := time.NewTimer(s.pollFor)
+	defer deadline.Stop()
+	tick := time.NewTicker(s.pollEvery)
+	defer tick.Stop()
+	for {
+		s.pos = readTelemetry(s.outfile(), s.pos, s.sessionID, &s.tel)
+		counted := s.tel.records > before.records
+		if lowerBound > 0 && s.tel.basis()-s.answered >= need {
+			return s.answer(lowerBound, need, s.tel, "telemetry"), true
+		}
+		if lowerBound <= 0 && counted {
+			break // no bound to wait for: what arrived is the figure
+		}
+		select {
+		case <-ctx.Done():
+			s.settle(need, 0)
+			return measure.Figure{}, false
+		case <-deadline.C:
+		case <-tick.C:
+			continue
+		}
+		break
+	}
+	telSince := s.tel.since(before)
+	telMeasured := telSince.records > 0 && (telSince.nonZero() || lowerBound <= 0)
+	j := readJournal(s.journalHome(), s.sessionID, s.inherited)
+	journalMeasured := j.t.records > 0 && (j.t.basis() > s.answered || lowerBound <= 0) && (j.t.nonZero() || lowerBound <= 0)
+	switch {
+	case journalMeasured && (!telMeasured || j.t.basis() > s.tel.basis()):
+		return s.answer(lowerBound, need, j.t, "journal"), true
+	case telMeasured:
+		return s.answer(lowerBound, need, s.tel, "telemetry"), true
+	}
+	s.settle(need, 0)
+	return measure.Figure{}, false
+}
+
+// answer grades a figure against the bound, carries what it left uncovered
+// and never reports less than before (GEM-11, GEM-12).
+func (s *Source) answer(lowerBound, need int64, t tally, origin string) measure.Figure {
+	advance := max(t.basis()-s.answered, 0)
+	grade := measure.GradePartial
+	switch {
+	case lowerBound <= 0:
+		grade = measure.GradeUnknown
+	case advance >= need:
+		grade = measure.GradeAccounted
+	}
+	s.settle(need, advance)
+	if u := t.usage(); t.basis() >= s.answered {
+		s.last, s.answered = u, t.basis()
+	}
+	if m := strings.TrimSpace(t.model()); m != "" {
+		s.model = m
+	}
+	return measure.Figure{Usage: s.last, Model: s.model, Origin: origin, Grade: grade}
+}
+
+// settle carries forward the part of need that advance did not cover.
+func (s *Source) settle(need, advance int64) { s.carry = max(need-advance, 0) }
