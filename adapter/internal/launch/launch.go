@@ -1,19 +1,29 @@
 // Package launch resolves what a session start runs and starts it: the
 // workspace and command checks of spec §3 (LT-*), and the Launcher seam
-// with its local Unix implementation (§5: SP-1..SP-4, SP-8's pipes, SP-9).
+// with its local implementations (§5: SP-1..SP-4, SP-8's pipes, SP-9): a
+// process group on Unix, a suspended start inside a Job Object on Windows
+// (SP-5..SP-7).
 //
-// The seam is shaped for the launchers that come later. An SSH launcher
-// (§21) resolves to the local ssh binary (Resolve already does, LT-4) and
-// returns the same *Process for the relay; a Windows launcher (SP-5..SP-7)
-// fills the same Process with job-object control. Neither ships here.
+// An SSH launcher (§21) resolves to the local ssh binary (Resolve already
+// does, LT-4) and returns the same *Process for the relay.
 package launch
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
+	"sync"
 	"time"
+)
+
+// The SP-4 messages, byte for byte.
+const (
+	MsgStdinPipe  = "failed to create stdin pipe"
+	MsgStdoutPipe = "failed to create stdout pipe"
+	MsgStderrPipe = "failed to create stderr pipe"
+	MsgStart      = "failed to start subprocess"
 )
 
 // Spec describes one process to start.
@@ -32,6 +42,9 @@ type Spec struct {
 	// Grace is how long the group has between the graceful signal and the
 	// kill when the start's context ends (SP-3). Non-positive means 5 s.
 	Grace time.Duration
+	// Log receives the launcher's own records (the Windows warnings of
+	// SP-5 and SP-6); nil discards them.
+	Log *slog.Logger
 }
 
 // DefaultGrace is the SP-3 grace used when Spec.Grace is not positive; it
@@ -69,6 +82,10 @@ type Process struct {
 	stdout io.ReadCloser
 	stderr io.ReadCloser
 	group  groupControl
+	// release frees what the group holds once nothing needs it any more
+	// (Windows: the job handle); nil when there is nothing to free.
+	release     func()
+	releaseOnce sync.Once
 
 	exited chan struct{}
 	status ExitStatus // written once, before exited is closed
@@ -86,16 +103,29 @@ func (p *Process) Stdout() io.ReadCloser { return p.stdout }
 // Stderr is the read end of the child's standard error.
 func (p *Process) Stderr() io.ReadCloser { return p.stderr }
 
-// Terminate sends the graceful signal (SIGTERM) to the process group
-// (TD-3). It never waits, and its failures are ignored: the group may
+// Terminate sends the graceful signal (SIGTERM on Unix, CTRL_BREAK_EVENT
+// on Windows) to the process group (TD-3). It never waits, and its failures are ignored: the group may
 // already be gone, and the kill that follows in teardown is the backstop.
 func (p *Process) Terminate() { _ = p.group.terminate() }
 
-// Kill sends SIGKILL to the process group (TD-6). It is safe to call after
+// Kill sends SIGKILL to the process group (TD-6); on Windows it
+// terminates the job. It is safe to call after
 // the reap: members that stayed in the group (for example a descendant
 // holding stdout) are still killed. A descendant that moved itself into
 // another group survives (TD-12).
 func (p *Process) Kill() { _ = p.group.kill() }
+
+// Release frees the group's handles and must come last, after the read
+// ends are closed (TD-10). On Windows it closes the job handle, whose
+// kill-on-job-close ends any member still in the job; on Unix there is
+// nothing to free. Calling it again does nothing.
+func (p *Process) Release() {
+	p.releaseOnce.Do(func() {
+		if p.release != nil {
+			p.release()
+		}
+	})
+}
 
 // CloseStdin closes the write end of the child's standard input (TD-4).
 // Closing a pipe does not block; a write blocked in another goroutine
@@ -114,6 +144,19 @@ func (p *Process) Status() ExitStatus {
 		return p.status
 	default:
 		return ExitStatus{}
+	}
+}
+
+// endGroup is the SP-3 binding: graceful signal, then the kill once grace
+// has passed without the reap.
+func (p *Process) endGroup(grace time.Duration) {
+	p.Terminate()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		p.Kill()
 	}
 }
 
