@@ -50,7 +50,9 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 		return Session{}, lift(err)
 	}
 	// Step 3: the subprocess (§5).
-	proc, err := a.launcher.Launch(ctx, target.Spec(nil, s.grace))
+	spec := target.Spec(nil, s.grace)
+	spec.Log = s.log // SP-5, SP-6 warnings
+	proc, err := a.launcher.Launch(ctx, spec)
 	if err != nil {
 		return Session{}, lift(err)
 	}
