@@ -5,7 +5,10 @@ PKGS      := acpkit.dev/...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-.PHONY: all generate check-generated schema test test-go deps bench fuzz demo vet
+# Packages whose tests also run as windows/amd64 binaries under Wine.
+WINE_TEST_PKGS := ./adapter/internal/launch
+
+.PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet
 
 all: test
 
@@ -26,14 +29,25 @@ deps:
 	$(GO) mod download
 	./scripts/install-test-deps.sh
 
-## test: every test of every module, with the race detector.
-test: deps check-generated vet test-go
+## test: every test of every module, with the race detector; then the
+## windows/amd64 build and the Windows tests under Wine.
+test: deps check-generated vet test-go test-windows
 
 vet:
 	$(GO) vet $(PKGS)
 
 test-go:
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+## vet-windows: every module vetted and built for windows/amd64.
+vet-windows:
+	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS)
+	GOOS=windows GOARCH=amd64 $(GO) build $(PKGS)
+
+## test-windows: the Windows tests run for real under Wine (no -race:
+## the race detector needs cgo for windows).
+test-windows: vet-windows
+	GO=$(GO) ./scripts/wine-test.sh $(WINE_TEST_PKGS)
 
 ## bench: the side-by-side benchmarks, printed as ratios.
 # Medians over 5 runs; the 1 GiB flood alone takes seconds per run, hence
