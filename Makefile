@@ -6,7 +6,7 @@ FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
 # Packages whose tests also run as windows/amd64 binaries under Wine.
-WINE_TEST_PKGS := ./adapter/internal/launch
+WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk
 
 .PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet
 
