@@ -41,7 +41,7 @@ x86_64-w64-mingw32-gcc -O2 -shared -s -o "$work/bcryptprimitives.dll" \
   scripts/wine/bcryptprimitives.c -ladvapi32
 mkdir -p "$WINEPREFIX"
 wineserver -p        # persistent until the -k above
-wine wineboot --init >/dev/null 2>&1
+timeout 600 wine wineboot --init >/dev/null 2>&1
 cp "$work/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
 echo "wine-test: prefix ready in $((SECONDS - start))s"
 

@@ -620,3 +620,27 @@ func TestTD4_CloseStdinEndsAReadingRuntime(t *testing.T) {
 	assert.Equal(t, ExitStatus{Code: 3}, s.waitExit(t))
 	s.CloseStdin() // idempotent
 }
+
+func TestTD6_KillRacingReleaseNeverUsesAClosedJob(t *testing.T) {
+	// The SP-3 binding's kill, a teardown's kill and the release may meet;
+	// the group's lock keeps a kill from reaching a closed (and possibly
+	// reused) handle. Without -race under Wine, many rounds show that
+	// every order ends the child and returns.
+	for range 10 {
+		ctx, cancel := context.WithCancel(t.Context())
+		spec := helperSpec(t, "spawn-block")
+		spec.Grace = time.Millisecond
+		s := launch(t, ctx, Local{ctrlEvent: func(uint32, uint32) error { return nil }}, spec)
+		gpid, err := strconv.Atoi(s.line(t))
+		require.NoError(t, err)
+		grandchild := watch(t, gpid)
+		var wg sync.WaitGroup
+		wg.Go(cancel)
+		wg.Go(s.Kill)
+		wg.Go(s.Release)
+		wg.Wait()
+		s.waitExit(t)
+		grandchild.awaitDeath(t)
+		assert.Zero(t, s.job())
+	}
+}
