@@ -5,8 +5,9 @@ PKGS      := acpkit.dev/...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-# Packages whose tests also run as windows/amd64 binaries under Wine.
-WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk
+# Packages whose tests also run as windows/amd64 binaries under Wine
+# (PKG=RUN selects tests: the rest of package adapter needs Unix).
+WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
 .PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet
 

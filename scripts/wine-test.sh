@@ -2,10 +2,10 @@
 # Runs Go test packages as windows/amd64 binaries under Wine, with real
 # Windows processes, job objects and named pipes.
 #
-# usage: scripts/wine-test.sh PACKAGE...
+# usage: scripts/wine-test.sh PACKAGE[=RUN]...
 #
 # Each package is compiled with `GOOS=windows go test -c` and run from its
-# own directory. Everything lives in a throwaway directory: a 64-bit Wine
+# own directory; RUN, when given, selects its tests (-test.run). Everything lives in a throwaway directory: a 64-bit Wine
 # prefix (created fresh, a few seconds) and the test binaries. The prefix's
 # wineserver is started here and shut down on exit, so nothing outlives the
 # run, and a concurrent run elsewhere (another prefix) is never touched.
@@ -23,7 +23,7 @@ for tool in wine wineserver x86_64-w64-mingw32-gcc; do
     exit 1
   fi
 done
-[ $# -gt 0 ] || { echo "usage: $0 PACKAGE..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 PACKAGE[=RUN]..." >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/acpkit-wine.XXXXXX")
 export WINEPREFIX="$work/prefix" WINEARCH=win64 WINEDEBUG=-all
@@ -46,12 +46,15 @@ cp "$work/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
 echo "wine-test: prefix ready in $((SECONDS - start))s"
 
 status=0
-for pkg in "$@"; do
+for arg in "$@"; do
+  pkg=${arg%%=*}
+  run=.
+  [ "$pkg" = "$arg" ] || run=${arg#*=}
   dir=$($GO list -f '{{.Dir}}' "$pkg")
   exe="$work/$(basename "$dir").test.exe"
   GOOS=windows GOARCH=amd64 $GO test -c -o "$exe" "$pkg"
   t=$SECONDS
-  if (cd "$dir" && wine "$exe" -test.count=1 -test.timeout=5m); then
+  if (cd "$dir" && wine "$exe" -test.count=1 -test.timeout=5m -test.run="$run"); then
     echo "ok   $pkg (windows/amd64 under Wine) $((SECONDS - t))s"
   else
     echo "FAIL $pkg (windows/amd64 under Wine)"

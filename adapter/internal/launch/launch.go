@@ -104,15 +104,16 @@ func (p *Process) Stdout() io.ReadCloser { return p.stdout }
 func (p *Process) Stderr() io.ReadCloser { return p.stderr }
 
 // Terminate sends the graceful signal (SIGTERM on Unix, CTRL_BREAK_EVENT
-// on Windows) to the process group (TD-3). It never waits, and its failures are ignored: the group may
-// already be gone, and the kill that follows in teardown is the backstop.
+// on Windows) to the process group (TD-3). It never waits, and its
+// failures are ignored: the group may already be gone, and the kill that
+// follows in teardown is the backstop.
 func (p *Process) Terminate() { _ = p.group.terminate() }
 
 // Kill sends SIGKILL to the process group (TD-6); on Windows it
-// terminates the job. It is safe to call after
-// the reap: members that stayed in the group (for example a descendant
-// holding stdout) are still killed. A descendant that moved itself into
-// another group survives (TD-12).
+// terminates the job. It is safe to call after the reap: members that
+// stayed in the group (for example a descendant holding stdout) are still
+// killed. On Unix a descendant that moved itself into another group
+// survives (TD-12); on Windows none can leave the job.
 func (p *Process) Kill() { _ = p.group.kill() }
 
 // Release frees the group's handles and must come last, after the read

@@ -31,6 +31,7 @@ import (
 
 	"acpkit.dev/adapter/internal/fault"
 	"acpkit.dev/adapter/internal/stderrlog"
+	"acpkit.dev/adapter/internal/wintest"
 )
 
 // ioBound fails a read or wait that a broken primitive would leave
@@ -44,7 +45,7 @@ func helperSpec(t *testing.T, mode string, env ...string) Spec {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	dir := tempDir(t)
+	dir := wintest.TempDir(t)
 	return Spec{
 		Program: exe,
 		Args:    []string{"-test.run=^$"},
@@ -590,7 +591,7 @@ func TestSP4_PipeFailuresArePortExit(t *testing.T) {
 }
 
 func TestSP4_StartFailureIsPortExit(t *testing.T) {
-	dir := tempDir(t)
+	dir := wintest.TempDir(t)
 	notExec := filepath.Join(dir, "agent.exe")
 	require.NoError(t, os.WriteFile(notExec, []byte("data"), 0o644))
 	_, err := Local{}.Launch(t.Context(), Spec{Program: notExec, Dir: dir})

@@ -5,11 +5,8 @@ package launch
 import (
 	"bufio"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -99,44 +96,4 @@ func runHelper(mode string) int {
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 	return 2
-}
-
-// tempDir is t.TempDir for Wine, whose os.RemoveAll fails on the
-// directory t.TempDir's cleanup removes: the cleanup here removes depth
-// first, every entry with its own os.Remove.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "launch-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := removeDepthFirst(dir); err != nil {
-			t.Errorf("removing %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// removeDepthFirst removes root and everything under it, the deepest
-// entries first.
-func removeDepthFirst(root string) error {
-	var paths []string
-	err := filepath.WalkDir(root, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		paths = append(paths, path)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	// WalkDir visits a directory before its entries.
-	for _, p := range slices.Backward(paths) {
-		if err := os.Remove(p); err != nil {
-			return err
-		}
-	}
-	return nil
 }
