@@ -13,9 +13,12 @@ import (
 const agentEnv = "ACPSDK_TEST_AS_AGENT"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(agentEnv) == "1" {
+	switch os.Getenv(agentEnv) {
+	case "1":
 		runAsAgent()
 		return
+	case "spawn", "hold":
+		os.Exit(runDescendantHelper(os.Getenv(agentEnv)))
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -15,6 +15,13 @@ import (
 // Done (the child closed its stdout), then call cmd.Wait to reap the child.
 // Calling cmd.Wait first may lose output the Conn has not read yet, because
 // Wait closes the stdout pipe.
+//
+// On Windows the child starts suspended, joins a Job Object with
+// kill-on-job-close and is then resumed, so every process it spawns is in
+// the job; the job is closed when the child exits, which ends the
+// descendants it left running. Elsewhere descendants are the caller's
+// business (put the child in its own process group through
+// cmd.SysProcAttr to signal them together).
 func StartCommand(cmd *exec.Cmd, h Handler, opts *Options) (*Conn, error) {
 	r, w, err := startPipes(cmd)
 	if err != nil {
@@ -38,9 +45,14 @@ func startPipes(cmd *exec.Cmd) (io.ReadCloser, io.WriteCloser, error) {
 		_ = stdin.Close()
 		return nil, nil, fmt.Errorf("acpsdk: stdout pipe: %w", err)
 	}
+	prepareStart(cmd)
 	if err := cmd.Start(); err != nil {
 		// Start closes the pipes it made when it fails.
 		return nil, nil, fmt.Errorf("acpsdk: starting %s: %w", cmd.Path, err)
+	}
+	if err := finishStart(cmd); err != nil {
+		// The child was reaped, which closed the pipes.
+		return nil, nil, err
 	}
 	return stdout, stdin, nil
 }

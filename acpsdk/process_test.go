@@ -2,9 +2,11 @@ package acpsdk
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -50,4 +52,28 @@ func TestStartCommandRejectsPresetStdio(t *testing.T) {
 
 	_, err = StartAgent(exec.Command("/nonexistent/agent"), &minimalClient{}, nil)
 	require.Error(t, err)
+}
+
+// runDescendantHelper is the child side of the descendant tests: "spawn"
+// starts a copy of this binary in "hold" mode, which inherits stdout and
+// never exits on its own, prints its pid on stderr and exits; "hold" is
+// that copy.
+func runDescendantHelper(mode string) int {
+	if mode == "hold" {
+		time.Sleep(time.Hour) // the helper's behaviour, not a wait in a test
+		return 0
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return 1
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), agentEnv+"=hold")
+	cmd.Stdout = os.Stdout
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, cmd.Process.Pid)
+	return 0
 }

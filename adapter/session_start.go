@@ -113,6 +113,7 @@ func (s *session) launch(ctx context.Context, target launch.Target, env []string
 	if s.remote {
 		launcher, spec = s.a.sshLauncher, target.SSHSpec(s.params.SSHStrictHostKeyChecking, s.params.SSHPassEnv, s.grace)
 	}
+	spec.Log = s.log // SP-5, SP-6 warnings
 	proc, err := launcher.Launch(ctx, spec)
 	if err != nil {
 		return err

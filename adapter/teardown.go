@@ -89,6 +89,9 @@ func (s *session) runTeardown(ctx context.Context) {
 		// what stderr collected.
 		_ = s.proc.Stdout().Close()
 		_ = s.proc.Stderr().Close()
+		// Then the group's handles: on Windows the job, whose
+		// kill-on-job-close is the last backstop.
+		s.proc.Release()
 	}
 	if s.tap != nil {
 		s.tap.close(s.proc)

@@ -1,7 +1,6 @@
 package gentest
 
 import (
-	"syscall"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -77,16 +76,6 @@ func BenchmarkSessionNotificationEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// cpuNow is this process's CPU time: on a shared machine wall time counts
-// waiting for a core, CPU time does not.
-func cpuNow(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkCPU reports CPU time per op beside wall time, for a shared box.

@@ -268,7 +268,7 @@ func SpawnHolder(socketPath string, detach bool) {
 		os.Exit(5)
 	}
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: detach}
+	cmd.SysProcAttr = holderAttr(detach)
 	if err := cmd.Start(); err != nil {
 		os.Exit(5)
 	}

@@ -16,10 +16,11 @@ const (
 	AgentNotFound       Kind = "agent_not_found"
 	ResponseError       Kind = "response_error"
 	PortExit            Kind = "port_exit"
+	TurnCancelled       Kind = "turn_cancelled"
 )
 
 // Kinds lists every Kind above, for the adapter's consistency test.
-var Kinds = []Kind{InvalidWorkspaceCwd, AgentNotFound, ResponseError, PortExit}
+var Kinds = []Kind{InvalidWorkspaceCwd, AgentNotFound, ResponseError, PortExit, TurnCancelled}
 
 // Error is a classified failure: Message is the spec's text byte for byte,
 // Err the cause (may be nil).

@@ -1,6 +1,8 @@
 // Package launch resolves what a session start runs and starts it: the
 // workspace and command checks of spec §3 (LT-*), and the Launcher seam
-// with its local Unix implementation (§5: SP-1..SP-4, SP-8's pipes, SP-9).
+// with its local implementations (§5: SP-1..SP-4, SP-8's pipes, SP-9): a
+// process group on Unix, a suspended start inside a Job Object on Windows
+// (SP-5..SP-7).
 //
 // The SSH launcher (§21, ssh.go) composes ssh's arguments and the stdin
 // preamble and starts the local ssh client through the local launcher, so
@@ -12,9 +14,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
+)
+
+// The SP-4 messages, byte for byte.
+const (
+	MsgStdinPipe  = "failed to create stdin pipe"
+	MsgStdoutPipe = "failed to create stdout pipe"
+	MsgStderrPipe = "failed to create stderr pipe"
+	MsgStart      = "failed to start subprocess"
 )
 
 // Spec describes one process to start.
@@ -36,6 +48,9 @@ type Spec struct {
 	// Remote, when set, makes this a launch over SSH (§21), which only the
 	// SSH launcher performs; Args and Env are then its own to compose.
 	Remote *Remote
+	// Log receives the launcher's own records (the Windows warnings of
+	// SP-5 and SP-6); nil discards them.
+	Log *slog.Logger
 }
 
 // DefaultGrace is the SP-3 grace used when Spec.Grace is not positive; it
@@ -73,6 +88,10 @@ type Process struct {
 	stdout io.ReadCloser
 	stderr io.ReadCloser
 	group  groupControl
+	// release frees what the group holds once nothing needs it any more
+	// (Windows: the job handle); nil when there is nothing to free.
+	release     func()
+	releaseOnce sync.Once
 
 	exited chan struct{}
 	status ExitStatus // written once, before exited is closed
@@ -92,18 +111,20 @@ func (p *Process) Stdout() io.ReadCloser { return p.stdout }
 // Stderr is the read end of the child's standard error.
 func (p *Process) Stderr() io.ReadCloser { return p.stderr }
 
-// Terminate sends the graceful signal (SIGTERM) to the process group
-// (TD-3). It never waits, and its failures are ignored: the group may
-// already be gone, and the kill that follows in teardown is the backstop.
+// Terminate sends the graceful signal (SIGTERM on Unix, CTRL_BREAK_EVENT
+// on Windows) to the process group (TD-3). It never waits, and its
+// failures are ignored: the group may already be gone, and the kill that
+// follows in teardown is the backstop.
 func (p *Process) Terminate() {
 	p.markSignalled()
 	_ = p.group.terminate()
 }
 
-// Kill sends SIGKILL to the process group (TD-6). It is safe to call after
-// the reap: members that stayed in the group (for example a descendant
-// holding stdout) are still killed. A descendant that moved itself into
-// another group survives (TD-12).
+// Kill sends SIGKILL to the process group (TD-6); on Windows it
+// terminates the job. It is safe to call after the reap: members that
+// stayed in the group (for example a descendant holding stdout) are still
+// killed. On Unix a descendant that moved itself into another group
+// survives (TD-12); on Windows none can leave the job.
 func (p *Process) Kill() {
 	p.markSignalled()
 	_ = p.group.kill()
@@ -117,6 +138,18 @@ func (p *Process) markSignalled() {
 	default:
 		p.signalled.Store(true)
 	}
+}
+
+// Release frees the group's handles and must come last, after the read
+// ends are closed (TD-10). On Windows it closes the job handle, whose
+// kill-on-job-close ends any member still in the job; on Unix there is
+// nothing to free. Calling it again does nothing.
+func (p *Process) Release() {
+	p.releaseOnce.Do(func() {
+		if p.release != nil {
+			p.release()
+		}
+	})
 }
 
 // CloseStdin closes the write end of the child's standard input (TD-4).
@@ -138,6 +171,19 @@ func (p *Process) Status() ExitStatus {
 		return st
 	default:
 		return ExitStatus{}
+	}
+}
+
+// endGroup is the SP-3 binding: graceful signal, then the kill once grace
+// has passed without the reap.
+func (p *Process) endGroup(grace time.Duration) {
+	p.Terminate()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		p.Kill()
 	}
 }
 

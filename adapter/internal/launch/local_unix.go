@@ -8,19 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"acpkit.dev/adapter/internal/fault"
-)
-
-// The SP-4 messages, byte for byte.
-const (
-	MsgStdinPipe  = "failed to create stdin pipe"
-	MsgStdoutPipe = "failed to create stdout pipe"
-	MsgStderrPipe = "failed to create stderr pipe"
-	MsgStart      = "failed to start subprocess"
 )
 
 // Local starts the runtime as a child of this process on Unix: in its own
@@ -122,19 +113,6 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 		stopBinding()
 	}()
 	return p, nil
-}
-
-// endGroup is the SP-3 binding: graceful signal, then the kill once grace
-// has passed without the reap.
-func (p *Process) endGroup(grace time.Duration) {
-	p.Terminate()
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-p.exited:
-	case <-t.C:
-		p.Kill()
-	}
 }
 
 // exitStatus converts cmd.Wait's result.

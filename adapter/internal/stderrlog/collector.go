@@ -134,10 +134,12 @@ func (c *Collector) Err() error {
 
 // Finish stops a collector whose stream has not ended (a descendant may
 // still hold the write end, TD-9) and waits for it, bounded by ctx. When
-// the reader has read deadlines (an *os.File pipe) it first reads what is
-// already buffered for a short window, then stops; the read end stays open
-// for the session to close last (TD-10). Without deadlines only closing
-// the reader stops it. It returns ctx's error when ctx ends first.
+// the reader has read deadlines (an *os.File over a Unix pipe, or over the
+// overlapped named pipe the Windows launcher makes; os.Pipe on Windows has
+// none) it first reads what is already buffered for a short window, then
+// stops; the read end stays open for the session to close last (TD-10).
+// Without deadlines only closing the reader stops it. It returns ctx's
+// error when ctx ends first.
 func (c *Collector) Finish(ctx context.Context) error {
 	select {
 	case <-c.done:
