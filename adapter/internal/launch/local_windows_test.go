@@ -295,7 +295,7 @@ func TestSP5_DescendantsInJobDieWithJobKill(t *testing.T) {
 	s.Kill()
 	assert.Equal(t, uint32(killedExitCode), child.awaitDeath(t))
 	assert.Equal(t, uint32(killedExitCode), grandchild.awaitDeath(t))
-	assert.Equal(t, ExitStatus{Code: killedExitCode}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: killedExitCode, Stopped: true}, s.waitExit(t))
 	s.awaitStdoutEOF(t)
 }
 
@@ -331,7 +331,7 @@ func TestSP5_AssignmentFailureWarnsAndRunsWithoutJob(t *testing.T) {
 
 	// Without a job the kill still ends the child itself.
 	s.Kill()
-	assert.Equal(t, ExitStatus{Code: killedExitCode}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: killedExitCode, Stopped: true}, s.waitExit(t))
 }
 
 func TestLOG3_AssignmentRecordAttributes(t *testing.T) {
@@ -482,7 +482,7 @@ func TestSP3_ContextEndBreaksThenKillsJob(t *testing.T) {
 	assert.Equal(t, [2]uint32{windows.CTRL_BREAK_EVENT, uint32(s.pid)}, <-events)
 	// Wine never delivers the event (see TestTD3_…), so the kill after
 	// grace is what ends the job here.
-	assert.Equal(t, ExitStatus{Code: killedExitCode}, s.waitExit(t))
+	assert.Equal(t, ExitStatus{Code: killedExitCode, Stopped: true}, s.waitExit(t))
 	assert.Equal(t, uint32(killedExitCode), grandchild.awaitDeath(t))
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/adapter/internal/wintest"
 )
 
 func TestSSH1_ArgvExact(t *testing.T) {
@@ -103,10 +105,11 @@ func TestSSH3_PreambleGoesAheadOfTheFirstWrite(t *testing.T) {
 }
 
 func TestSSH1_SSHLauncherRefusesALocalSpec(t *testing.T) {
-	_, err := SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir()})
+	dir := wintest.TempDir(t) // this test also runs under Wine
+	_, err := SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: dir})
 	assert.ErrorIs(t, err, ErrSSHParam)
-	_, err = SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir(), Remote: &Remote{Host: "h", StrictHostKeyChecking: "ask"}})
+	_, err = SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: dir, Remote: &Remote{Host: "h", StrictHostKeyChecking: "ask"}})
 	assert.ErrorIs(t, err, ErrSSHParam, "validated before anything starts")
-	_, err = SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir(), Remote: &Remote{Host: "h"}})
+	_, err = SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: dir, Remote: &Remote{Host: "h"}})
 	assert.ErrorIs(t, err, ErrSSHParam, "no relay to start ssh with")
 }
