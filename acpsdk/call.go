@@ -36,6 +36,15 @@ func (p *pendingCall) decode(into any) error {
 		*v = p.result
 		return nil
 	}
+	// The line was validated as a whole when it was read, so a typed
+	// result is not validated again (one pass); null keeps
+	// json.Unmarshal's handling.
+	if ok, err := decodeTrustedResult(p.result, into); ok {
+		if err != nil {
+			return fmt.Errorf("acpsdk: decoding %s result: %w", p.method, err)
+		}
+		return nil
+	}
 	if err := json.Unmarshal(p.result, into); err != nil {
 		return fmt.Errorf("acpsdk: decoding %s result: %w", p.method, err)
 	}

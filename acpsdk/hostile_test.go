@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/segmentio/encoding/json"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk/gen"
@@ -326,4 +327,47 @@ func TestSDK9_LifecyclePhases(t *testing.T) {
 	require.NoError(t, c.Close())
 	require.Equal(t, phaseDone, phaseOf(c))
 	require.Equal(t, "read", c.Err().(*ConnError).Op, "Close after the end keeps the reason")
+}
+
+// TestSDK10_TypedResultsDecodeOnceAsUnmarshalJSON: a typed call's result
+// comes from a line the connection validated, so it is decoded without a
+// second validation pass — into exactly what the type's UnmarshalJSON gives,
+// with the same errors.
+func TestSDK10_TypedResultsDecodeOnceAsUnmarshalJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		result string
+		into   func() any
+	}{
+		{"initialize", `{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true}},"agentInfo":{"name":"a","version":"1"},"authMethods":[],"_meta":{"k":[1,2]},"extra":null}`, func() any { return new(gen.InitializeResponse) }},
+		{"prompt", `{"stopReason":"end_turn","usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}`, func() any { return new(gen.PromptResponse) }},
+		{"prompt missing stopReason", `{}`, func() any { return new(gen.PromptResponse) }},
+		{"prompt unknown stopReason", `{"stopReason":"later"}`, func() any { return new(gen.PromptResponse) }},
+		{"new session", `{"sessionId":"s","modes":null}`, func() any { return new(gen.NewSessionResponse) }},
+		{"not an object", `[1]`, func() any { return new(gen.NewSessionResponse) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, got := tc.into(), tc.into()
+			wantErr := json.Unmarshal([]byte(tc.result), want)
+			ok, gotErr := decodeTrustedResult([]byte(tc.result), got)
+			require.True(t, ok, "a generated result type takes the trusted path")
+			if wantErr != nil {
+				require.Error(t, gotErr)
+				assert.Equal(t, wantErr.Error(), gotErr.Error())
+				return
+			}
+			require.NoError(t, gotErr)
+			assert.Equal(t, want, got)
+			a, err := json.Marshal(got)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.result, string(a))
+		})
+	}
+	for _, into := range []any{new(json.RawMessage), new(map[string]any), new(struct{ X int })} {
+		ok, err := decodeTrustedResult([]byte(`{"X":1}`), into)
+		assert.False(t, ok, "%T is not a generated result type", into)
+		assert.NoError(t, err)
+	}
+	ok, _ := decodeTrustedResult([]byte(`null`), new(gen.PromptResponse))
+	assert.False(t, ok, "null keeps json.Unmarshal's handling")
 }

@@ -21,7 +21,19 @@ import (
 var (
 	dispatchAgentTrusted  = trusted.Agent.(trusted.Dispatcher[gen.Agent])
 	dispatchClientTrusted = trusted.Client.(trusted.Dispatcher[gen.Client])
+	// gen's init has set trusted.Result by now, as it set the dispatchers.
+	trustedResult = trusted.Result
 )
+
+// decodeTrustedResult decodes a result read from a validated line into a
+// generated result type without validating it again; ok is false for null
+// and for any other destination, which json.Unmarshal then handles.
+func decodeTrustedResult(result []byte, into any) (ok bool, err error) {
+	if jsonx.IsNull(result) {
+		return false, nil
+	}
+	return trustedResult(result, into)
+}
 
 // msgKind classifies one inbound line.
 type msgKind uint8

@@ -743,6 +743,78 @@ func init() {
 	trusted.Client = trusted.Dispatcher[Client](func(ctx context.Context, impl Client, method string, params []byte) (any, error) {
 		return dispatchClient(ctx, impl, method, params, true)
 	})
+	trusted.Result = decodeTrustedResult
+}
+
+// decodeTrustedResult decodes a validated result into a method's result
+// type; ok is false for any other destination.
+func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
+	switch x := into.(type) {
+	case *AuthenticateResponse:
+		*x = AuthenticateResponse{}
+		return true, x.decode(data, nil)
+	case *CreateElicitationResponse:
+		*x = CreateElicitationResponse{}
+		return true, x.decode(data, nil)
+	case *ReadTextFileResponse:
+		*x = ReadTextFileResponse{}
+		return true, x.decode(data, nil)
+	case *WriteTextFileResponse:
+		*x = WriteTextFileResponse{}
+		return true, x.decode(data, nil)
+	case *InitializeResponse:
+		*x = InitializeResponse{}
+		return true, x.decode(data, nil)
+	case *LogoutResponse:
+		*x = LogoutResponse{}
+		return true, x.decode(data, nil)
+	case *CloseSessionResponse:
+		*x = CloseSessionResponse{}
+		return true, x.decode(data, nil)
+	case *DeleteSessionResponse:
+		*x = DeleteSessionResponse{}
+		return true, x.decode(data, nil)
+	case *ListSessionsResponse:
+		*x = ListSessionsResponse{}
+		return true, x.decode(data, nil)
+	case *LoadSessionResponse:
+		*x = LoadSessionResponse{}
+		return true, x.decode(data, nil)
+	case *NewSessionResponse:
+		*x = NewSessionResponse{}
+		return true, x.decode(data, nil)
+	case *PromptResponse:
+		*x = PromptResponse{}
+		return true, x.decode(data, nil)
+	case *RequestPermissionResponse:
+		*x = RequestPermissionResponse{}
+		return true, x.decode(data, nil)
+	case *ResumeSessionResponse:
+		*x = ResumeSessionResponse{}
+		return true, x.decode(data, nil)
+	case *SetSessionConfigOptionResponse:
+		*x = SetSessionConfigOptionResponse{}
+		return true, x.decode(data, nil)
+	case *SetSessionModeResponse:
+		*x = SetSessionModeResponse{}
+		return true, x.decode(data, nil)
+	case *CreateTerminalResponse:
+		*x = CreateTerminalResponse{}
+		return true, x.decode(data, nil)
+	case *KillTerminalResponse:
+		*x = KillTerminalResponse{}
+		return true, x.decode(data, nil)
+	case *TerminalOutputResponse:
+		*x = TerminalOutputResponse{}
+		return true, x.decode(data, nil)
+	case *ReleaseTerminalResponse:
+		*x = ReleaseTerminalResponse{}
+		return true, x.decode(data, nil)
+	case *WaitForTerminalExitResponse:
+		*x = WaitForTerminalExitResponse{}
+		return true, x.decode(data, nil)
+	}
+	return false, nil
 }
 
 // decodeParams decodes JSON-RPC params; absent or null params decode as {}

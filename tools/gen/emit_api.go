@@ -106,8 +106,10 @@ func (e *emitter) api(f *jen.File) {
 				jen.Return(jen.Id("dispatch"+iface).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.True())),
 			))
 	}
-	f.Func().Id("init").Params().Block(trustedHook("Agent"), trustedHook("Client"))
+	f.Func().Id("init").Params().Block(trustedHook("Agent"), trustedHook("Client"),
+		jen.Qual(trustedPkg, "Result").Op("=").Id("decodeTrustedResult"))
 	f.Line()
+	e.trustedResult(f)
 	f.Comment("decodeParams decodes JSON-RPC params; absent or null params decode as {}")
 	f.Comment("so that required members are reported by name. Errors carry the path")
 	f.Comment("prefixed with \"params\".")
@@ -256,4 +258,32 @@ func article(s string) string {
 		return "n"
 	}
 	return ""
+}
+
+// trustedResult emits decodeTrustedResult: a method's result decoded from
+// a line the connection already validated, exactly as its UnmarshalJSON
+// would after validating (reset, then decode), so a response is validated
+// once, as params and notifications are. Results that are not objects are
+// left to json.Unmarshal.
+func (e *emitter) trustedResult(f *jen.File) {
+	var cases []jen.Code
+	seen := map[string]bool{}
+	for _, m := range e.m.Methods {
+		r := m.Result
+		if r == nil || r.Kind != TStruct || seen[r.Name] {
+			continue
+		}
+		seen[r.Name] = true
+		cases = append(cases, jen.Case(jen.Op("*").Id(r.Name)).Block(
+			jen.Op("*").Id("x").Op("=").Id(r.Name).Values(),
+			jen.Return(jen.True(), jen.Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil())),
+		))
+	}
+	f.Comment("decodeTrustedResult decodes a validated result into a method's result")
+	f.Comment("type; ok is false for any other destination.")
+	f.Func().Id("decodeTrustedResult").Params(jen.Id("data").Index().Byte(), jen.Id("into").Any()).Params(jen.Id("ok").Bool(), jen.Err().Error()).Block(
+		jen.Switch(jen.Id("x").Op(":=").Id("into").Assert(jen.Type())).Block(cases...),
+		jen.Return(jen.False(), jen.Nil()),
+	)
+	f.Line()
 }
