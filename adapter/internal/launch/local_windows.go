@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"acpkit.dev/adapter/internal/fault"
+	"acpkit.dev/internal/winjob"
 )
 
 // The Windows start's records (SP-5, SP-6; LOG-3, LOG-4) and the SP-7
@@ -134,7 +135,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	resume := l.resume
 	if resume == nil {
-		resume = resumePrimaryThread
+		resume = winjob.ResumeSuspended
 	}
 	if err := resume(cmd.Process.Pid); err != nil {
 		log.Warn(LogResumeFailed, append(attrs, "error", err.Error())...)
@@ -158,7 +159,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 // joinJob creates the kill-on-close job and assigns p to it; on failure no
 // job is left open.
 func (l Local) joinJob(p *os.Process) (windows.Handle, error) {
-	job, err := newKillOnCloseJob()
+	job, err := winjob.NewKillOnClose()
 	if err != nil {
 		return 0, err
 	}
@@ -166,7 +167,7 @@ func (l Local) joinJob(p *os.Process) (windows.Handle, error) {
 	if assign == nil {
 		assign = windows.AssignProcessToJobObject
 	}
-	if err := assignToJob(job, p, assign); err != nil {
+	if err := winjob.Assign(job, p, assign); err != nil {
 		_ = windows.CloseHandle(job)
 		return 0, err
 	}
