@@ -801,15 +801,23 @@ func (c *Conn) runNotification(it *inItem) {
 
 func (c *Conn) runRequest(it inItem) {
 	defer c.wg.Done()
+	ctx, cancel, s, req := c.startRequest(&it)
+	result, err := c.invoke(ctx, req)
+	s.active.Store(false)
+	c.answerRequest(ctx, cancel, req, it.req, it.size, result, err)
+}
+
+// startRequest begins serving a request: its context (cancelled by
+// $/cancel_request through it.req, and carrying an active scope so calls
+// the handler makes are recognised as its own) and the Request handed on.
+// Both the concurrent and the in-order dispatch start requests here.
+func (c *Conn) startRequest(it *inItem) (context.Context, context.CancelFunc, *scope, *Request) {
 	ctx, cancel := context.WithCancel(c.baseCtx)
 	s := &scope{conn: c}
 	s.active.Store(true)
 	ctx = context.WithValue(ctx, scopeKey{}, s)
 	it.req.start(cancel)
-	req := &Request{Method: it.msg.method, Params: it.msg.params, ID: it.msg.id}
-	result, err := c.invoke(ctx, req)
-	s.active.Store(false)
-	c.answerRequest(ctx, cancel, req, it.req, it.size, result, err)
+	return ctx, cancel, s, &Request{Method: it.msg.method, Params: it.msg.params, ID: it.msg.id}
 }
 
 // invoke calls the handler, turning a panic into an internal error so one

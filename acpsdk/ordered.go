@@ -265,12 +265,7 @@ func (c *Conn) dispatchInOrder(it *inItem) {
 			c.complete(p)
 		}
 	default:
-		ctx, cancel := context.WithCancel(c.baseCtx)
-		s := &scope{conn: c}
-		s.active.Store(true)
-		ctx = context.WithValue(ctx, scopeKey{}, s)
-		it.req.start(cancel)
-		req := &Request{Method: it.msg.method, Params: it.msg.params, ID: it.msg.id}
+		ctx, cancel, s, req := c.startRequest(it)
 		r := &Reply{c: c, req: req, f: it.req, size: it.size, ctx: ctx, cancel: cancel, scope: s}
 		c.deliverInOrder(&Inbound{Kind: InboundRequest, Request: req, Reply: r})
 	}

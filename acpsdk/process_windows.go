@@ -3,13 +3,13 @@
 package acpsdk
 
 import (
-	"errors"
 	"fmt"
 	"os/exec"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"acpkit.dev/internal/winjob"
 )
 
 // prepareStart asks for a suspended start, so the child runs nothing
@@ -29,7 +29,7 @@ func prepareStart(cmd *exec.Cmd) {
 // killed and reaped, and the start fails.
 func finishStart(cmd *exec.Cmd) error {
 	job, jobErr := joinKillOnCloseJob(cmd)
-	if err := resumeThread(cmd.Process.Pid); err != nil {
+	if err := winjob.ResumeSuspended(cmd.Process.Pid); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if jobErr == nil {
@@ -65,53 +65,13 @@ func finishStart(cmd *exec.Cmd) error {
 // joinKillOnCloseJob creates a kill-on-job-close job and assigns the
 // child to it through the child's process handle.
 func joinKillOnCloseJob(cmd *exec.Cmd) (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
+	job, err := winjob.NewKillOnClose()
 	if err != nil {
 		return 0, err
 	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
-			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
-		},
-	}
-	if _, err = windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err == nil {
-		if herr := cmd.Process.WithHandle(func(h uintptr) {
-			err = windows.AssignProcessToJobObject(job, windows.Handle(h))
-		}); herr != nil {
-			err = herr
-		}
-	}
-	if err != nil {
+	if err := winjob.Assign(job, cmd.Process, windows.AssignProcessToJobObject); err != nil {
 		_ = windows.CloseHandle(job)
 		return 0, err
 	}
 	return job, nil
-}
-
-// resumeThread resumes the one thread of a process created suspended,
-// found by enumerating threads: os/exec closes the thread handle.
-func resumeThread(pid int) error {
-	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
-	if err != nil {
-		return err
-	}
-	defer windows.CloseHandle(snap)
-	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
-	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
-		if te.OwnerProcessID != uint32(pid) {
-			continue
-		}
-		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
-		if err != nil {
-			return err
-		}
-		_, err = windows.ResumeThread(th)
-		_ = windows.CloseHandle(th)
-		return err
-	}
-	if errors.Is(err, windows.ERROR_NO_MORE_FILES) {
-		return errors.New("no thread of the process was found")
-	}
-	return err
 }

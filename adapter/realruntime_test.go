@@ -56,20 +56,6 @@ func eachRuntime(t *testing.T, test func(t *testing.T, kind realruntime.Kind)) {
 	}
 }
 
-// carried reports whether one model request carried every one of subs.
-func carried(fake *fakemodel.Server, subs ...string) bool {
-	for _, r := range fake.ModelRequests() {
-		all := true
-		for _, s := range subs {
-			all = all && r.Contains(s)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
-}
-
 const streamedText = "Hello from the fake model, in a handful of streamed chunks."
 
 func TestEV3_RealRuntime_StreamedTextTurn(t *testing.T) {
@@ -89,7 +75,7 @@ func TestEV3_RealRuntime_StreamedTextTurn(t *testing.T) {
 			}
 		}
 		assert.Greater(t, empty, 1, "EV-3: one empty notification per streamed chunk")
-		assert.True(t, carried(r.fake, "Say hello."), "the prompt reached the model")
+		assert.True(t, r.fake.ModelRequestContains("Say hello."), "the prompt reached the model")
 		assert.Zero(t, r.fake.Overflow())
 	})
 }
@@ -136,7 +122,7 @@ func TestTU4_RealRuntime_TwoTurnsOneProcess(t *testing.T) {
 			assert.Equal(t, EventSessionStarted, ev.list()[0].Type, "TU-4: every turn")
 			assert.Equal(t, r.s.AgentPID, ev.list()[0].AgentPID, "one process")
 		}
-		assert.True(t, carried(r.fake, "second prompt", "lighthouse"), "the second turn carried the first one's conversation")
+		assert.True(t, r.fake.ModelRequestContains("second prompt", "lighthouse"), "the second turn carried the first one's conversation")
 	})
 }
 
@@ -157,7 +143,7 @@ func TestSR5_RealRuntime_ResumeInNewProcess(t *testing.T) {
 		assert.NotEqual(t, r.s.AgentPID, s2.AgentPID, "in a new process")
 		_, err, _ = h2.turn(s2, "Which word did I ask you to remember?")
 		require.NoError(t, err)
-		assert.True(t, carried(r.fake, "Which word", "pineapple"), "the resumed conversation reached the model")
+		assert.True(t, r.fake.ModelRequestContains("Which word", "pineapple"), "the resumed conversation reached the model")
 	})
 }
 

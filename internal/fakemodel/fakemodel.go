@@ -227,6 +227,22 @@ func (s *Server) ModelRequests() []Request {
 	return out
 }
 
+// ModelRequestContains reports whether one model request's body contains
+// every one of subs: that a prompt, or a conversation carried over,
+// reached the model.
+func (s *Server) ModelRequestContains(subs ...string) bool {
+	for _, r := range s.ModelRequests() {
+		all := true
+		for _, sub := range subs {
+			all = all && r.Contains(sub)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // Overflow is how many model requests came past Options.MaxRequests.
 func (s *Server) Overflow() int {
 	s.mu.Lock()

@@ -117,6 +117,15 @@ func TestAnthropic_UnstreamedMessage(t *testing.T) {
 	assert.Equal(t, "a title", msg.Content[0].Text)
 }
 
+func TestModelRequestContains_AllInOneRequest(t *testing.T) {
+	s := Start(t, Text("ok"))
+	post(t, context.Background(), s, "/v1/messages", `{"model":"m","messages":[{"role":"user","content":"first lighthouse"}]}`)
+	post(t, context.Background(), s, "/v1/messages", `{"model":"m","messages":[{"role":"user","content":"second"}]}`)
+	assert.True(t, s.ModelRequestContains("first", "lighthouse"))
+	assert.True(t, s.ModelRequestContains("second"))
+	assert.False(t, s.ModelRequestContains("lighthouse", "second"), "the two strings are in different requests")
+}
+
 func TestOpenAI_WebSocketUpgradeRefusedWith426(t *testing.T) {
 	s := Start(t, nil)
 	req, err := http.NewRequest(http.MethodGet, s.URL+"/v1/responses", nil)

@@ -57,20 +57,6 @@ func countOf(list []string, s string) int {
 	return n
 }
 
-// modelSaw reports whether one model request carried every one of subs.
-func modelSaw(fake *fakemodel.Server, subs ...string) bool {
-	for _, r := range fake.ModelRequests() {
-		all := true
-		for _, s := range subs {
-			all = all && r.Contains(s)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
-}
-
 func TestE2E_DI10_CancelAfterRefusalExitsSix(t *testing.T) {
 	r := acprun(t, "--json", "--command", refagent("--cancel-after-refusal"), "permission")
 	require.Equal(t, 6, r.status, r.stderr)
@@ -87,7 +73,7 @@ func TestE2E_EV3_RealRuntime_StreamedTextTurn(t *testing.T) {
 		require.Equal(t, 0, r.status, r.stderr)
 		assert.Contains(t, string(r.stdout), `"message":"`+text+`"`)
 		assert.Equal(t, "completed", last(t, r.stdout)["exit_reason"])
-		assert.True(t, modelSaw(fake, "Say hello."))
+		assert.True(t, fake.ModelRequestContains("Say hello."))
 	})
 }
 
@@ -127,7 +113,7 @@ func TestE2E_TU4_RealRuntime_TwoTurnsOneProcess(t *testing.T) {
 			}
 		}
 		assert.Len(t, pids, 1, "both turns on one process")
-		assert.True(t, modelSaw(fake, "second prompt", "lighthouse"), "the second turn carried the first one's conversation")
+		assert.True(t, fake.ModelRequestContains("second prompt", "lighthouse"), "the second turn carried the first one's conversation")
 	})
 }
 
@@ -143,7 +129,7 @@ func TestE2E_SR5_RealRuntime_ResumeInNewProcess(t *testing.T) {
 		second := acprun(t, "--json", "--cwd", work, "--resume", id, "--command", rt.Command(), "Which word did I ask you to remember?")
 		require.Equal(t, 0, second.status, second.stderr)
 		assert.Equal(t, id, last(t, second.stdout)["session_id"], "the saved session continued")
-		assert.True(t, modelSaw(fake, "Which word", "pineapple"), "the resumed conversation reached the model")
+		assert.True(t, fake.ModelRequestContains("Which word", "pineapple"), "the resumed conversation reached the model")
 	})
 }
 

@@ -100,18 +100,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 		group:  unixGroup(cmd.Process.Pid),
 		exited: make(chan struct{}),
 	}
-	grace := spec.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
-	stopBinding := context.AfterFunc(ctx, func() { p.endGroup(grace) })
-	go func() {
-		// cmd.Wait closes nothing of ours: every stdio is an *os.File we
-		// own, so no copying goroutines exist and the read ends stay open.
-		p.status = exitStatus(cmd.Wait())
-		close(p.exited)
-		stopBinding()
-	}()
+	p.bindAndReap(ctx, cmd, spec.Grace)
 	return p, nil
 }
 

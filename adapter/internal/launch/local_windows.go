@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"acpkit.dev/adapter/internal/fault"
+	"acpkit.dev/internal/winjob"
 )
 
 // The Windows start's records (SP-5, SP-6; LOG-3, LOG-4) and the SP-7
@@ -134,7 +135,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	resume := l.resume
 	if resume == nil {
-		resume = resumePrimaryThread
+		resume = winjob.ResumeSuspended
 	}
 	if err := resume(cmd.Process.Pid); err != nil {
 		log.Warn(LogResumeFailed, append(attrs, "error", err.Error())...)
@@ -151,25 +152,14 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 		release: g.release,
 		exited:  make(chan struct{}),
 	}
-	grace := spec.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
-	stopBinding := context.AfterFunc(ctx, func() { p.endGroup(grace) })
-	go func() {
-		// cmd.Wait closes nothing of ours: every stdio is an *os.File we
-		// own, so no copying goroutines exist and the read ends stay open.
-		p.status = exitStatus(cmd.Wait())
-		close(p.exited)
-		stopBinding()
-	}()
+	p.bindAndReap(ctx, cmd, spec.Grace)
 	return p, nil
 }
 
 // joinJob creates the kill-on-close job and assigns p to it; on failure no
 // job is left open.
 func (l Local) joinJob(p *os.Process) (windows.Handle, error) {
-	job, err := newKillOnCloseJob()
+	job, err := winjob.NewKillOnClose()
 	if err != nil {
 		return 0, err
 	}
@@ -177,7 +167,7 @@ func (l Local) joinJob(p *os.Process) (windows.Handle, error) {
 	if assign == nil {
 		assign = windows.AssignProcessToJobObject
 	}
-	if err := assignToJob(job, p, assign); err != nil {
+	if err := winjob.Assign(job, p, assign); err != nil {
 		_ = windows.CloseHandle(job)
 		return 0, err
 	}

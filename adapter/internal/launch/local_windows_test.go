@@ -32,6 +32,7 @@ import (
 	"acpkit.dev/adapter/internal/fault"
 	"acpkit.dev/adapter/internal/stderrlog"
 	"acpkit.dev/adapter/internal/wintest"
+	"acpkit.dev/internal/winjob"
 )
 
 // ioBound fails a read or wait that a broken primitive would leave
@@ -274,7 +275,7 @@ func TestSP5_SuspendedUntilAssignedThenResumed(t *testing.T) {
 		assert.False(t, ran(t, spec), "the child ran code before the resume")
 		assert.Equal(t, []uint32{1}, suspendCounts(t, pid), "one thread, suspended once")
 		checked = true
-		return resumePrimaryThread(pid)
+		return winjob.ResumeSuspended(pid)
 	}}
 	s := launch(t, t.Context(), l, spec)
 	require.True(t, checked)
@@ -383,17 +384,17 @@ func TestLOG4_ResumeRecordThroughTheRealCall(t *testing.T) {
 	spec := helperSpec(t, "block")
 	var log records
 	spec.Log = log.logger()
-	l := Local{resume: func(int) error { return resumePrimaryThread(0x7ffffff0) }}
+	l := Local{resume: func(int) error { return winjob.ResumeSuspended(0x7ffffff0) }}
 	_, err := launchRetryingWine(t, t.Context(), l, spec)
 	f := requireFault(t, err, fault.PortExit, MsgStart)
-	assert.ErrorIs(t, f, errNoThread)
+	assert.ErrorIs(t, f, winjob.ErrNoThread)
 	recs := log.all(t)
 	require.Len(t, recs, 1)
 	assert.Equal(t, "WARN", recs[0]["level"])
 	assert.Equal(t, LogResumeFailed, recs[0]["msg"])
 	assert.Equal(t, exeBase(t), recs[0]["command"])
 	assert.Equal(t, spec.Dir, recs[0]["dir"])
-	assert.Equal(t, errNoThread.Error(), recs[0]["error"])
+	assert.Equal(t, winjob.ErrNoThread.Error(), recs[0]["error"])
 }
 
 // expiring is a context whose deadline passes when the test says so: the
