@@ -64,20 +64,7 @@ func FuzzConnInput(f *testing.F) {
 		require.NoError(t, c.Flush(context.Background()))
 		require.NoError(t, c.Close())
 
-		lines := 0
-		for range bytes.SplitSeq(in, []byte("\n")) {
-			lines++
-		}
-		answers := 0
-		sc := bufio.NewScanner(strings.NewReader(out.String()))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			answers++
-			line := sc.Bytes()
-			require.True(t, json.Valid(line), "%q", line)
-			require.True(t, bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0",`)), "%q", line)
-		}
-		require.LessOrEqual(t, answers, lines)
+		requireAnswersWellFormed(t, in, out.String())
 	})
 }
 
@@ -130,4 +117,25 @@ func FuzzConnNesting(f *testing.F) {
 		}
 		require.LessOrEqual(t, answers, lines)
 	})
+}
+
+// requireAnswersWellFormed checks what a connection wrote back for the
+// fuzzed input in: every line is one valid JSON-RPC 2.0 object, and there
+// are no more answers than input lines.
+func requireAnswersWellFormed(t *testing.T, in []byte, out string) {
+	t.Helper()
+	lines := 0
+	for range bytes.SplitSeq(in, []byte("\n")) {
+		lines++
+	}
+	answers := 0
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		answers++
+		line := sc.Bytes()
+		require.True(t, json.Valid(line), "%q", line)
+		require.True(t, bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0",`)), "%q", line)
+	}
+	require.LessOrEqual(t, answers, lines)
 }

@@ -1,7 +1,6 @@
 package acpsdk
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -380,19 +378,6 @@ func FuzzConnInOrder(f *testing.F) {
 			require.NotEqual(t, InboundEnd, k)
 		}
 		mu.Unlock()
-		lines := 0
-		for range bytes.SplitSeq(in, []byte("\n")) {
-			lines++
-		}
-		answers := 0
-		sc := bufio.NewScanner(strings.NewReader(out.String()))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			answers++
-			line := sc.Bytes()
-			require.True(t, json.Valid(line), "%q", line)
-			require.True(t, bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0",`)), "%q", line)
-		}
-		require.LessOrEqual(t, answers, lines)
+		requireAnswersWellFormed(t, in, out.String())
 	})
 }
