@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -26,6 +27,7 @@ type scriptedSource struct {
 	mu      sync.Mutex
 	claimed bool
 	opened  string
+	openErr error // Open's answer
 	closed  int
 	bounds  []int64
 }
@@ -56,7 +58,7 @@ func (s *scriptedSource) Open(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.opened = id
-	return nil
+	return s.openErr
 }
 func (s *scriptedSource) Drain(ctx context.Context, bound int64) (measure.Figure, bool) {
 	s.mu.Lock()
@@ -245,6 +247,23 @@ func TestMS4_MS14_UnmeasuredSessionReportsNoFigureAndNoModel(t *testing.T) {
 	assert.False(t, r.UsageMeasured)
 	assert.Empty(t, r.Model)
 	assert.True(t, r.SpendUnaccounted)
+}
+
+// A confirmed source whose Open fails measures nothing: it is closed, never
+// drained, and token counts are in the session's gap notice.
+func TestMS4_SourceThatCannotOpenLeavesTheSessionUnmeasured(t *testing.T) {
+	h, src := scriptedHarness(t)
+	src.openErr = errors.New("no telemetry file")
+	s := h.start("measured")
+	r, err, ev := h.turn(s, "chunk::hi quota:100/10")
+	require.NoError(t, err)
+	assert.Empty(t, src.drains())
+	assert.Empty(t, ev.messages(EventTokenUsage))
+	assert.Equal(t, "this session started with a declared capability gap in: token counts, session continuation", ev.texts()[0])
+	assert.False(t, r.UsageMeasured)
+	src.mu.Lock()
+	assert.Equal(t, 1, src.closed, "closed once, when Open failed")
+	src.mu.Unlock()
 }
 
 func TestMS13_UsageUpdateGivesNoFigure(t *testing.T) {
