@@ -182,11 +182,13 @@ func (q *inbox) takeReady() []*pendingCall {
 }
 
 // answered reports whether a call's response may be delivered now; if not,
-// it is deferred until the notifications read before it are handled.
+// it is deferred until the notifications read before it are handled. Once
+// the inbox is stopped nothing waits any more, and stop has already handed
+// out the deferred calls, so the answer is delivered now.
 func (q *inbox) answered(p *pendingCall) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if p.inHandler || (len(q.deferred) == 0 && q.handledNotifs >= q.readNotifs) {
+	if q.stopped || p.inHandler || (len(q.deferred) == 0 && q.handledNotifs >= q.readNotifs) {
 		return true
 	}
 	q.deferred = append(q.deferred, deferredResponse{call: p, barrier: q.readNotifs})

@@ -225,7 +225,16 @@ func (c *Conn) queueInOrder(in *Inbound, call *pendingCall, size int) bool {
 	if c.inOrder == nil {
 		return true
 	}
-	return c.inbox.push(inItem{event: in, call: call, size: size})
+	if !c.inbox.push(inItem{event: in, call: call, size: size}) {
+		// Close stopped the inbox after this call left the pending table
+		// and before its answer was queued: neither endCalls nor stop saw
+		// it, so it is completed here, with the answer that arrived.
+		if call != nil {
+			c.complete(call)
+		}
+		return false
+	}
+	return true
 }
 
 // queueResponse is handleResponse's ordered path: the answer reaches its
