@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet release-check
+.PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet lint check release-check
 
 all: test
 
@@ -32,10 +32,21 @@ deps:
 
 ## test: every test of every module, with the race detector; then the
 ## windows/amd64 build and the Windows tests under Wine, and the release check.
-test: deps check-generated vet test-go test-windows release-check
+test: deps check-generated lint test-go test-windows release-check
 
 vet:
 	$(GO) vet $(PKGS)
+
+## lint: go vet on both platforms, then gofmt, staticcheck (staticcheck.conf,
+## the version tools/lint/go.mod pins) and `go mod tidy` in every module.
+lint: vet vet-windows
+	GO=$(GO) ./scripts/lint.sh
+
+## check: the edit loop: generated code, vet, and every test with -short and
+## without -race. -short leaves out the tests of npm packages
+## (internal/npmtest); no npm, apt or Wine runs. `make test` is the gate.
+check: check-generated vet
+	$(GO) test -short -count=1 $(PKGS)
 
 test-go:
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
