@@ -42,6 +42,17 @@ var (
 // issue #15's failure, at once instead of 30 s later. So every start must
 // succeed and take no time at all on the bubble's clock; so must the
 // teardown of this cooperative agent (no bound of §19 runs out).
+//
+// The hand-offs of a start call, and why none can drop its wake-up: the
+// request goes to the writer over a channel (outq); the reader's bufio
+// loop reads until a whole line is in; the reader hands the answer to the
+// dispatcher through the inbox, whose pop re-checks the queue in a loop
+// under the mutex that push holds while it appends and signals; the
+// dispatcher hands it to the pump over a channel and then closes the
+// call's done channel, which Call selects on; the pump got the staged
+// facts (pumpStage) on that same channel before the request was written,
+// so before the answer could be read. Only channels and a condition
+// variable used under its mutex — the test checks that the code is that.
 func TestSS1_InMemoryStartsWaitOnNoTimer(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
