@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"runtime/pprof"
 	"slices"
@@ -153,14 +154,17 @@ func (l pidLauncher) Launch(ctx context.Context, spec launch.Spec) (*launch.Proc
 	return p, err
 }
 
-// startHogs starts n goroutines and n processes that spin until the
-// returned func stops them (it also reaps the processes).
+// startHogs starts n goroutines and n processes (this binary as cpuHog)
+// that spin until the returned func stops them; it also reaps the
+// processes.
 func startHogs(t *testing.T, n int) func() {
 	t.Helper()
 	stopSpin := spin(n)
+	exe, err := os.Executable()
+	require.NoError(t, err)
 	var procs []*exec.Cmd
 	for range n {
-		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		cmd := exec.Command(exe, cpuHogArg)
 		require.NoError(t, cmd.Start())
 		procs = append(procs, cmd)
 	}

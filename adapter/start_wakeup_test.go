@@ -168,6 +168,20 @@ func spin(n int) func() {
 	}
 }
 
+// cpuHogArg makes the test binary a CPU hog process (see TestMain).
+const cpuHogArg = "cpu-hog"
+
+// cpuHog spins until its parent is gone, then exits: a test binary that
+// dies without reaping its hogs leaves none spinning.
+func cpuHog() {
+	parent := os.Getppid()
+	for i := 0; ; i++ {
+		if i%(1<<22) == 0 && os.Getppid() != parent {
+			os.Exit(0)
+		}
+	}
+}
+
 func withLauncher(l launch.Launcher) Option { return func(o *options) { o.launcher = l } }
 
 // lockedBuffer is a bytes.Buffer safe for the adapter's goroutines.
