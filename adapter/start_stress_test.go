@@ -112,12 +112,18 @@ func (w *stressWorker) startStop() (start, teardown time.Duration, log string, e
 	w.log.Reset()
 	w.pid.Store(0)
 	ctx := context.Background()
-	stuck := time.AfterFunc(stuckStart, w.dumpStuck)
+	dumped := make(chan struct{})
+	stuck := time.AfterFunc(stuckStart, func() {
+		defer close(dumped)
+		w.dumpStuck()
+	})
 	t0 := time.Now()
 	fmt.Fprintf(w.log, "--- %s StartSession called\n", t0.UTC().Format(time.RFC3339Nano))
 	s, err := w.a.StartSession(ctx, w.params)
 	start = time.Since(t0)
-	stuck.Stop()
+	if !stuck.Stop() {
+		<-dumped // the whole dump is in the log
+	}
 	fmt.Fprintf(w.log, "--- %s StartSession returned (agent pid %d)\n", time.Now().UTC().Format(time.RFC3339Nano), w.pid.Load())
 	if err == nil {
 		t1 := time.Now()
