@@ -87,3 +87,12 @@ fuzz:
 demo:
 	$(GO) build -o bin/ ./adapter/cmd/acprun ./conformance/cmd/acpcheck ./conformance/cmd/refagent
 	./bin/acprun --demo
+
+## stress-start: issue #15's start stress, at full size (make test runs a
+## small version of both tests): 3,000 real starts and stops of the
+## reference agent beside 3 goroutine and 3 process CPU hogs, then 20,000
+## in-memory ones in a synctest bubble; under -race, some minutes on 2 cores.
+.PHONY: stress-start
+stress-start:
+	$(GO) test -race -count=1 -timeout 60m -v -run '^TestSS1_(StartsUnderCPUHogs|InMemoryStartsWaitOnNoTimer)$$' ./adapter \
+	  -args -stress-starts 3000 -stress-hogs 3 -stress-mem-starts 20000

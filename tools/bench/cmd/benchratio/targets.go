@@ -54,8 +54,8 @@ type target struct {
 
 const ns = "ns/op"
 
-// targets are the goals of issues #2, #3 and #6; the benchmarks that feed
-// them live in tools/bench.
+// targets are the goals of issues #2, #3 and #15; the benchmarks that
+// feed them live in tools/bench.
 var targets = []target{
 	{
 		issue: 2, spec: "SDK-11", what: "codec decode+encode speed, coder / ours",
@@ -99,16 +99,20 @@ var targets = []target{
 		scale: 1, unit: "MiB",
 		cmp: below, goal: 64,
 	},
+	// Issue #15's adapter goals, against the physical floor: starting the
+	// reference agent through the adapter costs at most a fifth more than
+	// spawning the same binary bare and waiting for its exit, and stopping
+	// a cooperative one takes under 10 ms (issue #6 asked 1.3x and 100 ms).
 	{
-		issue: 6, what: "adapter teardown of a cooperative agent",
+		issue: 15, what: "adapter teardown of a cooperative agent",
 		num:   []term{{"BenchmarkAdapter/teardown", ns}},
 		scale: 1e-6, unit: "ms",
-		cmp: below, goal: 100,
+		cmp: below, goal: 10,
 	},
 	{
-		issue: 6, what: "adapter start / bare spawn-and-exit",
+		issue: 15, what: "adapter start / bare spawn-and-exit",
 		num: []term{{"BenchmarkAdapter/start", ns}},
 		den: []term{{"BenchmarkAdapter/spawn", ns}},
-		cmp: atMost, goal: 1.3,
+		cmp: atMost, goal: 1.2,
 	},
 }
