@@ -203,3 +203,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestWorstRunAndInfo checks a target judged on its worst run takes the
+// largest value, not the median, and that an information-only comparison
+// prints INFO and never fails the run.
+func TestWorstRunAndInfo(t *testing.T) {
+	res := results{
+		"BenchmarkF": {"peak-MiB": {10, 70, 12}},
+		"BenchmarkA": {ns: {30}},
+		"BenchmarkB": {ns: {20}},
+	}
+	peak := target{num: []term{{"BenchmarkF", "peak-MiB"}}, scale: 1, unit: "MiB", cmp: below, goal: 64}
+	require.Equal(t, "PASS", evaluate(res, peak).verdict(), "the median passes")
+	peak.worst = true
+	o := evaluate(res, peak)
+	require.Equal(t, "MISS", o.verdict(), "the worst run misses")
+	require.Equal(t, 70.0, o.value)
+
+	info := target{num: []term{{"BenchmarkA", ns}}, den: []term{{"BenchmarkB", ns}}, info: true}
+	require.Equal(t, "INFO", evaluate(res, info).verdict())
+	require.Equal(t, "-", goal(info))
+}
