@@ -743,7 +743,8 @@ func (c *Conn) cancelInbound(params json.RawMessage) {
 }
 
 // dispatchLoop runs notification handlers in arrival order and starts
-// request handlers in arrival order (each on its own goroutine).
+// request handlers in arrival order (each on a request goroutine of its
+// own, see worker).
 func (c *Conn) dispatchLoop() {
 	for {
 		it, ok := c.inbox.pop()
