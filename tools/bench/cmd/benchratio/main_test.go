@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// TestSample runs benchratio on a committed `go test -bench -count 3` output
+// TestSample runs benchratio on a committed `go test -bench -count 5` output
 // of tools/bench and compares its report with the golden file: medians over
 // runs, sums, ratios, scaled values and verdicts all show there.
 func TestSample(t *testing.T) {
