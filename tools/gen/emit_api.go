@@ -98,17 +98,7 @@ func (e *emitter) api(f *jen.File) {
 	e.peer(f, "client", "ClientPeer", "the client", "agent")
 	e.handlers(f, "agent", "Agent")
 	e.handlers(f, "client", "Client")
-	f.Comment("The trusted dispatchers reach acpsdk through an internal package, so")
-	f.Comment("users only ever get the validating DispatchAgent and DispatchClient.")
-	trustedHook := func(iface string) jen.Code {
-		return jen.Qual(trustedPkg, iface).Op("=").Qual(trustedPkg, "Dispatcher").Types(jen.Id(iface)).Call(
-			jen.Func().Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-				jen.Return(jen.Id("dispatch"+iface).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.True())),
-			))
-	}
-	f.Func().Id("init").Params().Block(trustedHook("Agent"), trustedHook("Client"),
-		jen.Qual(trustedPkg, "Result").Op("=").Id("decodeTrustedResult"))
-	f.Line()
+	e.surface(f)
 	e.trustedResult(f)
 	f.Comment("decodeParams decodes JSON-RPC params; absent or null params decode as {}")
 	f.Comment("so that required members are reported by name. Errors carry the path")
@@ -132,6 +122,57 @@ func (e *emitter) api(f *jen.File) {
 		jen.Return(jen.Nil()),
 	)
 }
+
+// surface emits Surface, the package's descriptor for acpsdk's generic
+// sides: its trusted dispatchers and result decoder, its peers, and its
+// method table's constructors (which strict mode decodes capabilities
+// with). The trusted entry points stay unexported: the descriptor is
+// opaque outside acpsdk.
+func (e *emitter) surface(f *jen.File) {
+	ctx := jen.Qual("context", "Context")
+	trustedDispatch := func(iface string) jen.Code {
+		return jen.Func().Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+			jen.Return(jen.Id("dispatch"+iface).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.True())),
+		)
+	}
+	newPeer := func(name string) jen.Code {
+		return jen.Func().Params(jen.Id("c").Qual(surfacePkg, "Caller")).Op("*").Id(name).Block(
+			jen.Return(jen.Id("New" + name).Call(jen.Id("c"))),
+		)
+	}
+	f.Comment("Surface describes this package to acpsdk: pass it to")
+	f.Comment("acpsdk.NewClientSideOf or acpsdk.NewAgentSideOf to speak this schema over")
+	f.Comment("an acpsdk connection, with strict mode reading this schema's")
+	f.Comment("capabilities. It is opaque: it carries the dispatchers that skip")
+	f.Comment("re-validating params the connection already validated, so users only")
+	f.Comment("ever get the validating DispatchAgent and DispatchClient.")
+	f.Var().Id("Surface").Op("=").Qual(surfacePkg, "New").Call(
+		jen.Qual(surfacePkg, "Spec").Types(jen.Id("Agent"), jen.Id("Client"), jen.Op("*").Id("AgentPeer"), jen.Op("*").Id("ClientPeer")).Values(jen.Dict{
+			jen.Id("Schema"):         jen.Lit(e.m.Schema.pin.File),
+			jen.Id("NotImplemented"): jen.Id("ErrNotImplemented"),
+			jen.Id("DispatchAgent"):  trustedDispatch("Agent"),
+			jen.Id("DispatchClient"): trustedDispatch("Client"),
+			jen.Id("NewAgentPeer"):   newPeer("AgentPeer"),
+			jen.Id("NewClientPeer"):  newPeer("ClientPeer"),
+			jen.Id("NewParams"):      jen.Id("newParams"),
+			jen.Id("NewResult"):      jen.Id("newResult"),
+			jen.Id("Result"):         jen.Id("decodeTrustedResult"),
+		}),
+	)
+	f.Line()
+	for _, which := range []string{"Params", "Result"} {
+		f.Comment(fmt.Sprintf("new%s returns a new %s value of method, nil when there is none.", which, lowerFirst(which)))
+		f.Func().Id("new"+which).Params(jen.Id("method").String()).Any().Block(
+			jen.If(jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Id("LookupMethod").Call(jen.Id("method")), jen.Id("ok").Op("&&").Id("m").Dot("New"+which).Op("!=").Nil()).Block(
+				jen.Return(jen.Id("m").Dot("New"+which).Call()),
+			),
+			jen.Return(jen.Nil()),
+		)
+		f.Line()
+	}
+}
+
+func lowerFirst(s string) string { return string(s[0]|0x20) + s[1:] }
 
 func (e *emitter) peer(f *jen.File, side, name, who, caller string) {
 	f.Comment(fmt.Sprintf("%s calls the methods %s handles, with typed params and results;", name, who))
