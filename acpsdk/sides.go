@@ -25,7 +25,9 @@ type SideOptions struct {
 	// Capabilities are learned from the initialize exchange and the
 	// session setup responses that go through this side's Call (which the
 	// typed peers use); calls made with Go or on the Conn directly teach
-	// it nothing.
+	// it nothing. The rules are the side's surface's: session/fork, say,
+	// needs sessionCapabilities.fork on a v1 unstable side. On a surface
+	// acpsdk has no rules for, every call but initialize is refused.
 	Strict bool
 	// Middleware, when set, sees every inbound request and notification
 	// before the typed dispatch; see [Middleware].
