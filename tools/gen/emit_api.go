@@ -136,7 +136,7 @@ func (e *emitter) surface(f *jen.File) {
 		)
 	}
 	newPeer := func(name string) jen.Code {
-		return jen.Func().Params(jen.Id("c").Qual(surfacePkg, "Caller")).Op("*").Id(name).Block(
+		return jen.Func().Params(jen.Id("c").Qual(descriptorPkg, "Caller")).Op("*").Id(name).Block(
 			jen.Return(jen.Id("New" + name).Call(jen.Id("c"))),
 		)
 	}
@@ -146,8 +146,8 @@ func (e *emitter) surface(f *jen.File) {
 	f.Comment("capabilities. It is opaque: it carries the dispatchers that skip")
 	f.Comment("re-validating params the connection already validated, so users only")
 	f.Comment("ever get the validating DispatchAgent and DispatchClient.")
-	f.Var().Id("Surface").Op("=").Qual(surfacePkg, "New").Call(
-		jen.Qual(surfacePkg, "Spec").Types(jen.Id("Agent"), jen.Id("Client"), jen.Op("*").Id("AgentPeer"), jen.Op("*").Id("ClientPeer")).Values(jen.Dict{
+	f.Var().Id("Surface").Op("=").Qual(descriptorPkg, "New").Call(
+		jen.Qual(descriptorPkg, "Spec").Types(jen.Id("Agent"), jen.Id("Client"), jen.Op("*").Id("AgentPeer"), jen.Op("*").Id("ClientPeer")).Values(jen.Dict{
 			jen.Id("Schema"):         jen.Lit(e.m.Schema.pin.File),
 			jen.Id("NotImplemented"): jen.Id("ErrNotImplemented"),
 			jen.Id("DispatchAgent"):  trustedDispatch("Agent"),
