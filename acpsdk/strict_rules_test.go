@@ -1,6 +1,8 @@
 package acpsdk
 
 import (
+	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -80,4 +82,29 @@ func hasMemberType(t reflect.Type, path string) bool {
 		t = t.Field(i).Type
 	}
 	return true
+}
+
+// TestSDK6_StrictWithoutTableRefuses: strict mode on a surface acpsdk has
+// no table for refuses every call but initialize, saying why, rather than
+// gating nothing.
+func TestSDK6_StrictWithoutTableRefuses(t *testing.T) {
+	spec := *surface.SpecOf(gen.Surface)
+	spec.Schema = "schema/v9/schema.json"
+	spec.Result = nil
+	sf := surface.New(spec)
+	c2aR, c2aW := io.Pipe()
+	a2cR, a2cW := io.Pipe()
+	agent := NewAgentSide(c2aR, a2cW, &minimalAgent{init: noCapsInit}, nil)
+	client := NewClientSideOf(sf, a2cR, c2aW, gen.Client(&minimalClient{asked: make(chan struct{})}), &SideOptions{Strict: true})
+	t.Cleanup(func() {
+		require.NoError(t, client.Close())
+		require.NoError(t, agent.Close())
+	})
+	ctx := t.Context()
+	_, err := client.Agent().Initialize(ctx, &gen.InitializeRequest{ProtocolVersion: 1})
+	require.NoError(t, err)
+	_, err = client.Agent().NewSession(ctx, &gen.NewSessionRequest{Cwd: "/", McpServers: []gen.McpServer{}})
+	ce, ok := errors.AsType[*CapabilityError](err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, "a strict-mode table for schema/v9/schema.json", ce.Requires)
 }
