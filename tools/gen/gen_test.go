@@ -267,3 +267,65 @@ func TestGoName(t *testing.T) {
 		t.Errorf("prefix %q", got)
 	}
 }
+
+// TestSDK2_KnownTagUnknownKeepsCatchAllDistinct: a tagged union whose known
+// tags include "unknown" (v1 unstable's StateUpdate) names its catch-all
+// variant after the catch-all branch's title, so both have a Go type.
+func TestSDK2_KnownTagUnknownKeepsCatchAllDistinct(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		branch := func(tag string) map[string]any {
+			return map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"state": map[string]any{"type": "string", "const": tag}},
+				"required":   []any{"state"},
+				"allOf":      []any{map[string]any{"$ref": "#/$defs/Cost"}},
+			}
+		}
+		defs["Cost"] = map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "string"}}}
+		defs["StateUpdate"] = map[string]any{"anyOf": []any{
+			branch("running"), branch("unknown"),
+			map[string]any{
+				"title": "other", "type": "object", "required": []any{"state"},
+				"properties": map[string]any{"state": map[string]any{"type": "string"}},
+				"not":        map[string]any{"anyOf": []any{map[string]any{"type": "object"}}},
+			},
+		}}
+		props := defs["SessionNotification"].(map[string]any)["properties"].(map[string]any)
+		props["state"] = map[string]any{"$ref": "#/$defs/StateUpdate"}
+	})
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := string(files["types.go"])
+	for _, want := range []string{"type StateUpdateUnknown Cost", "type StateUpdateOther struct"} {
+		if !strings.Contains(types, want) {
+			t.Errorf("types.go lacks %q", want)
+		}
+	}
+}
+
+// TestSDK2_ConstlessUnionIsDecidedByShape: a union of plain integer and
+// string branches with no const among them (v2's RequestId) is a union
+// decided by the JSON kind, not an open enum.
+func TestSDK2_ConstlessUnionIsDecidedByShape(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		defs["RequestId"] = map[string]any{"anyOf": []any{
+			map[string]any{"title": "Number", "type": "integer", "format": "int64"},
+			map[string]any{"title": "Str", "type": "string"},
+		}}
+	})
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := string(files["types.go"])
+	for _, want := range []string{"type RequestIDNumber int64", "type RequestIDStr string"} {
+		if !strings.Contains(types, want) {
+			t.Errorf("types.go lacks %q", want)
+		}
+	}
+	if strings.Contains(types, "RequestIDNull") {
+		t.Errorf("types.go still has the null variant")
+	}
+}

@@ -254,6 +254,15 @@ func (r *resolver) isEnum(n *node) bool {
 	if len(bs) == 0 || len(n.propKeys) > 0 {
 		return false
 	}
+	// An enum names at least one value; plain branches without any const
+	// (v2's RequestId: integer or string) are a union decided by shape.
+	consts := false
+	for _, b := range bs {
+		consts = consts || b.Const != nil
+	}
+	if !consts {
+		return false
+	}
 	for _, b := range bs {
 		if len(b.Properties) > 0 || b.Ref != "" || len(b.AllOf) > 0 || len(b.AnyOf) > 0 || len(b.OneOf) > 0 {
 			return false

@@ -145,9 +145,11 @@ func unionTag(n *node, bs []*node) (string, error) {
 func (r *resolver) taggedVariants(t *Type, infos []*branchInfo) error {
 	u := t.Union
 	seen := map[string]bool{}
+	catchAllTitle := ""
 	for _, bi := range infos {
 		switch {
 		case bi.catchAll:
+			catchAllTitle = bi.title
 			continue // the Unknown variant below keeps these
 		case bi.tagValue == "":
 			if u.Fallback != nil {
@@ -186,6 +188,11 @@ func (r *resolver) taggedVariants(t *Type, infos []*branchInfo) error {
 		}
 	}
 	unk := &Type{Name: t.Name + "Unknown", Kind: TStruct, IsUnknown: true}
+	if _, taken := r.m.byName[unk.Name]; taken && catchAllTitle != "" {
+		// A known tag spells "unknown" (v1 unstable's StateUpdate): the
+		// catch-all is named after its branch's title instead.
+		unk.Name = t.Name + goName(catchAllTitle)
+	}
 	unk.Doc = []string{
 		"A variant this schema does not know (a newer peer's tag). Raw keeps",
 		"the whole object verbatim, so it re-encodes byte for byte.",
