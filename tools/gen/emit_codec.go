@@ -813,6 +813,14 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
 		jen.Id("vskip").Op(":=").Id(tagVar),
 	}
+	if u.LenientTag {
+		// A tag that is not a string (null, malformed) selects the untagged
+		// branch, decoded keeping the member so it re-encodes verbatim.
+		body[1] = jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jx("ErrType"))).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
+			jen.Block(decodeVariant(u.Fallback, jen.Id("skip"))...),
+		)
+	}
 	if u.Flattened {
 		body = append(body, jen.If(jen.Len(jen.Id("skip")).Op(">").Lit(0)).Block(
 			jen.Id("vskip").Op("=").Add(jx("Extend")).Call(jen.Id("skip"), jen.Lit(u.Tag)),

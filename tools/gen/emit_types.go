@@ -103,6 +103,11 @@ func (e *emitter) types(f *jen.File) error {
 		switch t.Kind {
 		case TStruct:
 			e.structDecl(f, t)
+		case TAlias:
+			topComment(f, typeDoc(t, ""))
+			f.Comment("")
+			f.Comment(fmt.Sprintf("The schema defines it as %s, so it is that Go type.", t.Alias.Schema))
+			f.Type().Id(t.Name).Op("=").Id(t.Alias.Name)
 		case TDefined:
 			topComment(f, typeDoc(t, ""))
 			f.Comment("")

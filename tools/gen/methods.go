@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -59,22 +60,32 @@ func (r *resolver) methods() error {
 		if wire == "" || side == "" {
 			return fmt.Errorf("%s: x-method and x-side must come together", n.path)
 		}
-		switch side {
-		case "agent", "client", "protocol":
-		default:
-			return fmt.Errorf("%s: unknown x-side %q", n.path, side)
+		if !sidePattern.MatchString(side) {
+			return fmt.Errorf("%s: x-side %q is not a lower-case word", n.path, side)
 		}
 		t := r.m.defs[name]
-		if t.Kind != TStruct {
-			return fmt.Errorf("%s: method params/result must be an object", n.path)
+		obj := t.Kind == TStruct || (t.Kind == TAlias && t.Alias.Kind == TStruct)
+		// A result may also be a union decided by shape (v1 unstable's
+		// MessageMcpResponse: a result or an error), held as the union's
+		// interface, or any JSON value (ProxySuccessorResponse).
+		result := strings.HasSuffix(name, "Response") &&
+			((t.Kind == TUnion && t.Union.Tag == "" && !t.Union.Flattened) || t.Kind == TRaw)
+		if !obj && !result {
+			return fmt.Errorf("%s: method params must be an object, a result an object, a shape union or any value", n.path)
 		}
-		m := byName[wire]
+		// A method is a wire name on one side; two sides may share a wire
+		// name (v1 unstable's mcp/message: a request the client handles, a
+		// notification the agent handles).
+		// and one side may have both a request and a notification of one
+		// name (proxy/successor), told apart on the wire by the id.
+		key := wire + " " + side
+		if strings.HasSuffix(name, "Notification") {
+			key += " notification"
+		}
+		m := byName[key]
 		if m == nil {
 			m = &Method{Name: wire, Side: side, Const: "Method" + goName(wire)}
-			byName[wire] = m
-		}
-		if m.Side != side {
-			return fmt.Errorf("%s: %s has sides %s and %s", n.path, wire, m.Side, side)
+			byName[key] = m
 		}
 		switch {
 		case strings.HasSuffix(name, "Response"):
@@ -106,7 +117,37 @@ func (r *resolver) methods() error {
 		}
 		r.m.Methods = append(r.m.Methods, m)
 	}
-	sort.Slice(r.m.Methods, func(i, j int) bool { return r.m.Methods[i].Name < r.m.Methods[j].Name })
+	sort.Slice(r.m.Methods, func(i, j int) bool {
+		a, b := r.m.Methods[i], r.m.Methods[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if a.Side != b.Side {
+			return a.Side < b.Side
+		}
+		return !a.Notification && b.Notification // the request first
+	})
+	requests := map[string]bool{}
+	for i, m := range r.m.Methods {
+		if i > 0 && r.m.Methods[i-1].Name == m.Name {
+			m.Shared, r.m.Methods[i-1].Shared = true, true
+		}
+		if !m.Notification {
+			requests[m.Name] = true
+		}
+	}
+	handlers := map[string]string{}
+	for _, m := range r.m.Methods {
+		// A notification whose wire name also names a request keeps
+		// "Notification" in its Go name (MessageMcpNotification).
+		if m.Notification && requests[m.Name] {
+			m.GoMethod = goName(m.Params.Schema)
+		}
+		if prev, ok := handlers[m.HandlerName()]; ok {
+			return fmt.Errorf("methods %s and %s (%s) would both be %s", prev, m.Name, m.Side, m.HandlerName())
+		}
+		handlers[m.HandlerName()] = m.Name + " (" + m.Side + ")"
+	}
 	for side, names := range requiredMethods {
 		for _, gm := range names {
 			found := false
@@ -121,6 +162,25 @@ func (r *resolver) methods() error {
 		}
 	}
 	return nil
+}
+
+// sidePattern is what an x-side must look like to name Go identifiers
+// (SideProxy, ProxyPeer).
+var sidePattern = regexp.MustCompile(`^[a-z]+$`)
+
+// extraSides are the x-sides beyond agent, client and protocol, sorted:
+// each gets a Side constant, a peer, a handler interface and a dispatcher.
+func (m *Model) extraSides() []string {
+	seen := map[string]bool{"agent": true, "client": true, "protocol": true}
+	var out []string
+	for _, me := range m.Methods {
+		if !seen[me.Side] {
+			seen[me.Side] = true
+			out = append(out, me.Side)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func isRequired(m *Method) bool {

@@ -23,6 +23,7 @@ const (
 	TScalar               // a named primitive, list or raw value: type X string
 	TNull                 // the null variant of a shape union: type X struct{}
 	TRaw                  // any JSON value: type X json.RawMessage
+	TAlias                // a def that only references another: type X = Y
 )
 
 // Ref is a use of a type: a named Go type, or an inline primitive, list or map.
@@ -52,6 +53,8 @@ type Type struct {
 	NoExtra bool     // TStruct with Flat: unknown members belong to the variant
 
 	Base *Type // TDefined: the struct def this variant is defined over
+
+	Alias *Type // TAlias: the def it stands for (never itself an alias)
 
 	Union *Union // TUnion
 
@@ -97,6 +100,13 @@ type Union struct {
 	// FallbackTag is the untagged branch's title: a peer that writes it as
 	// the tag means that branch (the Kotlin SDK does), so it picks it too.
 	FallbackTag string
+	// NullTagFallback: the untagged branch declares the tag as null (the
+	// branch for "no tag").
+	NullTagFallback bool
+	// LenientTag: the owner of a flattened union declares the tag with
+	// x-deserialize-default-on-error, so a tag that is not a string (null,
+	// malformed) selects the untagged branch, which keeps it verbatim.
+	LenientTag bool
 }
 
 // Variant is one branch of a union.
@@ -119,11 +129,26 @@ type Method struct {
 	Result       *Type // nil for a notification
 	GoMethod     string
 	Notification bool
+	Shared       bool // another side has a method of the same wire name
+}
+
+// HandlerName is the optional handler interface of a method.
+func (m *Method) HandlerName() string { return m.GoMethod + "Handler" }
+
+// SharedNames reports whether some wire name has methods on two sides.
+func (m *Model) SharedNames() bool {
+	for _, me := range m.Methods {
+		if me.Shared {
+			return true
+		}
+	}
+	return false
 }
 
 // Model is everything the emitters need.
 type Model struct {
 	Schema  *schemaFile
+	Surface *Surface
 	Types   []*Type // sorted by name
 	byName  map[string]*Type
 	defs    map[string]*Type
@@ -142,7 +167,7 @@ type resolver struct {
 func buildModel(sf *schemaFile) (*Model, error) {
 	r := &resolver{
 		sf:   sf,
-		m:    &Model{Schema: sf, byName: map[string]*Type{}, defs: map[string]*Type{}},
+		m:    &Model{Schema: sf, Surface: sf.surf, byName: map[string]*Type{}, defs: map[string]*Type{}},
 		used: map[string]bool{},
 	}
 	// Declare every def first so references resolve regardless of order.
@@ -153,7 +178,13 @@ func buildModel(sf *schemaFile) (*Model, error) {
 		}
 		r.m.defs[name] = t
 	}
+	if err := r.aliases(); err != nil {
+		return nil, err
+	}
 	for _, name := range sf.order {
+		if r.m.defs[name].Kind == TAlias {
+			continue
+		}
 		if err := r.resolveDef(name); err != nil {
 			return nil, err
 		}
@@ -198,14 +229,63 @@ func (r *resolver) def(name string) (*Type, error) {
 	if !ok {
 		return nil, fmt.Errorf("$ref to unknown def %q", name)
 	}
+	if t.Kind == TAlias {
+		return t.Alias, nil
+	}
 	return t, nil
+}
+
+// aliasTarget returns the def a def only references (its keywords are
+// allOf with one $ref plus documentation and method annotations), or "".
+func aliasTarget(n *node) string {
+	if len(n.t.AllOf) != 1 || n.t.AllOf[0].Ref == "" {
+		return ""
+	}
+	for _, k := range n.keys {
+		switch k {
+		case "allOf", "description", "title", "x-side", "x-method", "x-docs-ignore":
+		default:
+			return ""
+		}
+	}
+	name, err := refName(n.t.AllOf[0].Ref)
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
+// aliases resolves every def that only references another into a Go type
+// alias of it, following chains (and failing on a cycle).
+func (r *resolver) aliases() error {
+	for _, name := range r.sf.order {
+		target := aliasTarget(r.sf.defs[name])
+		if target == "" {
+			continue
+		}
+		seen := map[string]bool{name: true}
+		for next := aliasTarget(r.sf.defs[target]); next != ""; next = aliasTarget(r.sf.defs[target]) {
+			if seen[target] {
+				return fmt.Errorf("%s: alias cycle through %s", r.sf.defs[name].path, target)
+			}
+			seen[target] = true
+			target = next
+		}
+		to, ok := r.m.defs[target]
+		if !ok {
+			return fmt.Errorf("%s: $ref to unknown def %q", r.sf.defs[name].path, target)
+		}
+		t := r.m.defs[name]
+		t.Kind, t.Alias = TAlias, to
+	}
+	return nil
 }
 
 // isAny reports a schema that accepts any JSON value ({} or only docs).
 func isAny(n *node) bool {
 	for _, k := range n.keys {
 		switch k {
-		case "description", "title", "x-deserialize-default-on-error", "x-docs-ignore":
+		case "description", "title", "x-deserialize-default-on-error", "x-docs-ignore", "x-side", "x-method":
 		default:
 			return false
 		}
@@ -252,6 +332,15 @@ func (r *resolver) isEnum(n *node) bool {
 		bs = n.t.AnyOf
 	}
 	if len(bs) == 0 || len(n.propKeys) > 0 {
+		return false
+	}
+	// An enum names at least one value; plain branches without any const
+	// (v2's RequestId: integer or string) are a union decided by shape.
+	consts := false
+	for _, b := range bs {
+		consts = consts || b.Const != nil
+	}
+	if !consts {
 		return false
 	}
 	for _, b := range bs {
@@ -365,6 +454,13 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 		if r.acceptsAny(rest) {
 			return &Ref{Prim: "raw"}, null, nil
 		}
+		// A union of method payloads (an envelope's params or result) is
+		// decided by the envelope's method member, not by the value: raw.
+		if len(rest) > 1 || (len(rest) == 1 && (len(rest[0].t.AnyOf) > 0 || len(rest[0].t.OneOf) > 0)) {
+			if ok, err := r.methodPayloads(rest); err != nil || ok {
+				return &Ref{Prim: "raw"}, null, err
+			}
+		}
 		if len(rest) == 1 {
 			ref, n2, err := r.ref(rest[0])
 			return ref, null || n2, err
@@ -470,6 +566,38 @@ func intRef(n *node) (*Ref, bool, error) {
 	return ref, null, nil
 }
 
+// methodPayloads reports whether every leaf of the branches (through
+// nested anyOf/oneOf and single-$ref allOf) is a def with x-method.
+func (r *resolver) methodPayloads(bs []*node) (bool, error) {
+	for _, b := range bs {
+		switch {
+		case len(b.t.AnyOf) > 0 || len(b.t.OneOf) > 0:
+			kw := "anyOf"
+			if len(b.t.OneOf) > 0 {
+				kw = "oneOf"
+			}
+			sub, err := b.branches(kw)
+			if err != nil {
+				return false, err
+			}
+			if ok, err := r.methodPayloads(sub); err != nil || !ok {
+				return false, err
+			}
+		case len(b.t.AllOf) == 1 && b.t.AllOf[0].Ref != "" && len(b.propKeys) == 0:
+			name, err := refName(b.t.AllOf[0].Ref)
+			if err != nil {
+				return false, err
+			}
+			if d := r.sf.defs[name]; d == nil || d.str("x-method") == "" {
+				return false, nil
+			}
+		default:
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // acceptsAny reports whether one of the branches (through refs) is the
 // any-schema.
 func (r *resolver) acceptsAny(bs []*node) bool {
@@ -509,17 +637,31 @@ func (r *resolver) object(t *Type, n *node) error {
 	if ap, ok := n.rawKids["additionalProperties"]; ok && !isEmptySchema(ap) {
 		return fmt.Errorf("%s: additionalProperties other than true is not supported", n.path)
 	}
-	fields, err := r.fields(n, t.Name, "")
+	flat := len(n.t.OneOf) > 0 || len(n.t.AnyOf) > 0
+	// The property a flattened tagged union discriminates on belongs to the
+	// union, not to the object, even when the object declares it too.
+	tagProp, err := r.flatTagProperty(n, flat)
+	if err != nil {
+		return err
+	}
+	exclude := ""
+	if tagProp != nil {
+		exclude = tagProp.key
+	}
+	fields, err := r.fields(n, t.Name, exclude)
 	if err != nil {
 		return err
 	}
 	t.Fields = fields
-	if len(n.t.OneOf) == 0 && len(n.t.AnyOf) == 0 {
+	if !flat {
 		return nil
 	}
 	// A flattened union: the variants' members sit beside the object's own.
 	u := &Type{Kind: TUnion}
 	if err := r.union(u, n, t); err != nil {
+		return err
+	}
+	if err := tagProp.apply(u.Union, n.path); err != nil {
 		return err
 	}
 	fname := goName(u.Union.Tag)
@@ -535,6 +677,60 @@ func (r *resolver) object(t *Type, n *node) error {
 		"The members that depend on the variant; they sit beside the other members in JSON.",
 	}}
 	t.NoExtra = true
+	return nil
+}
+
+// flatTag is an object's own declaration of its flattened union's tag.
+type flatTag struct {
+	key     string
+	lenient bool // x-deserialize-default-on-error
+}
+
+// flatTagProperty finds the property of n that is also the tag of its
+// flattened union, and checks it is a string (or null) schema.
+func (r *resolver) flatTagProperty(n *node, flat bool) (*flatTag, error) {
+	if !flat {
+		return nil, nil
+	}
+	kw := "oneOf"
+	if len(n.t.OneOf) == 0 {
+		kw = "anyOf"
+	}
+	bs, err := n.branches(kw)
+	if err != nil {
+		return nil, err
+	}
+	tag, err := unionTag(n, bs)
+	if err != nil || tag == "" || n.t.Properties[tag] == nil {
+		return nil, err
+	}
+	p, err := n.prop(tag)
+	if err != nil {
+		return nil, err
+	}
+	ref, _, err := r.ref(p)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Prim != "string" || p.has("default") {
+		return nil, fmt.Errorf("%s: a flattened union's tag declared by its object must be a string without a default", p.path)
+	}
+	return &flatTag{key: tag, lenient: p.flag("x-deserialize-default-on-error")}, nil
+}
+
+// apply records the tag's leniency on the union: it needs the untagged
+// branch that declares the tag as null, which is what a lenient tag selects.
+func (ft *flatTag) apply(u *Union, path string) error {
+	if ft == nil || !ft.lenient {
+		if u.NullTagFallback {
+			return fmt.Errorf("%s: a branch with a null tag needs the tag declared with x-deserialize-default-on-error", path)
+		}
+		return nil
+	}
+	if !u.NullTagFallback {
+		return fmt.Errorf("%s: a lenient tag needs an untagged branch that declares the tag as null", path)
+	}
+	u.LenientTag = true
 	return nil
 }
 

@@ -13,6 +13,7 @@ type branchInfo struct {
 	catchAll bool   // the "other" branch of a tagged union: unknown tags
 	payload  *Type  // allOf [$ref]
 	inline   bool   // has properties of its own (besides the tag)
+	nullTag  bool   // the tag's schema is {"type":"null"}: the branch for no tag
 	title    string
 }
 
@@ -59,6 +60,10 @@ func (r *resolver) union(t *Type, n *node, owner *Type) error {
 					bi.tagValue = strings.Trim(string(c), `"`)
 				} else if b.has("not") && bi.title == "other" {
 					bi.catchAll = true
+				} else if isNullOnly(p) {
+					// The branch for "no tag" (v1 unstable's IdleStateUpdate
+					// "none": stopReason omitted or null): an untagged branch.
+					bi.nullTag = true
 				} else {
 					return fmt.Errorf("%s: tag %q without const", b.path, tag)
 				}
@@ -110,9 +115,20 @@ func (r *resolver) union(t *Type, n *node, owner *Type) error {
 	}
 
 	if tag != "" {
-		return r.taggedVariants(t, infos)
+		if err := r.taggedVariants(t, infos); err != nil {
+			return err
+		}
+		if owner == nil && u.NullTagFallback {
+			return fmt.Errorf("%s: a branch with a null tag outside a flattened union", n.path)
+		}
+		return nil
 	}
 	return r.shapeVariants(t, infos)
+}
+
+// isNullOnly reports a schema that is exactly {"type":"null"}.
+func isNullOnly(n *node) bool {
+	return len(n.keys) == 1 && n.t.Type.Equals([]string{"null"})
 }
 
 // unionTag finds the discriminator: the one property that is a required
@@ -145,9 +161,11 @@ func unionTag(n *node, bs []*node) (string, error) {
 func (r *resolver) taggedVariants(t *Type, infos []*branchInfo) error {
 	u := t.Union
 	seen := map[string]bool{}
+	catchAllTitle := ""
 	for _, bi := range infos {
 		switch {
 		case bi.catchAll:
+			catchAllTitle = bi.title
 			continue // the Unknown variant below keeps these
 		case bi.tagValue == "":
 			if u.Fallback != nil {
@@ -183,9 +201,15 @@ func (r *resolver) taggedVariants(t *Type, infos []*branchInfo) error {
 		u.Variants = append(u.Variants, v)
 		if bi.tagValue == "" {
 			u.Fallback, u.FallbackTag = v, bi.title
+			u.NullTagFallback = bi.nullTag
 		}
 	}
 	unk := &Type{Name: t.Name + "Unknown", Kind: TStruct, IsUnknown: true}
+	if _, taken := r.m.byName[unk.Name]; taken && catchAllTitle != "" {
+		// A known tag spells "unknown" (v1 unstable's StateUpdate): the
+		// catch-all is named after its branch's title instead.
+		unk.Name = t.Name + goName(catchAllTitle)
+	}
 	unk.Doc = []string{
 		"A variant this schema does not know (a newer peer's tag). Raw keeps",
 		"the whole object verbatim, so it re-encodes byte for byte.",
