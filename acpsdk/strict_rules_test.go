@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/acpsdk/gen/v1unstable"
 	"acpkit.dev/acpsdk/internal/surface"
 )
 
@@ -25,7 +26,7 @@ func hooksOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP]) surfaceHooks {
 }
 
 // testedSurfaces is every generated surface in the module.
-var testedSurfaces = []surfaceHooks{hooksOf(gen.Surface)}
+var testedSurfaces = []surfaceHooks{hooksOf(gen.Surface), hooksOf(v1unstable.Surface)}
 
 // TestSDK6_StrictTablesNameRealMembers: every surface has a strict-mode
 // table, and every path a row names is a member of that surface's
