@@ -50,7 +50,8 @@ const app = acp
       sessionId: params.sessionId,
       update: { sessionUpdate: "session_info_update", title: params.title },
     });
-    return {};
+    // The response carries the title as stored (SetSessionTitleResponse).
+    return { title: params.title };
   })
   .onRequest(acp.methods.agent.session.prompt, ({ params }) => {
     lookup(params.sessionId);

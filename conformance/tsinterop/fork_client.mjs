@@ -30,6 +30,7 @@ const summary = {
   sessionId: null,
   forkId: null,
   titles: [],
+  storedTitle: null,
   unknownForkCode: null,
   agentExit: null,
 };
@@ -85,7 +86,8 @@ async function main() {
     const fork = await ctx.request(acp.methods.agent.session.fork, { sessionId, cwd: "/", mcpServers: [] });
     summary.forkId = fork.sessionId;
     phase = "session/set_title";
-    await ctx.request(acp.methods.agent.session.setTitle, { sessionId: fork.sessionId, title: "forked from the TypeScript client" });
+    const titled = await ctx.request(acp.methods.agent.session.setTitle, { sessionId: fork.sessionId, title: "forked from the TypeScript client" });
+    summary.storedTitle = titled.title ?? null;
     phase = "session/fork unknown";
     try {
       await ctx.request(acp.methods.agent.session.fork, { sessionId: "no-such-session", cwd: "/" });
