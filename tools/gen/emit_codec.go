@@ -11,6 +11,14 @@ import (
 
 func jx(name string) *jen.Statement { return jen.Qual(jsonxPkg, name) }
 
+// minItemsCheck fails a decoded list v (with err nil so far) that is
+// shorter than the schema's minItems.
+func minItemsCheck(v string, n int) *jen.Statement {
+	return jen.If(jen.Err().Op("==").Nil().Op("&&").Len(jen.Id(v)).Op("<").Lit(n)).Block(
+		jen.Err().Op("=").Add(jx("Errorf")).Call(jx("ErrInvalidValue"), jen.Lit(fmt.Sprintf("fewer than %d items", n))),
+	)
+}
+
 // keyLit is the `"key":` prefix of a member, as a Go string literal.
 func keyLit(key string) *jen.Statement {
 	k, _ := json.Marshal(key)
@@ -620,6 +628,14 @@ func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
 			jen.Err().Op("=").Add(jx("MinLength")).Call(jen.String().Call(jen.Id("t")), jen.Lit(f.MinLength)),
 		))
 	}
+	if f.Ref.MinItems > 0 {
+		out = append(out, minItemsCheck("t", f.Ref.MinItems))
+	}
+	if m := f.Ref.Min; m != nil {
+		out = append(out, jen.If(jen.Err().Op("==").Nil().Op("&&").Id("t").Op("<").Lit(int(*m))).Block(
+			jen.Err().Op("=").Add(jx("Errorf")).Call(jx("ErrInvalidValue"), jen.Lit(fmt.Sprintf("less than the minimum %d", *m))),
+		))
+	}
 	out = append(out, jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...))
 	if f.Ptr {
 		out = append(out, x.Clone().Op("=").Op("&").Id("t"))
@@ -948,8 +964,13 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 		byKind[v.JSONKind] = append(byKind[v.JSONKind], v)
 	}
 	scalar := func(v *Variant, dec *jen.Statement) []jen.Code {
+		check := jen.Null()
+		if v.Type.Scalar.MinItems > 0 {
+			check = minItemsCheck("s", v.Type.Scalar.MinItems)
+		}
 		return []jen.Code{
 			jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(dec),
+			check,
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
 			jen.Return(jen.Id(v.Type.Name).Call(jen.Id("s")), jen.Id("n"), jen.Nil()),
 		}

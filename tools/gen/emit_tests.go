@@ -28,10 +28,14 @@ type sampler struct {
 func (s *sampler) ref(ref *Ref, full bool) string {
 	switch {
 	case ref.List:
-		if !full {
+		if !full && ref.MinItems == 0 {
 			return "[]"
 		}
-		return "[" + s.ref(ref.Elem, full) + "]"
+		items := make([]string, max(ref.MinItems, 1))
+		for i := range items {
+			items[i] = s.ref(ref.Elem, full)
+		}
+		return "[" + strings.Join(items, ",") + "]"
 	case ref.Map:
 		if !full {
 			return "{}"
@@ -50,8 +54,14 @@ func samplePrim(ref *Ref) string {
 	case "bool":
 		return "true"
 	case "int":
+		if ref.Min != nil && *ref.Min > -7 {
+			return fmt.Sprint(*ref.Min)
+		}
 		return "-7"
 	case "uint":
+		if ref.Min != nil && *ref.Min > 7 {
+			return fmt.Sprint(*ref.Min)
+		}
 		return "7"
 	case "float":
 		return "1.5"

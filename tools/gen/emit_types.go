@@ -61,6 +61,12 @@ func fieldDoc(f *Field) []string {
 	if f.OnNull {
 		notes = append(notes, "null decodes as empty.")
 	}
+	if f.Ref.Min != nil {
+		notes = append(notes, fmt.Sprintf("At least %d.", *f.Ref.Min))
+	}
+	if f.Ref.MinItems > 0 {
+		notes = append(notes, fmt.Sprintf("At least %d item(s).", f.Ref.MinItems))
+	}
 	if f.MinLength > 0 {
 		notes = append(notes, fmt.Sprintf("At least %d character(s).", f.MinLength))
 	}

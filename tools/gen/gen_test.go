@@ -284,9 +284,9 @@ func TestSDK1_UnusedOverrideFails(t *testing.T) {
 
 // TestSDK1_RequiredMethodsChecked: the baseline table names real methods.
 func TestSDK1_RequiredMethodsChecked(t *testing.T) {
-	requiredMethods["agent"] = append(requiredMethods["agent"], "Teleport")
+	requiredMethods["agent"] = append(requiredMethods["agent"], "session/teleport")
 	defer func() { requiredMethods["agent"] = requiredMethods["agent"][:len(requiredMethods["agent"])-1] }()
-	requireFail(t, repoRoot, "requiredMethods: agent method Teleport is not in the schema")
+	requireFail(t, repoRoot, "requiredMethods: agent method session/teleport is not in the schema")
 }
 
 func TestGoName(t *testing.T) {
@@ -383,4 +383,51 @@ func TestSDK2_ConstlessUnionIsDecidedByShape(t *testing.T) {
 	if strings.Contains(types, "RequestIDNull") {
 		t.Errorf("types.go still has the null variant")
 	}
+}
+
+// TestSDK1_FailsOnUnionVariantPayload: a tagged variant whose payload def
+// is itself a union (v2's SessionUpdate "state_update" over StateUpdate)
+// has no codec, so generation stops naming it.
+func TestSDK1_FailsOnUnionVariantPayload(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		u := defs["SessionUpdate"].(map[string]any)
+		u["oneOf"] = append(u["oneOf"].([]any), map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"sessionUpdate": map[string]any{"type": "string", "const": "nested"}},
+			"required":   []any{"sessionUpdate"},
+			"allOf":      []any{map[string]any{"$ref": "#/$defs/ContentBlock"}},
+		})
+	})
+	requireFail(t, root, "variant SessionUpdateNested is a union def (ContentBlock); only object defs can be variants")
+}
+
+// TestSDK4_MinItemsAndMinimumEnforced: v2's minItems and integer minimums
+// the Go type does not imply are checked on decode; where the codec would
+// not check them, generation stops.
+func TestSDK4_MinItemsAndMinimumEnforced(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		props := defs["PromptRequest"].(map[string]any)["properties"].(map[string]any)
+		props["prompt"].(map[string]any)["minItems"] = 1
+		loc := defs["ToolCallLocation"].(map[string]any)["properties"].(map[string]any)
+		loc["line"].(map[string]any)["minimum"] = 1
+		defs["ImageContent"].(map[string]any)["properties"].(map[string]any)["data"].(map[string]any)["contentEncoding"] = "base64"
+	})
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec := string(files["codec.go"])
+	for _, want := range []string{`"fewer than 1 items"`, `"less than the minimum 1"`} {
+		if !strings.Contains(codec, want) {
+			t.Errorf("codec.go lacks %s", want)
+		}
+	}
+	root = withSchema(t, func(defs map[string]any) {
+		defs["SessionId"].(map[string]any)["minItems"] = 1
+	})
+	requireFail(t, root, "minItems on a non-array")
+	root = withSchema(t, func(defs map[string]any) {
+		defs["ImageContent"].(map[string]any)["properties"].(map[string]any)["data"].(map[string]any)["contentEncoding"] = "base32"
+	})
+	requireFail(t, root, `unsupported contentEncoding "base32"`)
 }

@@ -78,6 +78,7 @@ var knownKeywords = map[string]bool{
 	"allOf": true, "anyOf": true, "oneOf": true, "not": true, "const": true, "enum": true,
 	"items": true, "format": true, "default": true, "minimum": true, "maximum": true,
 	"minLength": true, "discriminator": true, "unevaluatedProperties": true,
+	"minItems": true, "contentEncoding": true,
 }
 
 // knownExtensions are the vendor keywords the generator honours.
@@ -332,6 +333,15 @@ func (n *node) branches(kw string) ([]*node, error) {
 }
 
 func (n *node) has(kw string) bool { _, ok := n.rawKids[kw]; return ok }
+
+// minItems reads the minItems keyword (0 when absent).
+func (n *node) minItems() int {
+	var v int
+	if raw, ok := n.rawKids["minItems"]; ok {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
 
 // flag reads a boolean x-* annotation.
 func (n *node) flag(kw string) bool {

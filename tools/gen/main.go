@@ -109,30 +109,34 @@ func generateAll(root, only string) ([]surfacePkg, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []surfacePkg
+	// Every surface's model is built (the override table is checked
+	// against all of them); only the selected ones are emitted.
+	var models []*Model
 	for _, sf := range sfs {
-		if only != "" && sf.surf.Go != only {
-			continue
-		}
-		files, err := generateSchema(sf)
+		m, err := buildModel(sf)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sf.surf.File, err)
 		}
-		out = append(out, surfacePkg{sf.surf, files})
+		models = append(models, m)
+	}
+	if err := checkOverrides(models); err != nil {
+		return nil, err
+	}
+	var out []surfacePkg
+	for _, m := range models {
+		if only != "" && m.Surface.Go != only {
+			continue
+		}
+		files, err := emit(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Surface.File, err)
+		}
+		out = append(out, surfacePkg{m.Surface, files})
 	}
 	if only != "" && len(out) == 0 {
 		return nil, fmt.Errorf("-only %s: no surface in schema/pin.json generates that package", only)
 	}
 	return out, nil
-}
-
-// generateSchema produces every file of one surface's package, by name.
-func generateSchema(sf *schemaFile) (map[string][]byte, error) {
-	m, err := buildModel(sf)
-	if err != nil {
-		return nil, err
-	}
-	return emit(m)
 }
 
 // write replaces the generated files of dir with files.

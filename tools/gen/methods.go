@@ -16,14 +16,15 @@ var overrides = map[string]string{
 	"method:SessionNotification": "SessionUpdate",
 }
 
-// requiredMethods are the handler methods every implementation must have.
-// The schema has no "baseline" marker, so this small table says which
-// methods are baseline per the protocol (§4 of protocol.md); every other
-// method gets its own optional one-method interface. Checked: an entry that
-// names no method fails generation.
+// requiredMethods are the methods every implementation must handle, by
+// side and wire name (the names are the same in v1 and v2). The schema has
+// no "baseline" marker, so this small table says which methods are
+// baseline per the protocol (§4 of protocol.md); every other method gets
+// its own optional one-method interface. Checked: an entry that names no
+// method of a surface's schema fails generation.
 var requiredMethods = map[string][]string{
-	"agent":  {"Initialize", "NewSession", "Prompt", "Cancel"},
-	"client": {"SessionUpdate", "RequestPermission"},
+	"agent":  {"initialize", "session/new", "session/prompt", "session/cancel"},
+	"client": {"session/update", "session/request_permission"},
 }
 
 func (r *resolver) override(key string) (string, bool) {
@@ -34,10 +35,16 @@ func (r *resolver) override(key string) (string, bool) {
 	return v, ok
 }
 
-func (r *resolver) checkOverrides() error {
+// checkOverrides fails on an override entry that no surface's schema
+// used.
+func checkOverrides(models []*Model) error {
 	var unused []string
 	for k := range overrides {
-		if !r.used[k] {
+		used := false
+		for _, m := range models {
+			used = used || m.usedOverrides[k]
+		}
+		if !used {
 			unused = append(unused, k)
 		}
 	}
@@ -149,15 +156,15 @@ func (r *resolver) methods() error {
 		handlers[m.HandlerName()] = m.Name + " (" + m.Side + ")"
 	}
 	for side, names := range requiredMethods {
-		for _, gm := range names {
+		for _, wire := range names {
 			found := false
 			for _, m := range r.m.Methods {
-				if m.Side == side && m.GoMethod == gm {
+				if m.Side == side && m.Name == wire && !found {
 					found = true
 				}
 			}
 			if !found {
-				return fmt.Errorf("requiredMethods: %s method %s is not in the schema", side, gm)
+				return fmt.Errorf("requiredMethods: %s method %s is not in the schema", side, wire)
 			}
 		}
 	}
@@ -184,8 +191,8 @@ func (m *Model) extraSides() []string {
 }
 
 func isRequired(m *Method) bool {
-	for _, gm := range requiredMethods[m.Side] {
-		if gm == m.GoMethod {
+	for _, wire := range requiredMethods[m.Side] {
+		if wire == m.Name {
 			return true
 		}
 	}

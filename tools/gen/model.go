@@ -34,6 +34,11 @@ type Ref struct {
 	List  bool
 	Map   bool
 	Elem  *Ref
+	// MinItems is a list's minItems, enforced on decode (ErrInvalidValue).
+	MinItems int
+	// Min is an integer's minimum when its Go type does not imply it,
+	// enforced on decode (ErrInvalidValue); nil otherwise.
+	Min *int64
 }
 
 // Type is one named Go type.
@@ -153,6 +158,8 @@ type Model struct {
 	byName  map[string]*Type
 	defs    map[string]*Type
 	Methods []*Method // sorted by wire name
+
+	usedOverrides map[string]bool // the override entries this schema used
 }
 
 type resolver struct {
@@ -200,9 +207,7 @@ func buildModel(sf *schemaFile) (*Model, error) {
 	if err := r.methods(); err != nil {
 		return nil, err
 	}
-	if err := r.checkOverrides(); err != nil {
-		return nil, err
-	}
+	r.m.usedOverrides = r.used
 	sort.Slice(r.m.Types, func(i, j int) bool { return r.m.Types[i].Name < r.m.Types[j].Name })
 	return r.m, nil
 }
@@ -305,6 +310,20 @@ func (r *resolver) resolveDef(name string) error {
 	case n.t.Type.Equals([]string{"object"}) || len(n.propKeys) > 0:
 		return r.object(t, n)
 	case len(n.t.OneOf) > 0 || len(n.t.AnyOf) > 0:
+		// As for a member: a union with a branch that accepts anything
+		// accepts anything (v2's ErrorData: two known shapes or "Other").
+		kw := "oneOf"
+		if len(n.t.OneOf) == 0 {
+			kw = "anyOf"
+		}
+		bs, err := n.branches(kw)
+		if err != nil {
+			return err
+		}
+		if r.acceptsAny(bs) {
+			t.Kind = TRaw
+			return nil
+		}
 		return r.union(t, n, nil)
 	default:
 		ref, null, err := r.ref(n)
@@ -313,6 +332,9 @@ func (r *resolver) resolveDef(name string) error {
 		}
 		if null || ref.Named != nil {
 			return fmt.Errorf("%s: unsupported top-level shape", n.path)
+		}
+		if err := checkedOnlyAsMember(ref, n.path); err != nil {
+			return err
 		}
 		t.Kind = TScalar
 		t.Scalar = ref
@@ -465,6 +487,11 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 			ref, n2, err := r.ref(rest[0])
 			return ref, null || n2, err
 		}
+		// Only defs name Go union types: an inline union of plain JSON
+		// kinds (v2's error response id: integer, string or null) is raw.
+		if plainKinds(rest) {
+			return &Ref{Prim: "raw"}, null, nil
+		}
 		return nil, false, fmt.Errorf("%s: inline union not supported here", n.path)
 	}
 	types, null := n.types()
@@ -477,10 +504,21 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 	if len(types) > 1 {
 		return nil, false, fmt.Errorf("%s: multiple types %v", n.path, types)
 	}
+	if n.has("minItems") && types[0] != "array" {
+		return nil, false, fmt.Errorf("%s: minItems on a non-array", n.path)
+	}
+	if n.has("contentEncoding") && types[0] != "string" {
+		return nil, false, fmt.Errorf("%s: contentEncoding on a non-string", n.path)
+	}
 	switch types[0] {
 	case "string":
-		if f := t.Format; f != "" && f != "uri" {
+		// Formats and encodings that Go keeps as text are strings, not
+		// validated on decode; any other stops generation.
+		if f := t.Format; f != "" && !textFormats[f] {
 			return nil, false, fmt.Errorf("%s: unsupported string format %q", n.path, f)
+		}
+		if enc, ok := n.rawKids["contentEncoding"]; ok && string(bytes.TrimSpace(enc)) != `"base64"` {
+			return nil, false, fmt.Errorf("%s: unsupported contentEncoding %s", n.path, enc)
 		}
 		return &Ref{Prim: "string"}, null, nil
 	case "boolean":
@@ -508,7 +546,10 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 		if enull {
 			return nil, false, fmt.Errorf("%s: nullable array items not supported", n.path)
 		}
-		return &Ref{List: true, Elem: elem}, null, nil
+		if err := checkedOnlyAsMember(elem, in.path); err != nil {
+			return nil, false, err
+		}
+		return &Ref{List: true, Elem: elem, MinItems: n.minItems()}, null, nil
 	case "object":
 		if len(n.propKeys) > 0 {
 			return nil, false, fmt.Errorf("%s: inline object not supported", n.path)
@@ -528,9 +569,26 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 		if enull {
 			return nil, false, fmt.Errorf("%s: nullable map values not supported", n.path)
 		}
+		if err := checkedOnlyAsMember(elem, an.path); err != nil {
+			return nil, false, err
+		}
 		return &Ref{Map: true, Elem: elem}, null, nil
 	}
 	return nil, false, fmt.Errorf("%s: unsupported type %q", n.path, types[0])
+}
+
+// textFormats are the string formats kept as plain Go strings: the value
+// is text to the peers that use it (a URI, an RFC 3339 time, a pattern).
+var textFormats = map[string]bool{"uri": true, "date-time": true, "regex": true}
+
+// checkedOnlyAsMember fails for a minimum or minItems where the codec does
+// not check it: they are enforced on object members (and minItems on the
+// array branches of a shape union) only.
+func checkedOnlyAsMember(ref *Ref, path string) error {
+	if ref.Min != nil || ref.MinItems > 0 {
+		return fmt.Errorf("%s: minimum/minItems are only supported on object members", path)
+	}
+	return nil
 }
 
 func isEmptySchema(raw json.RawMessage) bool {
@@ -556,14 +614,36 @@ func intRef(n *node) (*Ref, bool, error) {
 	default:
 		return nil, false, fmt.Errorf("%s: unsupported integer format %q", n.path, t.Format)
 	}
-	// minimum/maximum must be what the Go type already enforces.
+	// maximum must be what the Go type already enforces; a minimum it does
+	// not imply (v2's line numbers, from 1) is checked on decode.
 	if t.Minimum != nil && !(ref.Prim == "uint" && *t.Minimum == 0) {
-		return nil, false, fmt.Errorf("%s: minimum %v not implied by format %s", n.path, *t.Minimum, t.Format)
+		m := int64(*t.Minimum)
+		if float64(m) != *t.Minimum || (ref.Prim == "uint" && m < 0) {
+			return nil, false, fmt.Errorf("%s: minimum %v is not an integer the format %s can hold", n.path, *t.Minimum, t.Format)
+		}
+		ref.Min = &m
 	}
 	if t.Maximum != nil && !(ref.Prim == "uint" && ref.Bits == 16 && *t.Maximum == 65535) {
 		return nil, false, fmt.Errorf("%s: maximum %v not implied by format %s", n.path, *t.Maximum, t.Format)
 	}
 	return ref, null, nil
+}
+
+// plainKinds reports branches that are each one primitive JSON type
+// (string, integer, number, boolean) with no structure of their own.
+func plainKinds(bs []*node) bool {
+	for _, b := range bs {
+		types, null := b.types()
+		if null || len(types) != 1 || b.t.Ref != "" || len(b.propKeys) > 0 || len(b.t.AllOf)+len(b.t.AnyOf)+len(b.t.OneOf) > 0 || b.has("const") {
+			return false
+		}
+		switch types[0] {
+		case "string", "integer", "number", "boolean":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // methodPayloads reports whether every leaf of the branches (through

@@ -248,9 +248,11 @@ func (r *resolver) variantType(u *Type, label string, bi *branchInfo) (*Type, er
 			if n := r.sf.refs[bi.payload.Schema]; n != 1 {
 				return nil, fmt.Errorf("%s: def %s would be variant %s but is referenced %d times", bi.n.path, bi.payload.Schema, name, n)
 			}
+			r.variantPayloadIsObject(bi.n.path, name, bi.payload)
 			return bi.payload, nil
 		}
 		vt := &Type{Name: name, Kind: TDefined, Base: bi.payload, Doc: docLines(bi.n.t.Description)}
+		r.variantPayloadIsObject(bi.n.path, name, bi.payload)
 		return vt, r.add(vt)
 	}
 	vt := &Type{Name: name, Kind: TStruct, Doc: docLines(bi.n.t.Description)}
@@ -260,6 +262,24 @@ func (r *resolver) variantType(u *Type, label string, bi *branchInfo) (*Type, er
 	}
 	vt.Fields = fields
 	return vt, r.add(vt)
+}
+
+// variantPayloadIsObject fails generation, once every def is resolved,
+// when a variant's payload def is not an object: v2's SessionUpdate
+// "state_update" is the StateUpdate union, and a union nested in a variant
+// has no codec.
+func (r *resolver) variantPayloadIsObject(path, name string, payload *Type) {
+	r.deferred = append(r.deferred, func() error {
+		if payload.Kind != TStruct {
+			return fmt.Errorf("%s: variant %s is a %s def (%s); only object defs can be variants", path, name, kindName(payload.Kind), payload.Schema)
+		}
+		return nil
+	})
+}
+
+// kindName names a TKind in errors.
+func kindName(k TKind) string {
+	return [...]string{"struct", "defined", "union", "enum", "integer enum", "scalar", "null", "raw", "alias"}[k]
 }
 
 // shapeVariants resolves a union decided by the JSON shape of the value
@@ -284,6 +304,9 @@ func (r *resolver) shapeVariants(t *Type, infos []*branchInfo) error {
 			ref, null, err := r.ref(bi.n)
 			if err != nil {
 				return err
+			}
+			if ref.Min != nil {
+				return fmt.Errorf("%s: minimum on a shape union branch", bi.n.path)
 			}
 			vt := &Type{Name: t.Name + goName(bi.title), Doc: v.Doc}
 			switch {
