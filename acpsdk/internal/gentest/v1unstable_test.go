@@ -2,8 +2,10 @@ package gentest
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk/gen/v1unstable"
@@ -131,4 +133,37 @@ func TestSDK6_RequestAndNotificationOfOneName(t *testing.T) {
 
 	// proxy/initialize's params are initialize's: a Go alias.
 	var _ *v1unstable.InitializeRequest = &v1unstable.InitializeProxyRequest{}
+}
+
+// FuzzSDK3_V1UnstableStateUpdate: arbitrary bytes through the v1 unstable
+// StateUpdate decoder (a tagged union whose idle variant holds a flattened
+// union with a lenient tag) never panic; a failure is a *DecodeError; what
+// decodes re-encodes to bytes that decode and re-encode the same.
+func FuzzSDK3_V1UnstableStateUpdate(f *testing.F) {
+	for _, s := range []string{
+		`{"state":"running"}`,
+		`{"state":"idle","stopReason":null,"usage":{"totalTokens":1,"inputTokens":1,"outputTokens":0}}`,
+		`{"state":"idle","stopReason":"error","message":"boom"}`,
+		`{"stopReason":4,"state":"idle","x":[1]}`,
+		`{"state":"unknown"}`,
+		`{"state":"zz","k":{}}`,
+		`{"state":7}`, `null`, `[]`, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		u, err := v1unstable.UnmarshalStateUpdate(data)
+		if err != nil {
+			var de *v1unstable.DecodeError
+			require.True(t, errors.As(err, &de), "%T %v", err, err)
+			return
+		}
+		out, err := json.Marshal(u)
+		require.NoError(t, err)
+		again, err := v1unstable.UnmarshalStateUpdate(out)
+		require.NoError(t, err, "%s", out)
+		out2, err := json.Marshal(again)
+		require.NoError(t, err)
+		require.Equal(t, string(out), string(out2))
+	})
 }
