@@ -205,7 +205,11 @@ func (e *emitter) unionDecl(f *jen.File, t *Type) {
 		case u.Tag != "" && v.Tag != "":
 			lines = append(lines, fmt.Sprintf("  - %q: %s", v.Tag, recv))
 		case u.Tag != "":
-			lines = append(lines, fmt.Sprintf("  - absent: %s", recv))
+			if u.LenientTag {
+				lines = append(lines, fmt.Sprintf("  - absent, null or not a string: %s (which keeps a present one)", recv))
+			} else {
+				lines = append(lines, fmt.Sprintf("  - absent: %s", recv))
+			}
 		case len(v.Keys) > 0:
 			lines = append(lines, fmt.Sprintf("  - %s with %s: %s", v.JSONKind, strings.Join(quoteAll(v.Keys), " or "), recv))
 		default:

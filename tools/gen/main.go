@@ -8,8 +8,9 @@
 //	go run ./tools/gen -only acpsdk/gen/v2      # write one surface's package
 //	go run ./tools/gen -check                   # regenerate in memory; fail with a diff
 //
-// `go generate ./acpsdk/gen/...` runs it through the //go:generate line in
-// each generated package's doc.go (each line regenerates its own package).
+// `make generate` runs it for every surface. The //go:generate line in each
+// generated package's doc.go runs it too: acpsdk/gen's regenerates every
+// surface, each other package's only itself (-only).
 //
 // The pipeline: load (go-jsonschema's model plus a raw pass for x-*
 // keywords and member order), resolve into a model where every Go name and

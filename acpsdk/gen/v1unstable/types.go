@@ -2566,7 +2566,7 @@ type IdleStateUpdate struct {
 //   - "refusal": *IdleStateUpdateStopReasonRefusal
 //   - "cancelled": *IdleStateUpdateStopReasonCancelled
 //   - "error": *IdleStateUpdateStopReasonError
-//   - absent: *IdleStateUpdateStopReasonNone
+//   - absent, null or not a string: *IdleStateUpdateStopReasonNone (which keeps a present one)
 //   - any other: *IdleStateUpdateStopReasonUnknown (kept verbatim)
 type IdleStateUpdateStopReason interface {
 	isIdleStateUpdateStopReason()
