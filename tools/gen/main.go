@@ -36,7 +36,8 @@
 //     keeps the member verbatim.
 //   - A union def that is a tagged variant's payload (v2's SessionUpdate
 //     "state_update" over StateUpdate) is flattened into the variant: its
-//     tag and members sit beside the outer tag; it must be used nowhere else.
+//     tag and members sit beside the outer tag (and where it is also a
+//     member's type, it is a whole object there).
 //   - A def that only references another def (allOf of one $ref) is a Go type
 //     alias of it (v1 unstable's InitializeProxyRequest = InitializeRequest).
 //   - A property whose value is a union of method payloads (an envelope's
