@@ -614,8 +614,12 @@ func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
 		return out
 	}
 	if u := f.Ref.Named; u != nil && u.Kind == TUnion {
+		args := []jen.Code{jen.Id("it").Dot("Rest").Call()}
+		if u.Union.Flattened {
+			args = append(args, jen.Nil()) // a whole object: nothing to skip
+		}
 		out = append(out,
-			jen.List(jen.Id("t"), jen.Id("n"), jen.Err()).Op(":=").Id("decode"+u.Name+"At").Call(jen.Id("it").Dot("Rest").Call()),
+			jen.List(jen.Id("t"), jen.Id("n"), jen.Err()).Op(":=").Id("decode"+u.Name+"At").Call(args...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
 			consume,
 			x.Clone().Op("=").Id("t"),
@@ -791,6 +795,23 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 		e.taggedCodec(f, t)
 	} else if err := e.shapeCodec(f, t); err != nil {
 		return err
+	}
+	if u.Flattened && t.Schema != "" {
+		// A def flattened into a variant that is also a member's type
+		// elsewhere (v2 unstable's StateUpdate): its whole-object form.
+		f.Comment(fmt.Sprintf("append%s appends v as a JSON object.", t.Name))
+		f.Func().Id("append"+t.Name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("append"+t.Name+"Members").Call(jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Id("v")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+			jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
+		)
+		f.Line()
+		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
+		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
+			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Id("decode"+t.Name).Call(jx("TrimSpace").Call(jen.Id("data")), jen.Nil())),
+		)
+		f.Line()
 	}
 	if !u.Flattened {
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))

@@ -385,9 +385,10 @@ func TestSDK2_ConstlessUnionIsDecidedByShape(t *testing.T) {
 	}
 }
 
-// TestSDK1_FailsOnUnionVariantPayload: a tagged variant whose payload def
-// is itself a union (v2's SessionUpdate "state_update" over StateUpdate)
-// has no codec, so generation stops naming it.
+// TestSDK1_FailsOnUnionVariantPayload: a union def that is a tagged
+// variant's payload is flattened into the variant (v2's SessionUpdate
+// "state_update" over StateUpdate), which needs a tag to find its own
+// variant by; a payload union decided by shape stops generation.
 func TestSDK1_FailsOnUnionVariantPayload(t *testing.T) {
 	root := withSchema(t, func(defs map[string]any) {
 		u := defs["SessionUpdate"].(map[string]any)
@@ -395,10 +396,10 @@ func TestSDK1_FailsOnUnionVariantPayload(t *testing.T) {
 			"type":       "object",
 			"properties": map[string]any{"sessionUpdate": map[string]any{"type": "string", "const": "nested"}},
 			"required":   []any{"sessionUpdate"},
-			"allOf":      []any{map[string]any{"$ref": "#/$defs/ContentBlock"}},
+			"allOf":      []any{map[string]any{"$ref": "#/$defs/EmbeddedResourceResource"}},
 		})
 	})
-	requireFail(t, root, "variant SessionUpdateNested is a union def (ContentBlock); only object defs can be variants")
+	requireFail(t, root, "a variant's union payload EmbeddedResourceResource must be tagged")
 }
 
 // TestSDK4_MinItemsAndMinimumEnforced: v2's minItems and integer minimums

@@ -34,6 +34,10 @@
 //     makes a tag that is not a string (null, malformed) select the branch that
 //     declares the tag as null (v1 unstable's IdleStateUpdate "none"), which
 //     keeps the member verbatim.
+//   - A union def that is a tagged variant's payload (v2's SessionUpdate
+//     "state_update" over StateUpdate) is flattened into the variant: its
+//     tag and members sit beside the outer tag (and where it is also a
+//     member's type, it is a whole object there).
 //   - A def that only references another def (allOf of one $ref) is a Go type
 //     alias of it (v1 unstable's InitializeProxyRequest = InitializeRequest).
 //   - A property whose value is a union of method payloads (an envelope's

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/atombender/go-jsonschema/pkg/schemas"
 )
 
 // The resolved model: every Go name and every codec decision is made here,
@@ -169,6 +171,10 @@ type resolver struct {
 
 	deferred  []func() error // checks that need every def resolved
 	allFields []*Field
+
+	// flattenedDefs are the union defs that are a tagged variant's payload:
+	// they are decoded from, and encoded into, the variant's object.
+	flattenedDefs map[string]bool
 }
 
 func buildModel(sf *schemaFile) (*Model, error) {
@@ -186,6 +192,9 @@ func buildModel(sf *schemaFile) (*Model, error) {
 		r.m.defs[name] = t
 	}
 	if err := r.aliases(); err != nil {
+		return nil, err
+	}
+	if err := r.findFlattenedDefs(); err != nil {
 		return nil, err
 	}
 	for _, name := range sf.order {
@@ -238,6 +247,31 @@ func (r *resolver) def(name string) (*Type, error) {
 		return t.Alias, nil
 	}
 	return t, nil
+}
+
+// findFlattenedDefs finds the union defs that are the payload (allOf of
+// one $ref) of a tagged union's branch: they are flattened into that
+// variant, and a member elsewhere of such a type is a whole object of it.
+func (r *resolver) findFlattenedDefs() error {
+	r.flattenedDefs = map[string]bool{}
+	for _, name := range r.sf.order {
+		n := r.sf.defs[name]
+		for _, b := range append(append([]*schemas.Type{}, n.t.OneOf...), n.t.AnyOf...) {
+			if len(b.AllOf) != 1 || b.AllOf[0].Ref == "" || len(b.Properties) == 0 {
+				continue // not a tagged branch over a def
+			}
+			target, err := refName(b.AllOf[0].Ref)
+			if err != nil {
+				continue
+			}
+			d := r.sf.defs[target]
+			if d == nil || len(d.propKeys) > 0 || (len(d.t.OneOf) == 0 && len(d.t.AnyOf) == 0) || r.isEnum(d) || aliasTarget(d) != "" {
+				continue
+			}
+			r.flattenedDefs[target] = true
+		}
+	}
+	return nil
 }
 
 // aliasTarget returns the def a def only references (its keywords are
@@ -324,7 +358,11 @@ func (r *resolver) resolveDef(name string) error {
 			t.Kind = TRaw
 			return nil
 		}
-		return r.union(t, n, nil)
+		if err := r.union(t, n, nil); err != nil {
+			return err
+		}
+		t.Union.Flattened = r.flattenedDefs[name]
+		return nil
 	default:
 		ref, null, err := r.ref(n)
 		if err != nil {

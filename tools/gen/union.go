@@ -240,6 +240,26 @@ func structFields(t *Type) []*Field {
 //   - an inline branch is a struct of its own properties.
 func (r *resolver) variantType(u *Type, label string, bi *branchInfo) (*Type, error) {
 	name := u.Name + goName(label)
+	if bi.payload != nil && r.flattenedDefs[bi.payload.Schema] {
+		// The payload is a tagged union def (v2's SessionUpdate
+		// "state_update" over StateUpdate): the variant is an object
+		// holding it flattened, its members beside the outer tag.
+		if bi.inline {
+			return nil, fmt.Errorf("%s: a union payload with properties of its own", bi.n.path)
+		}
+		inner := bi.payload
+		vt := &Type{Name: name, Kind: TStruct, Doc: docLines(bi.n.t.Description), NoExtra: true}
+		r.deferred = append(r.deferred, func() error {
+			if inner.Union.Tag == "" {
+				return fmt.Errorf("%s: a variant's union payload %s must be tagged", bi.n.path, inner.Schema)
+			}
+			vt.Flat = &Field{Go: goName(inner.Union.Tag), Ref: &Ref{Named: inner}, Required: true, Doc: []string{
+				fmt.Sprintf("The %s the variant carries; its members sit beside the tag in JSON.", inner.Name),
+			}}
+			return nil
+		})
+		return vt, r.add(vt)
+	}
 	if bi.payload != nil {
 		if name == bi.payload.Name || bi.title == bi.payload.Schema {
 			// The def is the variant. Its JSON methods then speak the
