@@ -13,15 +13,17 @@ WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
 all: test
 
-## generate: regenerate acpsdk/gen from the pinned schema.
+## generate: regenerate acpsdk/gen and every other pinned surface (schema/pin.json).
+# The generator itself, not go generate: a surface newly added to the pin
+# has no package (and so no //go:generate line) yet.
 generate:
-	$(GO) generate ./acpsdk/gen/...
+	$(GO) run ./tools/gen
 
-## check-generated: regenerate and fail on any difference from the committed code.
+## check-generated: regenerate every surface and fail, printing a diff, on any difference.
 check-generated:
 	$(GO) run ./tools/gen -check
 
-## schema: re-fetch the pinned schema with npm and verify its sha256.
+## schema: re-fetch every pinned schema with npm and verify each sha256.
 schema:
 	./scripts/fetch-schema.sh
 

@@ -3,20 +3,23 @@ package acpsdk
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/segmentio/encoding/json"
-
-	"acpkit.dev/acpsdk/gen"
 )
 
 // Strict mode: what a peer must have advertised before a method may be
-// called on it (protocol.md §4). The schema does not carry these rules, so
-// they are a small hand table here. What the peer advertised is read with
-// the generated decoders, the very decode the typed API gives the user
-// (lenient where the schema says x-deserialize-*, exact about member
-// names), so strict mode and the user never disagree about a capability.
+// called on it. The schemas do not carry these rules in a form a generator
+// can read, so each surface has a small hand table (strict_rules.go) whose
+// rows name members of the peer's initialize message by their wire path
+// ("agentCapabilities.sessionCapabilities.fork"). What the peer advertised
+// is decoded with the surface's generated decoders, the very decode its
+// typed API gives the user (lenient where the schema says x-deserialize-*,
+// exact about member names), and a path is looked up in that decoded value
+// by its members' json tags, so strict mode and the user never disagree
+// about a capability.
 
 // ErrNotAdvertised matches a [*CapabilityError]: strict mode refused, without
 // sending it, a call the peer's capabilities do not allow.
@@ -39,303 +42,141 @@ func (e *CapabilityError) Error() string {
 // Is matches ErrNotAdvertised.
 func (e *CapabilityError) Is(target error) bool { return target == ErrNotAdvertised }
 
-// agentView is what an agent advertised in its initialize response.
-type agentView struct {
-	caps        gen.AgentCapabilities
-	authMethods int
-}
-
-// clientView is what a client advertised in its initialize request.
-type clientView struct {
-	caps gen.ClientCapabilities
-}
-
-// sessionFeatures is what a session setup response (session/new, load,
-// resume) returned for one session.
-type sessionFeatures struct {
-	modes, configOptions bool
-}
-
-// peerState is one side's record of what its peer advertised. Before the
-// initialize exchange nothing is advertised, so only baseline methods pass.
+// peerState is one side's record of what its peer advertised: its
+// initialize message (an agent's response, a client's request params) and
+// each session's setup response, decoded into the surface's generated
+// types. Before the initialize exchange nothing is advertised, so only
+// baseline methods pass.
 type peerState struct {
 	mu       sync.Mutex
-	agent    agentView // valid when the peer is an agent
-	client   clientView
-	sessions map[string]sessionFeatures
+	init     reflect.Value // invalid until a decodable initialize message
+	sessions map[string]reflect.Value
 }
 
-// learnAgent records what an initialize response advertised and returns it
-// decoded, for the caller's typed result. A response that does not decode
+// learnInit records a decoded initialize message; one that did not decode
 // advertises nothing.
-func (s *peerState) learnAgent(initResult []byte) (*gen.InitializeResponse, error) {
-	var r gen.InitializeResponse
-	err := r.UnmarshalJSON(initResult)
+func (s *peerState) learnInit(v any, err error) {
 	s.mu.Lock()
-	if err != nil {
-		s.agent = agentView{}
-	} else {
-		s.agent = agentView{caps: r.AgentCapabilities, authMethods: len(r.AuthMethods)}
+	defer s.mu.Unlock()
+	if err != nil || v == nil {
+		s.init = reflect.Value{}
+		return
 	}
-	s.mu.Unlock()
-	return &r, err
+	s.init = reflect.ValueOf(v)
 }
 
-// learnClient records what an initialize request advertised; params that
-// do not decode advertise nothing.
-func (s *peerState) learnClient(initParams []byte) {
-	var r gen.InitializeRequest
-	err := r.UnmarshalJSON(initParams)
-	s.mu.Lock()
-	if err != nil {
-		s.client = clientView{}
-	} else {
-		s.client = clientView{caps: r.ClientCapabilities}
-	}
-	s.mu.Unlock()
-}
-
-// learnSession records a setup response's modes and configOptions.
-func (s *peerState) learnSession(method string, params, result []byte) {
-	var (
-		id  string
-		f   sessionFeatures
-		err error
-	)
-	switch method {
-	case gen.MethodSessionNew:
-		var r gen.NewSessionResponse
-		err = r.UnmarshalJSON(result)
-		id, f = string(r.SessionID), sessionFeatures{modes: r.Modes != nil, configOptions: r.ConfigOptions != nil}
-	case gen.MethodSessionLoad:
-		var r gen.LoadSessionResponse
-		err = r.UnmarshalJSON(result)
-		id, f = sessionIDOf(params), sessionFeatures{modes: r.Modes != nil, configOptions: r.ConfigOptions != nil}
-	case gen.MethodSessionResume:
-		var r gen.ResumeSessionResponse
-		err = r.UnmarshalJSON(result)
-		id, f = sessionIDOf(params), sessionFeatures{modes: r.Modes != nil, configOptions: r.ConfigOptions != nil}
-	}
-	if err != nil || id == "" {
+// learnSession records a decoded setup response for session id.
+func (s *peerState) learnSession(id string, v any) {
+	if id == "" || v == nil {
 		return
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.sessions == nil {
-		s.sessions = make(map[string]sessionFeatures)
+		s.sessions = make(map[string]reflect.Value)
 	}
-	s.sessions[id] = f
-	s.mu.Unlock()
+	s.sessions[id] = reflect.ValueOf(v)
 }
 
-// sessionIDOf reads the session id of params this side encoded.
-func sessionIDOf(params []byte) string {
+// sessionIDOf reads the sessionId member of params or of a result.
+func sessionIDOf(raw []byte) string {
 	var p struct {
 		SessionID string `json:"sessionId"`
 	}
-	_ = json.Unmarshal(params, &p)
+	_ = json.Unmarshal(raw, &p)
 	return p.SessionID
 }
 
-// isSessionSetup reports the methods whose response says what a session
-// supports.
-func isSessionSetup(method string) bool {
-	return method == gen.MethodSessionNew || method == gen.MethodSessionLoad || method == gen.MethodSessionResume
-}
-
-// agentGate is one row of the table for calls a client makes to an agent:
-// what must have been advertised, and the check. needsParams rows inspect the
-// encoded params.
-type agentGate struct {
-	requires    string
-	needsParams bool
-	allowed     func(v *agentView, sessions map[string]sessionFeatures, params []byte) (bool, string)
-}
-
-// agentGates: every method an agent handles that is not baseline. initialize,
-// session/new and session/cancel are baseline and absent; session/prompt is
-// baseline but its content is limited by promptCapabilities.
-var agentGates = map[string]agentGate{
-	gen.MethodAuthenticate: {requires: "authMethods", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.authMethods > 0, ""
-	}},
-	gen.MethodLogout: {requires: "agentCapabilities.auth.logout", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.caps.Auth.Logout != nil, ""
-	}},
-	gen.MethodSessionLoad: {requires: "agentCapabilities.loadSession", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.caps.LoadSession, ""
-	}},
-	gen.MethodSessionResume: {requires: "agentCapabilities.sessionCapabilities.resume", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.caps.SessionCapabilities.Resume != nil, ""
-	}},
-	gen.MethodSessionList: {requires: "agentCapabilities.sessionCapabilities.list", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.caps.SessionCapabilities.List != nil, ""
-	}},
-	gen.MethodSessionClose: {requires: "agentCapabilities.sessionCapabilities.close", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.caps.SessionCapabilities.Close != nil, ""
-	}},
-	gen.MethodSessionDelete: {requires: "agentCapabilities.sessionCapabilities.delete", allowed: func(v *agentView, _ map[string]sessionFeatures, _ []byte) (bool, string) {
-		return v.caps.SessionCapabilities.Delete != nil, ""
-	}},
-	gen.MethodSessionSetMode: {requires: "modes in the session's setup response", needsParams: true, allowed: func(_ *agentView, s map[string]sessionFeatures, params []byte) (bool, string) {
-		return s[sessionIDOf(params)].modes, ""
-	}},
-	gen.MethodSessionSetConfigOption: {requires: "configOptions in the session's setup response", needsParams: true, allowed: func(_ *agentView, s map[string]sessionFeatures, params []byte) (bool, string) {
-		return s[sessionIDOf(params)].configOptions, ""
-	}},
-	gen.MethodSessionPrompt: {needsParams: true, allowed: promptAllowed},
-}
-
-// promptAllowed checks each content block against promptCapabilities: text
-// and resource_link are baseline.
-func promptAllowed(v *agentView, _ map[string]sessionFeatures, params []byte) (bool, string) {
-	var p struct {
-		Prompt []struct {
-			Type string `json:"type"`
-		} `json:"prompt"`
+// advertised reports whether the member at path is advertised in v: true,
+// a non-null object, or (nonEmpty) a non-empty list; with !nonEmpty a list
+// only has to be present. A path the value lacks is not advertised.
+func advertised(v reflect.Value, path string, nonEmpty bool) bool {
+	v, ok := member(v, path)
+	if !ok {
+		return false
 	}
-	if json.Unmarshal(params, &p) != nil {
-		return true, "" // malformed params are the peer's to reject
+	switch v.Kind() {
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil()
+	case reflect.Slice, reflect.Map:
+		if nonEmpty {
+			return v.Len() > 0
+		}
+		return !v.IsNil()
+	case reflect.Struct:
+		return true
 	}
-	pc := v.caps.PromptCapabilities
-	for _, b := range p.Prompt {
-		switch {
-		case b.Type == "image" && !pc.Image:
-			return false, "agentCapabilities.promptCapabilities.image"
-		case b.Type == "audio" && !pc.Audio:
-			return false, "agentCapabilities.promptCapabilities.audio"
-		case b.Type == "resource" && !pc.EmbeddedContext:
-			return false, "agentCapabilities.promptCapabilities.embeddedContext"
+	return !v.IsZero()
+}
+
+// member walks path (member names joined by ".") through generated
+// structs by their json tags. A nil pointer on the way, or a name no
+// struct has, ends the walk with ok false.
+func member(v reflect.Value, path string) (reflect.Value, bool) {
+	if !v.IsValid() {
+		return v, false
+	}
+	for name := range strings.SplitSeq(path, ".") {
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return v, false
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return v, false
+		}
+		f, ok := fieldByTag(v.Type(), name)
+		if !ok {
+			return v, false
+		}
+		v = v.Field(f)
+	}
+	return v, true
+}
+
+// fieldByTag finds the field of a generated struct that carries member name.
+func fieldByTag(t reflect.Type, name string) (int, bool) {
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if tag == name {
+			return i, true
 		}
 	}
-	return true, ""
-}
-
-// clientGate is one row of the table for calls an agent makes to a client.
-type clientGate struct {
-	requires    string
-	needsParams bool
-	allowed     func(v *clientView, params []byte) (bool, string)
-}
-
-func terminalGate() clientGate {
-	return clientGate{requires: "clientCapabilities.terminal", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return v.caps.Terminal, ""
-	}}
-}
-
-// clientGates: session/request_permission is baseline; session/update is
-// baseline except the variants a client must opt into.
-var clientGates = map[string]clientGate{
-	gen.MethodFsReadTextFile: {requires: "clientCapabilities.fs.readTextFile", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return v.caps.Fs.ReadTextFile, ""
-	}},
-	gen.MethodFsWriteTextFile: {requires: "clientCapabilities.fs.writeTextFile", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return v.caps.Fs.WriteTextFile, ""
-	}},
-	gen.MethodTerminalCreate:      terminalGate(),
-	gen.MethodTerminalOutput:      terminalGate(),
-	gen.MethodTerminalWaitForExit: terminalGate(),
-	gen.MethodTerminalKill:        terminalGate(),
-	gen.MethodTerminalRelease:     terminalGate(),
-	gen.MethodElicitationCreate: {needsParams: true, allowed: func(v *clientView, params []byte) (bool, string) {
-		var p struct {
-			Mode string `json:"mode"`
-		}
-		_ = json.Unmarshal(params, &p)
-		form, url := false, false
-		if e := v.caps.Elicitation; e != nil {
-			form, url = e.Form != nil, e.URL != nil
-		}
-		switch p.Mode {
-		case "url":
-			return url, "clientCapabilities.elicitation.url"
-		case "form":
-			return form, "clientCapabilities.elicitation.form"
-		}
-		return form || url, "clientCapabilities.elicitation"
-	}},
-	gen.MethodElicitationComplete: {requires: "clientCapabilities.elicitation.url", allowed: func(v *clientView, _ []byte) (bool, string) {
-		return v.caps.Elicitation != nil && v.caps.Elicitation.URL != nil, ""
-	}},
-	gen.MethodSessionUpdate: {needsParams: true, allowed: func(v *clientView, params []byte) (bool, string) {
-		var p struct {
-			Update struct {
-				SessionUpdate string `json:"sessionUpdate"`
-			} `json:"update"`
-		}
-		_ = json.Unmarshal(params, &p)
-		s := v.caps.Session
-		switch p.Update.SessionUpdate {
-		case "notice":
-			return s != nil && s.Notices != nil, "clientCapabilities.session.notices"
-		case "compaction_update", "compaction_summary_chunk":
-			return s != nil && s.Compaction != nil, "clientCapabilities.session.compaction"
-		}
-		return true, ""
-	}},
+	return 0, false
 }
 
 // isExtension reports an extension method (leading underscore), which
 // strict mode never gates.
 func isExtension(method string) bool { return strings.HasPrefix(method, "_") }
 
-// checkAgentCall applies the agent table. It returns the params to send:
-// already encoded when the check had to look inside them, so they are
-// encoded once.
-func (s *peerState) checkAgentCall(method string, params any) (any, error) {
-	g, ok := agentGates[method]
+// check applies one gate table to an outgoing call. It returns the params
+// to send: already encoded when the check had to look inside them, so they
+// are encoded once.
+func (s *peerState) check(gates map[string]gate, method string, params any) (any, error) {
+	g, ok := gates[method]
 	if !ok {
 		return params, nil
 	}
-	raw, err := encodeIfNeeded(g.needsParams, method, params)
-	if err != nil {
-		return nil, err
+	var raw json.RawMessage
+	if g.needsParams() {
+		var err error
+		if raw, err = encodeParams(method, params); err != nil {
+			return nil, err
+		}
 	}
 	s.mu.Lock()
-	allowed, requires := g.allowed(&s.agent, s.sessions, raw)
+	allowed, requires := g.allows(s, raw)
 	s.mu.Unlock()
 	if !allowed {
-		if requires == "" {
-			requires = g.requires
-		}
 		return nil, &CapabilityError{Method: method, Requires: requires}
 	}
-	if g.needsParams && params != nil {
+	if raw != nil {
 		return raw, nil
 	}
 	return params, nil
-}
-
-// checkClientCall applies the client table.
-func (s *peerState) checkClientCall(method string, params any) (any, error) {
-	g, ok := clientGates[method]
-	if !ok {
-		return params, nil
-	}
-	raw, err := encodeIfNeeded(g.needsParams, method, params)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	allowed, requires := g.allowed(&s.client, raw)
-	s.mu.Unlock()
-	if !allowed {
-		if requires == "" {
-			requires = g.requires
-		}
-		return nil, &CapabilityError{Method: method, Requires: requires}
-	}
-	if g.needsParams && params != nil {
-		return raw, nil
-	}
-	return params, nil
-}
-
-func encodeIfNeeded(needed bool, method string, params any) (json.RawMessage, error) {
-	if !needed {
-		return nil, nil
-	}
-	return encodeParams(method, params)
 }
 
 // encodeParams encodes params exactly as the connection would on sending
@@ -353,4 +194,83 @@ func encodeParams(method string, params any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("acpsdk: encoding %s params: %w", method, err)
 	}
 	return raw, nil
+}
+
+// strictState is strict mode for one side: the surface's table, the
+// surface's decoders for what the peer advertises, and what it advertised.
+type strictState struct {
+	// rules is nil for a surface without a table, whose every call but
+	// initialize strict mode then refuses.
+	rules  *strictRules
+	schema string
+	// peerIsAgent: this side is a client; its calls go to an agent.
+	peerIsAgent          bool
+	newParams, newResult func(method string) any
+	peer                 peerState
+}
+
+func newStrictState(schema string, peerIsAgent bool, newParams, newResult func(string) any) *strictState {
+	return &strictState{rules: strictTables[schema], schema: schema, peerIsAgent: peerIsAgent, newParams: newParams, newResult: newResult}
+}
+
+// check applies strict mode to an outgoing call or notification.
+func (st *strictState) check(method string, params any) (any, error) {
+	if isExtension(method) {
+		return params, nil
+	}
+	if st.rules == nil {
+		if method == methodInitialize {
+			return params, nil
+		}
+		return nil, &CapabilityError{Method: method, Requires: "a strict-mode table for " + st.schema}
+	}
+	gates := st.rules.client
+	if st.peerIsAgent {
+		gates = st.rules.agent
+	}
+	return st.peer.check(gates, method, params)
+}
+
+// learns reports whether the answer to an outgoing call says what the peer
+// advertised.
+func (st *strictState) learns(method string) bool {
+	return st.peerIsAgent && (method == methodInitialize || st.rules != nil && st.rules.setup[method])
+}
+
+// learnAnswer records what the answer to such a call advertised and
+// returns the result decoded (nil when it did not decode).
+func (st *strictState) learnAnswer(method string, params, result []byte) (any, error) {
+	v, err := decodeInto(st.newResult(method), result)
+	if method == methodInitialize {
+		st.peer.learnInit(v, err)
+		return v, err
+	}
+	if err == nil {
+		id := sessionIDOf(result)
+		if id == "" {
+			id = sessionIDOf(params)
+		}
+		st.peer.learnSession(id, v)
+	}
+	return v, err
+}
+
+// learnInitialize records a client's initialize params (on the agent side).
+func (st *strictState) learnInitialize(params []byte) {
+	st.peer.learnInit(decodeInto(st.newParams(methodInitialize), params))
+}
+
+// methodInitialize is the one method every surface shares by name.
+const methodInitialize = "initialize"
+
+// decodeInto decodes data into v (a pointer to a generated type) with the
+// type's own decoder.
+func decodeInto(v any, data []byte) (any, error) {
+	if v == nil {
+		return nil, errors.New("acpsdk: the surface has no type for this message")
+	}
+	if u, ok := v.(json.Unmarshaler); ok {
+		return v, u.UnmarshalJSON(data)
+	}
+	return v, json.Unmarshal(data, v)
 }

@@ -26,6 +26,18 @@
 // initialize request lacks fs.readTextFile. The refusal is a
 // [*CapabilityError] matching [ErrNotAdvertised].
 //
+// # Surfaces
+//
+// The sides are generic over the generated surface they speak:
+// [ClientSide] and [AgentSide] are [ClientSideOf] and [AgentSideOf]
+// instantiated for stable v1 (package gen), and [NewClientSideOf],
+// [NewAgentSideOf] and [StartAgentOf] take any generated package's Surface
+// (gen.Surface, or an opt-in package's such as
+// acpkit.dev/acpsdk/gen/v1unstable) with that package's Client or Agent
+// implementation, passed as that interface. Strict mode then uses that
+// surface's table: on v1 unstable, session/fork needs
+// sessionCapabilities.fork.
+//
 // SideOptions.Middleware sees every inbound request and notification, with
 // its raw id and params, before the typed dispatch: it may answer itself
 // (a json.RawMessage result goes out byte for byte, an [*Error] keeps its

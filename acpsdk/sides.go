@@ -12,6 +12,7 @@ import (
 
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/acpsdk/internal/jsonx"
+	"acpkit.dev/acpsdk/internal/surface"
 )
 
 // SideOptions configure a [ClientSide] or an [AgentSide].
@@ -24,7 +25,9 @@ type SideOptions struct {
 	// Capabilities are learned from the initialize exchange and the
 	// session setup responses that go through this side's Call (which the
 	// typed peers use); calls made with Go or on the Conn directly teach
-	// it nothing.
+	// it nothing. The rules are the side's surface's: session/fork, say,
+	// needs sessionCapabilities.fork on a v1 unstable side. On a surface
+	// acpsdk has no rules for, every call but initialize is refused.
 	Strict bool
 	// Middleware, when set, sees every inbound request and notification
 	// before the typed dispatch; see [Middleware].
@@ -60,25 +63,29 @@ type ExtensionHandler interface {
 	HandleExtension(ctx context.Context, method string, params json.RawMessage) (any, error)
 }
 
-// side is what ClientSide and AgentSide share: the connection, strict mode,
-// and the mapping of the generated dispatch onto JSON-RPC answers.
+// side is what every client and agent side shares, whatever its surface:
+// the connection, strict mode, and the mapping of the generated dispatch
+// onto JSON-RPC answers.
 type side struct {
-	conn   *Conn
-	strict bool
-	peer   peerState
-	// peerIsAgent selects the capability table for outgoing calls.
-	peerIsAgent bool
+	conn *Conn
+	// strict is nil unless SideOptions.Strict.
+	strict *strictState
+	// notImplemented is the surface's ErrNotImplemented.
+	notImplemented error
 }
 
 // newSide builds a side whose connection is not started yet: the caller
 // finishes wiring (handlers read the side's fields) and then calls
 // s.conn.run.
-func newSide(r io.Reader, w io.Writer, opts *SideOptions, peerIsAgent bool, dispatch func(context.Context, *Request) (any, error)) *side {
+func newSide[A, C, AP, CP any](spec *surface.Spec[A, C, AP, CP], r io.Reader, w io.Writer, opts *SideOptions, peerIsAgent bool, dispatch func(context.Context, *Request) (any, error)) *side {
 	var so SideOptions
 	if opts != nil {
 		so = *opts
 	}
-	s := &side{strict: so.Strict, peerIsAgent: peerIsAgent}
+	s := &side{notImplemented: spec.NotImplemented}
+	if so.Strict {
+		s.strict = newStrictState(spec.Schema, peerIsAgent, spec.NewParams, spec.NewResult)
+	}
 	h := HandlerFunc(dispatch)
 	if mw := so.Middleware; mw != nil {
 		h = func(ctx context.Context, req *Request) (any, error) {
@@ -106,13 +113,10 @@ func sameBytes(a, b []byte) bool {
 
 // check applies strict mode to an outgoing call or notification.
 func (s *side) check(method string, params any) (any, error) {
-	if !s.strict || isExtension(method) {
+	if s.strict == nil {
 		return params, nil
 	}
-	if s.peerIsAgent {
-		return s.peer.checkAgentCall(method, params)
-	}
-	return s.peer.checkClientCall(method, params)
+	return s.strict.check(method, params)
 }
 
 // call sends a request, learning the peer's capabilities from the answers
@@ -122,8 +126,7 @@ func (s *side) call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return err
 	}
-	learn := s.strict && s.peerIsAgent && (method == gen.MethodInitialize || isSessionSetup(method))
-	if !learn {
+	if s.strict == nil || !s.strict.learns(method) {
 		return s.conn.Call(ctx, method, params, result)
 	}
 	// Encode params once: session setup needs them to know the session id.
@@ -139,24 +142,20 @@ func (s *side) call(ctx context.Context, method string, params, result any) erro
 	if err := s.conn.Call(ctx, method, sendParams, &raw); err != nil {
 		return err
 	}
-	if method == gen.MethodInitialize {
-		// One decode serves strict mode and a typed result.
-		res, err := s.peer.learnAgent(raw)
-		if r, ok := result.(*gen.InitializeResponse); ok {
-			if err != nil {
-				return fmt.Errorf("acpsdk: decoding %s result: %w", method, err)
-			}
-			*r = *res
-			return nil
-		}
-	} else {
-		s.peer.learnSession(method, rawParams, raw)
-	}
+	// One decode serves strict mode and a typed result.
+	v, err := s.strict.learnAnswer(method, rawParams, raw)
 	if result == nil {
 		return nil
 	}
 	if r, ok := result.(*json.RawMessage); ok {
 		*r = raw
+		return nil
+	}
+	if rv := reflect.ValueOf(result); v != nil && rv.Type() == reflect.TypeOf(v) && !rv.IsNil() {
+		if err != nil {
+			return fmt.Errorf("acpsdk: decoding %s result: %w", method, err)
+		}
+		rv.Elem().Set(reflect.ValueOf(v).Elem())
 		return nil
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
@@ -185,8 +184,8 @@ func (s *side) notify(ctx context.Context, method string, params any) error {
 // implementation lacks is -32601 (after offering extensions to an
 // ExtensionHandler), params that do not decode are -32602 with the JSON
 // path, and an empty typed result is sent as {} rather than null.
-func answer(ctx context.Context, impl any, req *Request, result any, err error) (any, error) {
-	if errors.Is(err, gen.ErrNotImplemented) {
+func (s *side) answer(ctx context.Context, impl any, req *Request, result any, err error) (any, error) {
+	if errors.Is(err, s.notImplemented) {
 		if x, ok := impl.(ExtensionHandler); ok && isExtension(req.Method) {
 			return x.HandleExtension(ctx, req.Method, req.Params)
 		}
@@ -228,23 +227,41 @@ func invalidParams(de *gen.DecodeError) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + de.Error(), Data: data, cause: de}
 }
 
-// ClientSide is the client end of an ACP connection: this program is the
-// client and the peer is an agent. Inbound agent calls are dispatched to a
-// gen.Client implementation (plus its optional handler interfaces); outgoing
-// calls go through the typed [ClientSide.Agent] or, for extension and raw
-// calls, [ClientSide.Call], [ClientSide.Go] and [ClientSide.Notify].
-type ClientSide struct {
+// ClientSideOf is the client end of an ACP connection speaking one
+// generated surface: this program is the client and the peer is an agent.
+// P is the surface's agent peer (*gen.AgentPeer for stable v1). Inbound
+// agent calls are dispatched to the surface's Client implementation (plus
+// its optional handler interfaces); outgoing calls go through the typed
+// [ClientSideOf.Agent] or, for extension and raw calls,
+// [ClientSideOf.Call], [ClientSideOf.Go] and [ClientSideOf.Notify].
+type ClientSideOf[P any] struct {
 	s     *side
-	impl  gen.Client
-	agent *gen.AgentPeer
+	agent P
 }
+
+// ClientSide is the client end of a stable v1 connection (package gen).
+type ClientSide = ClientSideOf[*gen.AgentPeer]
 
 // NewClientSide starts the client end of a connection reading the agent's
 // output from r and writing to its input w. opts may be nil.
 func NewClientSide(r io.Reader, w io.Writer, impl gen.Client, opts *SideOptions) *ClientSide {
-	c := &ClientSide{impl: impl}
-	c.s = newSide(r, w, opts, true, c.dispatch)
-	c.agent = gen.NewAgentPeer(c)
+	return NewClientSideOf(gen.Surface, r, w, impl, opts)
+}
+
+// NewClientSideOf is [NewClientSide] for any generated surface: sf is the
+// surface package's Surface (gen.Surface, or that of an opt-in package
+// such as v1 unstable) and impl its Client. Go does not infer the surface
+// from a concrete impl, so pass impl as the package's Client interface
+// (v1unstable.Client(&myClient{})). Strict mode reads that surface's
+// capabilities with its table (see [SideOptions]).
+func NewClientSideOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP], r io.Reader, w io.Writer, impl C, opts *SideOptions) *ClientSideOf[AP] {
+	spec := surface.SpecOf(sf)
+	c := &ClientSideOf[AP]{}
+	c.s = newSide(spec, r, w, opts, true, func(ctx context.Context, req *Request) (any, error) {
+		result, err := spec.DispatchClient(ctx, impl, req.Method, req.Params)
+		return c.s.answer(ctx, impl, req, result, err)
+	})
+	c.agent = spec.NewAgentPeer(c)
 	c.s.conn.run()
 	return c
 }
@@ -253,120 +270,133 @@ func NewClientSide(r io.Reader, w io.Writer, impl gen.Client, opts *SideOptions)
 // connection over its stdin and stdout (see [StartCommand] for how to end
 // it and reap the process).
 func StartAgent(cmd *exec.Cmd, impl gen.Client, opts *SideOptions) (*ClientSide, error) {
+	return StartAgentOf(gen.Surface, cmd, impl, opts)
+}
+
+// StartAgentOf is [StartAgent] for any generated surface (see
+// [NewClientSideOf]).
+func StartAgentOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP], cmd *exec.Cmd, impl C, opts *SideOptions) (*ClientSideOf[AP], error) {
 	r, w, err := startPipes(cmd)
 	if err != nil {
 		return nil, err
 	}
-	return NewClientSide(r, w, impl, opts), nil
-}
-
-func (c *ClientSide) dispatch(ctx context.Context, req *Request) (any, error) {
-	result, err := dispatchClientTrusted(ctx, c.impl, req.Method, req.Params)
-	return answer(ctx, c.impl, req, result, err)
+	return NewClientSideOf(sf, r, w, impl, opts), nil
 }
 
 // Agent returns the typed calls to the agent. They honour strict mode.
-func (c *ClientSide) Agent() *gen.AgentPeer { return c.agent }
+func (c *ClientSideOf[P]) Agent() P { return c.agent }
 
 // Conn returns the underlying connection (Flush, WriteRaw, Done, ...).
 // Calls made on it directly bypass strict mode.
-func (c *ClientSide) Conn() *Conn { return c.s.conn }
+func (c *ClientSideOf[P]) Conn() *Conn { return c.s.conn }
 
 // Call sends any request (an extension method such as "_vendor/x", or a
 // method by name) and decodes its result; see [Conn.Call]. It honours
 // strict mode.
-func (c *ClientSide) Call(ctx context.Context, method string, params, result any) error {
+func (c *ClientSideOf[P]) Call(ctx context.Context, method string, params, result any) error {
 	return c.s.call(ctx, method, params, result)
 }
 
 // Go sends a request without waiting for its answer; see [Conn.Go]. It
 // honours strict mode. The adapter uses it for session/prompt, whose answer
 // it still needs after sending session/cancel.
-func (c *ClientSide) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
+func (c *ClientSideOf[P]) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
 	return c.s.goCall(ctx, method, params)
 }
 
 // Notify sends a notification; see [Conn.Notify]. It honours strict mode.
-func (c *ClientSide) Notify(ctx context.Context, method string, params any) error {
+func (c *ClientSideOf[P]) Notify(ctx context.Context, method string, params any) error {
 	return c.s.notify(ctx, method, params)
 }
 
 // Close closes the connection; see [Conn.Close].
-func (c *ClientSide) Close() error { return c.s.conn.Close() }
+func (c *ClientSideOf[P]) Close() error { return c.s.conn.Close() }
 
 // Done is closed when the connection has ended; see [Conn.Done].
-func (c *ClientSide) Done() <-chan struct{} { return c.s.conn.Done() }
+func (c *ClientSideOf[P]) Done() <-chan struct{} { return c.s.conn.Done() }
 
 // Err says why the connection ended; see [Conn.Err].
-func (c *ClientSide) Err() error { return c.s.conn.Err() }
+func (c *ClientSideOf[P]) Err() error { return c.s.conn.Err() }
 
-// AgentSide is the agent end of an ACP connection: this program is the
-// agent and the peer is a client. Inbound client calls are dispatched to a
-// gen.Agent implementation (plus its optional handler interfaces);
-// outgoing calls go through the typed [AgentSide.Client] or
-// [AgentSide.Call], [AgentSide.Go] and [AgentSide.Notify].
-type AgentSide struct {
+// AgentSideOf is the agent end of an ACP connection speaking one generated
+// surface: this program is the agent and the peer is a client. P is the
+// surface's client peer (*gen.ClientPeer for stable v1). Inbound client
+// calls are dispatched to the surface's Agent implementation (plus its
+// optional handler interfaces); outgoing calls go through the typed
+// [AgentSideOf.Client] or [AgentSideOf.Call], [AgentSideOf.Go] and
+// [AgentSideOf.Notify].
+type AgentSideOf[P any] struct {
 	s      *side
-	impl   gen.Agent
-	client *gen.ClientPeer
+	client P
 }
+
+// AgentSide is the agent end of a stable v1 connection (package gen).
+type AgentSide = AgentSideOf[*gen.ClientPeer]
 
 // NewAgentSide starts the agent end of a connection reading the client's
 // messages from r (usually os.Stdin) and writing to w (usually os.Stdout).
 // opts may be nil.
 func NewAgentSide(r io.Reader, w io.Writer, impl gen.Agent, opts *SideOptions) *AgentSide {
-	a := &AgentSide{impl: impl}
-	a.s = newSide(r, w, opts, false, a.dispatch)
-	a.client = gen.NewClientPeer(a)
+	return NewAgentSideOf(gen.Surface, r, w, impl, opts)
+}
+
+// NewAgentSideOf is [NewAgentSide] for any generated surface: sf is the
+// surface package's Surface and impl its Agent (passed as that interface;
+// see [NewClientSideOf]).
+func NewAgentSideOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP], r io.Reader, w io.Writer, impl A, opts *SideOptions) *AgentSideOf[CP] {
+	spec := surface.SpecOf(sf)
+	a := &AgentSideOf[CP]{}
+	a.s = newSide(spec, r, w, opts, false, func(ctx context.Context, req *Request) (any, error) {
+		result, err := spec.DispatchAgent(ctx, impl, req.Method, req.Params)
+		if err == nil && req.Method == methodInitialize && a.s.strict != nil {
+			// What the client advertised gates this side's calls to it.
+			a.s.strict.learnInitialize(req.Params)
+		}
+		return a.s.answer(ctx, impl, req, result, err)
+	})
+	a.client = spec.NewClientPeer(a)
 	a.s.conn.run()
 	return a
 }
 
-func (a *AgentSide) dispatch(ctx context.Context, req *Request) (any, error) {
-	result, err := dispatchAgentTrusted(ctx, a.impl, req.Method, req.Params)
-	if err == nil && req.Method == gen.MethodInitialize {
-		// What the client advertised gates this side's calls to it.
-		a.s.peer.learnClient(req.Params)
-	}
-	return answer(ctx, a.impl, req, result, err)
-}
-
 // Client returns the typed calls to the client. They honour strict mode.
-func (a *AgentSide) Client() *gen.ClientPeer { return a.client }
+func (a *AgentSideOf[P]) Client() P { return a.client }
 
 // Conn returns the underlying connection. Calls made on it directly bypass
 // strict mode.
-func (a *AgentSide) Conn() *Conn { return a.s.conn }
+func (a *AgentSideOf[P]) Conn() *Conn { return a.s.conn }
 
 // Call sends any request to the client and decodes its result; see
 // [Conn.Call]. It honours strict mode.
-func (a *AgentSide) Call(ctx context.Context, method string, params, result any) error {
+func (a *AgentSideOf[P]) Call(ctx context.Context, method string, params, result any) error {
 	return a.s.call(ctx, method, params, result)
 }
 
 // Go sends a request without waiting for its answer; see [Conn.Go].
-func (a *AgentSide) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
+func (a *AgentSideOf[P]) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
 	return a.s.goCall(ctx, method, params)
 }
 
 // Notify sends a notification to the client; see [Conn.Notify]. It honours
 // strict mode.
-func (a *AgentSide) Notify(ctx context.Context, method string, params any) error {
+func (a *AgentSideOf[P]) Notify(ctx context.Context, method string, params any) error {
 	return a.s.notify(ctx, method, params)
 }
 
 // Close closes the connection; see [Conn.Close].
-func (a *AgentSide) Close() error { return a.s.conn.Close() }
+func (a *AgentSideOf[P]) Close() error { return a.s.conn.Close() }
 
 // Done is closed when the connection has ended; see [Conn.Done].
-func (a *AgentSide) Done() <-chan struct{} { return a.s.conn.Done() }
+func (a *AgentSideOf[P]) Done() <-chan struct{} { return a.s.conn.Done() }
 
 // Err says why the connection ended; see [Conn.Err].
-func (a *AgentSide) Err() error { return a.s.conn.Err() }
+func (a *AgentSideOf[P]) Err() error { return a.s.conn.Err() }
 
 // Interface checks: both sides are what the generated typed peers need.
 var (
-	_ gen.Caller = (*Conn)(nil)
-	_ gen.Caller = (*ClientSide)(nil)
-	_ gen.Caller = (*AgentSide)(nil)
+	_ gen.Caller     = (*Conn)(nil)
+	_ gen.Caller     = (*ClientSide)(nil)
+	_ gen.Caller     = (*AgentSide)(nil)
+	_ surface.Caller = (*ClientSideOf[any])(nil)
+	_ surface.Caller = (*AgentSideOf[any])(nil)
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/acpsdk/internal/surface"
 )
 
 // minimalAgent implements only the required gen.Agent methods.
@@ -295,21 +296,21 @@ func TestCapabilityTables(t *testing.T) {
 		{gen.MethodSessionSetConfigOption, `{"sessionId":"s"}`, "configOptions in the session's setup response"},
 	}
 	for _, r := range agentRows {
-		var full2, none2 peerState
-		full2.learnAgent([]byte(full))
-		full2.learnSession(gen.MethodSessionLoad, []byte(`{"sessionId":"s"}`), []byte(`{"modes":{"currentModeId":"a","availableModes":[]},"configOptions":[]}`))
-		none2.learnAgent([]byte(none))
-		none2.learnSession(gen.MethodSessionNew, nil, []byte(`{"sessionId":"s"}`))
-		_, err := full2.checkAgentCall(r.method, json.RawMessage(r.params))
+		full2, none2 := stableStrict(true), stableStrict(true)
+		learn(t, full2, gen.MethodInitialize, nil, full)
+		learn(t, full2, gen.MethodSessionLoad, []byte(`{"sessionId":"s"}`), `{"modes":{"currentModeId":"a","availableModes":[]},"configOptions":[]}`)
+		learn(t, none2, gen.MethodInitialize, nil, none)
+		learn(t, none2, gen.MethodSessionNew, nil, `{"sessionId":"s"}`)
+		_, err := full2.check(r.method, json.RawMessage(r.params))
 		require.NoError(t, err, r.method)
-		_, err = none2.checkAgentCall(r.method, json.RawMessage(r.params))
+		_, err = none2.check(r.method, json.RawMessage(r.params))
 		ce, ok := errors.AsType[*CapabilityError](err)
 		require.True(t, ok, "%s %s: %v", r.method, r.params, err)
 		require.Equal(t, r.requires, ce.Requires)
 	}
 	for _, m := range []string{gen.MethodInitialize, gen.MethodSessionNew, gen.MethodSessionCancel, "_x/y"} {
-		var none2 peerState
-		_, err := none2.checkAgentCall(m, json.RawMessage(`{}`))
+		none2 := stableStrict(true)
+		_, err := none2.check(m, json.RawMessage(`{}`))
 		require.NoError(t, err, "%s is baseline", m)
 	}
 
@@ -335,24 +336,38 @@ func TestCapabilityTables(t *testing.T) {
 		{gen.MethodSessionUpdate, `{"update":{"sessionUpdate":"compaction_summary_chunk"}}`, "clientCapabilities.session.compaction"},
 	}
 	for _, r := range clientRows {
-		var full2, none2 peerState
-		full2.learnClient([]byte(fullClient))
-		none2.learnClient([]byte(noneClient))
-		_, err := full2.checkClientCall(r.method, json.RawMessage(r.params))
+		full2, none2 := stableStrict(false), stableStrict(false)
+		full2.learnInitialize([]byte(fullClient))
+		none2.learnInitialize([]byte(noneClient))
+		_, err := full2.check(r.method, json.RawMessage(r.params))
 		require.NoError(t, err, r.method)
-		_, err = none2.checkClientCall(r.method, json.RawMessage(r.params))
+		_, err = none2.check(r.method, json.RawMessage(r.params))
 		ce, ok := errors.AsType[*CapabilityError](err)
 		require.True(t, ok, "%s %s: %v", r.method, r.params, err)
 		require.Equal(t, r.requires, ce.Requires)
 	}
 	for _, m := range []string{gen.MethodSessionRequestPermission, gen.MethodSessionUpdate} {
-		var none2 peerState
-		_, err := none2.checkClientCall(m, json.RawMessage(`{"update":{"sessionUpdate":"plan"}}`))
+		none2 := stableStrict(false)
+		_, err := none2.check(m, json.RawMessage(`{"update":{"sessionUpdate":"plan"}}`))
 		require.NoError(t, err, "%s is baseline", m)
 	}
 	// A capability message that does not decode advertises nothing.
-	var bad peerState
-	bad.learnAgent([]byte(`{"agentCapabilities":{"loadSession":"yes"}}`))
-	_, err := bad.checkAgentCall(gen.MethodSessionLoad, nil)
+	bad := stableStrict(true)
+	_, err := bad.learnAnswer(gen.MethodInitialize, nil, []byte(`{"agentCapabilities":{"loadSession":"yes"}}`))
+	require.Error(t, err)
+	_, err = bad.check(gen.MethodSessionLoad, nil)
 	require.ErrorIs(t, err, ErrNotAdvertised)
+}
+
+// stableStrict is strict mode's state for a stable v1 side.
+func stableStrict(peerIsAgent bool) *strictState {
+	spec := surface.SpecOf(gen.Surface)
+	return newStrictState(spec.Schema, peerIsAgent, spec.NewParams, spec.NewResult)
+}
+
+// learn feeds st the answer to one call of method.
+func learn(t *testing.T, st *strictState, method string, params []byte, result string) {
+	t.Helper()
+	_, err := st.learnAnswer(method, params, []byte(result))
+	require.NoError(t, err, "%s result %s", method, result)
 }

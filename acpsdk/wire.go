@@ -10,29 +10,29 @@ import (
 
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/acpsdk/internal/jsonx"
-	"acpkit.dev/acpsdk/internal/trusted"
+	"acpkit.dev/acpsdk/internal/surface"
 )
 
 // dispatchAgentTrusted and dispatchClientTrusted are gen's dispatchers
-// minus the params validation: a message reaches them only from a line
-// classify validated with the decoders' own validator, so validating its
-// params again would be waste.
-// They are only ever given Request.Params built by classify.
+// minus the params validation (every surface's sides use their surface's
+// the same way): a message reaches them only from a line classify
+// validated with the decoders' own validator, so validating its params
+// again would be waste. They are only ever given Request.Params built by
+// classify.
 var (
-	dispatchAgentTrusted  = trusted.Agent.(trusted.Dispatcher[gen.Agent])
-	dispatchClientTrusted = trusted.Client.(trusted.Dispatcher[gen.Client])
-	// gen's init has set trusted.Result by now, as it set the dispatchers.
-	trustedResult = trusted.Result
+	dispatchAgentTrusted  = surface.SpecOf(gen.Surface).DispatchAgent
+	dispatchClientTrusted = surface.SpecOf(gen.Surface).DispatchClient
 )
 
 // decodeTrustedResult decodes a result read from a validated line into a
-// generated result type without validating it again; ok is false for null
-// and for any other destination, which json.Unmarshal then handles.
+// generated result type, of any surface, without validating it again; ok
+// is false for null and for any other destination, which json.Unmarshal
+// then handles.
 func decodeTrustedResult(result []byte, into any) (ok bool, err error) {
 	if jsonx.IsNull(result) {
 		return false, nil
 	}
-	return trustedResult(result, into)
+	return surface.DecodeResult(result, into)
 }
 
 // msgKind classifies one inbound line.

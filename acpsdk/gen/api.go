@@ -4,7 +4,7 @@ package gen
 
 import (
 	"acpkit.dev/acpsdk/internal/jsonx"
-	trusted "acpkit.dev/acpsdk/internal/trusted"
+	surface "acpkit.dev/acpsdk/internal/surface"
 	"context"
 	"errors"
 )
@@ -734,16 +734,46 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 	return nil, ErrNotImplemented
 }
 
-// The trusted dispatchers reach acpsdk through an internal package, so
-// users only ever get the validating DispatchAgent and DispatchClient.
-func init() {
-	trusted.Agent = trusted.Dispatcher[Agent](func(ctx context.Context, impl Agent, method string, params []byte) (any, error) {
+// Surface describes this package to acpsdk: pass it to
+// acpsdk.NewClientSideOf or acpsdk.NewAgentSideOf to speak this schema over
+// an acpsdk connection, with strict mode reading this schema's
+// capabilities. It is opaque: it carries the dispatchers that skip
+// re-validating params the connection already validated, so users only
+// ever get the validating DispatchAgent and DispatchClient.
+var Surface = surface.New(surface.Spec[Agent, Client, *AgentPeer, *ClientPeer]{
+	DispatchAgent: func(ctx context.Context, impl Agent, method string, params []byte) (any, error) {
 		return dispatchAgent(ctx, impl, method, params, true)
-	})
-	trusted.Client = trusted.Dispatcher[Client](func(ctx context.Context, impl Client, method string, params []byte) (any, error) {
+	},
+	DispatchClient: func(ctx context.Context, impl Client, method string, params []byte) (any, error) {
 		return dispatchClient(ctx, impl, method, params, true)
-	})
-	trusted.Result = decodeTrustedResult
+	},
+	NewAgentPeer: func(c surface.Caller) *AgentPeer {
+		return NewAgentPeer(c)
+	},
+	NewClientPeer: func(c surface.Caller) *ClientPeer {
+		return NewClientPeer(c)
+	},
+	NewParams:      newParams,
+	NewResult:      newResult,
+	NotImplemented: ErrNotImplemented,
+	Result:         decodeTrustedResult,
+	Schema:         "schema/v1/schema.json",
+})
+
+// newParams returns a new params value of method, nil when there is none.
+func newParams(method string) any {
+	if m, ok := LookupMethod(method); ok && m.NewParams != nil {
+		return m.NewParams()
+	}
+	return nil
+}
+
+// newResult returns a new result value of method, nil when there is none.
+func newResult(method string) any {
+	if m, ok := LookupMethod(method); ok && m.NewResult != nil {
+		return m.NewResult()
+	}
+	return nil
 }
 
 // decodeTrustedResult decodes a validated result into a method's result

@@ -23,21 +23,36 @@ import (
 	"acpkit.dev/conformance/refagent"
 )
 
-// pin is schema/pin.json.
+// pin is the surface of schema/pin.json that acpsdk/gen is generated
+// from (the runtime's), with the package it comes from.
 type pin struct {
-	Package string `json:"package"`
-	Version string `json:"version"`
-	File    string `json:"file"`
-	SHA256  string `json:"sha256"`
+	Package string
+	Version string
+	File    string
+	SHA256  string
 }
 
 func readPin(t *testing.T) pin {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "schema", "pin.json"))
 	require.NoError(t, err)
-	var p pin
-	require.NoError(t, json.Unmarshal(b, &p))
-	return p
+	var doc struct {
+		Package  string `json:"package"`
+		Version  string `json:"version"`
+		Surfaces []struct {
+			File    string `json:"file"`
+			SHA256  string `json:"sha256"`
+			Runtime bool   `json:"runtime"`
+		} `json:"surfaces"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	for _, s := range doc.Surfaces {
+		if s.Runtime {
+			return pin{Package: doc.Package, Version: doc.Version, File: s.File, SHA256: s.SHA256}
+		}
+	}
+	t.Fatal("schema/pin.json has no runtime surface")
+	return pin{}
 }
 
 // TestSDK1_HandshakeVersionPinned: the protocol version our clients send

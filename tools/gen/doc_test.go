@@ -11,10 +11,16 @@ import (
 // TestGeneratedDocs: every exported identifier the generator emits has a doc
 // comment, and type docs start with the type's name.
 func TestGeneratedDocs(t *testing.T) {
-	files, err := generated()
+	pkgs, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range pkgs {
+		checkDocs(t, p.files)
+	}
+}
+
+func checkDocs(t *testing.T, files map[string][]byte) {
 	fset := token.NewFileSet()
 	for name, src := range files {
 		if strings.HasSuffix(name, "_test.go") {

@@ -8,14 +8,43 @@ import (
 
 func sideConst(side string) string { return "Side" + goName(side) }
 
+// extraSideConsts declares the sides beyond agent, client and protocol
+// that the schema's x-side names (v1 unstable's proxy).
+func (e *emitter) extraSideConsts() jen.Code {
+	s := jen.Null()
+	for _, side := range e.m.extraSides() {
+		s.Comment(fmt.Sprintf("%s methods are handled by a %s (the schema's x-side %q).", sideConst(side), side, side)).Line()
+		s.Id(sideConst(side)).Id("Side").Op("=").Lit(side).Line()
+	}
+	return s
+}
+
+// resultType is how a method's result is held: a pointer to its struct, or
+// the union interface itself for a result that is a union.
+func resultType(m *Method) *jen.Statement {
+	if m.Result.Kind == TUnion {
+		return jen.Id(m.Result.Name)
+	}
+	return jen.Op("*").Id(m.Result.Name)
+}
+
 // methodTable emits the method constants, Side, MethodInfo, Methods and
 // LookupMethod.
 func (e *emitter) methodTable(f *jen.File) {
 	var consts []jen.Code
-	for _, m := range e.m.Methods {
+	for i, m := range e.m.Methods {
 		kind := "request"
 		if m.Notification {
 			kind = "notification"
+		}
+		if i > 0 && e.m.Methods[i-1].Name == m.Name {
+			continue // one constant per wire name
+		}
+		if m.Shared {
+			other := e.m.Methods[i+1]
+			consts = append(consts, jen.Comment(fmt.Sprintf("%s is the %s %s, handled by the %s side (params %s), and the %s of the same name handled by the %s side (params %s).", m.Const, kind, m.Name, m.Side, m.Params.Name, map[bool]string{true: "notification", false: "request"}[other.Notification], other.Side, other.Params.Name)).Line().
+				Id(m.Const).Op("=").Lit(m.Name))
+			continue
 		}
 		consts = append(consts, jen.Comment(fmt.Sprintf("%s is the %s %s, handled by the %s side (params %s).", m.Const, kind, m.Name, m.Side, m.Params.Name)).Line().
 			Id(m.Const).Op("=").Lit(m.Name))
@@ -34,6 +63,7 @@ func (e *emitter) methodTable(f *jen.File) {
 		jen.Id("SideClient").Id("Side").Op("=").Lit("client"),
 		jen.Comment("SideProtocol methods belong to the connection itself ($/cancel_request)."),
 		jen.Id("SideProtocol").Id("Side").Op("=").Lit("protocol"),
+		e.extraSideConsts(),
 	)
 	f.Line()
 	f.Comment("MethodInfo describes one method of the protocol.")
@@ -75,6 +105,18 @@ func (e *emitter) methodTable(f *jen.File) {
 		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Id("MethodInfo").Values(), jen.False())),
 		jen.Return(jen.Id("Methods").Index(jen.Id("i")), jen.True()),
 	)
+	if !e.m.SharedNames() {
+		return
+	}
+	f.Line()
+	f.Comment("LookupMethodOf finds the method of a wire name that side handles. Some wire")
+	f.Comment("names here have a method on two sides; LookupMethod finds the first of them.")
+	f.Func().Id("LookupMethodOf").Params(jen.Id("side").Id("Side"), jen.Id("name").String()).Params(jen.Id("MethodInfo"), jen.Bool()).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("m")).Op(":=").Range().Id("Methods")).Block(
+			jen.If(jen.Id("m").Dot("Side").Op("==").Id("side").Op("&&").Id("m").Dot("Name").Op("==").Id("name")).Block(jen.Return(jen.Id("m"), jen.True())),
+		),
+		jen.Return(jen.Id("MethodInfo").Values(), jen.False()),
+	)
 }
 
 // api emits Caller, the peers, the handler interfaces and the dispatchers.
@@ -96,20 +138,21 @@ func (e *emitter) api(f *jen.File) {
 	f.Line()
 	e.peer(f, "agent", "AgentPeer", "the agent", "client")
 	e.peer(f, "client", "ClientPeer", "the client", "agent")
+	for _, side := range e.m.extraSides() {
+		e.peer(f, side, goName(side)+"Peer", "a "+side, "other")
+	}
 	e.handlers(f, "agent", "Agent")
 	e.handlers(f, "client", "Client")
-	f.Comment("The trusted dispatchers reach acpsdk through an internal package, so")
-	f.Comment("users only ever get the validating DispatchAgent and DispatchClient.")
-	trustedHook := func(iface string) jen.Code {
-		return jen.Qual(trustedPkg, iface).Op("=").Qual(trustedPkg, "Dispatcher").Types(jen.Id(iface)).Call(
-			jen.Func().Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-				jen.Return(jen.Id("dispatch"+iface).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.True())),
-			))
+	for _, side := range e.m.extraSides() {
+		e.handlers(f, side, goName(side))
 	}
-	f.Func().Id("init").Params().Block(trustedHook("Agent"), trustedHook("Client"),
-		jen.Qual(trustedPkg, "Result").Op("=").Id("decodeTrustedResult"))
-	f.Line()
+	e.surface(f)
 	e.trustedResult(f)
+	e.decodeParams(f)
+}
+
+// decodeParams emits the params decoder the dispatchers share.
+func (e *emitter) decodeParams(f *jen.File) {
 	f.Comment("decodeParams decodes JSON-RPC params; absent or null params decode as {}")
 	f.Comment("so that required members are reported by name. Errors carry the path")
 	f.Comment("prefixed with \"params\".")
@@ -133,6 +176,57 @@ func (e *emitter) api(f *jen.File) {
 	)
 }
 
+// surface emits Surface, the package's descriptor for acpsdk's generic
+// sides: its trusted dispatchers and result decoder, its peers, and its
+// method table's constructors (which strict mode decodes capabilities
+// with). The trusted entry points stay unexported: the descriptor is
+// opaque outside acpsdk.
+func (e *emitter) surface(f *jen.File) {
+	ctx := jen.Qual("context", "Context")
+	trustedDispatch := func(iface string) jen.Code {
+		return jen.Func().Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+			jen.Return(jen.Id("dispatch"+iface).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.True())),
+		)
+	}
+	newPeer := func(name string) jen.Code {
+		return jen.Func().Params(jen.Id("c").Qual(descriptorPkg, "Caller")).Op("*").Id(name).Block(
+			jen.Return(jen.Id("New" + name).Call(jen.Id("c"))),
+		)
+	}
+	f.Comment("Surface describes this package to acpsdk: pass it to")
+	f.Comment("acpsdk.NewClientSideOf or acpsdk.NewAgentSideOf to speak this schema over")
+	f.Comment("an acpsdk connection, with strict mode reading this schema's")
+	f.Comment("capabilities. It is opaque: it carries the dispatchers that skip")
+	f.Comment("re-validating params the connection already validated, so users only")
+	f.Comment("ever get the validating DispatchAgent and DispatchClient.")
+	f.Var().Id("Surface").Op("=").Qual(descriptorPkg, "New").Call(
+		jen.Qual(descriptorPkg, "Spec").Types(jen.Id("Agent"), jen.Id("Client"), jen.Op("*").Id("AgentPeer"), jen.Op("*").Id("ClientPeer")).Values(jen.Dict{
+			jen.Id("Schema"):         jen.Lit(e.m.Surface.File),
+			jen.Id("NotImplemented"): jen.Id("ErrNotImplemented"),
+			jen.Id("DispatchAgent"):  trustedDispatch("Agent"),
+			jen.Id("DispatchClient"): trustedDispatch("Client"),
+			jen.Id("NewAgentPeer"):   newPeer("AgentPeer"),
+			jen.Id("NewClientPeer"):  newPeer("ClientPeer"),
+			jen.Id("NewParams"):      jen.Id("newParams"),
+			jen.Id("NewResult"):      jen.Id("newResult"),
+			jen.Id("Result"):         jen.Id("decodeTrustedResult"),
+		}),
+	)
+	f.Line()
+	for _, which := range []string{"Params", "Result"} {
+		f.Comment(fmt.Sprintf("new%s returns a new %s value of method, nil when there is none.", which, lowerFirst(which)))
+		f.Func().Id("new"+which).Params(jen.Id("method").String()).Any().Block(
+			jen.If(jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Id("LookupMethod").Call(jen.Id("method")), jen.Id("ok").Op("&&").Id("m").Dot("New"+which).Op("!=").Nil()).Block(
+				jen.Return(jen.Id("m").Dot("New"+which).Call()),
+			),
+			jen.Return(jen.Nil()),
+		)
+		f.Line()
+	}
+}
+
+func lowerFirst(s string) string { return string(s[0]|0x20) + s[1:] }
+
 func (e *emitter) peer(f *jen.File, side, name, who, caller string) {
 	f.Comment(fmt.Sprintf("%s calls the methods %s handles, with typed params and results;", name, who))
 	f.Comment(fmt.Sprintf("the %s side uses it to talk to %s.", caller, who))
@@ -152,6 +246,15 @@ func (e *emitter) peer(f *jen.File, side, name, who, caller string) {
 			f.Comment(fmt.Sprintf("%s sends the %s notification.", m.GoMethod, m.Name))
 			f.Func().Params(jen.Id("p").Op("*").Id(name)).Id(m.GoMethod).Params(jen.Id("ctx").Add(ctx), jen.Id("params").Op("*").Id(m.Params.Name)).Error().Block(
 				jen.Return(jen.Id("p").Dot("c").Dot("Notify").Call(jen.Id("ctx"), jen.Id(m.Const), jen.Id("params"))),
+			)
+		} else if m.Result.Kind == TUnion {
+			f.Comment(fmt.Sprintf("%s calls %s and waits for its result, one of %s's variants.", m.GoMethod, m.Name, m.Result.Name))
+			f.Func().Params(jen.Id("p").Op("*").Id(name)).Id(m.GoMethod).Params(jen.Id("ctx").Add(ctx), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Id(m.Result.Name), jen.Error()).Block(
+				jen.Var().Id("raw").Qual(segJSON, "RawMessage"),
+				jen.If(jen.Err().Op(":=").Id("p").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(m.Const), jen.Id("params"), jen.Op("&").Id("raw")), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Nil(), jen.Err()),
+				),
+				jen.Return(jen.Id("Unmarshal"+m.Result.Name).Call(jen.Id("raw"))),
 			)
 		} else {
 			f.Comment(fmt.Sprintf("%s calls %s and waits for its result.", m.GoMethod, m.Name))
@@ -174,7 +277,7 @@ func handlerSig(m *Method) *jen.Statement {
 	if m.Notification {
 		return s.Error()
 	}
-	return s.Params(jen.Op("*").Id(m.Result.Name), jen.Error())
+	return s.Params(resultType(m), jen.Error())
 }
 
 func (e *emitter) handlers(f *jen.File, side, iface string) {
@@ -193,13 +296,19 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 		if m.Side != side || isRequired(m) {
 			continue
 		}
-		name := m.GoMethod + "Handler"
+		name := m.HandlerName()
 		f.Comment(fmt.Sprintf("%s is implemented by a%s %s that supports %s.", name, article(side), side, m.Name))
 		f.Type().Id(name).Interface(jen.Comment(fmt.Sprintf("%s handles %s.", m.GoMethod, m.Name)), handlerSig(m))
 		f.Line()
 	}
 	ctx := jen.Qual("context", "Context")
-	var cases []jen.Code
+	var cases, notifCases []jen.Code
+	requests := map[string]bool{}
+	for _, m := range e.m.Methods {
+		if m.Side == side && !m.Notification {
+			requests[m.Name] = true
+		}
+	}
 	for _, m := range e.m.Methods {
 		if m.Side != side {
 			continue
@@ -208,7 +317,7 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 		h := jen.Id("impl")
 		if !isRequired(m) {
 			body = append(body,
-				jen.List(jen.Id("h"), jen.Id("ok")).Op(":=").Id("impl").Assert(jen.Id(m.GoMethod+"Handler")),
+				jen.List(jen.Id("h"), jen.Id("ok")).Op(":=").Id("impl").Assert(jen.Id(m.HandlerName())),
 				jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Id("ErrNotImplemented"))),
 			)
 			h = jen.Id("h")
@@ -231,10 +340,17 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 				jen.Return(jen.Id("r"), jen.Nil()),
 			)
 		}
+		if m.Notification && requests[m.Name] {
+			notifCases = append(notifCases, jen.Case(jen.Id(m.Const)).Block(body...))
+			continue
+		}
 		cases = append(cases, jen.Case(jen.Id(m.Const)).Block(body...))
 	}
 	name := "Dispatch" + iface
 	lower := "dispatch" + iface
+	if len(notifCases) > 0 {
+		e.notificationDispatcher(f, iface, notifCases)
+	}
 	f.Comment(fmt.Sprintf("%s decodes params for method, calls impl, and returns its result", name))
 	f.Comment("(nil for notifications). A params decode failure is a *DecodeError whose")
 	f.Comment("path starts with \"params\"; a method that is not in the table, or whose")
@@ -245,6 +361,30 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 	f.Line()
 	f.Comment(fmt.Sprintf("%s is %s; trusted skips re-validating params that", lower, name))
 	f.Comment("come from a line the connection already validated (see decodeParams).")
+	f.Func().Id(lower).Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte(), jen.Id("trusted").Bool()).Params(jen.Any(), jen.Error()).Block(
+		jen.Switch(jen.Id("method")).Block(cases...),
+		jen.Return(jen.Nil(), jen.Id("ErrNotImplemented")),
+	)
+	f.Line()
+}
+
+// notificationDispatcher emits Dispatch<Iface>Notification for the
+// notifications of a side whose wire name a request of that side also has
+// (v1 unstable's proxy/successor): the connection knows which of the two a
+// message is (it has an id or not), a dispatcher by name alone cannot.
+func (e *emitter) notificationDispatcher(f *jen.File, iface string, cases []jen.Code) {
+	ctx := jen.Qual("context", "Context")
+	name := "Dispatch" + iface + "Notification"
+	lower := "dispatch" + iface + "Notification"
+	f.Comment(fmt.Sprintf("%s dispatches the notifications whose wire name also names a", name))
+	f.Comment(fmt.Sprintf("request of this side, which Dispatch%s takes as the request; other", iface))
+	f.Comment("methods are ErrNotImplemented here.")
+	f.Func().Id(name).Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte()).Error().Block(
+		jen.List(jen.Id("_"), jen.Err()).Op(":=").Id(lower).Call(jen.Id("ctx"), jen.Id("impl"), jen.Id("method"), jen.Id("params"), jen.False()),
+		jen.Return(jen.Err()),
+	)
+	f.Line()
+	f.Comment(fmt.Sprintf("%s is %s; trusted skips re-validating params.", lower, name))
 	f.Func().Id(lower).Params(jen.Id("ctx").Add(ctx), jen.Id("impl").Id(iface), jen.Id("method").String(), jen.Id("params").Index().Byte(), jen.Id("trusted").Bool()).Params(jen.Any(), jen.Error()).Block(
 		jen.Switch(jen.Id("method")).Block(cases...),
 		jen.Return(jen.Nil(), jen.Id("ErrNotImplemented")),
@@ -270,6 +410,9 @@ func (e *emitter) trustedResult(f *jen.File) {
 	seen := map[string]bool{}
 	for _, m := range e.m.Methods {
 		r := m.Result
+		if r != nil && r.Kind == TAlias {
+			r = r.Alias // the same Go type: one case
+		}
 		if r == nil || r.Kind != TStruct || seen[r.Name] {
 			continue
 		}

@@ -11,6 +11,14 @@ import (
 
 func jx(name string) *jen.Statement { return jen.Qual(jsonxPkg, name) }
 
+// minItemsCheck fails a decoded list v (with err nil so far) that is
+// shorter than the schema's minItems.
+func minItemsCheck(v string, n int) *jen.Statement {
+	return jen.If(jen.Err().Op("==").Nil().Op("&&").Len(jen.Id(v)).Op("<").Lit(n)).Block(
+		jen.Err().Op("=").Add(jx("Errorf")).Call(jx("ErrInvalidValue"), jen.Lit(fmt.Sprintf("fewer than %d items", n))),
+	)
+}
+
 // keyLit is the `"key":` prefix of a member, as a Go string literal.
 func keyLit(key string) *jen.Statement {
 	k, _ := json.Marshal(key)
@@ -606,8 +614,12 @@ func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
 		return out
 	}
 	if u := f.Ref.Named; u != nil && u.Kind == TUnion {
+		args := []jen.Code{jen.Id("it").Dot("Rest").Call()}
+		if u.Union.Flattened {
+			args = append(args, jen.Nil()) // a whole object: nothing to skip
+		}
 		out = append(out,
-			jen.List(jen.Id("t"), jen.Id("n"), jen.Err()).Op(":=").Id("decode"+u.Name+"At").Call(jen.Id("it").Dot("Rest").Call()),
+			jen.List(jen.Id("t"), jen.Id("n"), jen.Err()).Op(":=").Id("decode"+u.Name+"At").Call(args...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
 			consume,
 			x.Clone().Op("=").Id("t"),
@@ -618,6 +630,14 @@ func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
 	if f.MinLength > 0 {
 		out = append(out, jen.If(jen.Err().Op("==").Nil()).Block(
 			jen.Err().Op("=").Add(jx("MinLength")).Call(jen.String().Call(jen.Id("t")), jen.Lit(f.MinLength)),
+		))
+	}
+	if f.Ref.MinItems > 0 {
+		out = append(out, minItemsCheck("t", f.Ref.MinItems))
+	}
+	if m := f.Ref.Min; m != nil {
+		out = append(out, jen.If(jen.Err().Op("==").Nil().Op("&&").Id("t").Op("<").Lit(int(*m))).Block(
+			jen.Err().Op("=").Add(jx("Errorf")).Call(jx("ErrInvalidValue"), jen.Lit(fmt.Sprintf("less than the minimum %d", *m))),
 		))
 	}
 	out = append(out, jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...))
@@ -776,6 +796,23 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 	} else if err := e.shapeCodec(f, t); err != nil {
 		return err
 	}
+	if u.Flattened && t.Schema != "" {
+		// A def flattened into a variant that is also a member's type
+		// elsewhere (v2 unstable's StateUpdate): its whole-object form.
+		f.Comment(fmt.Sprintf("append%s appends v as a JSON object.", t.Name))
+		f.Func().Id("append"+t.Name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("append"+t.Name+"Members").Call(jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Id("v")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+			jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
+		)
+		f.Line()
+		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
+		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
+			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Id("decode"+t.Name).Call(jx("TrimSpace").Call(jen.Id("data")), jen.Nil())),
+		)
+		f.Line()
+	}
 	if !u.Flattened {
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
 		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
@@ -812,6 +849,14 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		jen.List(jen.Id("tag"), jen.Id("ok"), jen.Err()).Op(":=").Add(jx("Tag")).Call(jen.Id("data"), jen.Lit(u.Tag)),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
 		jen.Id("vskip").Op(":=").Id(tagVar),
+	}
+	if u.LenientTag {
+		// A tag that is not a string (null, malformed) selects the untagged
+		// branch, decoded keeping the member so it re-encodes verbatim.
+		body[1] = jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jx("ErrType"))).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
+			jen.Block(decodeVariant(u.Fallback, jen.Id("skip"))...),
+		)
 	}
 	if u.Flattened {
 		body = append(body, jen.If(jen.Len(jen.Id("skip")).Op(">").Lit(0)).Block(
@@ -940,8 +985,13 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 		byKind[v.JSONKind] = append(byKind[v.JSONKind], v)
 	}
 	scalar := func(v *Variant, dec *jen.Statement) []jen.Code {
+		check := jen.Null()
+		if v.Type.Scalar.MinItems > 0 {
+			check = minItemsCheck("s", v.Type.Scalar.MinItems)
+		}
 		return []jen.Code{
 			jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(dec),
+			check,
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
 			jen.Return(jen.Id(v.Type.Name).Call(jen.Id("s")), jen.Id("n"), jen.Nil()),
 		}

@@ -28,10 +28,14 @@ type sampler struct {
 func (s *sampler) ref(ref *Ref, full bool) string {
 	switch {
 	case ref.List:
-		if !full {
+		if !full && ref.MinItems == 0 {
 			return "[]"
 		}
-		return "[" + s.ref(ref.Elem, full) + "]"
+		items := make([]string, max(ref.MinItems, 1))
+		for i := range items {
+			items[i] = s.ref(ref.Elem, full)
+		}
+		return "[" + strings.Join(items, ",") + "]"
 	case ref.Map:
 		if !full {
 			return "{}"
@@ -50,8 +54,14 @@ func samplePrim(ref *Ref) string {
 	case "bool":
 		return "true"
 	case "int":
+		if ref.Min != nil && *ref.Min > -7 {
+			return fmt.Sprint(*ref.Min)
+		}
 		return "-7"
 	case "uint":
+		if ref.Min != nil && *ref.Min > 7 {
+			return fmt.Sprint(*ref.Min)
+		}
 		return "7"
 	case "float":
 		return "1.5"
@@ -153,7 +163,7 @@ func (e *emitter) roundTripTest(f *jen.File) {
 		switch {
 		case t.Kind == TUnion && !t.Union.Flattened:
 			dec := jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-				jen.Return(jen.Qual(pkgPath, "Unmarshal"+t.Name).Call(jen.Id("b"))),
+				jen.Return(jen.Qual(e.pkgPath, "Unmarshal"+t.Name).Call(jen.Id("b"))),
 			)
 			for _, v := range t.Union.Variants {
 				add(t.Name+"/"+v.Type.Name, dec, s.variant(v, true), s.variant(v, false))
@@ -162,9 +172,9 @@ func (e *emitter) roundTripTest(f *jen.File) {
 				unk := fmt.Sprintf(`{%q:%q,"k":[1]}`, t.Union.Tag, sampleUnknownTag)
 				add(t.Name+"/"+u.Name, dec, unk, unk)
 			}
-		case t.Schema != "" && t.Kind != TUnion && len(t.VariantOf) == 0:
+		case t.Schema != "" && t.Kind != TUnion && t.Kind != TAlias && len(t.VariantOf) == 0:
 			dec := jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-				jen.Id("v").Op(":=").New(jen.Qual(pkgPath, t.Name)),
+				jen.Id("v").Op(":=").New(jen.Qual(e.pkgPath, t.Name)),
 				jen.Return(jen.Id("v"), jen.Qual(segJSON, "Unmarshal").Call(jen.Id("b"), jen.Id("v"))),
 			)
 			add(t.Name, dec, s.named(t, true), s.named(t, false))

@@ -61,6 +61,12 @@ func fieldDoc(f *Field) []string {
 	if f.OnNull {
 		notes = append(notes, "null decodes as empty.")
 	}
+	if f.Ref.Min != nil {
+		notes = append(notes, fmt.Sprintf("At least %d.", *f.Ref.Min))
+	}
+	if f.Ref.MinItems > 0 {
+		notes = append(notes, fmt.Sprintf("At least %d item(s).", f.Ref.MinItems))
+	}
 	if f.MinLength > 0 {
 		notes = append(notes, fmt.Sprintf("At least %d character(s).", f.MinLength))
 	}
@@ -103,6 +109,11 @@ func (e *emitter) types(f *jen.File) error {
 		switch t.Kind {
 		case TStruct:
 			e.structDecl(f, t)
+		case TAlias:
+			topComment(f, typeDoc(t, ""))
+			f.Comment("")
+			f.Comment(fmt.Sprintf("The schema defines it as %s, so it is that Go type.", t.Alias.Schema))
+			f.Type().Id(t.Name).Op("=").Id(t.Alias.Name)
 		case TDefined:
 			topComment(f, typeDoc(t, ""))
 			f.Comment("")
@@ -194,7 +205,11 @@ func (e *emitter) unionDecl(f *jen.File, t *Type) {
 		case u.Tag != "" && v.Tag != "":
 			lines = append(lines, fmt.Sprintf("  - %q: %s", v.Tag, recv))
 		case u.Tag != "":
-			lines = append(lines, fmt.Sprintf("  - absent: %s", recv))
+			if u.LenientTag {
+				lines = append(lines, fmt.Sprintf("  - absent, null or not a string: %s (which keeps a present one)", recv))
+			} else {
+				lines = append(lines, fmt.Sprintf("  - absent: %s", recv))
+			}
 		case len(v.Keys) > 0:
 			lines = append(lines, fmt.Sprintf("  - %s with %s: %s", v.JSONKind, strings.Join(quoteAll(v.Keys), " or "), recv))
 		default:

@@ -21,23 +21,36 @@ func TestMain(m *testing.M) {
 // repoRoot is where schema/ and acpsdk/ live, seen from this package.
 const repoRoot = "../.."
 
-// generated is one generation of the repository's schema, shared by the
+// generated is one generation of every pinned surface, shared by the
 // tests (generation is slow under the race detector).
-var generated = sync.OnceValues(func() (map[string][]byte, error) { return generate(repoRoot) })
+var generated = sync.OnceValues(func() ([]surfacePkg, error) { return generateAll(repoRoot, "") })
 
-// TestSDK1_Generated regenerates acpsdk/gen in memory and fails on any
-// difference from the committed files (gopls TestGenerated style).
+// generate generates the first surface of the pin at root (the tests'
+// edited schemas pin one).
+func generate(root string) (map[string][]byte, error) {
+	pkgs, err := generateAll(root, "")
+	if err != nil {
+		return nil, err
+	}
+	return pkgs[0].files, nil
+}
+
+// TestSDK1_Generated regenerates every surface's package in memory and
+// fails, with a diff, on any difference from the committed files (gopls
+// TestGenerated style).
 func TestSDK1_Generated(t *testing.T) {
-	files, err := generated()
+	pkgs, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale, err := diff(filepath.Join(repoRoot, outDir), files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(stale) > 0 {
-		t.Fatalf("acpsdk/gen is stale (run make generate): %v", stale)
+	for _, p := range pkgs {
+		stale, err := diff(filepath.Join(repoRoot, p.surface.Go), p.surface.Go, p.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(stale) > 0 {
+			t.Errorf("%s is stale (run make generate):\n%s", p.surface.Go, strings.Join(stale, ""))
+		}
 	}
 }
 
@@ -46,7 +59,7 @@ func TestSDK1_Generated(t *testing.T) {
 // check-generated: two separate runs must both reproduce the committed
 // bytes.)
 func TestSDK1_Stamped(t *testing.T) {
-	files, err := generated()
+	pkgs, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,67 +67,107 @@ func TestSDK1_Stamped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range files {
-		first, _, _ := strings.Cut(string(content), "\n")
-		for _, want := range []string{headerPrefix, pin.Package, pin.Version, pin.SHA256, "DO NOT EDIT."} {
-			if !strings.Contains(first, want) {
-				t.Errorf("%s: header %q lacks %q", name, first, want)
+	for _, p := range pkgs {
+		for name, content := range p.files {
+			first, _, _ := strings.Cut(string(content), "\n")
+			for _, want := range []string{headerPrefix, p.surface.File, pin.Package, pin.Version, p.surface.SHA256, "DO NOT EDIT."} {
+				if !strings.Contains(first, want) {
+					t.Errorf("%s/%s: header %q lacks %q", p.surface.Go, name, first, want)
+				}
 			}
 		}
 	}
 }
 
-// TestSchemaPin: the committed schema is the pinned artifact.
+// TestSchemaPin: every committed schema is its pinned artifact, the
+// runtime's surface is acpsdk/gen, and every schema the pinned package
+// ships under schema/ in the repository is pinned.
 func TestSchemaPin(t *testing.T) {
 	pin, err := loadPin(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pin.Package != "@agentclientprotocol/sdk" || pin.Version != "2.4.0" || pin.File != "schema/v1/schema.json" {
-		t.Fatalf("unexpected pin %+v", pin)
+	pinned := map[string]bool{}
+	for _, s := range pin.Surfaces {
+		pinned[s.File] = true
+		data, err := os.ReadFile(filepath.Join(repoRoot, s.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != s.SHA256 {
+			t.Errorf("%s has sha256 %s, the pin says %s", s.File, got, s.SHA256)
+		}
+		if s.Runtime != (s.Go == "acpsdk/gen") {
+			t.Errorf("%s: the runtime's surface is acpsdk/gen, the package users import", s.Go)
+		}
 	}
-	data, err := os.ReadFile(filepath.Join(repoRoot, pin.File))
+	files, err := filepath.Glob(filepath.Join(repoRoot, "schema", "v*", "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); got != pin.SHA256 {
-		t.Fatalf("%s has sha256 %s, the pin says %s", pin.File, got, pin.SHA256)
-	}
-	if pin.SHA256 != "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a" {
-		t.Fatalf("pin sha256 %s is not the v1 schema of @agentclientprotocol/sdk 2.4.0", pin.SHA256)
+	for _, f := range files {
+		rel, _ := filepath.Rel(repoRoot, f)
+		if !pinned[filepath.ToSlash(rel)] {
+			t.Errorf("%s is in the repository but not pinned", rel)
+		}
 	}
 }
 
-// TestSDK2_EveryDefHasAType: 178 defs, each with a Go type, and the 46
-// x-method defs in the method table.
+// TestSDK2_EveryDefHasAType: for every surface, each def of its schema
+// has a Go type and each def with x-method is in the method table (the
+// counts come from the schema file itself).
 func TestSDK2_EveryDefHasAType(t *testing.T) {
-	sf, err := loadSchema(repoRoot)
+	sfs, err := loadSchemas(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := buildModel(sf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sf.order) != 178 {
-		t.Fatalf("%d defs, want 178", len(sf.order))
-	}
-	for _, name := range sf.order {
-		if m.defs[name] == nil || m.byName[m.defs[name].Name] != m.defs[name] {
-			t.Errorf("def %s has no Go type", name)
+	for _, sf := range sfs {
+		m, err := buildModel(sf)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	annotated := 0
-	for _, me := range m.Methods {
-		annotated++
-		if !me.Notification {
+		defs, methodDefs := countDefs(t, filepath.Join(repoRoot, sf.surf.File))
+		if len(sf.order) != defs {
+			t.Errorf("%s: %d defs loaded, the file has %d", sf.surf.File, len(sf.order), defs)
+		}
+		for _, name := range sf.order {
+			if m.defs[name] == nil || m.byName[m.defs[name].Name] != m.defs[name] {
+				t.Errorf("%s: def %s has no Go type", sf.surf.File, name)
+			}
+		}
+		annotated := 0
+		for _, me := range m.Methods {
 			annotated++
+			if !me.Notification {
+				annotated++
+			}
+		}
+		if annotated != methodDefs {
+			t.Errorf("%s: %d annotated defs in the method table, the file annotates %d", sf.surf.File, annotated, methodDefs)
 		}
 	}
-	if annotated != 46 {
-		t.Errorf("%d annotated defs in the method table, want 46", annotated)
+}
+
+// countDefs reads a schema file's $defs and how many carry x-method.
+func countDefs(t *testing.T, file string) (defs, methodDefs int) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var doc struct {
+		Defs map[string]map[string]any `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range doc.Defs {
+		if _, ok := d["x-method"]; ok {
+			methodDefs++
+		}
+	}
+	return len(doc.Defs), methodDefs
 }
 
 // withSchema writes a copy of the repository's schema, changed by edit,
@@ -142,7 +195,9 @@ func withSchema(t *testing.T, edit func(defs map[string]any)) string {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(out)
-	pin, _ := json.Marshal(Pin{Package: "test", Version: "0", File: "schema/v1/schema.json", SHA256: hex.EncodeToString(sum[:])})
+	pin, _ := json.Marshal(Pin{Package: "test", Version: "0", Surfaces: []*Surface{
+		{File: "schema/v1/schema.json", SHA256: hex.EncodeToString(sum[:]), Go: "acpsdk/gen", Runtime: true},
+	}})
 	if err := os.WriteFile(filepath.Join(root, "schema/pin.json"), pin, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +269,7 @@ func TestSDK1_GeneratesANewMethod(t *testing.T) {
 // TestSDK1_FailsOnShaMismatch: the schema file must be the pinned one.
 func TestSDK1_FailsOnShaMismatch(t *testing.T) {
 	root := withSchema(t, func(map[string]any) {})
-	if err := os.WriteFile(filepath.Join(root, "schema/pin.json"), []byte(`{"package":"p","version":"1","file":"schema/v1/schema.json","sha256":"`+strings.Repeat("0", 64)+`"}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "schema/pin.json"), []byte(`{"package":"p","version":"1","surfaces":[{"file":"schema/v1/schema.json","go":"acpsdk/gen","runtime":true,"sha256":"`+strings.Repeat("0", 64)+`"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	requireFail(t, root, "does not match the pin")
@@ -229,9 +284,9 @@ func TestSDK1_UnusedOverrideFails(t *testing.T) {
 
 // TestSDK1_RequiredMethodsChecked: the baseline table names real methods.
 func TestSDK1_RequiredMethodsChecked(t *testing.T) {
-	requiredMethods["agent"] = append(requiredMethods["agent"], "Teleport")
+	requiredMethods["agent"] = append(requiredMethods["agent"], "session/teleport")
 	defer func() { requiredMethods["agent"] = requiredMethods["agent"][:len(requiredMethods["agent"])-1] }()
-	requireFail(t, repoRoot, "requiredMethods: agent method Teleport is not in the schema")
+	requireFail(t, repoRoot, "requiredMethods: agent method session/teleport is not in the schema")
 }
 
 func TestGoName(t *testing.T) {
@@ -266,4 +321,114 @@ func TestGoName(t *testing.T) {
 	if got := commonWordPrefix([]string{"ElicitationSessionScope", "ElicitationRequestScope"}); got != "Elicitation" {
 		t.Errorf("prefix %q", got)
 	}
+}
+
+// TestSDK2_KnownTagUnknownKeepsCatchAllDistinct: a tagged union whose known
+// tags include "unknown" (v1 unstable's StateUpdate) names its catch-all
+// variant after the catch-all branch's title, so both have a Go type.
+func TestSDK2_KnownTagUnknownKeepsCatchAllDistinct(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		branch := func(tag string) map[string]any {
+			return map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"state": map[string]any{"type": "string", "const": tag}},
+				"required":   []any{"state"},
+				"allOf":      []any{map[string]any{"$ref": "#/$defs/Cost"}},
+			}
+		}
+		defs["Cost"] = map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "string"}}}
+		defs["StateUpdate"] = map[string]any{"anyOf": []any{
+			branch("running"), branch("unknown"),
+			map[string]any{
+				"title": "other", "type": "object", "required": []any{"state"},
+				"properties": map[string]any{"state": map[string]any{"type": "string"}},
+				"not":        map[string]any{"anyOf": []any{map[string]any{"type": "object"}}},
+			},
+		}}
+		props := defs["SessionNotification"].(map[string]any)["properties"].(map[string]any)
+		props["state"] = map[string]any{"$ref": "#/$defs/StateUpdate"}
+	})
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := string(files["types.go"])
+	for _, want := range []string{"type StateUpdateUnknown Cost", "type StateUpdateOther struct"} {
+		if !strings.Contains(types, want) {
+			t.Errorf("types.go lacks %q", want)
+		}
+	}
+}
+
+// TestSDK2_ConstlessUnionIsDecidedByShape: a union of plain integer and
+// string branches with no const among them (v2's RequestId) is a union
+// decided by the JSON kind, not an open enum.
+func TestSDK2_ConstlessUnionIsDecidedByShape(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		defs["RequestId"] = map[string]any{"anyOf": []any{
+			map[string]any{"title": "Number", "type": "integer", "format": "int64"},
+			map[string]any{"title": "Str", "type": "string"},
+		}}
+	})
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := string(files["types.go"])
+	for _, want := range []string{"type RequestIDNumber int64", "type RequestIDStr string"} {
+		if !strings.Contains(types, want) {
+			t.Errorf("types.go lacks %q", want)
+		}
+	}
+	if strings.Contains(types, "RequestIDNull") {
+		t.Errorf("types.go still has the null variant")
+	}
+}
+
+// TestSDK1_FailsOnUnionVariantPayload: a union def that is a tagged
+// variant's payload is flattened into the variant (v2's SessionUpdate
+// "state_update" over StateUpdate), which needs a tag to find its own
+// variant by; a payload union decided by shape stops generation.
+func TestSDK1_FailsOnUnionVariantPayload(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		u := defs["SessionUpdate"].(map[string]any)
+		u["oneOf"] = append(u["oneOf"].([]any), map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"sessionUpdate": map[string]any{"type": "string", "const": "nested"}},
+			"required":   []any{"sessionUpdate"},
+			"allOf":      []any{map[string]any{"$ref": "#/$defs/EmbeddedResourceResource"}},
+		})
+	})
+	requireFail(t, root, "a variant's union payload EmbeddedResourceResource must be tagged")
+}
+
+// TestSDK4_MinItemsAndMinimumEnforced: v2's minItems and integer minimums
+// the Go type does not imply are checked on decode; where the codec would
+// not check them, generation stops.
+func TestSDK4_MinItemsAndMinimumEnforced(t *testing.T) {
+	root := withSchema(t, func(defs map[string]any) {
+		props := defs["PromptRequest"].(map[string]any)["properties"].(map[string]any)
+		props["prompt"].(map[string]any)["minItems"] = 1
+		loc := defs["ToolCallLocation"].(map[string]any)["properties"].(map[string]any)
+		loc["line"].(map[string]any)["minimum"] = 1
+		defs["ImageContent"].(map[string]any)["properties"].(map[string]any)["data"].(map[string]any)["contentEncoding"] = "base64"
+	})
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec := string(files["codec.go"])
+	for _, want := range []string{`"fewer than 1 items"`, `"less than the minimum 1"`} {
+		if !strings.Contains(codec, want) {
+			t.Errorf("codec.go lacks %s", want)
+		}
+	}
+	root = withSchema(t, func(defs map[string]any) {
+		defs["SessionId"].(map[string]any)["minItems"] = 1
+	})
+	requireFail(t, root, "minItems on a non-array")
+	root = withSchema(t, func(defs map[string]any) {
+		defs["ImageContent"].(map[string]any)["properties"].(map[string]any)["data"].(map[string]any)["contentEncoding"] = "base32"
+	})
+	requireFail(t, root, `unsupported contentEncoding "base32"`)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -16,13 +17,43 @@ import (
 	"github.com/atombender/go-jsonschema/pkg/schemas"
 )
 
-// Pin is schema/pin.json: which upstream artifact the schema file is.
+// Pin is schema/pin.json: the upstream npm package whose schemas are
+// generated, and one Surface per schema file it ships.
 type Pin struct {
-	Package string `json:"package"`
-	Version string `json:"version"`
-	File    string `json:"file"`
+	Package  string     `json:"package"`
+	Version  string     `json:"version"`
+	Surfaces []*Surface `json:"surfaces"`
+}
+
+// Surface is one schema file of the pinned package and the Go package
+// generated from it.
+type Surface struct {
+	// File is the schema's path in the repository, which is also its
+	// path in the npm package (schema/v1/schema.json).
+	File string `json:"file"`
+	// SHA256 is the file's sha256, as shipped.
+	SHA256 string `json:"sha256"`
+	// Release says what the schema is, for people.
 	Release string `json:"release"`
-	SHA256  string `json:"sha256"`
+	// Go is the generated package's directory, relative to the repository
+	// root (acpsdk/gen); its import path is acpkit.dev/ plus Go and its
+	// name the last element.
+	Go string `json:"go"`
+	// Runtime marks the one surface acpsdk itself is built on: it
+	// registers the trusted decoders with acpsdk and carries the example.
+	Runtime bool `json:"runtime,omitempty"`
+}
+
+// ImportPath is the generated package's import path.
+func (s *Surface) ImportPath() string { return "acpkit.dev/" + s.Go }
+
+// Name is the generated package's name.
+func (s *Surface) Name() string { return path.Base(s.Go) }
+
+// RootRel is the repository root seen from the generated package's
+// directory (its go:generate line runs there).
+func (s *Surface) RootRel() string {
+	return strings.TrimSuffix(strings.Repeat("../", strings.Count(s.Go, "/")+1), "/")
 }
 
 // node is one schema object as the generator sees it: the standard
@@ -47,6 +78,7 @@ var knownKeywords = map[string]bool{
 	"allOf": true, "anyOf": true, "oneOf": true, "not": true, "const": true, "enum": true,
 	"items": true, "format": true, "default": true, "minimum": true, "maximum": true,
 	"minLength": true, "discriminator": true, "unevaluatedProperties": true,
+	"minItems": true, "contentEncoding": true,
 }
 
 // knownExtensions are the vendor keywords the generator honours.
@@ -60,6 +92,7 @@ var knownExtensions = map[string]bool{
 // schemaFile is the loaded schema: its definitions as nodes.
 type schemaFile struct {
 	pin     Pin
+	surf    *Surface
 	sha     string
 	version int // the protocol version the schema path pins (v1 → 1)
 	defs    map[string]*node
@@ -78,42 +111,74 @@ func loadPin(root string) (Pin, error) {
 	if err := json.Unmarshal(b, &pin); err != nil {
 		return pin, fmt.Errorf("schema/pin.json: %w", err)
 	}
-	if pin.Package == "" || pin.Version == "" || pin.File == "" || len(pin.SHA256) != 64 {
-		return pin, fmt.Errorf("schema/pin.json: package, version, file and sha256 are required")
+	if pin.Package == "" || pin.Version == "" || len(pin.Surfaces) == 0 {
+		return pin, fmt.Errorf("schema/pin.json: package, version and surfaces are required")
+	}
+	runtime, dirs := 0, map[string]bool{}
+	for i, s := range pin.Surfaces {
+		if s.File == "" || len(s.SHA256) != 64 || !goDir.MatchString(s.Go) {
+			return pin, fmt.Errorf("schema/pin.json: surface %d: file, sha256 and go (a package directory under acpsdk/) are required", i)
+		}
+		if dirs[s.Go] {
+			return pin, fmt.Errorf("schema/pin.json: two surfaces generate %s", s.Go)
+		}
+		dirs[s.Go] = true
+		if s.Runtime {
+			runtime++
+		}
+	}
+	if runtime != 1 {
+		return pin, fmt.Errorf("schema/pin.json: exactly one surface must be the runtime's, found %d", runtime)
 	}
 	return pin, nil
 }
 
-var versionDir = regexp.MustCompile(`(?:^|/)v([0-9]+)/`)
+// goDir is what a surface's package directory may be.
+var goDir = regexp.MustCompile(`^acpsdk(/[a-z][a-z0-9]*)+$`)
 
-func loadSchema(root string) (*schemaFile, error) {
+// loadSchemas loads every pinned surface's schema, in pin order.
+func loadSchemas(root string) ([]*schemaFile, error) {
 	pin, err := loadPin(root)
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.Join(root, filepath.FromSlash(pin.File))
+	var out []*schemaFile
+	for _, s := range pin.Surfaces {
+		sf, err := loadSchema(root, pin, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sf)
+	}
+	return out, nil
+}
+
+var versionDir = regexp.MustCompile(`(?:^|/)v([0-9]+)/`)
+
+func loadSchema(root string, pin Pin, surf *Surface) (*schemaFile, error) {
+	file := filepath.Join(root, filepath.FromSlash(surf.File))
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
-	if sha != pin.SHA256 {
-		return nil, fmt.Errorf("%s: sha256 %s does not match the pin %s (run make schema)", pin.File, sha, pin.SHA256)
+	if sha != surf.SHA256 {
+		return nil, fmt.Errorf("%s: sha256 %s does not match the pin %s (run make schema)", surf.File, sha, surf.SHA256)
 	}
-	m := versionDir.FindStringSubmatch(pin.File)
+	m := versionDir.FindStringSubmatch(surf.File)
 	if m == nil {
-		return nil, fmt.Errorf("schema/pin.json: file %q does not name a protocol version directory (vN/)", pin.File)
+		return nil, fmt.Errorf("schema/pin.json: file %q does not name a protocol version directory (vN/)", surf.File)
 	}
 	version, _ := strconv.Atoi(m[1])
 
 	std, err := schemas.FromJSONReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pin.File, err)
+		return nil, fmt.Errorf("%s: %w", surf.File, err)
 	}
 	rootKeys, rootKids, err := orderedObject(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pin.File, err)
+		return nil, fmt.Errorf("%s: %w", surf.File, err)
 	}
 	for _, k := range rootKeys {
 		switch k {
@@ -123,7 +188,7 @@ func loadSchema(root string) (*schemaFile, error) {
 			// also $defs (AgentRequest, …), which is what gets generated.
 		default:
 			if !knownExtensions[k] {
-				return nil, fmt.Errorf("%s: unsupported root keyword %q", pin.File, k)
+				return nil, fmt.Errorf("%s: unsupported root keyword %q", surf.File, k)
 			}
 		}
 	}
@@ -131,7 +196,7 @@ func loadSchema(root string) (*schemaFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("$defs: %w", err)
 	}
-	sf := &schemaFile{pin: pin, sha: sha, version: version, defs: map[string]*node{}, order: defKeys, refs: map[string]int{}}
+	sf := &schemaFile{pin: pin, surf: surf, sha: sha, version: version, defs: map[string]*node{}, order: defKeys, refs: map[string]int{}}
 	for _, m := range refPattern.FindAllSubmatch(data, -1) {
 		sf.refs[string(m[1])]++
 	}
@@ -268,6 +333,15 @@ func (n *node) branches(kw string) ([]*node, error) {
 }
 
 func (n *node) has(kw string) bool { _, ok := n.rawKids[kw]; return ok }
+
+// minItems reads the minItems keyword (0 when absent).
+func (n *node) minItems() int {
+	var v int
+	if raw, ok := n.rawKids["minItems"]; ok {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
 
 // flag reads a boolean x-* annotation.
 func (n *node) flag(kw string) bool {

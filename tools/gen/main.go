@@ -1,57 +1,151 @@
-// Command gen generates acpkit.dev/acpsdk/gen from the pinned ACP JSON
-// Schema (schema/pin.json names it, its sha256 is checked).
+// Command gen generates the Go packages of every schema pinned in
+// schema/pin.json (each schema's sha256 is checked): acpkit.dev/acpsdk/gen
+// from the stable schema, and one opt-in package per other surface.
 //
 // Usage, from the repository root:
 //
-//	go run ./tools/gen          # write acpsdk/gen
-//	go run ./tools/gen -check   # regenerate in memory; fail naming stale files
+//	go run ./tools/gen                          # write every surface's package
+//	go run ./tools/gen -only acpsdk/gen/v2      # write one surface's package
+//	go run ./tools/gen -check                   # regenerate in memory; fail with a diff
 //
-// `go generate ./acpsdk/gen/...` runs it through the //go:generate line in
-// acpsdk/gen/doc.go.
+// `make generate` runs it for every surface. The //go:generate line in each
+// generated package's doc.go runs it too: acpsdk/gen's regenerates every
+// surface, each other package's only itself (-only).
 //
 // The pipeline: load (go-jsonschema's model plus a raw pass for x-*
 // keywords and member order), resolve into a model where every Go name and
 // codec decision is made, then emit with jennifer. Output is deterministic.
+//
+// # Rules for constructs that are not plain
+//
+// Every construct the generator meets is handled by one rule, the same for
+// every schema, or stops generation with the schema path of what it does not
+// handle (an unknown keyword, format or shape). The rules a schema bump has
+// needed so far, one sentence each:
+//
+//   - A oneOf/anyOf is an enum only when at least one branch is a const; plain
+//     branches of different JSON types without any const (v2's RequestId:
+//     integer or string) are a union decided by the value's JSON kind.
+//   - A tagged union's variant for unknown tags is <Union>Unknown, or, when a
+//     known tag already makes that name (v1 unstable's StateUpdate has the
+//     tag "unknown"), <Union> plus the catch-all branch's title ("other").
+//   - The tag of a flattened union is the union's member even when its object
+//     declares it too; such a declaration with x-deserialize-default-on-error
+//     makes a tag that is not a string (null, malformed) select the branch that
+//     declares the tag as null (v1 unstable's IdleStateUpdate "none"), which
+//     keeps the member verbatim.
+//   - A union def that is a tagged variant's payload (v2's SessionUpdate
+//     "state_update" over StateUpdate) is flattened into the variant: its
+//     tag and members sit beside the outer tag (and where it is also a
+//     member's type, it is a whole object there).
+//   - A def that only references another def (allOf of one $ref) is a Go type
+//     alias of it (v1 unstable's InitializeProxyRequest = InitializeRequest).
+//   - A property whose value is a union of method payloads (an envelope's
+//     params or result, every leaf a def with x-method) is raw JSON: the
+//     envelope's method member decides its type, not the value.
+//   - A method result may be a union decided by shape (v1 unstable's
+//     MessageMcpResponse); the typed call and handler then use its interface.
+//   - Every x-side names a side: beyond agent, client and protocol, each one
+//     (v1 unstable's proxy) gets a Side constant, a peer, a handler interface
+//     and a dispatcher.
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 func main() {
 	root := flag.String("root", ".", "repository root (holds schema/ and acpsdk/)")
-	check := flag.Bool("check", false, "regenerate in memory and fail if acpsdk/gen differs")
+	check := flag.Bool("check", false, "regenerate in memory and fail, with a diff, if a generated package differs")
+	only := flag.String("only", "", "the one surface to generate (its package directory, e.g. acpsdk/gen/v2)")
 	flag.Parse()
-	if err := run(*root, *check); err != nil {
+	if err := run(*root, *check, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-// outDir is where the generated package lives, relative to the root.
-const outDir = "acpsdk/gen"
+// errStale is what -check fails with.
+var errStale = errors.New("generated code is stale; run make generate")
 
-func run(root string, check bool) error {
-	files, err := generate(root)
+func run(root string, check bool, only string) error {
+	surfaces, err := generateAll(root, only)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(root, filepath.FromSlash(outDir))
-	if check {
-		stale, err := diff(dir, files)
-		if err != nil {
+	var diffs []string
+	for _, s := range surfaces {
+		dir := filepath.Join(root, filepath.FromSlash(s.surface.Go))
+		if check {
+			d, err := diff(dir, s.surface.Go, s.files)
+			if err != nil {
+				return err
+			}
+			diffs = append(diffs, d...)
+			continue
+		}
+		if err := write(dir, s.files); err != nil {
 			return err
 		}
-		if len(stale) > 0 {
-			return fmt.Errorf("generated code is stale; run make generate. Differs: %v", stale)
-		}
-		return nil
 	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("%w:\n%s", errStale, strings.Join(diffs, ""))
+	}
+	return nil
+}
+
+// surfacePkg is one surface's package, file name to content.
+type surfacePkg struct {
+	surface *Surface
+	files   map[string][]byte
+}
+
+// generateAll generates every pinned surface (or only the one whose
+// package directory is only).
+func generateAll(root, only string) ([]surfacePkg, error) {
+	sfs, err := loadSchemas(root)
+	if err != nil {
+		return nil, err
+	}
+	// Every surface's model is built (the override table is checked
+	// against all of them); only the selected ones are emitted.
+	var models []*Model
+	for _, sf := range sfs {
+		m, err := buildModel(sf)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sf.surf.File, err)
+		}
+		models = append(models, m)
+	}
+	if err := checkOverrides(models); err != nil {
+		return nil, err
+	}
+	var out []surfacePkg
+	for _, m := range models {
+		if only != "" && m.Surface.Go != only {
+			continue
+		}
+		files, err := emit(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Surface.File, err)
+		}
+		out = append(out, surfacePkg{m.Surface, files})
+	}
+	if only != "" && len(out) == 0 {
+		return nil, fmt.Errorf("-only %s: no surface in schema/pin.json generates that package", only)
+	}
+	return out, nil
+}
+
+// write replaces the generated files of dir with files.
+func write(dir string, files map[string][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -75,28 +169,13 @@ func run(root string, check bool) error {
 	return nil
 }
 
-// generate produces every file of acpsdk/gen, by name.
-func generate(root string) (map[string][]byte, error) {
-	sf, err := loadSchema(root)
-	if err != nil {
-		return nil, err
-	}
-	m, err := buildModel(sf)
-	if err != nil {
-		return nil, err
-	}
-	return emit(m)
-}
-
-// diff lists files whose content differs from want, plus generated files
-// on disk that would no longer be produced.
-func diff(dir string, want map[string][]byte) ([]string, error) {
-	var stale []string
-	for name, content := range want {
-		have, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || !bytes.Equal(have, content) {
-			stale = append(stale, name)
-		}
+// diff returns a unified diff per file of dir (shown as rel) whose content
+// differs from want, including files that would be created, and generated
+// files on disk that would no longer be produced.
+func diff(dir, rel string, want map[string][]byte) ([]string, error) {
+	var names []string
+	for name := range want {
+		names = append(names, name)
 	}
 	old, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -104,11 +183,22 @@ func diff(dir string, want map[string][]byte) ([]string, error) {
 	}
 	for _, p := range old {
 		if _, ok := want[filepath.Base(p)]; !ok && isGenerated(p) {
-			stale = append(stale, filepath.Base(p)+" (no longer generated)")
+			names = append(names, filepath.Base(p))
 		}
 	}
-	sort.Strings(stale)
-	return stale, nil
+	sort.Strings(names)
+	var out []string
+	for _, name := range names {
+		have, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		if content, ok := want[name]; ok && err == nil && bytes.Equal(have, content) {
+			continue
+		}
+		out = append(out, unifiedDiff(rel+"/"+name, have, want[name]))
+	}
+	return out, nil
 }
 
 func isGenerated(path string) bool {

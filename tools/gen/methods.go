@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -15,14 +16,15 @@ var overrides = map[string]string{
 	"method:SessionNotification": "SessionUpdate",
 }
 
-// requiredMethods are the handler methods every implementation must have.
-// The schema has no "baseline" marker, so this small table says which
-// methods are baseline per the protocol (§4 of protocol.md); every other
-// method gets its own optional one-method interface. Checked: an entry that
-// names no method fails generation.
+// requiredMethods are the methods every implementation must handle, by
+// side and wire name (the names are the same in v1 and v2). The schema has
+// no "baseline" marker, so this small table says which methods are
+// baseline per the protocol (§4 of protocol.md); every other method gets
+// its own optional one-method interface. Checked: an entry that names no
+// method of a surface's schema fails generation.
 var requiredMethods = map[string][]string{
-	"agent":  {"Initialize", "NewSession", "Prompt", "Cancel"},
-	"client": {"SessionUpdate", "RequestPermission"},
+	"agent":  {"initialize", "session/new", "session/prompt", "session/cancel"},
+	"client": {"session/update", "session/request_permission"},
 }
 
 func (r *resolver) override(key string) (string, bool) {
@@ -33,10 +35,16 @@ func (r *resolver) override(key string) (string, bool) {
 	return v, ok
 }
 
-func (r *resolver) checkOverrides() error {
+// checkOverrides fails on an override entry that no surface's schema
+// used.
+func checkOverrides(models []*Model) error {
 	var unused []string
 	for k := range overrides {
-		if !r.used[k] {
+		used := false
+		for _, m := range models {
+			used = used || m.usedOverrides[k]
+		}
+		if !used {
 			unused = append(unused, k)
 		}
 	}
@@ -59,22 +67,32 @@ func (r *resolver) methods() error {
 		if wire == "" || side == "" {
 			return fmt.Errorf("%s: x-method and x-side must come together", n.path)
 		}
-		switch side {
-		case "agent", "client", "protocol":
-		default:
-			return fmt.Errorf("%s: unknown x-side %q", n.path, side)
+		if !sidePattern.MatchString(side) {
+			return fmt.Errorf("%s: x-side %q is not a lower-case word", n.path, side)
 		}
 		t := r.m.defs[name]
-		if t.Kind != TStruct {
-			return fmt.Errorf("%s: method params/result must be an object", n.path)
+		obj := t.Kind == TStruct || (t.Kind == TAlias && t.Alias.Kind == TStruct)
+		// A result may also be a union decided by shape (v1 unstable's
+		// MessageMcpResponse: a result or an error), held as the union's
+		// interface, or any JSON value (ProxySuccessorResponse).
+		result := strings.HasSuffix(name, "Response") &&
+			((t.Kind == TUnion && t.Union.Tag == "" && !t.Union.Flattened) || t.Kind == TRaw)
+		if !obj && !result {
+			return fmt.Errorf("%s: method params must be an object, a result an object, a shape union or any value", n.path)
 		}
-		m := byName[wire]
+		// A method is a wire name on one side; two sides may share a wire
+		// name (v1 unstable's mcp/message: a request the client handles, a
+		// notification the agent handles).
+		// and one side may have both a request and a notification of one
+		// name (proxy/successor), told apart on the wire by the id.
+		key := wire + " " + side
+		if strings.HasSuffix(name, "Notification") {
+			key += " notification"
+		}
+		m := byName[key]
 		if m == nil {
 			m = &Method{Name: wire, Side: side, Const: "Method" + goName(wire)}
-			byName[wire] = m
-		}
-		if m.Side != side {
-			return fmt.Errorf("%s: %s has sides %s and %s", n.path, wire, m.Side, side)
+			byName[key] = m
 		}
 		switch {
 		case strings.HasSuffix(name, "Response"):
@@ -106,26 +124,75 @@ func (r *resolver) methods() error {
 		}
 		r.m.Methods = append(r.m.Methods, m)
 	}
-	sort.Slice(r.m.Methods, func(i, j int) bool { return r.m.Methods[i].Name < r.m.Methods[j].Name })
+	sort.Slice(r.m.Methods, func(i, j int) bool {
+		a, b := r.m.Methods[i], r.m.Methods[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if a.Side != b.Side {
+			return a.Side < b.Side
+		}
+		return !a.Notification && b.Notification // the request first
+	})
+	requests := map[string]bool{}
+	for i, m := range r.m.Methods {
+		if i > 0 && r.m.Methods[i-1].Name == m.Name {
+			m.Shared, r.m.Methods[i-1].Shared = true, true
+		}
+		if !m.Notification {
+			requests[m.Name] = true
+		}
+	}
+	handlers := map[string]string{}
+	for _, m := range r.m.Methods {
+		// A notification whose wire name also names a request keeps
+		// "Notification" in its Go name (MessageMcpNotification).
+		if m.Notification && requests[m.Name] {
+			m.GoMethod = goName(m.Params.Schema)
+		}
+		if prev, ok := handlers[m.HandlerName()]; ok {
+			return fmt.Errorf("methods %s and %s (%s) would both be %s", prev, m.Name, m.Side, m.HandlerName())
+		}
+		handlers[m.HandlerName()] = m.Name + " (" + m.Side + ")"
+	}
 	for side, names := range requiredMethods {
-		for _, gm := range names {
+		for _, wire := range names {
 			found := false
 			for _, m := range r.m.Methods {
-				if m.Side == side && m.GoMethod == gm {
+				if m.Side == side && m.Name == wire && !found {
 					found = true
 				}
 			}
 			if !found {
-				return fmt.Errorf("requiredMethods: %s method %s is not in the schema", side, gm)
+				return fmt.Errorf("requiredMethods: %s method %s is not in the schema", side, wire)
 			}
 		}
 	}
 	return nil
 }
 
+// sidePattern is what an x-side must look like to name Go identifiers
+// (SideProxy, ProxyPeer).
+var sidePattern = regexp.MustCompile(`^[a-z]+$`)
+
+// extraSides are the x-sides beyond agent, client and protocol, sorted:
+// each gets a Side constant, a peer, a handler interface and a dispatcher.
+func (m *Model) extraSides() []string {
+	seen := map[string]bool{"agent": true, "client": true, "protocol": true}
+	var out []string
+	for _, me := range m.Methods {
+		if !seen[me.Side] {
+			seen[me.Side] = true
+			out = append(out, me.Side)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func isRequired(m *Method) bool {
-	for _, gm := range requiredMethods[m.Side] {
-		if gm == m.GoMethod {
+	for _, wire := range requiredMethods[m.Side] {
+		if wire == m.Name {
 			return true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/atombender/go-jsonschema/pkg/schemas"
 )
 
 // The resolved model: every Go name and every codec decision is made here,
@@ -23,6 +25,7 @@ const (
 	TScalar               // a named primitive, list or raw value: type X string
 	TNull                 // the null variant of a shape union: type X struct{}
 	TRaw                  // any JSON value: type X json.RawMessage
+	TAlias                // a def that only references another: type X = Y
 )
 
 // Ref is a use of a type: a named Go type, or an inline primitive, list or map.
@@ -33,6 +36,11 @@ type Ref struct {
 	List  bool
 	Map   bool
 	Elem  *Ref
+	// MinItems is a list's minItems, enforced on decode (ErrInvalidValue).
+	MinItems int
+	// Min is an integer's minimum when its Go type does not imply it,
+	// enforced on decode (ErrInvalidValue); nil otherwise.
+	Min *int64
 }
 
 // Type is one named Go type.
@@ -52,6 +60,8 @@ type Type struct {
 	NoExtra bool     // TStruct with Flat: unknown members belong to the variant
 
 	Base *Type // TDefined: the struct def this variant is defined over
+
+	Alias *Type // TAlias: the def it stands for (never itself an alias)
 
 	Union *Union // TUnion
 
@@ -97,6 +107,13 @@ type Union struct {
 	// FallbackTag is the untagged branch's title: a peer that writes it as
 	// the tag means that branch (the Kotlin SDK does), so it picks it too.
 	FallbackTag string
+	// NullTagFallback: the untagged branch declares the tag as null (the
+	// branch for "no tag").
+	NullTagFallback bool
+	// LenientTag: the owner of a flattened union declares the tag with
+	// x-deserialize-default-on-error, so a tag that is not a string (null,
+	// malformed) selects the untagged branch, which keeps it verbatim.
+	LenientTag bool
 }
 
 // Variant is one branch of a union.
@@ -119,15 +136,32 @@ type Method struct {
 	Result       *Type // nil for a notification
 	GoMethod     string
 	Notification bool
+	Shared       bool // another side has a method of the same wire name
+}
+
+// HandlerName is the optional handler interface of a method.
+func (m *Method) HandlerName() string { return m.GoMethod + "Handler" }
+
+// SharedNames reports whether some wire name has methods on two sides.
+func (m *Model) SharedNames() bool {
+	for _, me := range m.Methods {
+		if me.Shared {
+			return true
+		}
+	}
+	return false
 }
 
 // Model is everything the emitters need.
 type Model struct {
 	Schema  *schemaFile
+	Surface *Surface
 	Types   []*Type // sorted by name
 	byName  map[string]*Type
 	defs    map[string]*Type
 	Methods []*Method // sorted by wire name
+
+	usedOverrides map[string]bool // the override entries this schema used
 }
 
 type resolver struct {
@@ -137,12 +171,16 @@ type resolver struct {
 
 	deferred  []func() error // checks that need every def resolved
 	allFields []*Field
+
+	// flattenedDefs are the union defs that are a tagged variant's payload:
+	// they are decoded from, and encoded into, the variant's object.
+	flattenedDefs map[string]bool
 }
 
 func buildModel(sf *schemaFile) (*Model, error) {
 	r := &resolver{
 		sf:   sf,
-		m:    &Model{Schema: sf, byName: map[string]*Type{}, defs: map[string]*Type{}},
+		m:    &Model{Schema: sf, Surface: sf.surf, byName: map[string]*Type{}, defs: map[string]*Type{}},
 		used: map[string]bool{},
 	}
 	// Declare every def first so references resolve regardless of order.
@@ -153,7 +191,16 @@ func buildModel(sf *schemaFile) (*Model, error) {
 		}
 		r.m.defs[name] = t
 	}
+	if err := r.aliases(); err != nil {
+		return nil, err
+	}
+	if err := r.findFlattenedDefs(); err != nil {
+		return nil, err
+	}
 	for _, name := range sf.order {
+		if r.m.defs[name].Kind == TAlias {
+			continue
+		}
 		if err := r.resolveDef(name); err != nil {
 			return nil, err
 		}
@@ -169,9 +216,7 @@ func buildModel(sf *schemaFile) (*Model, error) {
 	if err := r.methods(); err != nil {
 		return nil, err
 	}
-	if err := r.checkOverrides(); err != nil {
-		return nil, err
-	}
+	r.m.usedOverrides = r.used
 	sort.Slice(r.m.Types, func(i, j int) bool { return r.m.Types[i].Name < r.m.Types[j].Name })
 	return r.m, nil
 }
@@ -198,14 +243,88 @@ func (r *resolver) def(name string) (*Type, error) {
 	if !ok {
 		return nil, fmt.Errorf("$ref to unknown def %q", name)
 	}
+	if t.Kind == TAlias {
+		return t.Alias, nil
+	}
 	return t, nil
+}
+
+// findFlattenedDefs finds the union defs that are the payload (allOf of
+// one $ref) of a tagged union's branch: they are flattened into that
+// variant, and a member elsewhere of such a type is a whole object of it.
+func (r *resolver) findFlattenedDefs() error {
+	r.flattenedDefs = map[string]bool{}
+	for _, name := range r.sf.order {
+		n := r.sf.defs[name]
+		for _, b := range append(append([]*schemas.Type{}, n.t.OneOf...), n.t.AnyOf...) {
+			if len(b.AllOf) != 1 || b.AllOf[0].Ref == "" || len(b.Properties) == 0 {
+				continue // not a tagged branch over a def
+			}
+			target, err := refName(b.AllOf[0].Ref)
+			if err != nil {
+				continue
+			}
+			d := r.sf.defs[target]
+			if d == nil || len(d.propKeys) > 0 || (len(d.t.OneOf) == 0 && len(d.t.AnyOf) == 0) || r.isEnum(d) || aliasTarget(d) != "" {
+				continue
+			}
+			r.flattenedDefs[target] = true
+		}
+	}
+	return nil
+}
+
+// aliasTarget returns the def a def only references (its keywords are
+// allOf with one $ref plus documentation and method annotations), or "".
+func aliasTarget(n *node) string {
+	if len(n.t.AllOf) != 1 || n.t.AllOf[0].Ref == "" {
+		return ""
+	}
+	for _, k := range n.keys {
+		switch k {
+		case "allOf", "description", "title", "x-side", "x-method", "x-docs-ignore":
+		default:
+			return ""
+		}
+	}
+	name, err := refName(n.t.AllOf[0].Ref)
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
+// aliases resolves every def that only references another into a Go type
+// alias of it, following chains (and failing on a cycle).
+func (r *resolver) aliases() error {
+	for _, name := range r.sf.order {
+		target := aliasTarget(r.sf.defs[name])
+		if target == "" {
+			continue
+		}
+		seen := map[string]bool{name: true}
+		for next := aliasTarget(r.sf.defs[target]); next != ""; next = aliasTarget(r.sf.defs[target]) {
+			if seen[target] {
+				return fmt.Errorf("%s: alias cycle through %s", r.sf.defs[name].path, target)
+			}
+			seen[target] = true
+			target = next
+		}
+		to, ok := r.m.defs[target]
+		if !ok {
+			return fmt.Errorf("%s: $ref to unknown def %q", r.sf.defs[name].path, target)
+		}
+		t := r.m.defs[name]
+		t.Kind, t.Alias = TAlias, to
+	}
+	return nil
 }
 
 // isAny reports a schema that accepts any JSON value ({} or only docs).
 func isAny(n *node) bool {
 	for _, k := range n.keys {
 		switch k {
-		case "description", "title", "x-deserialize-default-on-error", "x-docs-ignore":
+		case "description", "title", "x-deserialize-default-on-error", "x-docs-ignore", "x-side", "x-method":
 		default:
 			return false
 		}
@@ -225,7 +344,25 @@ func (r *resolver) resolveDef(name string) error {
 	case n.t.Type.Equals([]string{"object"}) || len(n.propKeys) > 0:
 		return r.object(t, n)
 	case len(n.t.OneOf) > 0 || len(n.t.AnyOf) > 0:
-		return r.union(t, n, nil)
+		// As for a member: a union with a branch that accepts anything
+		// accepts anything (v2's ErrorData: two known shapes or "Other").
+		kw := "oneOf"
+		if len(n.t.OneOf) == 0 {
+			kw = "anyOf"
+		}
+		bs, err := n.branches(kw)
+		if err != nil {
+			return err
+		}
+		if r.acceptsAny(bs) {
+			t.Kind = TRaw
+			return nil
+		}
+		if err := r.union(t, n, nil); err != nil {
+			return err
+		}
+		t.Union.Flattened = r.flattenedDefs[name]
+		return nil
 	default:
 		ref, null, err := r.ref(n)
 		if err != nil {
@@ -233,6 +370,9 @@ func (r *resolver) resolveDef(name string) error {
 		}
 		if null || ref.Named != nil {
 			return fmt.Errorf("%s: unsupported top-level shape", n.path)
+		}
+		if err := checkedOnlyAsMember(ref, n.path); err != nil {
+			return err
 		}
 		t.Kind = TScalar
 		t.Scalar = ref
@@ -252,6 +392,15 @@ func (r *resolver) isEnum(n *node) bool {
 		bs = n.t.AnyOf
 	}
 	if len(bs) == 0 || len(n.propKeys) > 0 {
+		return false
+	}
+	// An enum names at least one value; plain branches without any const
+	// (v2's RequestId: integer or string) are a union decided by shape.
+	consts := false
+	for _, b := range bs {
+		consts = consts || b.Const != nil
+	}
+	if !consts {
 		return false
 	}
 	for _, b := range bs {
@@ -365,9 +514,21 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 		if r.acceptsAny(rest) {
 			return &Ref{Prim: "raw"}, null, nil
 		}
+		// A union of method payloads (an envelope's params or result) is
+		// decided by the envelope's method member, not by the value: raw.
+		if len(rest) > 1 || (len(rest) == 1 && (len(rest[0].t.AnyOf) > 0 || len(rest[0].t.OneOf) > 0)) {
+			if ok, err := r.methodPayloads(rest); err != nil || ok {
+				return &Ref{Prim: "raw"}, null, err
+			}
+		}
 		if len(rest) == 1 {
 			ref, n2, err := r.ref(rest[0])
 			return ref, null || n2, err
+		}
+		// Only defs name Go union types: an inline union of plain JSON
+		// kinds (v2's error response id: integer, string or null) is raw.
+		if plainKinds(rest) {
+			return &Ref{Prim: "raw"}, null, nil
 		}
 		return nil, false, fmt.Errorf("%s: inline union not supported here", n.path)
 	}
@@ -381,10 +542,21 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 	if len(types) > 1 {
 		return nil, false, fmt.Errorf("%s: multiple types %v", n.path, types)
 	}
+	if n.has("minItems") && types[0] != "array" {
+		return nil, false, fmt.Errorf("%s: minItems on a non-array", n.path)
+	}
+	if n.has("contentEncoding") && types[0] != "string" {
+		return nil, false, fmt.Errorf("%s: contentEncoding on a non-string", n.path)
+	}
 	switch types[0] {
 	case "string":
-		if f := t.Format; f != "" && f != "uri" {
+		// Formats and encodings that Go keeps as text are strings, not
+		// validated on decode; any other stops generation.
+		if f := t.Format; f != "" && !textFormats[f] {
 			return nil, false, fmt.Errorf("%s: unsupported string format %q", n.path, f)
+		}
+		if enc, ok := n.rawKids["contentEncoding"]; ok && string(bytes.TrimSpace(enc)) != `"base64"` {
+			return nil, false, fmt.Errorf("%s: unsupported contentEncoding %s", n.path, enc)
 		}
 		return &Ref{Prim: "string"}, null, nil
 	case "boolean":
@@ -412,7 +584,10 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 		if enull {
 			return nil, false, fmt.Errorf("%s: nullable array items not supported", n.path)
 		}
-		return &Ref{List: true, Elem: elem}, null, nil
+		if err := checkedOnlyAsMember(elem, in.path); err != nil {
+			return nil, false, err
+		}
+		return &Ref{List: true, Elem: elem, MinItems: n.minItems()}, null, nil
 	case "object":
 		if len(n.propKeys) > 0 {
 			return nil, false, fmt.Errorf("%s: inline object not supported", n.path)
@@ -432,9 +607,26 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 		if enull {
 			return nil, false, fmt.Errorf("%s: nullable map values not supported", n.path)
 		}
+		if err := checkedOnlyAsMember(elem, an.path); err != nil {
+			return nil, false, err
+		}
 		return &Ref{Map: true, Elem: elem}, null, nil
 	}
 	return nil, false, fmt.Errorf("%s: unsupported type %q", n.path, types[0])
+}
+
+// textFormats are the string formats kept as plain Go strings: the value
+// is text to the peers that use it (a URI, an RFC 3339 time, a pattern).
+var textFormats = map[string]bool{"uri": true, "date-time": true, "regex": true}
+
+// checkedOnlyAsMember fails for a minimum or minItems where the codec does
+// not check it: they are enforced on object members (and minItems on the
+// array branches of a shape union) only.
+func checkedOnlyAsMember(ref *Ref, path string) error {
+	if ref.Min != nil || ref.MinItems > 0 {
+		return fmt.Errorf("%s: minimum/minItems are only supported on object members", path)
+	}
+	return nil
 }
 
 func isEmptySchema(raw json.RawMessage) bool {
@@ -460,14 +652,68 @@ func intRef(n *node) (*Ref, bool, error) {
 	default:
 		return nil, false, fmt.Errorf("%s: unsupported integer format %q", n.path, t.Format)
 	}
-	// minimum/maximum must be what the Go type already enforces.
+	// maximum must be what the Go type already enforces; a minimum it does
+	// not imply (v2's line numbers, from 1) is checked on decode.
 	if t.Minimum != nil && !(ref.Prim == "uint" && *t.Minimum == 0) {
-		return nil, false, fmt.Errorf("%s: minimum %v not implied by format %s", n.path, *t.Minimum, t.Format)
+		m := int64(*t.Minimum)
+		if float64(m) != *t.Minimum || (ref.Prim == "uint" && m < 0) {
+			return nil, false, fmt.Errorf("%s: minimum %v is not an integer the format %s can hold", n.path, *t.Minimum, t.Format)
+		}
+		ref.Min = &m
 	}
 	if t.Maximum != nil && !(ref.Prim == "uint" && ref.Bits == 16 && *t.Maximum == 65535) {
 		return nil, false, fmt.Errorf("%s: maximum %v not implied by format %s", n.path, *t.Maximum, t.Format)
 	}
 	return ref, null, nil
+}
+
+// plainKinds reports branches that are each one primitive JSON type
+// (string, integer, number, boolean) with no structure of their own.
+func plainKinds(bs []*node) bool {
+	for _, b := range bs {
+		types, null := b.types()
+		if null || len(types) != 1 || b.t.Ref != "" || len(b.propKeys) > 0 || len(b.t.AllOf)+len(b.t.AnyOf)+len(b.t.OneOf) > 0 || b.has("const") {
+			return false
+		}
+		switch types[0] {
+		case "string", "integer", "number", "boolean":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// methodPayloads reports whether every leaf of the branches (through
+// nested anyOf/oneOf and single-$ref allOf) is a def with x-method.
+func (r *resolver) methodPayloads(bs []*node) (bool, error) {
+	for _, b := range bs {
+		switch {
+		case len(b.t.AnyOf) > 0 || len(b.t.OneOf) > 0:
+			kw := "anyOf"
+			if len(b.t.OneOf) > 0 {
+				kw = "oneOf"
+			}
+			sub, err := b.branches(kw)
+			if err != nil {
+				return false, err
+			}
+			if ok, err := r.methodPayloads(sub); err != nil || !ok {
+				return false, err
+			}
+		case len(b.t.AllOf) == 1 && b.t.AllOf[0].Ref != "" && len(b.propKeys) == 0:
+			name, err := refName(b.t.AllOf[0].Ref)
+			if err != nil {
+				return false, err
+			}
+			if d := r.sf.defs[name]; d == nil || d.str("x-method") == "" {
+				return false, nil
+			}
+		default:
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // acceptsAny reports whether one of the branches (through refs) is the
@@ -509,17 +755,31 @@ func (r *resolver) object(t *Type, n *node) error {
 	if ap, ok := n.rawKids["additionalProperties"]; ok && !isEmptySchema(ap) {
 		return fmt.Errorf("%s: additionalProperties other than true is not supported", n.path)
 	}
-	fields, err := r.fields(n, t.Name, "")
+	flat := len(n.t.OneOf) > 0 || len(n.t.AnyOf) > 0
+	// The property a flattened tagged union discriminates on belongs to the
+	// union, not to the object, even when the object declares it too.
+	tagProp, err := r.flatTagProperty(n, flat)
+	if err != nil {
+		return err
+	}
+	exclude := ""
+	if tagProp != nil {
+		exclude = tagProp.key
+	}
+	fields, err := r.fields(n, t.Name, exclude)
 	if err != nil {
 		return err
 	}
 	t.Fields = fields
-	if len(n.t.OneOf) == 0 && len(n.t.AnyOf) == 0 {
+	if !flat {
 		return nil
 	}
 	// A flattened union: the variants' members sit beside the object's own.
 	u := &Type{Kind: TUnion}
 	if err := r.union(u, n, t); err != nil {
+		return err
+	}
+	if err := tagProp.apply(u.Union, n.path); err != nil {
 		return err
 	}
 	fname := goName(u.Union.Tag)
@@ -535,6 +795,60 @@ func (r *resolver) object(t *Type, n *node) error {
 		"The members that depend on the variant; they sit beside the other members in JSON.",
 	}}
 	t.NoExtra = true
+	return nil
+}
+
+// flatTag is an object's own declaration of its flattened union's tag.
+type flatTag struct {
+	key     string
+	lenient bool // x-deserialize-default-on-error
+}
+
+// flatTagProperty finds the property of n that is also the tag of its
+// flattened union, and checks it is a string (or null) schema.
+func (r *resolver) flatTagProperty(n *node, flat bool) (*flatTag, error) {
+	if !flat {
+		return nil, nil
+	}
+	kw := "oneOf"
+	if len(n.t.OneOf) == 0 {
+		kw = "anyOf"
+	}
+	bs, err := n.branches(kw)
+	if err != nil {
+		return nil, err
+	}
+	tag, err := unionTag(n, bs)
+	if err != nil || tag == "" || n.t.Properties[tag] == nil {
+		return nil, err
+	}
+	p, err := n.prop(tag)
+	if err != nil {
+		return nil, err
+	}
+	ref, _, err := r.ref(p)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Prim != "string" || p.has("default") {
+		return nil, fmt.Errorf("%s: a flattened union's tag declared by its object must be a string without a default", p.path)
+	}
+	return &flatTag{key: tag, lenient: p.flag("x-deserialize-default-on-error")}, nil
+}
+
+// apply records the tag's leniency on the union: it needs the untagged
+// branch that declares the tag as null, which is what a lenient tag selects.
+func (ft *flatTag) apply(u *Union, path string) error {
+	if ft == nil || !ft.lenient {
+		if u.NullTagFallback {
+			return fmt.Errorf("%s: a branch with a null tag needs the tag declared with x-deserialize-default-on-error", path)
+		}
+		return nil
+	}
+	if !u.NullTagFallback {
+		return fmt.Errorf("%s: a lenient tag needs an untagged branch that declares the tag as null", path)
+	}
+	u.LenientTag = true
 	return nil
 }
 

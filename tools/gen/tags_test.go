@@ -11,10 +11,20 @@ import (
 // TestTagConstants: tags.go has exactly one constant per tagged union
 // variant, named after the variant and holding the tag the codec matches.
 func TestTagConstants(t *testing.T) {
-	files, err := generated()
+	pkgs, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
+	sfs, err := loadSchemas(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pkgs {
+		t.Run(p.surface.Go, func(t *testing.T) { checkTagConstants(t, p.files, sfs[i]) })
+	}
+}
+
+func checkTagConstants(t *testing.T, files map[string][]byte, sf *schemaFile) {
 	f, err := parser.ParseFile(token.NewFileSet(), "tags.go", files["tags.go"], 0)
 	if err != nil {
 		t.Fatal(err)
@@ -29,10 +39,6 @@ func TestTagConstants(t *testing.T) {
 			}
 			got[vs.Names[0].Name] = v
 		}
-	}
-	sf, err := loadSchema(repoRoot)
-	if err != nil {
-		t.Fatal(err)
 	}
 	m, err := buildModel(sf)
 	if err != nil {

@@ -13,6 +13,7 @@ type branchInfo struct {
 	catchAll bool   // the "other" branch of a tagged union: unknown tags
 	payload  *Type  // allOf [$ref]
 	inline   bool   // has properties of its own (besides the tag)
+	nullTag  bool   // the tag's schema is {"type":"null"}: the branch for no tag
 	title    string
 }
 
@@ -59,6 +60,10 @@ func (r *resolver) union(t *Type, n *node, owner *Type) error {
 					bi.tagValue = strings.Trim(string(c), `"`)
 				} else if b.has("not") && bi.title == "other" {
 					bi.catchAll = true
+				} else if isNullOnly(p) {
+					// The branch for "no tag" (v1 unstable's IdleStateUpdate
+					// "none": stopReason omitted or null): an untagged branch.
+					bi.nullTag = true
 				} else {
 					return fmt.Errorf("%s: tag %q without const", b.path, tag)
 				}
@@ -110,9 +115,20 @@ func (r *resolver) union(t *Type, n *node, owner *Type) error {
 	}
 
 	if tag != "" {
-		return r.taggedVariants(t, infos)
+		if err := r.taggedVariants(t, infos); err != nil {
+			return err
+		}
+		if owner == nil && u.NullTagFallback {
+			return fmt.Errorf("%s: a branch with a null tag outside a flattened union", n.path)
+		}
+		return nil
 	}
 	return r.shapeVariants(t, infos)
+}
+
+// isNullOnly reports a schema that is exactly {"type":"null"}.
+func isNullOnly(n *node) bool {
+	return len(n.keys) == 1 && n.t.Type.Equals([]string{"null"})
 }
 
 // unionTag finds the discriminator: the one property that is a required
@@ -145,9 +161,11 @@ func unionTag(n *node, bs []*node) (string, error) {
 func (r *resolver) taggedVariants(t *Type, infos []*branchInfo) error {
 	u := t.Union
 	seen := map[string]bool{}
+	catchAllTitle := ""
 	for _, bi := range infos {
 		switch {
 		case bi.catchAll:
+			catchAllTitle = bi.title
 			continue // the Unknown variant below keeps these
 		case bi.tagValue == "":
 			if u.Fallback != nil {
@@ -183,9 +201,15 @@ func (r *resolver) taggedVariants(t *Type, infos []*branchInfo) error {
 		u.Variants = append(u.Variants, v)
 		if bi.tagValue == "" {
 			u.Fallback, u.FallbackTag = v, bi.title
+			u.NullTagFallback = bi.nullTag
 		}
 	}
 	unk := &Type{Name: t.Name + "Unknown", Kind: TStruct, IsUnknown: true}
+	if _, taken := r.m.byName[unk.Name]; taken && catchAllTitle != "" {
+		// A known tag spells "unknown" (v1 unstable's StateUpdate): the
+		// catch-all is named after its branch's title instead.
+		unk.Name = t.Name + goName(catchAllTitle)
+	}
 	unk.Doc = []string{
 		"A variant this schema does not know (a newer peer's tag). Raw keeps",
 		"the whole object verbatim, so it re-encodes byte for byte.",
@@ -216,6 +240,26 @@ func structFields(t *Type) []*Field {
 //   - an inline branch is a struct of its own properties.
 func (r *resolver) variantType(u *Type, label string, bi *branchInfo) (*Type, error) {
 	name := u.Name + goName(label)
+	if bi.payload != nil && r.flattenedDefs[bi.payload.Schema] {
+		// The payload is a tagged union def (v2's SessionUpdate
+		// "state_update" over StateUpdate): the variant is an object
+		// holding it flattened, its members beside the outer tag.
+		if bi.inline {
+			return nil, fmt.Errorf("%s: a union payload with properties of its own", bi.n.path)
+		}
+		inner := bi.payload
+		vt := &Type{Name: name, Kind: TStruct, Doc: docLines(bi.n.t.Description), NoExtra: true}
+		r.deferred = append(r.deferred, func() error {
+			if inner.Union.Tag == "" {
+				return fmt.Errorf("%s: a variant's union payload %s must be tagged", bi.n.path, inner.Schema)
+			}
+			vt.Flat = &Field{Go: goName(inner.Union.Tag), Ref: &Ref{Named: inner}, Required: true, Doc: []string{
+				fmt.Sprintf("The %s the variant carries; its members sit beside the tag in JSON.", inner.Name),
+			}}
+			return nil
+		})
+		return vt, r.add(vt)
+	}
 	if bi.payload != nil {
 		if name == bi.payload.Name || bi.title == bi.payload.Schema {
 			// The def is the variant. Its JSON methods then speak the
@@ -224,9 +268,11 @@ func (r *resolver) variantType(u *Type, label string, bi *branchInfo) (*Type, er
 			if n := r.sf.refs[bi.payload.Schema]; n != 1 {
 				return nil, fmt.Errorf("%s: def %s would be variant %s but is referenced %d times", bi.n.path, bi.payload.Schema, name, n)
 			}
+			r.variantPayloadIsObject(bi.n.path, name, bi.payload)
 			return bi.payload, nil
 		}
 		vt := &Type{Name: name, Kind: TDefined, Base: bi.payload, Doc: docLines(bi.n.t.Description)}
+		r.variantPayloadIsObject(bi.n.path, name, bi.payload)
 		return vt, r.add(vt)
 	}
 	vt := &Type{Name: name, Kind: TStruct, Doc: docLines(bi.n.t.Description)}
@@ -236,6 +282,24 @@ func (r *resolver) variantType(u *Type, label string, bi *branchInfo) (*Type, er
 	}
 	vt.Fields = fields
 	return vt, r.add(vt)
+}
+
+// variantPayloadIsObject fails generation, once every def is resolved,
+// when a variant's payload def is not an object: v2's SessionUpdate
+// "state_update" is the StateUpdate union, and a union nested in a variant
+// has no codec.
+func (r *resolver) variantPayloadIsObject(path, name string, payload *Type) {
+	r.deferred = append(r.deferred, func() error {
+		if payload.Kind != TStruct {
+			return fmt.Errorf("%s: variant %s is a %s def (%s); only object defs can be variants", path, name, kindName(payload.Kind), payload.Schema)
+		}
+		return nil
+	})
+}
+
+// kindName names a TKind in errors.
+func kindName(k TKind) string {
+	return [...]string{"struct", "defined", "union", "enum", "integer enum", "scalar", "null", "raw", "alias"}[k]
 }
 
 // shapeVariants resolves a union decided by the JSON shape of the value
@@ -260,6 +324,9 @@ func (r *resolver) shapeVariants(t *Type, infos []*branchInfo) error {
 			ref, null, err := r.ref(bi.n)
 			if err != nil {
 				return err
+			}
+			if ref.Min != nil {
+				return fmt.Errorf("%s: minimum on a shape union branch", bi.n.path)
 			}
 			vt := &Type{Name: t.Name + goName(bi.title), Doc: v.Doc}
 			switch {

@@ -1,6 +1,7 @@
 package gentest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -225,10 +226,11 @@ func TestSDK2_IdiomaticNamesAndVersion(t *testing.T) {
 	var _ gen.SessionID = "s"
 	var _ gen.ToolCallID = "t"
 	var _ gen.MessageID = "m"
-	require.Equal(t, gen.ProtocolVersion(1), gen.LatestProtocolVersion)
-	require.Equal(t, "@agentclientprotocol/sdk", gen.SchemaPackage)
-	require.Equal(t, "2.4.0", gen.SchemaVersion)
-	require.Len(t, gen.SchemaSHA256, 64)
+	pin := readPinned(t)
+	require.Equal(t, pin.Package, gen.SchemaPackage)
+	require.Equal(t, pin.Version, gen.SchemaVersion)
+	require.Equal(t, pin.SHA256, gen.SchemaSHA256)
+	require.Contains(t, pin.File, fmt.Sprintf("/v%d/", gen.LatestProtocolVersion), "the version the schema's path names")
 }
 
 // TestSDK5_MemberOrderIsKept: a peer's member order (tag last, unknown

@@ -1,0 +1,74 @@
+package gentest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/segmentio/encoding/json"
+	"github.com/stretchr/testify/require"
+)
+
+// pinned is what schema/pin.json and the schema file acpsdk/gen is
+// generated from say, so that tests assert against them rather than
+// against numbers that a schema bump changes.
+type pinned struct {
+	Package, Version, File, SHA256 string
+	// MethodDefs is how many defs carry x-method; Sides counts the
+	// methods (wire name and kind) per x-side.
+	MethodDefs int
+	Sides      map[string]int
+}
+
+func readPinned(t *testing.T) pinned {
+	t.Helper()
+	root := filepath.Join("..", "..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "schema", "pin.json"))
+	require.NoError(t, err)
+	var pin struct {
+		Package  string `json:"package"`
+		Version  string `json:"version"`
+		Surfaces []struct {
+			File    string `json:"file"`
+			SHA256  string `json:"sha256"`
+			Runtime bool   `json:"runtime"`
+		} `json:"surfaces"`
+	}
+	require.NoError(t, json.Unmarshal(b, &pin))
+	p := pinned{Package: pin.Package, Version: pin.Version, Sides: map[string]int{}}
+	for _, s := range pin.Surfaces {
+		if s.Runtime {
+			p.File, p.SHA256 = s.File, s.SHA256
+		}
+	}
+	require.NotEmpty(t, p.File, "schema/pin.json has no runtime surface")
+	data, err := os.ReadFile(filepath.Join(root, p.File))
+	require.NoError(t, err)
+	sum := sha256.Sum256(data)
+	require.Equal(t, p.SHA256, hex.EncodeToString(sum[:]), "%s is the pinned file", p.File)
+	var doc struct {
+		Defs map[string]struct {
+			Method string `json:"x-method"`
+			Side   string `json:"x-side"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	methods := map[string]string{}
+	for name, d := range doc.Defs {
+		if d.Method == "" {
+			continue
+		}
+		p.MethodDefs++
+		kind := "request"
+		if len(name) > len("Notification") && name[len(name)-len("Notification"):] == "Notification" {
+			kind = "notification"
+		}
+		methods[d.Method+" "+d.Side+" "+kind] = d.Side
+	}
+	for _, side := range methods {
+		p.Sides[side]++
+	}
+	return p
+}
