@@ -106,7 +106,12 @@ func loadSchema(root string) (*schemaFile, error) {
 		return nil, fmt.Errorf("schema/pin.json: file %q does not name a protocol version directory (vN/)", pin.File)
 	}
 	version, _ := strconv.Atoi(m[1])
+	return parseSchema(pin, sha, version, data)
+}
 
+// parseSchema reads the schema data, which pin describes (its sha256 and
+// protocol version already known).
+func parseSchema(pin Pin, sha string, version int, data []byte) (*schemaFile, error) {
 	std, err := schemas.FromJSONReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pin.File, err)

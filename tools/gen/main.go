@@ -5,6 +5,7 @@
 //
 //	go run ./tools/gen          # write acpsdk/gen
 //	go run ./tools/gen -check   # regenerate in memory; fail naming stale files
+//	go run ./tools/gen -schema F.json -pkg P -out DIR   # one schema's codec (golden tests)
 //
 // `go generate ./acpsdk/gen/...` runs it through the //go:generate line in
 // acpsdk/gen/doc.go.
@@ -26,8 +27,17 @@ import (
 func main() {
 	root := flag.String("root", ".", "repository root (holds schema/ and acpsdk/)")
 	check := flag.Bool("check", false, "regenerate in memory and fail if acpsdk/gen differs")
+	schema := flag.String("schema", "", "generate only the types and codec of this schema file (no pin), into -out as package -pkg")
+	pkg := flag.String("pkg", "", "with -schema: the package name")
+	out := flag.String("out", "", "with -schema: the output directory")
 	flag.Parse()
-	if err := run(*root, *check); err != nil {
+	err := error(nil)
+	if *schema != "" {
+		err = runSchema(*schema, *pkg, *out, *check)
+	} else {
+		err = run(*root, *check)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

@@ -34,6 +34,9 @@ func (r *resolver) override(key string) (string, bool) {
 }
 
 func (r *resolver) checkOverrides() error {
+	if len(r.m.Methods) == 0 {
+		return nil // a golden schema: the overrides are the protocol's
+	}
 	var unused []string
 	for k := range overrides {
 		if !r.used[k] {
@@ -107,6 +110,10 @@ func (r *resolver) methods() error {
 		r.m.Methods = append(r.m.Methods, m)
 	}
 	sort.Slice(r.m.Methods, func(i, j int) bool { return r.m.Methods[i].Name < r.m.Methods[j].Name })
+	if len(r.m.Methods) == 0 {
+		// Only types, no protocol (a golden schema): nothing is required.
+		return nil
+	}
 	for side, names := range requiredMethods {
 		for _, gm := range names {
 			found := false
