@@ -32,7 +32,7 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Logout != nil:
-		return x.Logout.appendJSON(jsonx.Key(b, "\"logout\":"))
+		return jsonx.Braces(x.Logout.appendMembers(append(jsonx.Key(b, "\"logout\":"), '{'), ""))
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -43,13 +43,9 @@ func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsAgentAuthCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AgentAuthCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -136,13 +132,13 @@ func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendBool(jsonx.Key(b, "\"loadSession\":"), bool(x.LoadSession)), nil
 	case i == 1:
-		return x.PromptCapabilities.appendJSON(jsonx.Key(b, "\"promptCapabilities\":"))
+		return jsonx.Braces(x.PromptCapabilities.appendMembers(append(jsonx.Key(b, "\"promptCapabilities\":"), '{'), ""))
 	case i == 2:
-		return x.McpCapabilities.appendJSON(jsonx.Key(b, "\"mcpCapabilities\":"))
+		return jsonx.Braces(x.McpCapabilities.appendMembers(append(jsonx.Key(b, "\"mcpCapabilities\":"), '{'), ""))
 	case i == 3:
-		return x.SessionCapabilities.appendJSON(jsonx.Key(b, "\"sessionCapabilities\":"))
+		return jsonx.Braces(x.SessionCapabilities.appendMembers(append(jsonx.Key(b, "\"sessionCapabilities\":"), '{'), ""))
 	case i == 4:
-		return x.Auth.appendJSON(jsonx.Key(b, "\"auth\":"))
+		return jsonx.Braces(x.Auth.appendMembers(append(jsonx.Key(b, "\"auth\":"), '{'), ""))
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -181,13 +177,9 @@ func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) 
 	return fieldsAgentCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *AgentCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -234,13 +226,9 @@ func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) 
 	return fieldsAgentNotification.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AgentNotification) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -294,12 +282,10 @@ func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsAgentRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AgentRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x AgentRequest) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x AgentRequest) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -355,12 +341,12 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 	case *AgentResponseError:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
 }
@@ -400,17 +386,13 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
 	case i == 1:
-		return x.Error.appendJSON(jsonx.Key(b, "\"error\":"))
+		return jsonx.Braces(x.Error.appendMembers(append(jsonx.Key(b, "\"error\":"), '{'), ""))
 	}
 	return b, nil
 }
 
 func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsAgentResponseError.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
-func (x *AgentResponseError) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x as a AgentResponse value.
@@ -420,19 +402,7 @@ func (x AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AgentResponseError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AgentResponseError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseError")
 }
 
 var fieldsAgentResponseResult = jsonx.NewFields(
@@ -471,10 +441,6 @@ func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsAgentResponseResult.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AgentResponseResult) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a AgentResponse value.
 func (x AgentResponseResult) MarshalJSON() ([]byte, error) {
 	return appendAgentResponse(make([]byte, 0, 256), &x)
@@ -482,19 +448,7 @@ func (x AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AgentResponseResult)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AgentResponseResult")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseResult")
 }
 
 var fieldsAnnotations = jsonx.NewFields(
@@ -541,12 +495,10 @@ func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsAnnotations.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Annotations) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Annotations) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Annotations) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -587,7 +539,7 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return x.Annotations.appendJSON(jsonx.Key(b, "\"annotations\":"))
+		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
 	case i == 2:
@@ -602,12 +554,10 @@ func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsAudioContent.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AudioContent) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x AudioContent) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x AudioContent) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -674,13 +624,9 @@ func (x *AuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsAuthCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *AuthCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -826,10 +772,6 @@ func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsAuthMethodAgent.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AuthMethodAgent) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a AuthMethod value.
 func (x AuthMethodAgent) MarshalJSON() ([]byte, error) {
 	return appendAuthMethod(make([]byte, 0, 256), &x)
@@ -837,19 +779,7 @@ func (x AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AuthMethodAgent)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AuthMethodAgent")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodAgent")
 }
 
 var fieldsAuthMethodTerminal = jsonx.NewFields(
@@ -906,10 +836,6 @@ func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsAuthMethodTerminal.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AuthMethodTerminal) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a AuthMethod value.
 func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 	return appendAuthMethod(make([]byte, 0, 256), &x)
@@ -917,19 +843,7 @@ func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AuthMethodTerminal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AuthMethodTerminal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodTerminal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -984,13 +898,9 @@ func (x *AuthenticateRequest) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsAuthenticateRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AuthenticateRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1032,13 +942,9 @@ func (x *AuthenticateResponse) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsAuthenticateResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AuthenticateResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1095,13 +1001,9 @@ func (x *AvailableCommand) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsAvailableCommand.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AvailableCommand) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommand) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1147,7 +1049,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 		if v == nil {
 			break
 		}
-		return (*UnstructuredCommandInput)(v).appendJSON(b)
+		return jsonx.Braces((*UnstructuredCommandInput)(v).appendMembers(append(b, '{'), ""))
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommandInput")
 }
@@ -1167,19 +1069,7 @@ func (x AvailableCommandInputUnstructured) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AvailableCommandInput value that must be this variant.
 func (x *AvailableCommandInputUnstructured) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAvailableCommandInput(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AvailableCommandInputUnstructured)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AvailableCommandInputUnstructured")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAvailableCommandInput, "AvailableCommandInputUnstructured")
 }
 
 var fieldsAvailableCommandsUpdate = jsonx.NewFields(
@@ -1216,13 +1106,9 @@ func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, e
 	return fieldsAvailableCommandsUpdate.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *AvailableCommandsUpdate) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1279,10 +1165,6 @@ func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsBlobResourceContents.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *BlobResourceContents) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return appendEmbeddedResourceResource(make([]byte, 0, 256), &x)
@@ -1290,19 +1172,7 @@ func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*BlobResourceContents)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a BlobResourceContents")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "BlobResourceContents")
 }
 
 var fieldsBooleanConfigOptionCapabilities = jsonx.NewFields(
@@ -1334,13 +1204,9 @@ func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte, tag string) ([
 	return fieldsBooleanConfigOptionCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *BooleanConfigOptionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1397,13 +1263,9 @@ func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsBooleanPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *BooleanPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1450,13 +1312,9 @@ func (x *CancelNotification) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsCancelNotification.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CancelNotification) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1505,13 +1363,9 @@ func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsCancelRequestNotification.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CancelRequestNotification) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1582,15 +1436,15 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return x.Fs.appendJSON(jsonx.Key(b, "\"fs\":"))
+		return jsonx.Braces(x.Fs.appendMembers(append(jsonx.Key(b, "\"fs\":"), '{'), ""))
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Key(b, "\"terminal\":"), bool(x.Terminal)), nil
 	case i == 2 && x.Session != nil:
-		return x.Session.appendJSON(jsonx.Key(b, "\"session\":"))
+		return jsonx.Braces(x.Session.appendMembers(append(jsonx.Key(b, "\"session\":"), '{'), ""))
 	case i == 3:
-		return x.Auth.appendJSON(jsonx.Key(b, "\"auth\":"))
+		return jsonx.Braces(x.Auth.appendMembers(append(jsonx.Key(b, "\"auth\":"), '{'), ""))
 	case i == 4 && x.Elicitation != nil:
-		return x.Elicitation.appendJSON(jsonx.Key(b, "\"elicitation\":"))
+		return jsonx.Braces(x.Elicitation.appendMembers(append(jsonx.Key(b, "\"elicitation\":"), '{'), ""))
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -1621,13 +1475,9 @@ func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsClientCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *ClientCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1674,13 +1524,9 @@ func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsClientNotification.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ClientNotification) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1734,12 +1580,10 @@ func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsClientRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ClientRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x ClientRequest) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x ClientRequest) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -1795,12 +1639,12 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 	case *ClientResponseError:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
 }
@@ -1840,17 +1684,13 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
 	case i == 1:
-		return x.Error.appendJSON(jsonx.Key(b, "\"error\":"))
+		return jsonx.Braces(x.Error.appendMembers(append(jsonx.Key(b, "\"error\":"), '{'), ""))
 	}
 	return b, nil
 }
 
 func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsClientResponseError.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
-func (x *ClientResponseError) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x as a ClientResponse value.
@@ -1860,19 +1700,7 @@ func (x ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeClientResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ClientResponseError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ClientResponseError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseError")
 }
 
 var fieldsClientResponseResult = jsonx.NewFields(
@@ -1911,10 +1739,6 @@ func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsClientResponseResult.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ClientResponseResult) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a ClientResponse value.
 func (x ClientResponseResult) MarshalJSON() ([]byte, error) {
 	return appendClientResponse(make([]byte, 0, 256), &x)
@@ -1922,19 +1746,7 @@ func (x ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeClientResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ClientResponseResult)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ClientResponseResult")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseResult")
 }
 
 var fieldsClientSessionCapabilities = jsonx.NewFields(
@@ -1966,11 +1778,11 @@ func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Compaction != nil:
-		return x.Compaction.appendJSON(jsonx.Key(b, "\"compaction\":"))
+		return jsonx.Braces(x.Compaction.appendMembers(append(jsonx.Key(b, "\"compaction\":"), '{'), ""))
 	case i == 1 && x.ConfigOptions != nil:
-		return x.ConfigOptions.appendJSON(jsonx.Key(b, "\"configOptions\":"))
+		return jsonx.Braces(x.ConfigOptions.appendMembers(append(jsonx.Key(b, "\"configOptions\":"), '{'), ""))
 	case i == 2 && x.Notices != nil:
-		return x.Notices.appendJSON(jsonx.Key(b, "\"notices\":"))
+		return jsonx.Braces(x.Notices.appendMembers(append(jsonx.Key(b, "\"notices\":"), '{'), ""))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -1981,13 +1793,9 @@ func (x *ClientSessionCapabilities) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsClientSessionCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ClientSessionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2034,13 +1842,9 @@ func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsCloseSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CloseSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2082,13 +1886,9 @@ func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsCloseSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CloseSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2118,13 +1918,9 @@ func (x *CompactionCapabilities) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsCompactionCapabilities.Append(b, tag, x.Extra, nil, nil)
 }
 
-func (x *CompactionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2178,13 +1974,9 @@ func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsCompactionSummaryChunk.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CompactionSummaryChunk) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2246,13 +2038,9 @@ func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsCompactionUpdate.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CompactionUpdate) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2299,13 +2087,9 @@ func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([
 	return fieldsCompleteElicitationNotification.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CompleteElicitationNotification) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2352,13 +2136,9 @@ func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsConfigOptionUpdate.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ConfigOptionUpdate) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2407,12 +2187,10 @@ func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsContent.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Content) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Content) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Content) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -2566,19 +2344,7 @@ func (x ContentBlockAudio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockAudio) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockAudio)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockAudio")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockAudio")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -2588,19 +2354,7 @@ func (x ContentBlockImage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockImage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockImage)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockImage")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockImage")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -2610,19 +2364,7 @@ func (x ContentBlockResource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockResource)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockResource")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockResource")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -2632,19 +2374,7 @@ func (x ContentBlockResourceLink) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockResourceLink)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockResourceLink")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockResourceLink")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -2654,19 +2384,7 @@ func (x ContentBlockText) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockText) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockText)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockText")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockText")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -2728,12 +2446,10 @@ func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsContentChunk.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ContentChunk) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x ContentChunk) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -2784,12 +2500,10 @@ func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsCost.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Cost) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Cost) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Cost) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -3237,10 +2951,6 @@ func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte, tag stri
 	return fieldsCreateElicitationResponseActionCancel.Append(b, tag, x.Extra, nil, nil)
 }
 
-func (x *CreateElicitationResponseActionCancel) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
 func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 	b, err := appendCreateElicitationResponseActionMembers([]byte{'{'}, &x)
@@ -3282,10 +2992,6 @@ func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []st
 
 func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsCreateElicitationResponseActionDecline.Append(b, tag, x.Extra, nil, nil)
-}
-
-func (x *CreateElicitationResponseActionDecline) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
@@ -3391,13 +3097,9 @@ func (x *CreateTerminalRequest) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsCreateTerminalRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CreateTerminalRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3444,13 +3146,9 @@ func (x *CreateTerminalResponse) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsCreateTerminalResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CreateTerminalResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3497,13 +3195,9 @@ func (x *CurrentModeUpdate) appendMembers(b []byte, tag string) ([]byte, error) 
 	return fieldsCurrentModeUpdate.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *CurrentModeUpdate) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3550,13 +3244,9 @@ func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsDeleteSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *DeleteSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3598,13 +3288,9 @@ func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsDeleteSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *DeleteSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3661,12 +3347,10 @@ func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsDiff.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Diff) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Diff) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Diff) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -3707,13 +3391,9 @@ func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, e
 	return fieldsElicitationAcceptAction.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ElicitationAcceptAction) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3752,9 +3432,9 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return x.Form.appendJSON(jsonx.Key(b, "\"form\":"))
+		return jsonx.Braces(x.Form.appendMembers(append(jsonx.Key(b, "\"form\":"), '{'), ""))
 	case i == 1 && x.URL != nil:
-		return x.URL.appendJSON(jsonx.Key(b, "\"url\":"))
+		return jsonx.Braces(x.URL.appendMembers(append(jsonx.Key(b, "\"url\":"), '{'), ""))
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -3765,13 +3445,9 @@ func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, e
 	return fieldsElicitationCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ElicitationCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3911,13 +3587,9 @@ func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byt
 	return fieldsElicitationFormCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ElicitationFormCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3964,7 +3636,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return x.RequestedSchema.appendJSON(jsonx.Key(b, "\"requestedSchema\":"))
+		return jsonx.Braces(x.RequestedSchema.appendMembers(append(jsonx.Key(b, "\"requestedSchema\":"), '{'), ""))
 	}
 	return b, nil
 }
@@ -4152,19 +3824,7 @@ func (x ElicitationPropertySchemaArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaArray) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaArray)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaArray")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaArray")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -4174,19 +3834,7 @@ func (x ElicitationPropertySchemaBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaBoolean)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaBoolean")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaBoolean")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -4196,19 +3844,7 @@ func (x ElicitationPropertySchemaInteger) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaInteger) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaInteger)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaInteger")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaInteger")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -4218,19 +3854,7 @@ func (x ElicitationPropertySchemaNumber) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaNumber) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaNumber)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaNumber")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaNumber")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -4240,19 +3864,7 @@ func (x ElicitationPropertySchemaString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaString) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaString)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaString")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaString")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -4304,13 +3916,9 @@ func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, e
 	return fieldsElicitationRequestScope.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ElicitationRequestScope) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4404,13 +4012,9 @@ func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) 
 	return fieldsElicitationSchema.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *ElicitationSchema) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4575,13 +4179,9 @@ func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, e
 	return fieldsElicitationSessionScope.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ElicitationSessionScope) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4623,13 +4223,9 @@ func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte
 	return fieldsElicitationURLCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ElicitationURLCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4753,7 +4349,7 @@ func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return x.Annotations.appendJSON(jsonx.Key(b, "\"annotations\":"))
+		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
 	case i == 1 && x.Resource == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
@@ -4768,13 +4364,9 @@ func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsEmbeddedResource.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *EmbeddedResource) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4831,12 +4423,12 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 	case *BlobResourceContents:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
 }
@@ -4893,12 +4485,10 @@ func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsEnumOption.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *EnumOption) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x EnumOption) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x EnumOption) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -4949,12 +4539,10 @@ func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsEnvVariable.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *EnvVariable) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x EnvVariable) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -5005,12 +4593,10 @@ func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsError.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Error) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Error) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Error) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -5128,13 +4714,9 @@ func (x *FileSystemCapabilities) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsFileSystemCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *FileSystemCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5186,12 +4768,10 @@ func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsHTTPHeader.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *HTTPHeader) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x HTTPHeader) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -5235,7 +4815,7 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return x.Annotations.appendJSON(jsonx.Key(b, "\"annotations\":"))
+		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
 	case i == 2:
@@ -5252,12 +4832,10 @@ func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsImageContent.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ImageContent) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x ImageContent) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x ImageContent) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -5313,12 +4891,10 @@ func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsImplementation.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Implementation) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Implementation) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Implementation) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -5372,9 +4948,9 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return x.ClientCapabilities.appendJSON(jsonx.Key(b, "\"clientCapabilities\":"))
+		return jsonx.Braces(x.ClientCapabilities.appendMembers(append(jsonx.Key(b, "\"clientCapabilities\":"), '{'), ""))
 	case i == 2 && x.ClientInfo != nil:
-		return x.ClientInfo.appendJSON(jsonx.Key(b, "\"clientInfo\":"))
+		return jsonx.Braces(x.ClientInfo.appendMembers(append(jsonx.Key(b, "\"clientInfo\":"), '{'), ""))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -5398,13 +4974,9 @@ func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) 
 	return fieldsInitializeRequest.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *InitializeRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5467,11 +5039,11 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return x.AgentCapabilities.appendJSON(jsonx.Key(b, "\"agentCapabilities\":"))
+		return jsonx.Braces(x.AgentCapabilities.appendMembers(append(jsonx.Key(b, "\"agentCapabilities\":"), '{'), ""))
 	case i == 2:
 		return jsonx.EncList(jsonx.Key(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 3 && x.AgentInfo != nil:
-		return x.AgentInfo.appendJSON(jsonx.Key(b, "\"agentInfo\":"))
+		return jsonx.Braces(x.AgentInfo.appendMembers(append(jsonx.Key(b, "\"agentInfo\":"), '{'), ""))
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -5498,13 +5070,9 @@ func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsInitializeResponse.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *InitializeResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5571,13 +5139,9 @@ func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsIntegerPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *IntegerPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5629,13 +5193,9 @@ func (x *KillTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsKillTerminalRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *KillTerminalRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5677,13 +5237,9 @@ func (x *KillTerminalResponse) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsKillTerminalResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *KillTerminalResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5735,13 +5291,9 @@ func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsListSessionsRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ListSessionsRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5793,13 +5345,9 @@ func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsListSessionsResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ListSessionsResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5861,13 +5409,9 @@ func (x *LoadSessionRequest) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsLoadSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *LoadSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5906,7 +5450,7 @@ func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return x.Modes.appendJSON(jsonx.Key(b, "\"modes\":"))
+		return jsonx.Braces(x.Modes.appendMembers(append(jsonx.Key(b, "\"modes\":"), '{'), ""))
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -5919,13 +5463,9 @@ func (x *LoadSessionResponse) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsLoadSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *LoadSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5967,13 +5507,9 @@ func (x *LogoutCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsLogoutCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *LogoutCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6015,12 +5551,10 @@ func (x *LogoutRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsLogoutRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *LogoutRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x LogoutRequest) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x LogoutRequest) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -6061,12 +5595,10 @@ func (x *LogoutResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsLogoutResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *LogoutResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x LogoutResponse) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x LogoutResponse) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -6146,12 +5678,10 @@ func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsMcpCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *McpCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x McpCapabilities) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x McpCapabilities) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -6313,10 +5843,6 @@ func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsMcpServerHTTP.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *McpServerHTTP) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a McpServer value.
 func (x McpServerHTTP) MarshalJSON() ([]byte, error) {
 	return appendMcpServer(make([]byte, 0, 256), &x)
@@ -6324,19 +5850,7 @@ func (x McpServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerHTTP)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerHTTP")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerHTTP")
 }
 
 var fieldsMcpServerSSE = jsonx.NewFields(
@@ -6383,10 +5897,6 @@ func (x *McpServerSSE) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsMcpServerSSE.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *McpServerSSE) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a McpServer value.
 func (x McpServerSSE) MarshalJSON() ([]byte, error) {
 	return appendMcpServer(make([]byte, 0, 256), &x)
@@ -6394,19 +5904,7 @@ func (x McpServerSSE) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerSSE) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerSSE)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerSSE")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerSSE")
 }
 
 var fieldsMcpServerStdio = jsonx.NewFields(
@@ -6458,10 +5956,6 @@ func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsMcpServerStdio.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *McpServerStdio) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a McpServer value.
 func (x McpServerStdio) MarshalJSON() ([]byte, error) {
 	return appendMcpServer(make([]byte, 0, 256), &x)
@@ -6469,19 +5963,7 @@ func (x McpServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerStdio) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerStdio)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerStdio")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerStdio")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -6598,19 +6080,7 @@ func (x MultiSelectItemsString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsString) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*MultiSelectItemsString)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a MultiSelectItemsString")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMultiSelectItems, "MultiSelectItemsString")
 }
 
 // MarshalJSON encodes x as a MultiSelectItems value.
@@ -6620,19 +6090,7 @@ func (x MultiSelectItemsTitled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsTitled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*MultiSelectItemsTitled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a MultiSelectItemsTitled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMultiSelectItems, "MultiSelectItemsTitled")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -6714,13 +6172,9 @@ func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsMultiSelectPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *MultiSelectPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6777,13 +6231,9 @@ func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) 
 	return fieldsNewSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *NewSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6827,7 +6277,7 @@ func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
 	case i == 1 && x.Modes != nil:
-		return x.Modes.appendJSON(jsonx.Key(b, "\"modes\":"))
+		return jsonx.Braces(x.Modes.appendMembers(append(jsonx.Key(b, "\"modes\":"), '{'), ""))
 	case i == 2 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 3 && x.Meta != nil:
@@ -6840,13 +6290,9 @@ func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsNewSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *NewSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6903,12 +6349,10 @@ func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsNotice.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Notice) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Notice) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Notice) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -6937,13 +6381,9 @@ func (x *NoticeCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsNoticeCapabilities.Append(b, tag, x.Extra, nil, nil)
 }
 
-func (x *NoticeCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7010,13 +6450,9 @@ func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsNumberPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *NumberPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7073,13 +6509,9 @@ func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsPermissionOption.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *PermissionOption) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PermissionOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7138,12 +6570,10 @@ func (x *Plan) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsPlan.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Plan) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Plan) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Plan) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -7199,12 +6629,10 @@ func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsPlanEntry.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *PlanEntry) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x PlanEntry) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -7321,13 +6749,9 @@ func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsPromptCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *PromptCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7379,12 +6803,10 @@ func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsPromptRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *PromptRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x PromptRequest) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x PromptRequest) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -7430,12 +6852,10 @@ func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsPromptResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *PromptResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x PromptResponse) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -7496,13 +6916,9 @@ func (x *ReadTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsReadTextFileRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ReadTextFileRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7549,13 +6965,9 @@ func (x *ReadTextFileResponse) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsReadTextFileResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ReadTextFileResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7607,13 +7019,9 @@ func (x *ReleaseTerminalRequest) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsReleaseTerminalRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ReleaseTerminalRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7655,13 +7063,9 @@ func (x *ReleaseTerminalResponse) appendMembers(b []byte, tag string) ([]byte, e
 	return fieldsReleaseTerminalResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ReleaseTerminalResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7846,10 +7250,6 @@ func (x *RequestPermissionOutcomeCancelled) appendMembers(b []byte, tag string) 
 	return fieldsRequestPermissionOutcomeCancelled.Append(b, tag, x.Extra, nil, nil)
 }
 
-func (x *RequestPermissionOutcomeCancelled) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a RequestPermissionOutcome value.
 func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 	return appendRequestPermissionOutcome(make([]byte, 0, 256), &x)
@@ -7857,19 +7257,7 @@ func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionOutcomeCancelled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionOutcomeCancelled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionOutcome, "RequestPermissionOutcomeCancelled")
 }
 
 // MarshalJSON encodes x as a RequestPermissionOutcome value.
@@ -7879,19 +7267,7 @@ func (x RequestPermissionOutcomeSelected) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeSelected) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionOutcomeSelected)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionOutcomeSelected")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionOutcome, "RequestPermissionOutcomeSelected")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "outcome" tag.
@@ -7943,7 +7319,7 @@ func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) 
 	case i == 0:
 		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
 	case i == 1:
-		return x.ToolCall.appendJSON(jsonx.Key(b, "\"toolCall\":"))
+		return jsonx.Braces(x.ToolCall.appendMembers(append(jsonx.Key(b, "\"toolCall\":"), '{'), ""))
 	case i == 2:
 		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendPermissionOption)
 	case i == 3 && x.Meta != nil:
@@ -7956,13 +7332,9 @@ func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, 
 	return fieldsRequestPermissionRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *RequestPermissionRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8011,13 +7383,9 @@ func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsRequestPermissionResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *RequestPermissionResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8071,7 +7439,7 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return x.Annotations.appendJSON(jsonx.Key(b, "\"annotations\":"))
+		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
 	case i == 1 && x.Description != nil:
 		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
 	case i == 2 && x.MimeType != nil:
@@ -8094,12 +7462,10 @@ func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsResourceLink.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ResourceLink) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x ResourceLink) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -8160,13 +7526,9 @@ func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsResumeSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ResumeSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8205,7 +7567,7 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return x.Modes.appendJSON(jsonx.Key(b, "\"modes\":"))
+		return jsonx.Braces(x.Modes.appendMembers(append(jsonx.Key(b, "\"modes\":"), '{'), ""))
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -8218,13 +7580,9 @@ func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsResumeSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ResumeSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8283,13 +7641,9 @@ func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsSelectedPermissionOutcome.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SelectedPermissionOutcome) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8331,13 +7685,9 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag s
 	return fieldsSessionAdditionalDirectoriesCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8385,15 +7735,15 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.List != nil:
-		return x.List.appendJSON(jsonx.Key(b, "\"list\":"))
+		return jsonx.Braces(x.List.appendMembers(append(jsonx.Key(b, "\"list\":"), '{'), ""))
 	case i == 1 && x.Delete != nil:
-		return x.Delete.appendJSON(jsonx.Key(b, "\"delete\":"))
+		return jsonx.Braces(x.Delete.appendMembers(append(jsonx.Key(b, "\"delete\":"), '{'), ""))
 	case i == 2 && x.AdditionalDirectories != nil:
-		return x.AdditionalDirectories.appendJSON(jsonx.Key(b, "\"additionalDirectories\":"))
+		return jsonx.Braces(x.AdditionalDirectories.appendMembers(append(jsonx.Key(b, "\"additionalDirectories\":"), '{'), ""))
 	case i == 3 && x.Resume != nil:
-		return x.Resume.appendJSON(jsonx.Key(b, "\"resume\":"))
+		return jsonx.Braces(x.Resume.appendMembers(append(jsonx.Key(b, "\"resume\":"), '{'), ""))
 	case i == 4 && x.Close != nil:
-		return x.Close.appendJSON(jsonx.Key(b, "\"close\":"))
+		return jsonx.Braces(x.Close.appendMembers(append(jsonx.Key(b, "\"close\":"), '{'), ""))
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -8404,13 +7754,9 @@ func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsSessionCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8452,13 +7798,9 @@ func (x *SessionCloseCapabilities) appendMembers(b []byte, tag string) ([]byte, 
 	return fieldsSessionCloseCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionCloseCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8500,13 +7842,9 @@ func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsSessionConfigBoolean.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionConfigBoolean) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8785,7 +8123,7 @@ func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) 
 func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Boolean != nil:
-		return x.Boolean.appendJSON(jsonx.Key(b, "\"boolean\":"))
+		return jsonx.Braces(x.Boolean.appendMembers(append(jsonx.Key(b, "\"boolean\":"), '{'), ""))
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -8796,13 +8134,9 @@ func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte, tag string) (
 	return fieldsSessionConfigOptionsCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionConfigOptionsCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8851,13 +8185,9 @@ func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsSessionConfigSelect.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionConfigSelect) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8914,13 +8244,9 @@ func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, 
 	return fieldsSessionConfigSelectGroup.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionConfigSelectGroup) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8977,13 +8303,9 @@ func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsSessionConfigSelectOption.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionConfigSelectOption) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9094,13 +8416,9 @@ func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsSessionDeleteCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionDeleteCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9167,12 +8485,10 @@ func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsSessionInfo.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionInfo) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x SessionInfo) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -9223,13 +8539,9 @@ func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) 
 	return fieldsSessionInfoUpdate.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionInfoUpdate) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9271,13 +8583,9 @@ func (x *SessionListCapabilities) appendMembers(b []byte, tag string) ([]byte, e
 	return fieldsSessionListCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionListCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9334,12 +8642,10 @@ func (x *SessionMode) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsSessionMode.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionMode) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x SessionMode) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x SessionMode) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -9390,13 +8696,9 @@ func (x *SessionModeState) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsSessionModeState.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionModeState) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionModeState) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9450,13 +8752,9 @@ func (x *SessionNotification) appendMembers(b []byte, tag string) ([]byte, error
 	return fieldsSessionNotification.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionNotification) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9498,13 +8796,9 @@ func (x *SessionResumeCapabilities) appendMembers(b []byte, tag string) ([]byte,
 	return fieldsSessionResumeCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SessionResumeCapabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9812,19 +9106,7 @@ func (x SessionUpdateAgentMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentMessageChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentMessageChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentMessageChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9834,19 +9116,7 @@ func (x SessionUpdateAgentThoughtChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentThoughtChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentThoughtChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentThoughtChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentThoughtChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9856,19 +9126,7 @@ func (x SessionUpdateAvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAvailableCommandsUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAvailableCommandsUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAvailableCommandsUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9878,19 +9136,7 @@ func (x SessionUpdateCompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCompactionSummaryChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCompactionSummaryChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCompactionSummaryChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9900,19 +9146,7 @@ func (x SessionUpdateCompactionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCompactionUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCompactionUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCompactionUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9922,19 +9156,7 @@ func (x SessionUpdateConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateConfigOptionUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateConfigOptionUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateConfigOptionUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9944,19 +9166,7 @@ func (x SessionUpdateCurrentModeUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCurrentModeUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCurrentModeUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCurrentModeUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCurrentModeUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9966,19 +9176,7 @@ func (x SessionUpdateNotice) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateNotice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateNotice)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateNotice")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateNotice")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -9988,19 +9186,7 @@ func (x SessionUpdatePlan) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdatePlan) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdatePlan)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdatePlan")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdatePlan")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -10010,19 +9196,7 @@ func (x SessionUpdateSessionInfoUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateSessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateSessionInfoUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateSessionInfoUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateSessionInfoUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -10032,19 +9206,7 @@ func (x SessionUpdateToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateToolCall)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateToolCall")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateToolCall")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -10054,19 +9216,7 @@ func (x SessionUpdateToolCallUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateToolCallUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateToolCallUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateToolCallUpdate")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "sessionUpdate" tag.
@@ -10094,19 +9244,7 @@ func (x SessionUpdateUsageUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateUsageUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateUsageUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUsageUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -10116,19 +9254,7 @@ func (x SessionUpdateUserMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateUserMessageChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateUserMessageChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUserMessageChunk")
 }
 
 var fieldsSetSessionConfigOptionRequest = jsonx.NewFields(
@@ -10328,10 +9454,6 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag s
 	return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
 func (x SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
 	b, err := appendSetSessionConfigOptionRequestTypeMembers([]byte{'{'}, &x)
@@ -10405,10 +9527,6 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag s
 	return fieldsSetSessionConfigOptionRequestTypeValueID.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SetSessionConfigOptionRequestTypeValueID) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
 func (x SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
 	b, err := appendSetSessionConfigOptionRequestTypeMembers([]byte{'{'}, &x)
@@ -10469,13 +9587,9 @@ func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]
 	return fieldsSetSessionConfigOptionResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SetSessionConfigOptionResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10527,13 +9641,9 @@ func (x *SetSessionModeRequest) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsSetSessionModeRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SetSessionModeRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10575,13 +9685,9 @@ func (x *SetSessionModeResponse) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsSetSessionModeResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *SetSessionModeResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10652,13 +9758,9 @@ func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsStringMultiSelectItems.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *StringMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10745,13 +9847,9 @@ func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsStringPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *StringPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10798,12 +9896,10 @@ func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsTerminal.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Terminal) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Terminal) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Terminal) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -10854,13 +9950,9 @@ func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error)
 	return fieldsTerminalExitStatus.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TerminalExitStatus) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10912,13 +10004,9 @@ func (x *TerminalOutputRequest) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsTerminalOutputRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TerminalOutputRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10964,7 +10052,7 @@ func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Key(b, "\"truncated\":"), bool(x.Truncated)), nil
 	case i == 2 && x.ExitStatus != nil:
-		return x.ExitStatus.appendJSON(jsonx.Key(b, "\"exitStatus\":"))
+		return jsonx.Braces(x.ExitStatus.appendMembers(append(jsonx.Key(b, "\"exitStatus\":"), '{'), ""))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -10975,13 +10063,9 @@ func (x *TerminalOutputResponse) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsTerminalOutputResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TerminalOutputResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11020,7 +10104,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return x.Annotations.appendJSON(jsonx.Key(b, "\"annotations\":"))
+		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
 	case i == 2 && x.Meta != nil:
@@ -11033,12 +10117,10 @@ func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsTextContent.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TextContent) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x TextContent) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x TextContent) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -11094,10 +10176,6 @@ func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsTextResourceContents.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TextResourceContents) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
 func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 	return appendEmbeddedResourceResource(make([]byte, 0, 256), &x)
@@ -11105,19 +10183,7 @@ func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*TextResourceContents)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a TextResourceContents")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "TextResourceContents")
 }
 
 var fieldsTitledMultiSelectItems = jsonx.NewFields(
@@ -11154,13 +10220,9 @@ func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, er
 	return fieldsTitledMultiSelectItems.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TitledMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11247,12 +10309,10 @@ func (x *ToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsToolCall.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ToolCall) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x ToolCall) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x ToolCall) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -11372,19 +10432,7 @@ func (x ToolCallContentContent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentContent)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentContent")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentContent")
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -11394,19 +10442,7 @@ func (x ToolCallContentDiff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentDiff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentDiff)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentDiff")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentDiff")
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -11416,19 +10452,7 @@ func (x ToolCallContentTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentTerminal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentTerminal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentTerminal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -11488,13 +10512,9 @@ func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsToolCallLocation.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ToolCallLocation) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11593,12 +10613,10 @@ func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsToolCallUpdate.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *ToolCallUpdate) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -11656,13 +10674,9 @@ func (x *UnstructuredCommandInput) appendMembers(b []byte, tag string) ([]byte, 
 	return fieldsUnstructuredCommandInput.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *UnstructuredCommandInput) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11708,7 +10722,7 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return x.Cost.appendJSON(jsonx.Key(b, "\"cost\":"))
+		return jsonx.Braces(x.Cost.appendMembers(append(jsonx.Key(b, "\"cost\":"), '{'), ""))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -11719,12 +10733,10 @@ func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsUsageUpdate.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *UsageUpdate) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x UsageUpdate) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -11775,13 +10787,9 @@ func (x *WaitForTerminalExitRequest) appendMembers(b []byte, tag string) ([]byte
 	return fieldsWaitForTerminalExitRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *WaitForTerminalExitRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11833,13 +10841,9 @@ func (x *WaitForTerminalExitResponse) appendMembers(b []byte, tag string) ([]byt
 	return fieldsWaitForTerminalExitResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *WaitForTerminalExitResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11896,13 +10900,9 @@ func (x *WriteTextFileRequest) appendMembers(b []byte, tag string) ([]byte, erro
 	return fieldsWriteTextFileRequest.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *WriteTextFileRequest) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11944,13 +10944,9 @@ func (x *WriteTextFileResponse) appendMembers(b []byte, tag string) ([]byte, err
 	return fieldsWriteTextFileResponse.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *WriteTextFileResponse) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12237,17 +11233,29 @@ func decodeToolKind(data []byte) (ToolKind, error) {
 	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolKind: "+strconv.Quote(s))
 }
 
-func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) { return v.appendJSON(b) }
+func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
-func appendEnumOption(b []byte, v EnumOption) ([]byte, error) { return v.appendJSON(b) }
+func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
-func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) { return v.appendJSON(b) }
+func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
-func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) { return v.appendJSON(b) }
+func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
-func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) { return v.appendJSON(b) }
+func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
-func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) { return v.appendJSON(b) }
+func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
 
@@ -12256,15 +11264,21 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
 }
 
-func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) { return v.appendJSON(b) }
+func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
-func appendSessionMode(b []byte, v SessionMode) ([]byte, error) { return v.appendJSON(b) }
+func appendSessionMode(b []byte, v SessionMode) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}
 
-func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) { return v.appendJSON(b) }
+func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
+	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+}

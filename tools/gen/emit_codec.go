@@ -80,7 +80,7 @@ func (e *emitter) encodeCall(ref *Ref, val jen.Code) *jen.Statement {
 	if ref.Named != nil {
 		switch t := ref.Named; t.Kind {
 		case TStruct:
-			return jen.Parens(val).Dot("appendJSON").Call(jen.Id("b"))
+			return appendObject(t, jen.Parens(val), jen.Id("b"))
 		case TUnion:
 			return jen.Id("append"+t.Name).Call(jen.Id("b"), val)
 		}
@@ -403,17 +403,19 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 		)
 		f.Line()
 	}
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(appendObj).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(jx("Braces").Call(jen.Id("x").Dot("appendMembers").Call(jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Lit("")))),
-	)
-	f.Line()
+	if keepsVerbatim(t) {
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(appendObj).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jx("Braces").Call(jen.Id("x").Dot("appendMembers").Call(jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Lit("")))),
+		)
+		f.Line()
+	}
 	if len(t.VariantOf) > 0 {
 		e.variantJSON(f, t)
 		return nil
 	}
 	f.Comment("MarshalJSON encodes x: known members in schema order, then Extra.")
 	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(jen.Id("x").Dot("appendJSON").Call(jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))),
+		jen.Return(appendObject(t, jen.Id("x"), jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))),
 	)
 	f.Line()
 	f.Comment("UnmarshalJSON checks that data is valid JSON, then decodes it into x,")
@@ -548,7 +550,7 @@ func (e *emitter) fieldCases(f *Field) []jen.Code {
 	case f.Ref.Map:
 		return ret(jx("EncMap").Call(keyed, x(), e.encFunc(f.Ref.Elem)))
 	case isStructRef(f.Ref):
-		return ret(x().Dot("appendJSON").Call(keyed))
+		return ret(appendObject(f.Ref.Named, x(), keyed))
 	case f.Ref.Named != nil && f.Ref.Named.Kind == TUnion:
 		enc := ret(jen.Id("append"+f.Ref.Named.Name).Call(keyed, x()))
 		if omittable(f) {
@@ -642,6 +644,13 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 		args = append(args, jen.Nil())
 	}
 	f.Comment(fmt.Sprintf("UnmarshalJSON decodes a %s value that must be this variant.", u.Name))
+	if !u.Union.Flattened {
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+			jen.Return(jx("UnmarshalVariant").Call(jen.Id("data"), jen.Id("x"), jen.Id("decode"+u.Name), jen.Lit(t.Name))),
+		)
+		f.Line()
+		return
+	}
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
 		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(args...),
@@ -670,6 +679,25 @@ func (e *emitter) unknownCodec(f *jen.File, t *Type) {
 		jen.Return(jen.Nil()),
 	)
 	f.Line()
+}
+
+// appendObject appends recv, a value of the struct type t, to buf as a JSON
+// object: ([]byte, error). Only an object kept verbatim has an appendJSON
+// method; the others wrap their members in braces here.
+func appendObject(t *Type, recv *jen.Statement, buf jen.Code) *jen.Statement {
+	if keepsVerbatim(t) {
+		return recv.Dot("appendJSON").Call(buf)
+	}
+	return jx("Braces").Call(recv.Dot("appendMembers").Call(jen.Append(buf, jen.LitRune('{')), jen.Lit("")))
+}
+
+// structOf is the struct behind a variant type (itself, or the struct a
+// defined variant is based on).
+func structOf(t *Type) *Type {
+	if t.Kind == TDefined {
+		return t.Base
+	}
+	return t
 }
 
 // variantRecv is how to reach a struct variant's own codec methods.
@@ -953,7 +981,7 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 			if members {
 				stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"), jen.Lit(""))))
 			} else {
-				stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendJSON").Call(jen.Id("b"))))
+				stmts = append(stmts, jen.Return(appendObject(structOf(v.Type), variantRecv(v, "v"), jen.Id("b"))))
 			}
 			ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
 			continue
@@ -1082,7 +1110,7 @@ func (e *emitter) encHelper(f *jen.File, t *Type) {
 	sig := f.Func().Id("append"+t.Name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error())
 	switch t.Kind {
 	case TStruct:
-		sig.Block(jen.Return(jen.Id("v").Dot("appendJSON").Call(jen.Id("b"))))
+		sig.Block(jen.Return(appendObject(t, jen.Id("v"), jen.Id("b"))))
 	case TEnum, TIntEnum, TScalar:
 		if s, ok := e.inlineEncode(&Ref{Named: t}, jen.Id("v")); ok {
 			sig.Block(jen.Return(s, jen.Nil()))

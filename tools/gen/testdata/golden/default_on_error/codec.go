@@ -62,12 +62,10 @@ func (x *Capabilities) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *Capabilities) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Capabilities) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Capabilities) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.

@@ -38,12 +38,10 @@ func (x *Command) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsCommand.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Command) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Command) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Command) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.

@@ -36,12 +36,10 @@ func (x *Limits) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsLimits.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Limits) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Limits) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Limits) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -97,7 +95,7 @@ func (x *Settings) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
 	case i == 2:
-		return x.Limits.appendJSON(jsonx.Key(b, "\"limits\":"))
+		return jsonx.Braces(x.Limits.appendMembers(append(jsonx.Key(b, "\"limits\":"), '{'), ""))
 	}
 	return b, nil
 }
@@ -125,12 +123,10 @@ func (x *Settings) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsSettings.Append(b, tag, x.Extra, x.appendField, x.isDefault)
 }
 
-func (x *Settings) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Settings) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Settings) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.

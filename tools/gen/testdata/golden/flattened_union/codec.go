@@ -33,12 +33,10 @@ func (x *Choice) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsChoice.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Choice) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Choice) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Choice) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -305,12 +303,10 @@ func (x *Toggle) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsToggle.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Toggle) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Toggle) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Toggle) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.

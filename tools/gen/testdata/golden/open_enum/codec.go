@@ -41,12 +41,10 @@ func (x *Option) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsOption.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Option) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Option) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Option) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.

@@ -106,12 +106,10 @@ func (x *Ref) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsRef.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Ref) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Ref) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Ref) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.

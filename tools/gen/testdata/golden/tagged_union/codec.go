@@ -33,12 +33,10 @@ func (x *Circle) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsCircle.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Circle) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Circle) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Circle) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -81,12 +79,10 @@ func (x *Drawing) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsDrawing.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Drawing) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Drawing) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Drawing) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -187,19 +183,7 @@ func (x ShapeCircle) MarshalJSON() ([]byte, error) { return appendShape(make([]b
 
 // UnmarshalJSON decodes a Shape value that must be this variant.
 func (x *ShapeCircle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeShape(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ShapeCircle)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ShapeCircle")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeShape, "ShapeCircle")
 }
 
 // MarshalJSON encodes x as a Shape value.
@@ -207,19 +191,7 @@ func (x ShapeSquare) MarshalJSON() ([]byte, error) { return appendShape(make([]b
 
 // UnmarshalJSON decodes a Shape value that must be this variant.
 func (x *ShapeSquare) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeShape(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ShapeSquare)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ShapeSquare")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeShape, "ShapeSquare")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "kind" tag.
@@ -269,12 +241,10 @@ func (x *Square) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsSquare.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *Square) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Square) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
+func (x Square) MarshalJSON() ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+}
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.

@@ -122,10 +122,6 @@ func (x *TransportHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsTransportHTTP.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TransportHTTP) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a Transport value.
 func (x TransportHTTP) MarshalJSON() ([]byte, error) {
 	return appendTransport(make([]byte, 0, 256), &x)
@@ -133,19 +129,7 @@ func (x TransportHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a Transport value that must be this variant.
 func (x *TransportHTTP) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeTransport(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*TransportHTTP)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a TransportHTTP")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeTransport, "TransportHTTP")
 }
 
 var fieldsTransportStdio = jsonx.NewFields(
@@ -177,10 +161,6 @@ func (x *TransportStdio) appendMembers(b []byte, tag string) ([]byte, error) {
 	return fieldsTransportStdio.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
-func (x *TransportStdio) appendJSON(b []byte) ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
-}
-
 // MarshalJSON encodes x as a Transport value.
 func (x TransportStdio) MarshalJSON() ([]byte, error) {
 	return appendTransport(make([]byte, 0, 256), &x)
@@ -188,19 +168,7 @@ func (x TransportStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a Transport value that must be this variant.
 func (x *TransportStdio) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeTransport(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*TransportStdio)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a TransportStdio")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeTransport, "TransportStdio")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
