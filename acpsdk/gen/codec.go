@@ -32,20 +32,16 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Logout != nil:
-		return jsonx.Braces(x.Logout.appendMembers(append(jsonx.Key(b, "\"logout\":"), '{'), ""))
+		return jsonx.Braces(fieldsLogoutCapabilities.Append(append(jsonx.Key(b, "\"logout\":"), '{'), "", x.Logout.Extra, x.Logout.appendField, nil))
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAgentAuthCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -132,13 +128,13 @@ func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendBool(jsonx.Key(b, "\"loadSession\":"), bool(x.LoadSession)), nil
 	case i == 1:
-		return jsonx.Braces(x.PromptCapabilities.appendMembers(append(jsonx.Key(b, "\"promptCapabilities\":"), '{'), ""))
+		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Key(b, "\"promptCapabilities\":"), '{'), "", x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault))
 	case i == 2:
-		return jsonx.Braces(x.McpCapabilities.appendMembers(append(jsonx.Key(b, "\"mcpCapabilities\":"), '{'), ""))
+		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Key(b, "\"mcpCapabilities\":"), '{'), "", x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault))
 	case i == 3:
-		return jsonx.Braces(x.SessionCapabilities.appendMembers(append(jsonx.Key(b, "\"sessionCapabilities\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Key(b, "\"sessionCapabilities\":"), '{'), "", x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil))
 	case i == 4:
-		return jsonx.Braces(x.Auth.appendMembers(append(jsonx.Key(b, "\"auth\":"), '{'), ""))
+		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -173,13 +169,9 @@ func (x *AgentCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAgentCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAgentCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -222,13 +214,9 @@ func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAgentNotification.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAgentNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -278,13 +266,9 @@ func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAgentRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAgentRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -341,12 +325,12 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+		return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *AgentResponseError:
 		if v == nil {
 			break
 		}
-		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+		return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
 }
@@ -386,13 +370,9 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(x.Error.appendMembers(append(jsonx.Key(b, "\"error\":"), '{'), ""))
+		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
 	}
 	return b, nil
-}
-
-func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAgentResponseError.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a AgentResponse value.
@@ -435,10 +415,6 @@ func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
 		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
 	}
 	return b, nil
-}
-
-func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAgentResponseResult.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a AgentResponse value.
@@ -491,13 +467,9 @@ func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAnnotations.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Annotations) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAnnotations.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -539,7 +511,7 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
 	case i == 2:
@@ -550,13 +522,9 @@ func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAudioContent.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAudioContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -620,13 +588,9 @@ func (x *AuthCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *AuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAuthCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -696,7 +660,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"terminal\"")
+		b, err := fieldsAuthMethodTerminal.Append(b, "\"type\":\"terminal\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -706,7 +670,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "")
+		b, err := fieldsAuthMethodAgent.Append(b, "", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -766,10 +730,6 @@ func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAuthMethodAgent.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a AuthMethod value.
@@ -832,10 +792,6 @@ func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAuthMethodTerminal.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x as a AuthMethod value.
 func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 	return appendAuthMethod(make([]byte, 0, 256), &x)
@@ -894,13 +850,9 @@ func (x *AuthenticateRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AuthenticateRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAuthenticateRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAuthenticateRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -938,13 +890,9 @@ func (x *AuthenticateResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AuthenticateResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAuthenticateResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAuthenticateResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -997,13 +945,9 @@ func (x *AvailableCommand) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AvailableCommand) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAvailableCommand.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommand) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAvailableCommand.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1049,7 +993,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 		if v == nil {
 			break
 		}
-		return jsonx.Braces((*UnstructuredCommandInput)(v).appendMembers(append(b, '{'), ""))
+		return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(b, '{'), "", (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommandInput")
 }
@@ -1102,13 +1046,9 @@ func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsAvailableCommandsUpdate.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsAvailableCommandsUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1161,10 +1101,6 @@ func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsBlobResourceContents.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return appendEmbeddedResourceResource(make([]byte, 0, 256), &x)
@@ -1200,13 +1136,9 @@ func (x *BooleanConfigOptionCapabilities) appendField(b []byte, i int) ([]byte, 
 	return b, nil
 }
 
-func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsBooleanConfigOptionCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1259,13 +1191,9 @@ func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsBooleanPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsBooleanPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1308,13 +1236,9 @@ func (x *CancelNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CancelNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCancelNotification.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCancelNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1359,13 +1283,9 @@ func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
-func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCancelRequestNotification.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCancelRequestNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1436,15 +1356,15 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(x.Fs.appendMembers(append(jsonx.Key(b, "\"fs\":"), '{'), ""))
+		return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(jsonx.Key(b, "\"fs\":"), '{'), "", x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault))
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Key(b, "\"terminal\":"), bool(x.Terminal)), nil
 	case i == 2 && x.Session != nil:
-		return jsonx.Braces(x.Session.appendMembers(append(jsonx.Key(b, "\"session\":"), '{'), ""))
+		return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(jsonx.Key(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
 	case i == 3:
-		return jsonx.Braces(x.Auth.appendMembers(append(jsonx.Key(b, "\"auth\":"), '{'), ""))
+		return jsonx.Braces(fieldsAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault))
 	case i == 4 && x.Elicitation != nil:
-		return jsonx.Braces(x.Elicitation.appendMembers(append(jsonx.Key(b, "\"elicitation\":"), '{'), ""))
+		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Key(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -1471,13 +1391,9 @@ func (x *ClientCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsClientCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsClientCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1520,13 +1436,9 @@ func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsClientNotification.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsClientNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1576,13 +1488,9 @@ func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsClientRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsClientRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1639,12 +1547,12 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+		return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *ClientResponseError:
 		if v == nil {
 			break
 		}
-		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+		return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
 }
@@ -1684,13 +1592,9 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(x.Error.appendMembers(append(jsonx.Key(b, "\"error\":"), '{'), ""))
+		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
 	}
 	return b, nil
-}
-
-func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsClientResponseError.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a ClientResponse value.
@@ -1735,10 +1639,6 @@ func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsClientResponseResult.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x as a ClientResponse value.
 func (x ClientResponseResult) MarshalJSON() ([]byte, error) {
 	return appendClientResponse(make([]byte, 0, 256), &x)
@@ -1778,24 +1678,20 @@ func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Compaction != nil:
-		return jsonx.Braces(x.Compaction.appendMembers(append(jsonx.Key(b, "\"compaction\":"), '{'), ""))
+		return jsonx.Braces(fieldsCompactionCapabilities.Append(append(jsonx.Key(b, "\"compaction\":"), '{'), "", x.Compaction.Extra, nil, nil))
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.Braces(x.ConfigOptions.appendMembers(append(jsonx.Key(b, "\"configOptions\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(jsonx.Key(b, "\"configOptions\":"), '{'), "", x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil))
 	case i == 2 && x.Notices != nil:
-		return jsonx.Braces(x.Notices.appendMembers(append(jsonx.Key(b, "\"notices\":"), '{'), ""))
+		return jsonx.Braces(fieldsNoticeCapabilities.Append(append(jsonx.Key(b, "\"notices\":"), '{'), "", x.Notices.Extra, nil, nil))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *ClientSessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsClientSessionCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1838,13 +1734,9 @@ func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCloseSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCloseSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1882,13 +1774,9 @@ func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCloseSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCloseSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1914,13 +1802,9 @@ func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, erro
 	return d.End(&x.Extra, skip)
 }
 
-func (x *CompactionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCompactionCapabilities.Append(b, tag, x.Extra, nil, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCompactionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, nil, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1970,13 +1854,9 @@ func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCompactionSummaryChunk.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCompactionSummaryChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2034,13 +1914,9 @@ func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCompactionUpdate.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCompactionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2083,13 +1959,9 @@ func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, 
 	return b, nil
 }
 
-func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCompleteElicitationNotification.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCompleteElicitationNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2132,13 +2004,9 @@ func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsConfigOptionUpdate.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsConfigOptionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2183,13 +2051,9 @@ func (x *Content) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsContent.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Content) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2275,7 +2139,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TextContent)(v).appendMembers(b, "\"type\":\"text\"")
+		b, err := fieldsTextContent.Append(b, "\"type\":\"text\"", (*TextContent)(v).Extra, (*TextContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -2285,7 +2149,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ImageContent)(v).appendMembers(b, "\"type\":\"image\"")
+		b, err := fieldsImageContent.Append(b, "\"type\":\"image\"", (*ImageContent)(v).Extra, (*ImageContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -2295,7 +2159,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AudioContent)(v).appendMembers(b, "\"type\":\"audio\"")
+		b, err := fieldsAudioContent.Append(b, "\"type\":\"audio\"", (*AudioContent)(v).Extra, (*AudioContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -2305,7 +2169,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ResourceLink)(v).appendMembers(b, "\"type\":\"resource_link\"")
+		b, err := fieldsResourceLink.Append(b, "\"type\":\"resource_link\"", (*ResourceLink)(v).Extra, (*ResourceLink)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -2315,7 +2179,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*EmbeddedResource)(v).appendMembers(b, "\"type\":\"resource\"")
+		b, err := fieldsEmbeddedResource.Append(b, "\"type\":\"resource\"", (*EmbeddedResource)(v).Extra, (*EmbeddedResource)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -2442,13 +2306,9 @@ func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsContentChunk.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ContentChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsContentChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2496,13 +2356,9 @@ func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCost.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Cost) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCost.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2888,17 +2744,17 @@ func appendCreateElicitationResponseActionMembers(b []byte, v CreateElicitationR
 		if v == nil {
 			break
 		}
-		return (*ElicitationAcceptAction)(v).appendMembers(b, "\"action\":\"accept\"")
+		return fieldsElicitationAcceptAction.Append(b, "\"action\":\"accept\"", (*ElicitationAcceptAction)(v).Extra, (*ElicitationAcceptAction)(v).appendField, nil)
 	case *CreateElicitationResponseActionDecline:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"action\":\"decline\"")
+		return fieldsCreateElicitationResponseActionDecline.Append(b, "\"action\":\"decline\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionCancel:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"action\":\"cancel\"")
+		return fieldsCreateElicitationResponseActionCancel.Append(b, "\"action\":\"cancel\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionUnknown:
 		if v == nil {
 			break
@@ -2947,10 +2803,6 @@ func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []str
 	return d.End(&x.Extra, skip)
 }
 
-func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCreateElicitationResponseActionCancel.Append(b, tag, x.Extra, nil, nil)
-}
-
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
 func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 	b, err := appendCreateElicitationResponseActionMembers([]byte{'{'}, &x)
@@ -2988,10 +2840,6 @@ func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []st
 		}
 	}
 	return d.End(&x.Extra, skip)
-}
-
-func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCreateElicitationResponseActionDecline.Append(b, tag, x.Extra, nil, nil)
 }
 
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
@@ -3093,13 +2941,9 @@ func (x *CreateTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CreateTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCreateTerminalRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCreateTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3142,13 +2986,9 @@ func (x *CreateTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CreateTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCreateTerminalResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCreateTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3191,13 +3031,9 @@ func (x *CurrentModeUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *CurrentModeUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCurrentModeUpdate.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCurrentModeUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3240,13 +3076,9 @@ func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsDeleteSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsDeleteSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3284,13 +3116,9 @@ func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsDeleteSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsDeleteSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3343,13 +3171,9 @@ func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsDiff.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Diff) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsDiff.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3387,13 +3211,9 @@ func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsElicitationAcceptAction.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsElicitationAcceptAction.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3432,22 +3252,18 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return jsonx.Braces(x.Form.appendMembers(append(jsonx.Key(b, "\"form\":"), '{'), ""))
+		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Key(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
 	case i == 1 && x.URL != nil:
-		return jsonx.Braces(x.URL.appendMembers(append(jsonx.Key(b, "\"url\":"), '{'), ""))
+		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Key(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsElicitationCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsElicitationCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3583,13 +3399,9 @@ func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, erro
 	return b, nil
 }
 
-func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsElicitationFormCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3636,7 +3448,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(x.RequestedSchema.appendMembers(append(jsonx.Key(b, "\"requestedSchema\":"), '{'), ""))
+		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Key(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault))
 	}
 	return b, nil
 }
@@ -3755,7 +3567,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*StringPropertySchema)(v).appendMembers(b, "\"type\":\"string\"")
+		b, err := fieldsStringPropertySchema.Append(b, "\"type\":\"string\"", (*StringPropertySchema)(v).Extra, (*StringPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -3765,7 +3577,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*NumberPropertySchema)(v).appendMembers(b, "\"type\":\"number\"")
+		b, err := fieldsNumberPropertySchema.Append(b, "\"type\":\"number\"", (*NumberPropertySchema)(v).Extra, (*NumberPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -3775,7 +3587,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*IntegerPropertySchema)(v).appendMembers(b, "\"type\":\"integer\"")
+		b, err := fieldsIntegerPropertySchema.Append(b, "\"type\":\"integer\"", (*IntegerPropertySchema)(v).Extra, (*IntegerPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -3785,7 +3597,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*BooleanPropertySchema)(v).appendMembers(b, "\"type\":\"boolean\"")
+		b, err := fieldsBooleanPropertySchema.Append(b, "\"type\":\"boolean\"", (*BooleanPropertySchema)(v).Extra, (*BooleanPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -3795,7 +3607,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*MultiSelectPropertySchema)(v).appendMembers(b, "\"type\":\"array\"")
+		b, err := fieldsMultiSelectPropertySchema.Append(b, "\"type\":\"array\"", (*MultiSelectPropertySchema)(v).Extra, (*MultiSelectPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -3912,13 +3724,9 @@ func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsElicitationRequestScope.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsElicitationRequestScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4008,13 +3816,9 @@ func (x *ElicitationSchema) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsElicitationSchema.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsElicitationSchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4083,12 +3887,12 @@ func appendElicitationScopeMembers(b []byte, v ElicitationScope) ([]byte, error)
 		if v == nil {
 			break
 		}
-		return (*ElicitationSessionScope)(v).appendMembers(b, "")
+		return fieldsElicitationSessionScope.Append(b, "", (*ElicitationSessionScope)(v).Extra, (*ElicitationSessionScope)(v).appendField, nil)
 	case *ElicitationScopeRequest:
 		if v == nil {
 			break
 		}
-		return (*ElicitationRequestScope)(v).appendMembers(b, "")
+		return fieldsElicitationRequestScope.Append(b, "", (*ElicitationRequestScope)(v).Extra, (*ElicitationRequestScope)(v).appendField, nil)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationScope")
 }
@@ -4175,13 +3979,9 @@ func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsElicitationSessionScope.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsElicitationSessionScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4219,13 +4019,9 @@ func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error
 	return b, nil
 }
 
-func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsElicitationURLCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4349,7 +4145,7 @@ func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
 	case i == 1 && x.Resource == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
@@ -4360,13 +4156,9 @@ func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsEmbeddedResource.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsEmbeddedResource.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4423,12 +4215,12 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 		if v == nil {
 			break
 		}
-		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+		return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *BlobResourceContents:
 		if v == nil {
 			break
 		}
-		return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+		return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
 }
@@ -4481,13 +4273,9 @@ func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsEnumOption.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnumOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsEnumOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4535,13 +4323,9 @@ func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsEnvVariable.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnvVariable) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsEnvVariable.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4589,13 +4373,9 @@ func (x *Error) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsError.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Error) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsError.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4710,13 +4490,9 @@ func (x *FileSystemCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *FileSystemCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsFileSystemCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4764,13 +4540,9 @@ func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsHTTPHeader.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x HTTPHeader) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsHTTPHeader.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4815,7 +4587,7 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
 	case i == 2:
@@ -4828,13 +4600,9 @@ func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsImageContent.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsImageContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4887,13 +4655,9 @@ func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsImplementation.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Implementation) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsImplementation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4948,9 +4712,9 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(x.ClientCapabilities.appendMembers(append(jsonx.Key(b, "\"clientCapabilities\":"), '{'), ""))
+		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Key(b, "\"clientCapabilities\":"), '{'), "", x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault))
 	case i == 2 && x.ClientInfo != nil:
-		return jsonx.Braces(x.ClientInfo.appendMembers(append(jsonx.Key(b, "\"clientInfo\":"), '{'), ""))
+		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"clientInfo\":"), '{'), "", x.ClientInfo.Extra, x.ClientInfo.appendField, nil))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -4970,13 +4734,9 @@ func (x *InitializeRequest) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsInitializeRequest.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsInitializeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5039,11 +4799,11 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(x.AgentCapabilities.appendMembers(append(jsonx.Key(b, "\"agentCapabilities\":"), '{'), ""))
+		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Key(b, "\"agentCapabilities\":"), '{'), "", x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault))
 	case i == 2:
 		return jsonx.EncList(jsonx.Key(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 3 && x.AgentInfo != nil:
-		return jsonx.Braces(x.AgentInfo.appendMembers(append(jsonx.Key(b, "\"agentInfo\":"), '{'), ""))
+		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"agentInfo\":"), '{'), "", x.AgentInfo.Extra, x.AgentInfo.appendField, nil))
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
@@ -5066,13 +4826,9 @@ func (x *InitializeResponse) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsInitializeResponse.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsInitializeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5135,13 +4891,9 @@ func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsIntegerPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsIntegerPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5189,13 +4941,9 @@ func (x *KillTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *KillTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsKillTerminalRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsKillTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5233,13 +4981,9 @@ func (x *KillTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *KillTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsKillTerminalResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsKillTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5287,13 +5031,9 @@ func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsListSessionsRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsListSessionsRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5341,13 +5081,9 @@ func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsListSessionsResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsListSessionsResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5405,13 +5141,9 @@ func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *LoadSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsLoadSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsLoadSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5450,7 +5182,7 @@ func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(x.Modes.appendMembers(append(jsonx.Key(b, "\"modes\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -5459,13 +5191,9 @@ func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *LoadSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsLoadSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsLoadSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5503,13 +5231,9 @@ func (x *LogoutCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *LogoutCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsLogoutCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsLogoutCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5547,13 +5271,9 @@ func (x *LogoutRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *LogoutRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsLogoutRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsLogoutRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5591,13 +5311,9 @@ func (x *LogoutResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *LogoutResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsLogoutResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsLogoutResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5674,13 +5390,9 @@ func (x *McpCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsMcpCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsMcpCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5757,7 +5469,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"http\"")
+		b, err := fieldsMcpServerHTTP.Append(b, "\"type\":\"http\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -5767,7 +5479,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"sse\"")
+		b, err := fieldsMcpServerSSE.Append(b, "\"type\":\"sse\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -5777,7 +5489,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "")
+		b, err := fieldsMcpServerStdio.Append(b, "", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -5839,10 +5551,6 @@ func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsMcpServerHTTP.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x as a McpServer value.
 func (x McpServerHTTP) MarshalJSON() ([]byte, error) {
 	return appendMcpServer(make([]byte, 0, 256), &x)
@@ -5891,10 +5599,6 @@ func (x *McpServerSSE) appendField(b []byte, i int) ([]byte, error) {
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-func (x *McpServerSSE) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsMcpServerSSE.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a McpServer value.
@@ -5950,10 +5654,6 @@ func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsMcpServerStdio.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a McpServer value.
@@ -6041,7 +5741,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*StringMultiSelectItems)(v).appendMembers(b, "\"type\":\"string\"")
+		b, err := fieldsStringMultiSelectItems.Append(b, "\"type\":\"string\"", (*StringMultiSelectItems)(v).Extra, (*StringMultiSelectItems)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -6051,7 +5751,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TitledMultiSelectItems)(v).appendMembers(b, "")
+		b, err := fieldsTitledMultiSelectItems.Append(b, "", (*TitledMultiSelectItems)(v).Extra, (*TitledMultiSelectItems)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -6168,13 +5868,9 @@ func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
-func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsMultiSelectPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsMultiSelectPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6227,13 +5923,9 @@ func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsNewSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsNewSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6277,7 +5969,7 @@ func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
 	case i == 1 && x.Modes != nil:
-		return jsonx.Braces(x.Modes.appendMembers(append(jsonx.Key(b, "\"modes\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
 	case i == 2 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 3 && x.Meta != nil:
@@ -6286,13 +5978,9 @@ func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsNewSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsNewSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6345,13 +6033,9 @@ func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsNotice.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Notice) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsNotice.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6377,13 +6061,9 @@ func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	return d.End(&x.Extra, skip)
 }
 
-func (x *NoticeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsNoticeCapabilities.Append(b, tag, x.Extra, nil, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsNoticeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, nil, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6446,13 +6126,9 @@ func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsNumberPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsNumberPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6505,13 +6181,9 @@ func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsPermissionOption.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PermissionOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsPermissionOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6566,13 +6238,9 @@ func (x *Plan) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Plan) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsPlan.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Plan) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsPlan.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6625,13 +6293,9 @@ func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsPlanEntry.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanEntry) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsPlanEntry.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6745,13 +6409,9 @@ func (x *PromptCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsPromptCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsPromptCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6799,13 +6459,9 @@ func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsPromptRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsPromptRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6848,13 +6504,9 @@ func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsPromptResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsPromptResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6912,13 +6564,9 @@ func (x *ReadTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ReadTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsReadTextFileRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsReadTextFileRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6961,13 +6609,9 @@ func (x *ReadTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ReadTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsReadTextFileResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsReadTextFileResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7015,13 +6659,9 @@ func (x *ReleaseTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ReleaseTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsReleaseTerminalRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsReleaseTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7059,13 +6699,9 @@ func (x *ReleaseTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ReleaseTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsReleaseTerminalResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsReleaseTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7201,7 +6837,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"outcome\":\"cancelled\"")
+		b, err := fieldsRequestPermissionOutcomeCancelled.Append(b, "\"outcome\":\"cancelled\"", v.Extra, nil, nil)
 		if err != nil {
 			return b, err
 		}
@@ -7211,7 +6847,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := (*SelectedPermissionOutcome)(v).appendMembers(b, "\"outcome\":\"selected\"")
+		b, err := fieldsSelectedPermissionOutcome.Append(b, "\"outcome\":\"selected\"", (*SelectedPermissionOutcome)(v).Extra, (*SelectedPermissionOutcome)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -7244,10 +6880,6 @@ func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string)
 		}
 	}
 	return d.End(&x.Extra, skip)
-}
-
-func (x *RequestPermissionOutcomeCancelled) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsRequestPermissionOutcomeCancelled.Append(b, tag, x.Extra, nil, nil)
 }
 
 // MarshalJSON encodes x as a RequestPermissionOutcome value.
@@ -7319,7 +6951,7 @@ func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) 
 	case i == 0:
 		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.Braces(x.ToolCall.appendMembers(append(jsonx.Key(b, "\"toolCall\":"), '{'), ""))
+		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Key(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
 	case i == 2:
 		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendPermissionOption)
 	case i == 3 && x.Meta != nil:
@@ -7328,13 +6960,9 @@ func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
-func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsRequestPermissionRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsRequestPermissionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7379,13 +7007,9 @@ func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
-func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsRequestPermissionResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsRequestPermissionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7439,7 +7063,7 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
 	case i == 1 && x.Description != nil:
 		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
 	case i == 2 && x.MimeType != nil:
@@ -7458,13 +7082,9 @@ func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsResourceLink.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsResourceLink.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7522,13 +7142,9 @@ func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsResumeSessionRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsResumeSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7567,7 +7183,7 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(x.Modes.appendMembers(append(jsonx.Key(b, "\"modes\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -7576,13 +7192,9 @@ func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsResumeSessionResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsResumeSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7637,13 +7249,9 @@ func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
-func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSelectedPermissionOutcome.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSelectedPermissionOutcome.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7681,13 +7289,9 @@ func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) 
 	return b, nil
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionAdditionalDirectoriesCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7735,28 +7339,24 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.List != nil:
-		return jsonx.Braces(x.List.appendMembers(append(jsonx.Key(b, "\"list\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionListCapabilities.Append(append(jsonx.Key(b, "\"list\":"), '{'), "", x.List.Extra, x.List.appendField, nil))
 	case i == 1 && x.Delete != nil:
-		return jsonx.Braces(x.Delete.appendMembers(append(jsonx.Key(b, "\"delete\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Key(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.Braces(x.AdditionalDirectories.appendMembers(append(jsonx.Key(b, "\"additionalDirectories\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Key(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
 	case i == 3 && x.Resume != nil:
-		return jsonx.Braces(x.Resume.appendMembers(append(jsonx.Key(b, "\"resume\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(jsonx.Key(b, "\"resume\":"), '{'), "", x.Resume.Extra, x.Resume.appendField, nil))
 	case i == 4 && x.Close != nil:
-		return jsonx.Braces(x.Close.appendMembers(append(jsonx.Key(b, "\"close\":"), '{'), ""))
+		return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(jsonx.Key(b, "\"close\":"), '{'), "", x.Close.Extra, x.Close.appendField, nil))
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7794,13 +7394,9 @@ func (x *SessionCloseCapabilities) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
-func (x *SessionCloseCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionCloseCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7838,13 +7434,9 @@ func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionConfigBoolean.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionConfigBoolean.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8015,12 +7607,12 @@ func appendSessionConfigOptionTypeMembers(b []byte, v SessionConfigOptionType) (
 		if v == nil {
 			break
 		}
-		return (*SessionConfigSelect)(v).appendMembers(b, "\"type\":\"select\"")
+		return fieldsSessionConfigSelect.Append(b, "\"type\":\"select\"", (*SessionConfigSelect)(v).Extra, (*SessionConfigSelect)(v).appendField, nil)
 	case *SessionConfigOptionTypeBoolean:
 		if v == nil {
 			break
 		}
-		return (*SessionConfigBoolean)(v).appendMembers(b, "\"type\":\"boolean\"")
+		return fieldsSessionConfigBoolean.Append(b, "\"type\":\"boolean\"", (*SessionConfigBoolean)(v).Extra, (*SessionConfigBoolean)(v).appendField, nil)
 	case *SessionConfigOptionTypeUnknown:
 		if v == nil {
 			break
@@ -8123,20 +7715,16 @@ func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) 
 func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Boolean != nil:
-		return jsonx.Braces(x.Boolean.appendMembers(append(jsonx.Key(b, "\"boolean\":"), '{'), ""))
+		return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(jsonx.Key(b, "\"boolean\":"), '{'), "", x.Boolean.Extra, x.Boolean.appendField, nil))
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionConfigOptionsCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8181,13 +7769,9 @@ func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionConfigSelect.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionConfigSelect.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8240,13 +7824,9 @@ func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
-func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionConfigSelectGroup.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8299,13 +7879,9 @@ func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
-func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionConfigSelectOption.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8412,13 +7988,9 @@ func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
-func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionDeleteCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8481,13 +8053,9 @@ func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionInfo.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfo) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionInfo.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8535,13 +8103,9 @@ func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionInfoUpdate.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionInfoUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8579,13 +8143,9 @@ func (x *SessionListCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionListCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionListCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionListCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8638,13 +8198,9 @@ func (x *SessionMode) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionMode) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionMode.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionMode) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionMode.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8692,13 +8248,9 @@ func (x *SessionModeState) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionModeState) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionModeState.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionModeState) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionModeState.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8748,13 +8300,9 @@ func (x *SessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SessionNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionNotification.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8792,13 +8340,9 @@ func (x *SessionResumeCapabilities) appendField(b []byte, i int) ([]byte, error)
 	return b, nil
 }
 
-func (x *SessionResumeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSessionResumeCapabilities.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8947,7 +8491,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"user_message_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"user_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -8957,7 +8501,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_message_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -8967,7 +8511,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_thought_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_thought_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -8977,7 +8521,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ToolCall)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call\"")
+		b, err := fieldsToolCall.Append(b, "\"sessionUpdate\":\"tool_call\"", (*ToolCall)(v).Extra, (*ToolCall)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -8987,7 +8531,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ToolCallUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call_update\"")
+		b, err := fieldsToolCallUpdate.Append(b, "\"sessionUpdate\":\"tool_call_update\"", (*ToolCallUpdate)(v).Extra, (*ToolCallUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -8997,7 +8541,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Plan)(v).appendMembers(b, "\"sessionUpdate\":\"plan\"")
+		b, err := fieldsPlan.Append(b, "\"sessionUpdate\":\"plan\"", (*Plan)(v).Extra, (*Plan)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9007,7 +8551,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AvailableCommandsUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"available_commands_update\"")
+		b, err := fieldsAvailableCommandsUpdate.Append(b, "\"sessionUpdate\":\"available_commands_update\"", (*AvailableCommandsUpdate)(v).Extra, (*AvailableCommandsUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9017,7 +8561,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CurrentModeUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"current_mode_update\"")
+		b, err := fieldsCurrentModeUpdate.Append(b, "\"sessionUpdate\":\"current_mode_update\"", (*CurrentModeUpdate)(v).Extra, (*CurrentModeUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9027,7 +8571,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ConfigOptionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"config_option_update\"")
+		b, err := fieldsConfigOptionUpdate.Append(b, "\"sessionUpdate\":\"config_option_update\"", (*ConfigOptionUpdate)(v).Extra, (*ConfigOptionUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9037,7 +8581,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*SessionInfoUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"session_info_update\"")
+		b, err := fieldsSessionInfoUpdate.Append(b, "\"sessionUpdate\":\"session_info_update\"", (*SessionInfoUpdate)(v).Extra, (*SessionInfoUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9047,7 +8591,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*UsageUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"usage_update\"")
+		b, err := fieldsUsageUpdate.Append(b, "\"sessionUpdate\":\"usage_update\"", (*UsageUpdate)(v).Extra, (*UsageUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9057,7 +8601,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Notice)(v).appendMembers(b, "\"sessionUpdate\":\"notice\"")
+		b, err := fieldsNotice.Append(b, "\"sessionUpdate\":\"notice\"", (*Notice)(v).Extra, (*Notice)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9067,7 +8611,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CompactionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_update\"")
+		b, err := fieldsCompactionUpdate.Append(b, "\"sessionUpdate\":\"compaction_update\"", (*CompactionUpdate)(v).Extra, (*CompactionUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9077,7 +8621,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CompactionSummaryChunk)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_summary_chunk\"")
+		b, err := fieldsCompactionSummaryChunk.Append(b, "\"sessionUpdate\":\"compaction_summary_chunk\"", (*CompactionSummaryChunk)(v).Extra, (*CompactionSummaryChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9410,12 +8954,12 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"type\":\"boolean\"")
+		return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, "\"type\":\"boolean\"", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeValueID:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "")
+		return fieldsSetSessionConfigOptionRequestTypeValueID.Append(b, "", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeUnknown:
 		if v == nil {
 			break
@@ -9448,10 +8992,6 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) 
 		return jsonx.AppendBool(jsonx.Key(b, "\"value\":"), bool(x.Value)), nil
 	}
 	return b, nil
-}
-
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
@@ -9523,10 +9063,6 @@ func (x *SetSessionConfigOptionRequestTypeValueID) appendField(b []byte, i int) 
 	return b, nil
 }
 
-func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSetSessionConfigOptionRequestTypeValueID.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
 func (x SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
 	b, err := appendSetSessionConfigOptionRequestTypeMembers([]byte{'{'}, &x)
@@ -9583,13 +9119,9 @@ func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, e
 	return b, nil
 }
 
-func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSetSessionConfigOptionResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSetSessionConfigOptionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9637,13 +9169,9 @@ func (x *SetSessionModeRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SetSessionModeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSetSessionModeRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSetSessionModeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9681,13 +9209,9 @@ func (x *SetSessionModeResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *SetSessionModeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSetSessionModeResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSetSessionModeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9754,13 +9278,9 @@ func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsStringMultiSelectItems.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsStringMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9843,13 +9363,9 @@ func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsStringPropertySchema.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsStringPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9892,13 +9408,9 @@ func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTerminal.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Terminal) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsTerminal.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9946,13 +9458,9 @@ func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTerminalExitStatus.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsTerminalExitStatus.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10000,13 +9508,9 @@ func (x *TerminalOutputRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *TerminalOutputRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTerminalOutputRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsTerminalOutputRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10052,20 +9556,16 @@ func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Key(b, "\"truncated\":"), bool(x.Truncated)), nil
 	case i == 2 && x.ExitStatus != nil:
-		return jsonx.Braces(x.ExitStatus.appendMembers(append(jsonx.Key(b, "\"exitStatus\":"), '{'), ""))
+		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Key(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *TerminalOutputResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTerminalOutputResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsTerminalOutputResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10104,7 +9604,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(x.Annotations.appendMembers(append(jsonx.Key(b, "\"annotations\":"), '{'), ""))
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
 	case i == 2 && x.Meta != nil:
@@ -10113,13 +9613,9 @@ func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTextContent.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TextContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsTextContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10172,10 +9668,6 @@ func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTextResourceContents.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
 func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 	return appendEmbeddedResourceResource(make([]byte, 0, 256), &x)
@@ -10216,13 +9708,9 @@ func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTitledMultiSelectItems.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsTitledMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10305,13 +9793,9 @@ func (x *ToolCall) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsToolCall.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCall) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsToolCall.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10383,7 +9867,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Content)(v).appendMembers(b, "\"type\":\"content\"")
+		b, err := fieldsContent.Append(b, "\"type\":\"content\"", (*Content)(v).Extra, (*Content)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -10393,7 +9877,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Diff)(v).appendMembers(b, "\"type\":\"diff\"")
+		b, err := fieldsDiff.Append(b, "\"type\":\"diff\"", (*Diff)(v).Extra, (*Diff)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -10403,7 +9887,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Terminal)(v).appendMembers(b, "\"type\":\"terminal\"")
+		b, err := fieldsTerminal.Append(b, "\"type\":\"terminal\"", (*Terminal)(v).Extra, (*Terminal)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -10508,13 +9992,9 @@ func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsToolCallLocation.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsToolCallLocation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10609,13 +10089,9 @@ func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsToolCallUpdate.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsToolCallUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10670,13 +10146,9 @@ func (x *UnstructuredCommandInput) appendField(b []byte, i int) ([]byte, error) 
 	return b, nil
 }
 
-func (x *UnstructuredCommandInput) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsUnstructuredCommandInput.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10722,20 +10194,16 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return jsonx.Braces(x.Cost.appendMembers(append(jsonx.Key(b, "\"cost\":"), '{'), ""))
+		return jsonx.Braces(fieldsCost.Append(append(jsonx.Key(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsUsageUpdate.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UsageUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsUsageUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10783,13 +10251,9 @@ func (x *WaitForTerminalExitRequest) appendField(b []byte, i int) ([]byte, error
 	return b, nil
 }
 
-func (x *WaitForTerminalExitRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsWaitForTerminalExitRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsWaitForTerminalExitRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10837,13 +10301,9 @@ func (x *WaitForTerminalExitResponse) appendField(b []byte, i int) ([]byte, erro
 	return b, nil
 }
 
-func (x *WaitForTerminalExitResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsWaitForTerminalExitResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsWaitForTerminalExitResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10896,13 +10356,9 @@ func (x *WriteTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *WriteTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsWriteTextFileRequest.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsWriteTextFileRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10940,13 +10396,9 @@ func (x *WriteTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *WriteTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsWriteTextFileResponse.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsWriteTextFileResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11234,27 +10686,27 @@ func decodeToolKind(data []byte) (ToolKind, error) {
 }
 
 func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsAvailableCommand.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
@@ -11264,21 +10716,21 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionMode(b []byte, v SessionMode) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsSessionMode.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return jsonx.Braces(v.appendMembers(append(b, '{'), ""))
+	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }

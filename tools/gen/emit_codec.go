@@ -370,11 +370,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 		members = jen.Id("x").Dot("Extra")
 	}
 	appendCall := jen.Id(desc).Dot("Append")
-	if t.Flat == nil {
-		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendMembers").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(
-			jen.Return(appendCall.Call(jen.Id("b"), jen.Id("tag"), members, field, isDefault)),
-		)
-	} else {
+	if t.Flat != nil {
 		// The flattened union's members go between the object's own and
 		// Extra, so the known members are appended without Extra.
 		u := t.Flat.Ref.Named
@@ -405,7 +401,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 	}
 	if keepsVerbatim(t) {
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(appendObj).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
-			jen.Return(jx("Braces").Call(jen.Id("x").Dot("appendMembers").Call(jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Lit("")))),
+			jen.Return(jx("Braces").Call(appendMembersOf(t, func() *jen.Statement { return jen.Id("x") }, jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Lit("")))),
 		)
 		f.Line()
 	}
@@ -688,7 +684,42 @@ func appendObject(t *Type, recv *jen.Statement, buf jen.Code) *jen.Statement {
 	if keepsVerbatim(t) {
 		return recv.Dot("appendJSON").Call(buf)
 	}
-	return jx("Braces").Call(recv.Dot("appendMembers").Call(jen.Append(buf, jen.LitRune('{')), jen.Lit("")))
+	return jx("Braces").Call(appendMembersOf(t, func() *jen.Statement { return recv.Clone() }, jen.Append(buf, jen.LitRune('{')), jen.Lit("")))
+}
+
+// appendMembersOf appends the members of recv(), a value of the struct
+// type t, after buf (tag first when not ""): ([]byte, error). Only an
+// object sharing its members with a flattened union has an appendMembers
+// method; the others are appended by their descriptor's Append.
+func appendMembersOf(t *Type, recv func() *jen.Statement, buf, tag jen.Code) *jen.Statement {
+	if t.Flat != nil {
+		return recv().Dot("appendMembers").Call(buf, tag)
+	}
+	var members, field, isDefault jen.Code = jen.Qual(jsonxPkg, "Members").Values(), jen.Nil(), jen.Nil()
+	if !t.NoExtra {
+		members = recv().Dot("Extra")
+	}
+	if len(t.Fields) > 0 {
+		field = recv().Dot("appendField")
+	}
+	if hasIsDefault(t) {
+		isDefault = recv().Dot("isDefault")
+	}
+	return jen.Id("fields"+t.Name).Dot("Append").Call(buf, tag, members, field, isDefault)
+}
+
+// hasIsDefault: the object records members that arrived absent and took
+// their default, so it has an isDefault method.
+func hasIsDefault(t *Type) bool {
+	if t.NoExtra {
+		return false
+	}
+	for _, fd := range t.Fields {
+		if fd.Default != nil && !fd.Required {
+			return true
+		}
+	}
+	return false
 }
 
 // structOf is the struct behind a variant type (itself, or the struct a
@@ -816,11 +847,11 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		var stmts []jen.Code
 		stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
 		if members {
-			stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"), jen.Lit(prefix))))
+			stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))))
 		} else {
 			stmts = append(stmts,
 				jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
-				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(variantRecv(v, "v")).Dot("appendMembers").Call(jen.Id("b"), jen.Lit(prefix)),
+				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
 				jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
 			)
@@ -979,7 +1010,7 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 		case "object":
 			stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
 			if members {
-				stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"), jen.Lit(""))))
+				stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(""))))
 			} else {
 				stmts = append(stmts, jen.Return(appendObject(structOf(v.Type), variantRecv(v, "v"), jen.Id("b"))))
 			}

@@ -58,13 +58,9 @@ func (x *Capabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *Capabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCapabilities.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Capabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,

@@ -32,13 +32,9 @@ func (x *Limits) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Limits) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsLimits.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Limits) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsLimits.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -95,7 +91,7 @@ func (x *Settings) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
 	case i == 2:
-		return jsonx.Braces(x.Limits.appendMembers(append(jsonx.Key(b, "\"limits\":"), '{'), ""))
+		return jsonx.Braces(fieldsLimits.Append(append(jsonx.Key(b, "\"limits\":"), '{'), "", x.Limits.Extra, x.Limits.appendField, nil))
 	}
 	return b, nil
 }
@@ -119,13 +115,9 @@ func (x *Settings) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-func (x *Settings) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSettings.Append(b, tag, x.Extra, x.appendField, x.isDefault)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Settings) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSettings.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,

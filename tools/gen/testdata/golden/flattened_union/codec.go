@@ -29,13 +29,9 @@ func (x *Choice) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Choice) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsChoice.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Choice) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsChoice.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -189,12 +185,12 @@ func appendSettingTypeMembers(b []byte, v SettingType) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return (*Toggle)(v).appendMembers(b, "\"type\":\"toggle\"")
+		return fieldsToggle.Append(b, "\"type\":\"toggle\"", (*Toggle)(v).Extra, (*Toggle)(v).appendField, nil)
 	case *SettingTypeChoice:
 		if v == nil {
 			break
 		}
-		return (*Choice)(v).appendMembers(b, "\"type\":\"choice\"")
+		return fieldsChoice.Append(b, "\"type\":\"choice\"", (*Choice)(v).Extra, (*Choice)(v).appendField, nil)
 	case *SettingTypeUnknown:
 		if v == nil {
 			break
@@ -299,13 +295,9 @@ func (x *Toggle) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Toggle) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsToggle.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Toggle) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsToggle.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,

@@ -102,13 +102,9 @@ func (x *Ref) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Ref) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsRef.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Ref) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsRef.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,

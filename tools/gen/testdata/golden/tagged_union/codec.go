@@ -29,13 +29,9 @@ func (x *Circle) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Circle) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsCircle.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Circle) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsCircle.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -75,13 +71,9 @@ func (x *Drawing) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Drawing) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsDrawing.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Drawing) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsDrawing.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -146,7 +138,7 @@ func appendShape(b []byte, v Shape) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Circle)(v).appendMembers(b, "\"kind\":\"circle\"")
+		b, err := fieldsCircle.Append(b, "\"kind\":\"circle\"", (*Circle)(v).Extra, (*Circle)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -156,7 +148,7 @@ func appendShape(b []byte, v Shape) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Square)(v).appendMembers(b, "\"kind\":\"square\"")
+		b, err := fieldsSquare.Append(b, "\"kind\":\"square\"", (*Square)(v).Extra, (*Square)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -237,13 +229,9 @@ func (x *Square) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *Square) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsSquare.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Square) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(x.appendMembers(append(make([]byte, 0, 256), '{'), ""))
+	return jsonx.Braces(fieldsSquare.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,

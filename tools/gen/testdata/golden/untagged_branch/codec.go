@@ -61,7 +61,7 @@ func appendTransport(b []byte, v Transport) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"http\"")
+		b, err := fieldsTransportHTTP.Append(b, "\"type\":\"http\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -71,7 +71,7 @@ func appendTransport(b []byte, v Transport) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "")
+		b, err := fieldsTransportStdio.Append(b, "", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -118,10 +118,6 @@ func (x *TransportHTTP) appendField(b []byte, i int) ([]byte, error) {
 	return b, nil
 }
 
-func (x *TransportHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTransportHTTP.Append(b, tag, x.Extra, x.appendField, nil)
-}
-
 // MarshalJSON encodes x as a Transport value.
 func (x TransportHTTP) MarshalJSON() ([]byte, error) {
 	return appendTransport(make([]byte, 0, 256), &x)
@@ -155,10 +151,6 @@ func (x *TransportStdio) appendField(b []byte, i int) ([]byte, error) {
 		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
 	}
 	return b, nil
-}
-
-func (x *TransportStdio) appendMembers(b []byte, tag string) ([]byte, error) {
-	return fieldsTransportStdio.Append(b, tag, x.Extra, x.appendField, nil)
 }
 
 // MarshalJSON encodes x as a Transport value.
