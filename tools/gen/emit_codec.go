@@ -245,9 +245,9 @@ func (e *emitter) codecs(f *jen.File) error {
 	return nil
 }
 
-// structCodec emits an object's descriptor, decodeAt, appendField,
-// appendMembers, appendJSON and its JSON methods; the walk itself is
-// jsonx's (Decoder, Fields.Append).
+// structCodec emits an object's descriptor (fieldsT), decodeAt,
+// appendField and its JSON methods; the walk itself, both ways, is jsonx's
+// (Decoder, Fields.Append), written once.
 func (e *emitter) structCodec(f *jen.File, t *Type) error {
 	desc := "fields" + t.Name
 	var specs []jen.Code

@@ -177,9 +177,6 @@ func (d *Decoder) Extra(m *Members, skip []string) {
 	AddMember(m, d.it.Member())
 }
 
-// Decoded reports whether member i arrived (and so needs no default).
-func (d *Decoder) Decoded(i int) bool { return d.seen&(1<<i) != 0 }
-
 // Absent reports whether member i, which has a schema default, did not
 // arrive: the caller sets the default, which will stay absent on
 // re-encoding.
