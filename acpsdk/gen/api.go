@@ -30,9 +30,7 @@ type AgentPeer struct {
 }
 
 // NewAgentPeer wraps a connection.
-func NewAgentPeer(c Caller) *AgentPeer {
-	return &AgentPeer{c: c}
-}
+func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
 // Authenticate calls authenticate and waits for its result.
 func (p *AgentPeer) Authenticate(ctx context.Context, params *AuthenticateRequest) (*AuthenticateResponse, error) {
@@ -154,9 +152,7 @@ type ClientPeer struct {
 }
 
 // NewClientPeer wraps a connection.
-func NewClientPeer(c Caller) *ClientPeer {
-	return &ClientPeer{c: c}
-}
+func NewClientPeer(c Caller) *ClientPeer { return &ClientPeer{c: c} }
 
 // CompleteElicitation sends the elicitation/complete notification.
 func (p *ClientPeer) CompleteElicitation(ctx context.Context, params *CompleteElicitationNotification) error {
@@ -335,7 +331,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p AuthenticateRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.Authenticate(ctx, &p)
@@ -346,7 +342,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodInitialize:
 		var p InitializeRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Initialize(ctx, &p)
@@ -361,7 +357,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LogoutRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.Logout(ctx, &p)
@@ -372,7 +368,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionCancel:
 		var p CancelNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.Cancel(ctx, &p)
@@ -382,7 +378,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CloseSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CloseSession(ctx, &p)
@@ -397,7 +393,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p DeleteSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.DeleteSession(ctx, &p)
@@ -412,7 +408,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ListSessionsRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ListSessions(ctx, &p)
@@ -427,7 +423,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LoadSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.LoadSession(ctx, &p)
@@ -438,7 +434,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionNew:
 		var p NewSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.NewSession(ctx, &p)
@@ -449,7 +445,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionPrompt:
 		var p PromptRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Prompt(ctx, &p)
@@ -464,7 +460,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ResumeSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ResumeSession(ctx, &p)
@@ -479,7 +475,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionConfigOptionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionConfigOption(ctx, &p)
@@ -494,7 +490,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionModeRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionMode(ctx, &p)
@@ -589,7 +585,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CompleteElicitationNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.CompleteElicitation(ctx, &p)
@@ -599,7 +595,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateElicitationRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateElicitation(ctx, &p)
@@ -614,7 +610,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p ReadTextFileRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ReadTextFile(ctx, &p)
@@ -629,7 +625,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p WriteTextFileRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.WriteTextFile(ctx, &p)
@@ -640,7 +636,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionRequestPermission:
 		var p RequestPermissionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.RequestPermission(ctx, &p)
@@ -651,7 +647,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionUpdate:
 		var p SessionNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.SessionUpdate(ctx, &p)
@@ -661,7 +657,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateTerminal(ctx, &p)
@@ -676,7 +672,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p KillTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.KillTerminal(ctx, &p)
@@ -691,7 +687,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p TerminalOutputRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.TerminalOutput(ctx, &p)
@@ -706,7 +702,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p ReleaseTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ReleaseTerminal(ctx, &p)
@@ -721,7 +717,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p WaitForTerminalExitRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.WaitForTerminalExit(ctx, &p)
@@ -782,67 +778,67 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 	switch x := into.(type) {
 	case *AuthenticateResponse:
 		*x = AuthenticateResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CreateElicitationResponse:
 		*x = CreateElicitationResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ReadTextFileResponse:
 		*x = ReadTextFileResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *WriteTextFileResponse:
 		*x = WriteTextFileResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *InitializeResponse:
 		*x = InitializeResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *LogoutResponse:
 		*x = LogoutResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CloseSessionResponse:
 		*x = CloseSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *DeleteSessionResponse:
 		*x = DeleteSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ListSessionsResponse:
 		*x = ListSessionsResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *LoadSessionResponse:
 		*x = LoadSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *NewSessionResponse:
 		*x = NewSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *PromptResponse:
 		*x = PromptResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *RequestPermissionResponse:
 		*x = RequestPermissionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ResumeSessionResponse:
 		*x = ResumeSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionConfigOptionResponse:
 		*x = SetSessionConfigOptionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionModeResponse:
 		*x = SetSessionModeResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CreateTerminalResponse:
 		*x = CreateTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *KillTerminalResponse:
 		*x = KillTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *TerminalOutputResponse:
 		*x = TerminalOutputResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ReleaseTerminalResponse:
 		*x = ReleaseTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *WaitForTerminalExitResponse:
 		*x = WaitForTerminalExitResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	}
 	return false, nil
 }
@@ -854,7 +850,7 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 // trusted params come from a line the connection already validated with
 // jsonx's validator (nesting bound and UTF-8 included, the params counted
 // from their own root, as here), so validating them again is skipped.
-func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error) error {
+func decodeParams(params []byte, trusted bool, dec func([]byte, []string) (int, error)) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
@@ -863,7 +859,7 @@ func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error)
 			return jsonx.AtField(err, "params")
 		}
 	}
-	if err := dec(params, nil); err != nil {
+	if _, err := dec(params, nil); err != nil {
 		return jsonx.AtField(err, "params")
 	}
 	return nil

@@ -9,166 +9,39 @@ import (
 	"strconv"
 )
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentAuthCapabilities = jsonx.NewFields(
+	jsonx.F("logout", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentAuthCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "logout":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Logout = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(LogoutCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Logout = nil
-				continue
-			}
-			it.Consume(n)
-			x.Logout = p
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Logout, (*LogoutCapabilities).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Logout != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentAuthCapabilities), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Logout != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"logout\":"...)
-			if b, err = (x.Logout).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "logout")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Logout != nil:
+		return jsonx.Braces(fieldsLogoutCapabilities.Append(append(jsonx.Key(b, "\"logout\":"), '{'), "", x.Logout.Extra, x.Logout.appendField, nil))
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAgentAuthCapabilities are the `"name":` prefixes of AgentAuthCapabilities's members, by index.
-var keysAgentAuthCapabilities = []string{"\"logout\":", "\"_meta\":"}
-
-// memberIndexAgentAuthCapabilities maps a member name to its index in AgentAuthCapabilities, or -1.
-func memberIndexAgentAuthCapabilities(key []byte) int {
-	switch string(key) {
-	case "logout":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentAuthCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentAuthCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -178,241 +51,96 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentAuthCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentCapabilities = jsonx.NewFields(
+	jsonx.F("loadSession", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("promptCapabilities", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("mcpCapabilities", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("sessionCapabilities", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("auth", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "loadSession":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			if !jsonx.Value(&d, &x.LoadSession, jsonx.Bool) {
 				x.LoadSession = false
-				continue
 			}
-			x.LoadSession = t
-		case "promptCapabilities":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.PromptCapabilities.decodeAt(it.Rest(), nil)
-			if err != nil {
+		case 1:
+			if !d.Consumed(x.PromptCapabilities.decodeAt(d.Rest(), nil)) {
 				x.PromptCapabilities = PromptCapabilities{}
-				_ = x.PromptCapabilities.decode([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
-				continue
+				_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
 			}
-			it.Consume(n)
-		case "mcpCapabilities":
-			ord.Known(2)
-			seen |= 1 << 2
-			n, err := x.McpCapabilities.decodeAt(it.Rest(), nil)
-			if err != nil {
+		case 2:
+			if !d.Consumed(x.McpCapabilities.decodeAt(d.Rest(), nil)) {
 				x.McpCapabilities = McpCapabilities{}
-				_ = x.McpCapabilities.decode([]byte("{\"http\":false,\"sse\":false}"), nil)
-				continue
+				_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false}"), nil)
 			}
-			it.Consume(n)
-		case "sessionCapabilities":
-			ord.Known(3)
-			seen |= 1 << 3
-			n, err := x.SessionCapabilities.decodeAt(it.Rest(), nil)
-			if err != nil {
+		case 3:
+			if !d.Consumed(x.SessionCapabilities.decodeAt(d.Rest(), nil)) {
 				x.SessionCapabilities = SessionCapabilities{}
-				_ = x.SessionCapabilities.decode([]byte("{}"), nil)
-				continue
+				_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
 			}
-			it.Consume(n)
-		case "auth":
-			ord.Known(4)
-			seen |= 1 << 4
-			n, err := x.Auth.decodeAt(it.Rest(), nil)
-			if err != nil {
+		case 4:
+			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
 				x.Auth = AgentAuthCapabilities{}
-				_ = x.Auth.decode([]byte("{}"), nil)
-				continue
+				_, _ = x.Auth.decodeAt([]byte("{}"), nil)
 			}
-			it.Consume(n)
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
+	if d.Absent(0) {
 		x.LoadSession = false
-		ord.Absent()
 	}
-	if seen&(1<<1) == 0 {
+	if d.Absent(1) {
 		x.PromptCapabilities = PromptCapabilities{}
-		_ = x.PromptCapabilities.decode([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
-		ord.Absent()
+		_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
 	}
-	if seen&(1<<2) == 0 {
+	if d.Absent(2) {
 		x.McpCapabilities = McpCapabilities{}
-		_ = x.McpCapabilities.decode([]byte("{\"http\":false,\"sse\":false}"), nil)
-		ord.Absent()
+		_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false}"), nil)
 	}
-	if seen&(1<<3) == 0 {
+	if d.Absent(3) {
 		x.SessionCapabilities = SessionCapabilities{}
-		_ = x.SessionCapabilities.decode([]byte("{}"), nil)
-		ord.Absent()
+		_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
 	}
-	if seen&(1<<4) == 0 {
+	if d.Absent(4) {
 		x.Auth = AgentAuthCapabilities{}
-		_ = x.Auth.decode([]byte("{}"), nil)
-		ord.Absent()
+		_, _ = x.Auth.decodeAt([]byte("{}"), nil)
 	}
-	if ord.Disordered() {
-		present := uint64(0)
-		var absent uint64
-		if seen&(1<<0) != 0 {
-			present |= 1 << 0
-		} else {
-			absent |= 1 << 0
-		}
-		if seen&(1<<1) != 0 {
-			present |= 1 << 1
-		} else {
-			absent |= 1 << 1
-		}
-		if seen&(1<<2) != 0 {
-			present |= 1 << 2
-		} else {
-			absent |= 1 << 2
-		}
-		if seen&(1<<3) != 0 {
-			present |= 1 << 3
-		} else {
-			absent |= 1 << 3
-		}
-		if seen&(1<<4) != 0 {
-			present |= 1 << 4
-		} else {
-			absent |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentCapabilities), present, absent, nulls, 6))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"loadSession\":"...)
-		b = jsonx.AppendBool(b, bool(x.LoadSession))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"promptCapabilities\":"...)
-		if b, err = (x.PromptCapabilities).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "promptCapabilities")
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"mcpCapabilities\":"...)
-		if b, err = (x.McpCapabilities).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "mcpCapabilities")
-		}
-	case 3:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionCapabilities\":"...)
-		if b, err = (x.SessionCapabilities).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "sessionCapabilities")
-		}
-	case 4:
-		b = jsonx.Sep(b)
-		b = append(b, "\"auth\":"...)
-		if b, err = (x.Auth).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "auth")
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"loadSession\":"), bool(x.LoadSession)), nil
+	case i == 1:
+		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Key(b, "\"promptCapabilities\":"), '{'), "", x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault))
+	case i == 2:
+		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Key(b, "\"mcpCapabilities\":"), '{'), "", x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault))
+	case i == 3:
+		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Key(b, "\"sessionCapabilities\":"), '{'), "", x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil))
+	case i == 4:
+		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysAgentCapabilities are the `"name":` prefixes of AgentCapabilities's members, by index.
-var keysAgentCapabilities = []string{"\"loadSession\":", "\"promptCapabilities\":", "\"mcpCapabilities\":", "\"sessionCapabilities\":", "\"auth\":", "\"_meta\":"}
-
-// memberIndexAgentCapabilities maps a member name to its index in AgentCapabilities, or -1.
-func memberIndexAgentCapabilities(key []byte) int {
-	switch string(key) {
-	case "loadSession":
-		return 0
-	case "promptCapabilities":
-		return 1
-	case "mcpCapabilities":
-		return 2
-	case "sessionCapabilities":
-		return 3
-	case "auth":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *AgentCapabilities) isDefault(i int) bool {
 	var d AgentCapabilities
 	switch i {
@@ -422,64 +150,28 @@ func (x *AgentCapabilities) isDefault(i int) bool {
 	case 1:
 		x := &d
 		x.PromptCapabilities = PromptCapabilities{}
-		_ = x.PromptCapabilities.decode([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
+		_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
 	case 2:
 		x := &d
 		x.McpCapabilities = McpCapabilities{}
-		_ = x.McpCapabilities.decode([]byte("{\"http\":false,\"sse\":false}"), nil)
+		_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false}"), nil)
 	case 3:
 		x := &d
 		x.SessionCapabilities = SessionCapabilities{}
-		_ = x.SessionCapabilities.decode([]byte("{}"), nil)
+		_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
 	case 4:
 		x := &d
 		x.Auth = AgentAuthCapabilities{}
-		_ = x.Auth.decode([]byte("{}"), nil)
+		_, _ = x.Auth.decodeAt([]byte("{}"), nil)
 	}
 	have, err1 := x.appendField(nil, i)
 	want, err2 := d.appendField(nil, i)
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentCapabilities, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -489,157 +181,42 @@ func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentNotification = jsonx.NewFields(
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "method":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Params != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 1:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 1 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysAgentNotification are the `"name":` prefixes of AgentNotification's members, by index.
-var keysAgentNotification = []string{"\"method\":", "\"params\":"}
-
-// memberIndexAgentNotification maps a member name to its index in AgentNotification, or -1.
-func memberIndexAgentNotification(key []byte) int {
-	switch string(key) {
-	case "method":
-		return 0
-	case "params":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -649,180 +226,49 @@ func (x *AgentNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentRequest = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "method":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Params != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 2:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 2 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysAgentRequest are the `"name":` prefixes of AgentRequest's members, by index.
-var keysAgentRequest = []string{"\"id\":", "\"method\":", "\"params\":"}
-
-// memberIndexAgentRequest maps a member name to its index in AgentRequest, or -1.
-func memberIndexAgentRequest(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "method":
-		return 1
-	case "params":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -832,7 +278,7 @@ func (x *AgentRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeAgentResponseAt picks the variant from the JSON shape of the value at the
@@ -879,12 +325,12 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *AgentResponseError:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
 }
@@ -897,147 +343,36 @@ func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
 	return decodeAgentResponse(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentResponseError) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentResponseError = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("error", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentResponseError) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "error":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.Error.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "error")
-			}
-			it.Consume(n)
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("error")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseError), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"error\":"...)
-		if b, err = (x.Error).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "error")
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
 	}
 	return b, nil
-}
-
-// keysAgentResponseError are the `"name":` prefixes of AgentResponseError's members, by index.
-var keysAgentResponseError = []string{"\"id\":", "\"error\":"}
-
-// memberIndexAgentResponseError maps a member name to its index in AgentResponseError, or -1.
-func memberIndexAgentResponseError(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "error":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentResponseError, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentResponseError) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AgentResponse value.
@@ -1047,162 +382,39 @@ func (x AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AgentResponseError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AgentResponseError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseError")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentResponseResult) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentResponseResult = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("result", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentResponseResult) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "result":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "result")
-			}
-			x.Result = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Result, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("result")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseResult), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"result\":"...)
-		if b, err = jsonx.EncRaw(b, x.Result); err != nil {
-			return b, jsonx.AtField(err, "result")
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
 	}
 	return b, nil
-}
-
-// keysAgentResponseResult are the `"name":` prefixes of AgentResponseResult's members, by index.
-var keysAgentResponseResult = []string{"\"id\":", "\"result\":"}
-
-// memberIndexAgentResponseResult maps a member name to its index in AgentResponseResult, or -1.
-func memberIndexAgentResponseResult(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "result":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentResponseResult, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentResponseResult) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AgentResponse value.
@@ -1212,231 +424,52 @@ func (x AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AgentResponseResult)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AgentResponseResult")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseResult")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Annotations) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAnnotations = jsonx.NewFields(
+	jsonx.F("audience", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("lastModified", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("priority", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Annotations) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "audience":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Audience = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeRole)
-			if err != nil {
-				x.Audience = nil
-				continue
-			}
-			x.Audience = t
-		case "lastModified":
-			ord.Known(1)
-			if it.IsNull() {
-				x.LastModified = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.LastModified = nil
-				continue
-			}
-			x.LastModified = &t
-		case "priority":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Priority = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				x.Priority = nil
-				continue
-			}
-			x.Priority = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAnnotations); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Audience, decodeRole)
+		case 1:
+			jsonx.Ptr(&d, &x.LastModified, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Priority, jsonx.Float)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Audience != nil {
-			present |= 1 << 0
-		}
-		if x.LastModified != nil {
-			present |= 1 << 1
-		}
-		if x.Priority != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAnnotations), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Audience != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"audience\":"...)
-			if b, err = jsonx.EncList(b, x.Audience, appendRole); err != nil {
-				return b, jsonx.AtField(err, "audience")
-			}
-		}
-	case 1:
-		if x.LastModified != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"lastModified\":"...)
-			b = jsonx.AppendString(b, string(*x.LastModified))
-		}
-	case 2:
-		if x.Priority != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"priority\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Priority); err != nil {
-				return b, jsonx.AtField(err, "priority")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Audience != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"audience\":"), x.Audience, appendRole)
+	case i == 1 && x.LastModified != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"lastModified\":"), string(*x.LastModified)), nil
+	case i == 2 && x.Priority != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"priority\":"), *x.Priority)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAnnotations are the `"name":` prefixes of Annotations's members, by index.
-var keysAnnotations = []string{"\"audience\":", "\"lastModified\":", "\"priority\":", "\"_meta\":"}
-
-// memberIndexAnnotations maps a member name to its index in Annotations, or -1.
-func memberIndexAnnotations(key []byte) int {
-	switch string(key) {
-	case "audience":
-		return 0
-	case "lastModified":
-		return 1
-	case "priority":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Annotations) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAnnotations, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Annotations) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Annotations) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAnnotations.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1446,204 +479,52 @@ func (x *Annotations) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Annotations{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AudioContent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAudioContent = jsonx.NewFields(
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("data", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AudioContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "annotations":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "data":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "data")
-			}
-			x.Data = t
-		case "mimeType":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "mimeType")
-			}
-			x.MimeType = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAudioContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Data, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.MimeType, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("data")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("mimeType")
-	}
-	if ord.Disordered() {
-		present := uint64(6)
-		if x.Annotations != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAudioContent), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"data\":"...)
-		b = jsonx.AppendString(b, string(x.Data))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"mimeType\":"...)
-		b = jsonx.AppendString(b, string(x.MimeType))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAudioContent are the `"name":` prefixes of AudioContent's members, by index.
-var keysAudioContent = []string{"\"annotations\":", "\"data\":", "\"mimeType\":", "\"_meta\":"}
-
-// memberIndexAudioContent maps a member name to its index in AudioContent, or -1.
-func memberIndexAudioContent(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "data":
-		return 1
-	case "mimeType":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AudioContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAudioContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AudioContent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAudioContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1653,129 +534,48 @@ func (x *AudioContent) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AudioContent{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AuthCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAuthCapabilities = jsonx.NewFields(
+	jsonx.F("terminal", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AuthCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminal":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAuthCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			if !jsonx.Value(&d, &x.Terminal, jsonx.Bool) {
 				x.Terminal = false
-				continue
 			}
-			x.Terminal = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
+	if d.Absent(0) {
 		x.Terminal = false
-		ord.Absent()
 	}
-	if ord.Disordered() {
-		present := uint64(0)
-		var absent uint64
-		if seen&(1<<0) != 0 {
-			present |= 1 << 0
-		} else {
-			absent |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthCapabilities), present, absent, nulls, 2))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminal\":"...)
-		b = jsonx.AppendBool(b, bool(x.Terminal))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"terminal\":"), bool(x.Terminal)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysAuthCapabilities are the `"name":` prefixes of AuthCapabilities's members, by index.
-var keysAuthCapabilities = []string{"\"terminal\":", "\"_meta\":"}
-
-// memberIndexAuthCapabilities maps a member name to its index in AuthCapabilities, or -1.
-func memberIndexAuthCapabilities(key []byte) int {
-	switch string(key) {
-	case "terminal":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *AuthCapabilities) isDefault(i int) bool {
 	var d AuthCapabilities
 	switch i {
@@ -1788,45 +588,9 @@ func (x *AuthCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthCapabilities, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AuthCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1836,7 +600,7 @@ func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AuthCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagAuthMethod lists the discriminator, which variants must not keep as unknown.
@@ -1896,7 +660,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"terminal\"")
+		b, err := fieldsAuthMethodTerminal.Append(b, "\"type\":\"terminal\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -1906,7 +670,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "")
+		b, err := fieldsAuthMethodAgent.Append(b, "", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -1928,192 +692,44 @@ func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
 	return decodeAuthMethod(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAuthMethodAgent = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AuthMethodAgent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAuthMethodID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			x.ID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ID, decodeAuthMethodID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodAgent), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		b = jsonx.AppendString(b, string(x.ID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAuthMethodAgent are the `"name":` prefixes of AuthMethodAgent's members, by index.
-var keysAuthMethodAgent = []string{"\"id\":", "\"name\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexAuthMethodAgent maps a member name to its index in AuthMethodAgent, or -1.
-func memberIndexAuthMethodAgent(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AuthMethodAgent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthMethodAgent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AuthMethodAgent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AuthMethod value.
@@ -2123,255 +739,57 @@ func (x AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AuthMethodAgent)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AuthMethodAgent")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodAgent")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAuthMethodTerminal = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AuthMethodTerminal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAuthMethodID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			x.ID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "args":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Args = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "args")
-			}
-			x.Args = t
-		case "env":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Env = map[string]string{}
-				continue
-			}
-			t, err := jsonx.Map(it.Value(), jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "env")
-			}
-			x.Env = t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ID, decodeAuthMethodID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.List(&d, &x.Args, jsonx.String)
+		case 4:
+			jsonx.Map(&d, &x.Env, jsonx.String)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Args != nil {
-			present |= 1 << 3
-		}
-		if x.Env != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodTerminal), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		b = jsonx.AppendString(b, string(x.ID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Args != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"args\":"...)
-			if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "args")
-			}
-		}
-	case 4:
-		if x.Env != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"env\":"...)
-			if b, err = jsonx.EncMap(b, x.Env, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "env")
-			}
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Args != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+	case i == 4 && x.Env != nil:
+		return jsonx.EncMap(jsonx.Key(b, "\"env\":"), x.Env, jsonx.EncString)
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAuthMethodTerminal are the `"name":` prefixes of AuthMethodTerminal's members, by index.
-var keysAuthMethodTerminal = []string{"\"id\":", "\"name\":", "\"description\":", "\"args\":", "\"env\":", "\"_meta\":"}
-
-// memberIndexAuthMethodTerminal maps a member name to its index in AuthMethodTerminal, or -1.
-func memberIndexAuthMethodTerminal(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "args":
-		return 3
-	case "env":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AuthMethodTerminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthMethodTerminal, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AuthMethodTerminal) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AuthMethod value.
@@ -2381,19 +799,7 @@ func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AuthMethodTerminal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AuthMethodTerminal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodTerminal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -2414,155 +820,39 @@ func (x *AuthMethodUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AuthenticateRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAuthenticateRequest = jsonx.NewFields(
+	jsonx.F("methodId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AuthenticateRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "methodId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAuthMethodID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "methodId")
-			}
-			x.MethodID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAuthenticateRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("methodId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateRequest), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthenticateRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"methodId\":"...)
-		b = jsonx.AppendString(b, string(x.MethodID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAuthenticateRequest are the `"name":` prefixes of AuthenticateRequest's members, by index.
-var keysAuthenticateRequest = []string{"\"methodId\":", "\"_meta\":"}
-
-// memberIndexAuthenticateRequest maps a member name to its index in AuthenticateRequest, or -1.
-func memberIndexAuthenticateRequest(key []byte) int {
-	switch string(key) {
-	case "methodId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AuthenticateRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthenticateRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AuthenticateRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AuthenticateRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAuthenticateRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2572,140 +862,37 @@ func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AuthenticateRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AuthenticateResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAuthenticateResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AuthenticateResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAuthenticateResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthenticateResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthenticateResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAuthenticateResponse are the `"name":` prefixes of AuthenticateResponse's members, by index.
-var keysAuthenticateResponse = []string{"\"_meta\":"}
-
-// memberIndexAuthenticateResponse maps a member name to its index in AuthenticateResponse, or -1.
-func memberIndexAuthenticateResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AuthenticateResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthenticateResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AuthenticateResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AuthenticateResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAuthenticateResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2715,203 +902,52 @@ func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AuthenticateResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AvailableCommand) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAvailableCommand = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Required),
+	jsonx.F("input", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AvailableCommand) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "description")
-			}
-			x.Description = t
-		case "input":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Input = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, n, err := decodeAvailableCommandInputAt(it.Rest())
-			if err != nil {
-				x.Input = nil
-				continue
-			}
-			it.Consume(n)
-			x.Input = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAvailableCommand); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Union(&d, &x.Input, decodeAvailableCommandInputAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("description")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Input != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommand), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AvailableCommand) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(x.Description))
-	case 2:
-		if x.Input != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"input\":"...)
-			if b, err = appendAvailableCommandInput(b, x.Input); err != nil {
-				return b, jsonx.AtField(err, "input")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(x.Description)), nil
+	case i == 2 && x.Input != nil:
+		return appendAvailableCommandInput(jsonx.Key(b, "\"input\":"), x.Input)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAvailableCommand are the `"name":` prefixes of AvailableCommand's members, by index.
-var keysAvailableCommand = []string{"\"name\":", "\"description\":", "\"input\":", "\"_meta\":"}
-
-// memberIndexAvailableCommand maps a member name to its index in AvailableCommand, or -1.
-func memberIndexAvailableCommand(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "description":
-		return 1
-	case "input":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AvailableCommand) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAvailableCommand, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AvailableCommand) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AvailableCommand) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommand) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAvailableCommand.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2921,7 +957,7 @@ func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AvailableCommand{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeAvailableCommandInputAt picks the variant from the JSON shape of the value at the
@@ -2957,7 +993,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 		if v == nil {
 			break
 		}
-		return (*UnstructuredCommandInput)(v).appendJSON(b)
+		return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(b, '{'), "", (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommandInput")
 }
@@ -2977,173 +1013,42 @@ func (x AvailableCommandInputUnstructured) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AvailableCommandInput value that must be this variant.
 func (x *AvailableCommandInputUnstructured) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAvailableCommandInput(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AvailableCommandInputUnstructured)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AvailableCommandInputUnstructured")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAvailableCommandInput, "AvailableCommandInputUnstructured")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAvailableCommandsUpdate = jsonx.NewFields(
+	jsonx.F("availableCommands", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AvailableCommandsUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "availableCommands":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeAvailableCommand)
-			if err != nil {
-				x.AvailableCommands = []AvailableCommand{}
-				continue
-			}
-			x.AvailableCommands = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("availableCommands")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommandsUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"availableCommands\":"...)
-		if b, err = jsonx.EncList(b, x.AvailableCommands, appendAvailableCommand); err != nil {
-			return b, jsonx.AtField(err, "availableCommands")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAvailableCommandsUpdate are the `"name":` prefixes of AvailableCommandsUpdate's members, by index.
-var keysAvailableCommandsUpdate = []string{"\"availableCommands\":", "\"_meta\":"}
-
-// memberIndexAvailableCommandsUpdate maps a member name to its index in AvailableCommandsUpdate, or -1.
-func memberIndexAvailableCommandsUpdate(key []byte) int {
-	switch string(key) {
-	case "availableCommands":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AvailableCommandsUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAvailableCommandsUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AvailableCommandsUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAvailableCommandsUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3153,195 +1058,47 @@ func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AvailableCommandsUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *BlobResourceContents) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsBlobResourceContents = jsonx.NewFields(
+	jsonx.F("blob", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("uri", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *BlobResourceContents) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "blob":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "blob")
-			}
-			x.Blob = t
-		case "mimeType":
-			ord.Known(1)
-			if it.IsNull() {
-				x.MimeType = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "uri":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "uri")
-			}
-			x.URI = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Blob, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.URI, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("blob")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("uri")
-	}
-	if ord.Disordered() {
-		present := uint64(5)
-		if x.MimeType != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBlobResourceContents), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"blob\":"...)
-		b = jsonx.AppendString(b, string(x.Blob))
-	case 1:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"uri\":"...)
-		b = jsonx.AppendString(b, string(x.URI))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"blob\":"), string(x.Blob)), nil
+	case i == 1 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysBlobResourceContents are the `"name":` prefixes of BlobResourceContents's members, by index.
-var keysBlobResourceContents = []string{"\"blob\":", "\"mimeType\":", "\"uri\":", "\"_meta\":"}
-
-// memberIndexBlobResourceContents maps a member name to its index in BlobResourceContents, or -1.
-func memberIndexBlobResourceContents(key []byte) int {
-	switch string(key) {
-	case "blob":
-		return 0
-	case "mimeType":
-		return 1
-	case "uri":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *BlobResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysBlobResourceContents, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *BlobResourceContents) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
@@ -3351,152 +1108,37 @@ func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*BlobResourceContents)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a BlobResourceContents")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "BlobResourceContents")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *BooleanConfigOptionCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsBooleanConfigOptionCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *BooleanConfigOptionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsBooleanConfigOptionCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanConfigOptionCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *BooleanConfigOptionCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysBooleanConfigOptionCapabilities are the `"name":` prefixes of BooleanConfigOptionCapabilities's members, by index.
-var keysBooleanConfigOptionCapabilities = []string{"\"_meta\":"}
-
-// memberIndexBooleanConfigOptionCapabilities maps a member name to its index in BooleanConfigOptionCapabilities, or -1.
-func memberIndexBooleanConfigOptionCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *BooleanConfigOptionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysBooleanConfigOptionCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *BooleanConfigOptionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *BooleanConfigOptionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3506,215 +1148,52 @@ func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = BooleanConfigOptionCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsBooleanPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *BooleanPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "default":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Default, jsonx.Bool)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.Default != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanPropertySchema), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			b = jsonx.AppendBool(b, bool(*x.Default))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.Default != nil:
+		return jsonx.AppendBool(jsonx.Key(b, "\"default\":"), bool(*x.Default)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysBooleanPropertySchema are the `"name":` prefixes of BooleanPropertySchema's members, by index.
-var keysBooleanPropertySchema = []string{"\"title\":", "\"description\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexBooleanPropertySchema maps a member name to its index in BooleanPropertySchema, or -1.
-func memberIndexBooleanPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "default":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *BooleanPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysBooleanPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *BooleanPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsBooleanPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3724,158 +1203,42 @@ func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = BooleanPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelNotification = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelNotification are the `"name":` prefixes of CancelNotification's members, by index.
-var keysCancelNotification = []string{"\"sessionId\":", "\"_meta\":"}
-
-// memberIndexCancelNotification maps a member name to its index in CancelNotification, or -1.
-func memberIndexCancelNotification(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3885,164 +1248,44 @@ func (x *CancelNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelRequestNotification = jsonx.NewFields(
+	jsonx.F("requestId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelRequestNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "requestId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "requestId")
-			}
-			it.Consume(n)
-			x.RequestID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("requestId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelRequestNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.RequestID == nil {
-			return b, jsonx.EncodeError("requestId", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"requestId\":"...)
-		if b, err = appendRequestID(b, x.RequestID); err != nil {
-			return b, jsonx.AtField(err, "requestId")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.RequestID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelRequestNotification are the `"name":` prefixes of CancelRequestNotification's members, by index.
-var keysCancelRequestNotification = []string{"\"requestId\":", "\"_meta\":"}
-
-// memberIndexCancelRequestNotification maps a member name to its index in CancelRequestNotification, or -1.
-func memberIndexCancelRequestNotification(key []byte) int {
-	switch string(key) {
-	case "requestId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelRequestNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelRequestNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelRequestNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelRequestNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4052,302 +1295,105 @@ func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelRequestNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientCapabilities = jsonx.NewFields(
+	jsonx.F("fs", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("terminal", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("session", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("auth", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("elicitation", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "fs":
-			ord.Known(0)
-			seen |= 1 << 0
-			n, err := x.Fs.decodeAt(it.Rest(), nil)
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			if !d.Consumed(x.Fs.decodeAt(d.Rest(), nil)) {
 				x.Fs = FileSystemCapabilities{}
-				_ = x.Fs.decode([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
-				continue
+				_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
 			}
-			it.Consume(n)
-		case "terminal":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+		case 1:
+			if !jsonx.Value(&d, &x.Terminal, jsonx.Bool) {
 				x.Terminal = false
-				continue
 			}
-			x.Terminal = t
-		case "session":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Session = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(ClientSessionCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Session = nil
-				continue
-			}
-			it.Consume(n)
-			x.Session = p
-		case "auth":
-			ord.Known(3)
-			seen |= 1 << 3
-			n, err := x.Auth.decodeAt(it.Rest(), nil)
-			if err != nil {
+		case 2:
+			jsonx.StructPtr(&d, &x.Session, (*ClientSessionCapabilities).decodeAt)
+		case 3:
+			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
 				x.Auth = AuthCapabilities{}
-				_ = x.Auth.decode([]byte("{\"terminal\":false}"), nil)
-				continue
+				_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
 			}
-			it.Consume(n)
-		case "elicitation":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Elicitation = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			p := new(ElicitationCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Elicitation = nil
-				continue
-			}
-			it.Consume(n)
-			x.Elicitation = p
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 4:
+			jsonx.StructPtr(&d, &x.Elicitation, (*ElicitationCapabilities).decodeAt)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
+	if d.Absent(0) {
 		x.Fs = FileSystemCapabilities{}
-		_ = x.Fs.decode([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
-		ord.Absent()
+		_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
 	}
-	if seen&(1<<1) == 0 {
+	if d.Absent(1) {
 		x.Terminal = false
-		ord.Absent()
 	}
-	if seen&(1<<3) == 0 {
+	if d.Absent(3) {
 		x.Auth = AuthCapabilities{}
-		_ = x.Auth.decode([]byte("{\"terminal\":false}"), nil)
-		ord.Absent()
+		_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
 	}
-	if ord.Disordered() {
-		present := uint64(0)
-		var absent uint64
-		if seen&(1<<0) != 0 {
-			present |= 1 << 0
-		} else {
-			absent |= 1 << 0
-		}
-		if seen&(1<<1) != 0 {
-			present |= 1 << 1
-		} else {
-			absent |= 1 << 1
-		}
-		if x.Session != nil {
-			present |= 1 << 2
-		}
-		if seen&(1<<3) != 0 {
-			present |= 1 << 3
-		} else {
-			absent |= 1 << 3
-		}
-		if x.Elicitation != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientCapabilities), present, absent, nulls, 6))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"fs\":"...)
-		if b, err = (x.Fs).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "fs")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminal\":"...)
-		b = jsonx.AppendBool(b, bool(x.Terminal))
-	case 2:
-		if x.Session != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"session\":"...)
-			if b, err = (x.Session).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "session")
-			}
-		}
-	case 3:
-		b = jsonx.Sep(b)
-		b = append(b, "\"auth\":"...)
-		if b, err = (x.Auth).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "auth")
-		}
-	case 4:
-		if x.Elicitation != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"elicitation\":"...)
-			if b, err = (x.Elicitation).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "elicitation")
-			}
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(jsonx.Key(b, "\"fs\":"), '{'), "", x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault))
+	case i == 1:
+		return jsonx.AppendBool(jsonx.Key(b, "\"terminal\":"), bool(x.Terminal)), nil
+	case i == 2 && x.Session != nil:
+		return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(jsonx.Key(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+	case i == 3:
+		return jsonx.Braces(fieldsAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault))
+	case i == 4 && x.Elicitation != nil:
+		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Key(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysClientCapabilities are the `"name":` prefixes of ClientCapabilities's members, by index.
-var keysClientCapabilities = []string{"\"fs\":", "\"terminal\":", "\"session\":", "\"auth\":", "\"elicitation\":", "\"_meta\":"}
-
-// memberIndexClientCapabilities maps a member name to its index in ClientCapabilities, or -1.
-func memberIndexClientCapabilities(key []byte) int {
-	switch string(key) {
-	case "fs":
-		return 0
-	case "terminal":
-		return 1
-	case "session":
-		return 2
-	case "auth":
-		return 3
-	case "elicitation":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *ClientCapabilities) isDefault(i int) bool {
 	var d ClientCapabilities
 	switch i {
 	case 0:
 		x := &d
 		x.Fs = FileSystemCapabilities{}
-		_ = x.Fs.decode([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
+		_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
 	case 1:
 		x := &d
 		x.Terminal = false
 	case 3:
 		x := &d
 		x.Auth = AuthCapabilities{}
-		_ = x.Auth.decode([]byte("{\"terminal\":false}"), nil)
+		_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
 	}
 	have, err1 := x.appendField(nil, i)
 	want, err2 := d.appendField(nil, i)
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientCapabilities, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4357,157 +1403,42 @@ func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientNotification = jsonx.NewFields(
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "method":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Params != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 1:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 1 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysClientNotification are the `"name":` prefixes of ClientNotification's members, by index.
-var keysClientNotification = []string{"\"method\":", "\"params\":"}
-
-// memberIndexClientNotification maps a member name to its index in ClientNotification, or -1.
-func memberIndexClientNotification(key []byte) int {
-	switch string(key) {
-	case "method":
-		return 0
-	case "params":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4517,180 +1448,49 @@ func (x *ClientNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientRequest = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "method":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Params != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 2:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 2 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysClientRequest are the `"name":` prefixes of ClientRequest's members, by index.
-var keysClientRequest = []string{"\"id\":", "\"method\":", "\"params\":"}
-
-// memberIndexClientRequest maps a member name to its index in ClientRequest, or -1.
-func memberIndexClientRequest(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "method":
-		return 1
-	case "params":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4700,7 +1500,7 @@ func (x *ClientRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeClientResponseAt picks the variant from the JSON shape of the value at the
@@ -4747,12 +1547,12 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *ClientResponseError:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
 }
@@ -4765,147 +1565,36 @@ func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
 	return decodeClientResponse(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientResponseError) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientResponseError = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("error", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientResponseError) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "error":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.Error.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "error")
-			}
-			it.Consume(n)
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientResponseError); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("error")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseError), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"error\":"...)
-		if b, err = (x.Error).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "error")
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
 	}
 	return b, nil
-}
-
-// keysClientResponseError are the `"name":` prefixes of ClientResponseError's members, by index.
-var keysClientResponseError = []string{"\"id\":", "\"error\":"}
-
-// memberIndexClientResponseError maps a member name to its index in ClientResponseError, or -1.
-func memberIndexClientResponseError(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "error":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientResponseError, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientResponseError) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a ClientResponse value.
@@ -4915,162 +1604,39 @@ func (x ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeClientResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ClientResponseError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ClientResponseError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseError")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientResponseResult) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientResponseResult = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("result", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientResponseResult) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "result":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "result")
-			}
-			x.Result = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Result, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("result")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseResult), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"result\":"...)
-		if b, err = jsonx.EncRaw(b, x.Result); err != nil {
-			return b, jsonx.AtField(err, "result")
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
 	}
 	return b, nil
-}
-
-// keysClientResponseResult are the `"name":` prefixes of ClientResponseResult's members, by index.
-var keysClientResponseResult = []string{"\"id\":", "\"result\":"}
-
-// memberIndexClientResponseResult maps a member name to its index in ClientResponseResult, or -1.
-func memberIndexClientResponseResult(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "result":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientResponseResult, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientResponseResult) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a ClientResponse value.
@@ -5080,239 +1646,52 @@ func (x ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeClientResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ClientResponseResult)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ClientResponseResult")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseResult")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientSessionCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientSessionCapabilities = jsonx.NewFields(
+	jsonx.F("compaction", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("notices", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientSessionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "compaction":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Compaction = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(CompactionCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Compaction = nil
-				continue
-			}
-			it.Consume(n)
-			x.Compaction = p
-		case "configOptions":
-			ord.Known(1)
-			if it.IsNull() {
-				x.ConfigOptions = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(SessionConfigOptionsCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.ConfigOptions = nil
-				continue
-			}
-			it.Consume(n)
-			x.ConfigOptions = p
-		case "notices":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Notices = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(NoticeCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Notices = nil
-				continue
-			}
-			it.Consume(n)
-			x.Notices = p
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientSessionCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Compaction, (*CompactionCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.ConfigOptions, (*SessionConfigOptionsCapabilities).decodeAt)
+		case 2:
+			jsonx.StructPtr(&d, &x.Notices, (*NoticeCapabilities).decodeAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Compaction != nil {
-			present |= 1 << 0
-		}
-		if x.ConfigOptions != nil {
-			present |= 1 << 1
-		}
-		if x.Notices != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientSessionCapabilities), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Compaction != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"compaction\":"...)
-			if b, err = (x.Compaction).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "compaction")
-			}
-		}
-	case 1:
-		if x.ConfigOptions != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"configOptions\":"...)
-			if b, err = (x.ConfigOptions).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "configOptions")
-			}
-		}
-	case 2:
-		if x.Notices != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"notices\":"...)
-			if b, err = (x.Notices).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "notices")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Compaction != nil:
+		return jsonx.Braces(fieldsCompactionCapabilities.Append(append(jsonx.Key(b, "\"compaction\":"), '{'), "", x.Compaction.Extra, nil, nil))
+	case i == 1 && x.ConfigOptions != nil:
+		return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(jsonx.Key(b, "\"configOptions\":"), '{'), "", x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil))
+	case i == 2 && x.Notices != nil:
+		return jsonx.Braces(fieldsNoticeCapabilities.Append(append(jsonx.Key(b, "\"notices\":"), '{'), "", x.Notices.Extra, nil, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysClientSessionCapabilities are the `"name":` prefixes of ClientSessionCapabilities's members, by index.
-var keysClientSessionCapabilities = []string{"\"compaction\":", "\"configOptions\":", "\"notices\":", "\"_meta\":"}
-
-// memberIndexClientSessionCapabilities maps a member name to its index in ClientSessionCapabilities, or -1.
-func memberIndexClientSessionCapabilities(key []byte) int {
-	switch string(key) {
-	case "compaction":
-		return 0
-	case "configOptions":
-		return 1
-	case "notices":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientSessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientSessionCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientSessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientSessionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5322,158 +1701,42 @@ func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientSessionCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCloseSessionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CloseSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionRequest), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCloseSessionRequest are the `"name":` prefixes of CloseSessionRequest's members, by index.
-var keysCloseSessionRequest = []string{"\"sessionId\":", "\"_meta\":"}
-
-// memberIndexCloseSessionRequest maps a member name to its index in CloseSessionRequest, or -1.
-func memberIndexCloseSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CloseSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCloseSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CloseSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCloseSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5483,140 +1746,37 @@ func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CloseSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCloseSessionResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CloseSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCloseSessionResponse are the `"name":` prefixes of CloseSessionResponse's members, by index.
-var keysCloseSessionResponse = []string{"\"_meta\":"}
-
-// memberIndexCloseSessionResponse maps a member name to its index in CloseSessionResponse, or -1.
-func memberIndexCloseSessionResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CloseSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCloseSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CloseSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCloseSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5626,96 +1786,25 @@ func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CloseSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CompactionCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCompactionCapabilities = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CompactionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCompactionCapabilities); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionCapabilities), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysCompactionCapabilities are the `"name":` prefixes of CompactionCapabilities's members, by index.
-var keysCompactionCapabilities = []string{}
-
-// memberIndexCompactionCapabilities maps a member name to its index in CompactionCapabilities, or -1.
-func memberIndexCompactionCapabilities(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CompactionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionCapabilities, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CompactionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CompactionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCompactionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, nil, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5725,181 +1814,49 @@ func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CompactionCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCompactionSummaryChunk = jsonx.NewFields(
+	jsonx.F("compactionId", jsonx.Required),
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CompactionSummaryChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "compactionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeCompactionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "compactionId")
-			}
-			x.CompactionID = t
-		case "content":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeContentBlockAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			it.Consume(n)
-			x.Content = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
+		case 1:
+			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("compactionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionSummaryChunk), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"compactionId\":"...)
-		b = jsonx.AppendString(b, string(x.CompactionID))
-	case 1:
-		if x.Content == nil {
-			return b, jsonx.EncodeError("content", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = appendContentBlock(b, x.Content); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+	case i == 1 && x.Content == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCompactionSummaryChunk are the `"name":` prefixes of CompactionSummaryChunk's members, by index.
-var keysCompactionSummaryChunk = []string{"\"compactionId\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexCompactionSummaryChunk maps a member name to its index in CompactionSummaryChunk, or -1.
-func memberIndexCompactionSummaryChunk(key []byte) int {
-	switch string(key) {
-	case "compactionId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CompactionSummaryChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionSummaryChunk, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CompactionSummaryChunk) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCompactionSummaryChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5909,227 +1866,57 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CompactionSummaryChunk{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CompactionUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCompactionUpdate = jsonx.NewFields(
+	jsonx.F("compactionId", jsonx.Required),
+	jsonx.F("status", jsonx.Required),
+	jsonx.F("summary", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("error", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CompactionUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "compactionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeCompactionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "compactionId")
-			}
-			x.CompactionID = t
-		case "status":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeCompactionStatus(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "status")
-			}
-			x.Status = t
-		case "summary":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Summary = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeContentBlock)
-			if err != nil {
-				x.Summary = nil
-				continue
-			}
-			x.Summary = t
-		case "error":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Error = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Error = nil
-				continue
-			}
-			x.Error = &t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
+		case 1:
+			jsonx.Value(&d, &x.Status, decodeCompactionStatus)
+		case 2:
+			jsonx.List(&d, &x.Summary, decodeContentBlock)
+		case 3:
+			jsonx.Ptr(&d, &x.Error, jsonx.String)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("compactionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("status")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Summary != nil {
-			present |= 1 << 2
-		}
-		if x.Error != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionUpdate), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"compactionId\":"...)
-		b = jsonx.AppendString(b, string(x.CompactionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"status\":"...)
-		b = jsonx.AppendString(b, string(x.Status))
-	case 2:
-		if x.Summary != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"summary\":"...)
-			if b, err = jsonx.EncList(b, x.Summary, appendContentBlock); err != nil {
-				return b, jsonx.AtField(err, "summary")
-			}
-		}
-	case 3:
-		if x.Error != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"error\":"...)
-			b = jsonx.AppendString(b, string(*x.Error))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+	case i == 2 && x.Summary != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"summary\":"), x.Summary, appendContentBlock)
+	case i == 3 && x.Error != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"error\":"), string(*x.Error)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCompactionUpdate are the `"name":` prefixes of CompactionUpdate's members, by index.
-var keysCompactionUpdate = []string{"\"compactionId\":", "\"status\":", "\"summary\":", "\"error\":", "\"_meta\":"}
-
-// memberIndexCompactionUpdate maps a member name to its index in CompactionUpdate, or -1.
-func memberIndexCompactionUpdate(key []byte) int {
-	switch string(key) {
-	case "compactionId":
-		return 0
-	case "status":
-		return 1
-	case "summary":
-		return 2
-	case "error":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CompactionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CompactionUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCompactionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6139,158 +1926,42 @@ func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CompactionUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CompleteElicitationNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCompleteElicitationNotification = jsonx.NewFields(
+	jsonx.F("elicitationId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CompleteElicitationNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "elicitationId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeElicitationID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "elicitationId")
-			}
-			x.ElicitationID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("elicitationId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompleteElicitationNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"elicitationId\":"...)
-		b = jsonx.AppendString(b, string(x.ElicitationID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCompleteElicitationNotification are the `"name":` prefixes of CompleteElicitationNotification's members, by index.
-var keysCompleteElicitationNotification = []string{"\"elicitationId\":", "\"_meta\":"}
-
-// memberIndexCompleteElicitationNotification maps a member name to its index in CompleteElicitationNotification, or -1.
-func memberIndexCompleteElicitationNotification(key []byte) int {
-	switch string(key) {
-	case "elicitationId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CompleteElicitationNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompleteElicitationNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CompleteElicitationNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCompleteElicitationNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6300,161 +1971,42 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CompleteElicitationNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsConfigOptionUpdate = jsonx.NewFields(
+	jsonx.F("configOptions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ConfigOptionUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "configOptions":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				x.ConfigOptions = []SessionConfigOption{}
-				continue
-			}
-			x.ConfigOptions = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("configOptions")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexConfigOptionUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysConfigOptionUpdate are the `"name":` prefixes of ConfigOptionUpdate's members, by index.
-var keysConfigOptionUpdate = []string{"\"configOptions\":", "\"_meta\":"}
-
-// memberIndexConfigOptionUpdate maps a member name to its index in ConfigOptionUpdate, or -1.
-func memberIndexConfigOptionUpdate(key []byte) int {
-	switch string(key) {
-	case "configOptions":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ConfigOptionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysConfigOptionUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ConfigOptionUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsConfigOptionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6464,164 +2016,44 @@ func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ConfigOptionUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Content) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsContent = jsonx.NewFields(
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Content) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeContentBlockAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			it.Consume(n)
-			x.Content = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContent), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Content) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Content == nil {
-			return b, jsonx.EncodeError("content", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = appendContentBlock(b, x.Content); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Content == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysContent are the `"name":` prefixes of Content's members, by index.
-var keysContent = []string{"\"content\":", "\"_meta\":"}
-
-// memberIndexContent maps a member name to its index in Content, or -1.
-func memberIndexContent(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Content) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Content) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Content) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6631,7 +2063,7 @@ func (x *Content) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Content{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagContentBlock lists the discriminator, which variants must not keep as unknown.
@@ -6707,7 +2139,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TextContent)(v).appendMembers(b, "\"type\":\"text\"")
+		b, err := fieldsTextContent.Append(b, "\"type\":\"text\"", (*TextContent)(v).Extra, (*TextContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -6717,7 +2149,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ImageContent)(v).appendMembers(b, "\"type\":\"image\"")
+		b, err := fieldsImageContent.Append(b, "\"type\":\"image\"", (*ImageContent)(v).Extra, (*ImageContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -6727,7 +2159,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AudioContent)(v).appendMembers(b, "\"type\":\"audio\"")
+		b, err := fieldsAudioContent.Append(b, "\"type\":\"audio\"", (*AudioContent)(v).Extra, (*AudioContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -6737,7 +2169,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ResourceLink)(v).appendMembers(b, "\"type\":\"resource_link\"")
+		b, err := fieldsResourceLink.Append(b, "\"type\":\"resource_link\"", (*ResourceLink)(v).Extra, (*ResourceLink)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -6747,7 +2179,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*EmbeddedResource)(v).appendMembers(b, "\"type\":\"resource\"")
+		b, err := fieldsEmbeddedResource.Append(b, "\"type\":\"resource\"", (*EmbeddedResource)(v).Extra, (*EmbeddedResource)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -6776,19 +2208,7 @@ func (x ContentBlockAudio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockAudio) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockAudio)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockAudio")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockAudio")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -6798,19 +2218,7 @@ func (x ContentBlockImage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockImage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockImage)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockImage")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockImage")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -6820,19 +2228,7 @@ func (x ContentBlockResource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockResource)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockResource")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockResource")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -6842,19 +2238,7 @@ func (x ContentBlockResourceLink) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockResourceLink)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockResourceLink")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockResourceLink")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -6864,19 +2248,7 @@ func (x ContentBlockText) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockText) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockText)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockText")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockText")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -6897,186 +2269,46 @@ func (x *ContentBlockUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ContentChunk) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsContentChunk = jsonx.NewFields(
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("messageId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ContentChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeContentBlockAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			it.Consume(n)
-			x.Content = t
-		case "messageId":
-			ord.Known(1)
-			if it.IsNull() {
-				x.MessageID = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := decodeMessageID(it.Value())
-			if err != nil {
-				x.MessageID = nil
-				continue
-			}
-			x.MessageID = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsContentChunk); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
+		case 1:
+			jsonx.Ptr(&d, &x.MessageID, decodeMessageID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.MessageID != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContentChunk), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Content == nil {
-			return b, jsonx.EncodeError("content", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = appendContentBlock(b, x.Content); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	case 1:
-		if x.MessageID != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"messageId\":"...)
-			b = jsonx.AppendString(b, string(*x.MessageID))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Content == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+	case i == 1 && x.MessageID != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(*x.MessageID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysContentChunk are the `"name":` prefixes of ContentChunk's members, by index.
-var keysContentChunk = []string{"\"content\":", "\"messageId\":", "\"_meta\":"}
-
-// memberIndexContentChunk maps a member name to its index in ContentChunk, or -1.
-func memberIndexContentChunk(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "messageId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ContentChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysContentChunk, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ContentChunk) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ContentChunk) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsContentChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7086,177 +2318,47 @@ func (x *ContentChunk) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ContentChunk{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Cost) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCost = jsonx.NewFields(
+	jsonx.F("amount", jsonx.Required),
+	jsonx.F("currency", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Cost) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "amount":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "amount")
-			}
-			x.Amount = t
-		case "currency":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currency")
-			}
-			x.Currency = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCost); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Amount, jsonx.Float)
+		case 1:
+			jsonx.Value(&d, &x.Currency, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("amount")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("currency")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCost), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"amount\":"...)
-		if b, err = jsonx.EncFloat(b, x.Amount); err != nil {
-			return b, jsonx.AtField(err, "amount")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currency\":"...)
-		b = jsonx.AppendString(b, string(x.Currency))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncFloat(jsonx.Key(b, "\"amount\":"), x.Amount)
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"currency\":"), string(x.Currency)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCost are the `"name":` prefixes of Cost's members, by index.
-var keysCost = []string{"\"amount\":", "\"currency\":", "\"_meta\":"}
-
-// memberIndexCost maps a member name to its index in Cost, or -1.
-func memberIndexCost(key []byte) int {
-	switch string(key) {
-	case "amount":
-		return 0
-	case "currency":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Cost) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCost, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Cost) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Cost) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCost.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7266,111 +2368,60 @@ func (x *Cost) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Cost{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsCreateElicitationRequest = jsonx.NewFields(
+	jsonx.F("message", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownCreateElicitationRequest are the members CreateElicitationRequest decodes itself; the rest belong to its Mode.
 var ownCreateElicitationRequest = []string{"message", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "message":
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "message")
-			}
-			x.Message = t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Message, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("message")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownCreateElicitationRequest
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownCreateElicitationRequest...)
 	}
-	u, err := decodeCreateElicitationRequestMode(data, uskip)
+	u, err := decodeCreateElicitationRequestMode(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Mode = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateElicitationRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"message\":"...)
-		b = jsonx.AppendString(b, string(x.Message))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsCreateElicitationRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsCreateElicitationRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Mode == nil {
 		return b, jsonx.EncodeError("", "CreateElicitationRequest.Mode is nil")
@@ -7378,22 +2429,16 @@ func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, 
 	if b, err = appendCreateElicitationRequestModeMembers(b, x.Mode); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *CreateElicitationRequest) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *CreateElicitationRequest) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -7408,7 +2453,7 @@ func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CreateElicitationRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagCreateElicitationRequestMode lists the discriminator, which variants must not keep as unknown.
@@ -7554,93 +2599,52 @@ func (x *CreateElicitationRequestModeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+var fieldsCreateElicitationResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
+
 // ownCreateElicitationResponse are the members CreateElicitationResponse decodes itself; the rest belong to its Action.
 var ownCreateElicitationResponse = []string{"_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
 	uskip := ownCreateElicitationResponse
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownCreateElicitationResponse...)
 	}
-	u, err := decodeCreateElicitationResponseAction(data, uskip)
+	u, err := decodeCreateElicitationResponseAction(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Action = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateElicitationResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsCreateElicitationResponse.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsCreateElicitationResponse.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Action == nil {
 		return b, jsonx.EncodeError("", "CreateElicitationResponse.Action is nil")
@@ -7648,22 +2652,16 @@ func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte,
 	if b, err = appendCreateElicitationResponseActionMembers(b, x.Action); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *CreateElicitationResponse) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *CreateElicitationResponse) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -7678,7 +2676,7 @@ func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CreateElicitationResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagCreateElicitationResponseAction lists the discriminator, which variants must not keep as unknown.
@@ -7746,17 +2744,17 @@ func appendCreateElicitationResponseActionMembers(b []byte, v CreateElicitationR
 		if v == nil {
 			break
 		}
-		return (*ElicitationAcceptAction)(v).appendMembers(b, "\"action\":\"accept\"")
+		return fieldsElicitationAcceptAction.Append(b, "\"action\":\"accept\"", (*ElicitationAcceptAction)(v).Extra, (*ElicitationAcceptAction)(v).appendField, nil)
 	case *CreateElicitationResponseActionDecline:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"action\":\"decline\"")
+		return fieldsCreateElicitationResponseActionDecline.Append(b, "\"action\":\"decline\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionCancel:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"action\":\"cancel\"")
+		return fieldsCreateElicitationResponseActionCancel.Append(b, "\"action\":\"cancel\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionUnknown:
 		if v == nil {
 			break
@@ -7792,88 +2790,17 @@ func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationResponseActionCancel) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysCreateElicitationResponseActionCancel are the `"name":` prefixes of CreateElicitationResponseActionCancel's members, by index.
-var keysCreateElicitationResponseActionCancel = []string{}
-
-// memberIndexCreateElicitationResponseActionCancel maps a member name to its index in CreateElicitationResponseActionCancel, or -1.
-func memberIndexCreateElicitationResponseActionCancel(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CreateElicitationResponseActionCancel) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateElicitationResponseActionCancel, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CreateElicitationResponseActionCancel) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
@@ -7902,88 +2829,17 @@ func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationResponseActionDecline) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysCreateElicitationResponseActionDecline are the `"name":` prefixes of CreateElicitationResponseActionDecline's members, by index.
-var keysCreateElicitationResponseActionDecline = []string{}
-
-// memberIndexCreateElicitationResponseActionDecline maps a member name to its index in CreateElicitationResponseActionDecline, or -1.
-func memberIndexCreateElicitationResponseActionDecline(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CreateElicitationResponseActionDecline) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateElicitationResponseActionDecline, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CreateElicitationResponseActionDecline) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
@@ -8030,268 +2886,64 @@ func (x *CreateElicitationResponseActionUnknown) UnmarshalJSON(data []byte) erro
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateTerminalRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCreateTerminalRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("command", jsonx.Required),
+	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("outputByteLimit", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateTerminalRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "command":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "command")
-			}
-			x.Command = t
-		case "args":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Args = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "args")
-			}
-			x.Args = t
-		case "env":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Env = []EnvVariable{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeEnvVariable)
-			if err != nil {
-				return jsonx.AtField(err, "env")
-			}
-			x.Env = t
-		case "cwd":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Cwd = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = &t
-		case "outputByteLimit":
-			ord.Known(5)
-			if it.IsNull() {
-				x.OutputByteLimit = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "outputByteLimit")
-			}
-			x.OutputByteLimit = &t
-		case "_meta":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateTerminalRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Command, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.Args, jsonx.String)
+		case 3:
+			jsonx.List(&d, &x.Env, decodeEnvVariable)
+		case 4:
+			jsonx.Ptr(&d, &x.Cwd, jsonx.String)
+		case 5:
+			jsonx.Ptr(&d, &x.OutputByteLimit, jsonx.Uint64)
+		case 6:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("command")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Args != nil {
-			present |= 1 << 2
-		}
-		if x.Env != nil {
-			present |= 1 << 3
-		}
-		if x.Cwd != nil {
-			present |= 1 << 4
-		}
-		if x.OutputByteLimit != nil {
-			present |= 1 << 5
-		}
-		if x.Meta != nil {
-			present |= 1 << 6
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalRequest), present, 0, nulls, 7))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"command\":"...)
-		b = jsonx.AppendString(b, string(x.Command))
-	case 2:
-		if x.Args != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"args\":"...)
-			if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "args")
-			}
-		}
-	case 3:
-		if x.Env != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"env\":"...)
-			if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
-				return b, jsonx.AtField(err, "env")
-			}
-		}
-	case 4:
-		if x.Cwd != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cwd\":"...)
-			b = jsonx.AppendString(b, string(*x.Cwd))
-		}
-	case 5:
-		if x.OutputByteLimit != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"outputByteLimit\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.OutputByteLimit))
-		}
-	case 6:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+	case i == 2 && x.Args != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+	case i == 3 && x.Env != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+	case i == 4 && x.Cwd != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+	case i == 5 && x.OutputByteLimit != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"outputByteLimit\":"), uint64(*x.OutputByteLimit)), nil
+	case i == 6 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCreateTerminalRequest are the `"name":` prefixes of CreateTerminalRequest's members, by index.
-var keysCreateTerminalRequest = []string{"\"sessionId\":", "\"command\":", "\"args\":", "\"env\":", "\"cwd\":", "\"outputByteLimit\":", "\"_meta\":"}
-
-// memberIndexCreateTerminalRequest maps a member name to its index in CreateTerminalRequest, or -1.
-func memberIndexCreateTerminalRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "command":
-		return 1
-	case "args":
-		return 2
-	case "env":
-		return 3
-	case "cwd":
-		return 4
-	case "outputByteLimit":
-		return 5
-	case "_meta":
-		return 6
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CreateTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateTerminalRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CreateTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 7; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CreateTerminalRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCreateTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8301,158 +2953,42 @@ func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CreateTerminalRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateTerminalResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCreateTerminalResponse = jsonx.NewFields(
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateTerminalResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminalId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateTerminalResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateTerminalResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCreateTerminalResponse are the `"name":` prefixes of CreateTerminalResponse's members, by index.
-var keysCreateTerminalResponse = []string{"\"terminalId\":", "\"_meta\":"}
-
-// memberIndexCreateTerminalResponse maps a member name to its index in CreateTerminalResponse, or -1.
-func memberIndexCreateTerminalResponse(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CreateTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateTerminalResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CreateTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CreateTerminalResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCreateTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8462,158 +2998,42 @@ func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CreateTerminalResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CurrentModeUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCurrentModeUpdate = jsonx.NewFields(
+	jsonx.F("currentModeId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CurrentModeUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "currentModeId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionModeID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currentModeId")
-			}
-			x.CurrentModeID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCurrentModeUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CurrentModeID, decodeSessionModeID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("currentModeId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCurrentModeUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CurrentModeUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currentModeId\":"...)
-		b = jsonx.AppendString(b, string(x.CurrentModeID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"currentModeId\":"), string(x.CurrentModeID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCurrentModeUpdate are the `"name":` prefixes of CurrentModeUpdate's members, by index.
-var keysCurrentModeUpdate = []string{"\"currentModeId\":", "\"_meta\":"}
-
-// memberIndexCurrentModeUpdate maps a member name to its index in CurrentModeUpdate, or -1.
-func memberIndexCurrentModeUpdate(key []byte) int {
-	switch string(key) {
-	case "currentModeId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CurrentModeUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCurrentModeUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CurrentModeUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CurrentModeUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCurrentModeUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8623,158 +3043,42 @@ func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CurrentModeUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDeleteSessionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DeleteSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionRequest), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysDeleteSessionRequest are the `"name":` prefixes of DeleteSessionRequest's members, by index.
-var keysDeleteSessionRequest = []string{"\"sessionId\":", "\"_meta\":"}
-
-// memberIndexDeleteSessionRequest maps a member name to its index in DeleteSessionRequest, or -1.
-func memberIndexDeleteSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *DeleteSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDeleteSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *DeleteSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDeleteSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8784,140 +3088,37 @@ func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DeleteSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDeleteSessionResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DeleteSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysDeleteSessionResponse are the `"name":` prefixes of DeleteSessionResponse's members, by index.
-var keysDeleteSessionResponse = []string{"\"_meta\":"}
-
-// memberIndexDeleteSessionResponse maps a member name to its index in DeleteSessionResponse, or -1.
-func memberIndexDeleteSessionResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *DeleteSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDeleteSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *DeleteSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDeleteSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8927,200 +3128,52 @@ func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DeleteSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Diff) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDiff = jsonx.NewFields(
+	jsonx.F("path", jsonx.Required),
+	jsonx.F("oldText", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("newText", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Diff) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "path":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "path")
-			}
-			x.Path = t
-		case "oldText":
-			ord.Known(1)
-			if it.IsNull() {
-				x.OldText = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.OldText = nil
-				continue
-			}
-			x.OldText = &t
-		case "newText":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "newText")
-			}
-			x.NewText = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDiff); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Path, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.OldText, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.NewText, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("path")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("newText")
-	}
-	if ord.Disordered() {
-		present := uint64(5)
-		if x.OldText != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiff), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"path\":"...)
-		b = jsonx.AppendString(b, string(x.Path))
-	case 1:
-		if x.OldText != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"oldText\":"...)
-			b = jsonx.AppendString(b, string(*x.OldText))
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"newText\":"...)
-		b = jsonx.AppendString(b, string(x.NewText))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+	case i == 1 && x.OldText != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"oldText\":"), string(*x.OldText)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"newText\":"), string(x.NewText)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysDiff are the `"name":` prefixes of Diff's members, by index.
-var keysDiff = []string{"\"path\":", "\"oldText\":", "\"newText\":", "\"_meta\":"}
-
-// memberIndexDiff maps a member name to its index in Diff, or -1.
-func memberIndexDiff(key []byte) int {
-	switch string(key) {
-	case "path":
-		return 0
-	case "oldText":
-		return 1
-	case "newText":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Diff) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDiff, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Diff) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Diff) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDiff.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9130,139 +3183,37 @@ func (x *Diff) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Diff{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationAcceptAction = jsonx.NewFields(
+	jsonx.F("content", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationAcceptAction) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Content = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Map(it.Value(), decodeElicitationContentValue)
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			x.Content = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Map(&d, &x.Content, decodeElicitationContentValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Content != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationAcceptAction), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncMap(b, x.Content, appendElicitationContentValue); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
+	switch {
+	case i == 0 && x.Content != nil:
+		return jsonx.EncMap(jsonx.Key(b, "\"content\":"), x.Content, appendElicitationContentValue)
 	}
 	return b, nil
-}
-
-// keysElicitationAcceptAction are the `"name":` prefixes of ElicitationAcceptAction's members, by index.
-var keysElicitationAcceptAction = []string{"\"content\":"}
-
-// memberIndexElicitationAcceptAction maps a member name to its index in ElicitationAcceptAction, or -1.
-func memberIndexElicitationAcceptAction(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationAcceptAction) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationAcceptAction, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationAcceptAction) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationAcceptAction.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9272,198 +3223,47 @@ func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationAcceptAction{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationCapabilities = jsonx.NewFields(
+	jsonx.F("form", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("url", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "form":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Form = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(ElicitationFormCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Form = nil
-				continue
-			}
-			it.Consume(n)
-			x.Form = p
-		case "url":
-			ord.Known(1)
-			if it.IsNull() {
-				x.URL = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(ElicitationURLCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.URL = nil
-				continue
-			}
-			it.Consume(n)
-			x.URL = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Form, (*ElicitationFormCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.URL, (*ElicitationURLCapabilities).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Form != nil {
-			present |= 1 << 0
-		}
-		if x.URL != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationCapabilities), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Form != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"form\":"...)
-			if b, err = (x.Form).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "form")
-			}
-		}
-	case 1:
-		if x.URL != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"url\":"...)
-			if b, err = (x.URL).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "url")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Form != nil:
+		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Key(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+	case i == 1 && x.URL != nil:
+		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Key(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysElicitationCapabilities are the `"name":` prefixes of ElicitationCapabilities's members, by index.
-var keysElicitationCapabilities = []string{"\"form\":", "\"url\":", "\"_meta\":"}
-
-// memberIndexElicitationCapabilities maps a member name to its index in ElicitationCapabilities, or -1.
-func memberIndexElicitationCapabilities(key []byte) int {
-	switch string(key) {
-	case "form":
-		return 0
-	case "url":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9473,7 +3273,7 @@ func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeElicitationContentValueAt picks the variant from the JSON shape of the value at the
@@ -9509,7 +3309,7 @@ func decodeElicitationContentValueAt(data []byte) (ElicitationContentValue, int,
 		}
 		return ElicitationContentValueBoolean(s), n, nil
 	case jsonx.KindArray:
-		s, err := jsonx.List(data, false, jsonx.String)
+		s, err := jsonx.ListOf(data, false, jsonx.String)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -9574,137 +3374,34 @@ func UnmarshalElicitationContentValue(data []byte) (ElicitationContentValue, err
 	return decodeElicitationContentValue(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationFormCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationFormCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationFormCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysElicitationFormCapabilities are the `"name":` prefixes of ElicitationFormCapabilities's members, by index.
-var keysElicitationFormCapabilities = []string{"\"_meta\":"}
-
-// memberIndexElicitationFormCapabilities maps a member name to its index in ElicitationFormCapabilities, or -1.
-func memberIndexElicitationFormCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationFormCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationFormCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationFormCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9714,94 +3411,55 @@ func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationFormCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsElicitationFormMode = jsonx.NewFields(
+	jsonx.F("requestedSchema", jsonx.Required),
+)
 
 // ownElicitationFormMode are the members ElicitationFormMode decodes itself; the rest belong to its Scope.
 var ownElicitationFormMode = []string{"requestedSchema"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationFormMode) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationFormMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "requestedSchema":
-			seen |= 1 << 0
-			n, err := x.RequestedSchema.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "requestedSchema")
-			}
-			it.Consume(n)
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
+		switch d.Field() {
+		case 0:
+			d.Consumed(x.RequestedSchema.decodeAt(d.Rest(), nil))
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("requestedSchema")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownElicitationFormMode
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownElicitationFormMode...)
 	}
-	u, err := decodeElicitationScope(data, uskip)
+	u, err := decodeElicitationScope(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"requestedSchema\":"...)
-		if b, err = (x.RequestedSchema).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "requestedSchema")
-		}
+	switch {
+	case i == 0:
+		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Key(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault))
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsElicitationFormMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsElicitationFormMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Scope == nil {
 		return b, jsonx.EncodeError("", "ElicitationFormMode.Scope is nil")
@@ -9809,22 +3467,16 @@ func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error
 	if b, err = appendElicitationScopeMembers(b, x.Scope); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *ElicitationFormMode) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *ElicitationFormMode) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -9839,7 +3491,7 @@ func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationFormMode{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagElicitationPropertySchema lists the discriminator, which variants must not keep as unknown.
@@ -9915,7 +3567,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*StringPropertySchema)(v).appendMembers(b, "\"type\":\"string\"")
+		b, err := fieldsStringPropertySchema.Append(b, "\"type\":\"string\"", (*StringPropertySchema)(v).Extra, (*StringPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9925,7 +3577,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*NumberPropertySchema)(v).appendMembers(b, "\"type\":\"number\"")
+		b, err := fieldsNumberPropertySchema.Append(b, "\"type\":\"number\"", (*NumberPropertySchema)(v).Extra, (*NumberPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9935,7 +3587,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*IntegerPropertySchema)(v).appendMembers(b, "\"type\":\"integer\"")
+		b, err := fieldsIntegerPropertySchema.Append(b, "\"type\":\"integer\"", (*IntegerPropertySchema)(v).Extra, (*IntegerPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9945,7 +3597,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*BooleanPropertySchema)(v).appendMembers(b, "\"type\":\"boolean\"")
+		b, err := fieldsBooleanPropertySchema.Append(b, "\"type\":\"boolean\"", (*BooleanPropertySchema)(v).Extra, (*BooleanPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9955,7 +3607,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*MultiSelectPropertySchema)(v).appendMembers(b, "\"type\":\"array\"")
+		b, err := fieldsMultiSelectPropertySchema.Append(b, "\"type\":\"array\"", (*MultiSelectPropertySchema)(v).Extra, (*MultiSelectPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -9984,19 +3636,7 @@ func (x ElicitationPropertySchemaArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaArray) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaArray)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaArray")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaArray")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -10006,19 +3646,7 @@ func (x ElicitationPropertySchemaBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaBoolean)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaBoolean")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaBoolean")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -10028,19 +3656,7 @@ func (x ElicitationPropertySchemaInteger) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaInteger) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaInteger)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaInteger")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaInteger")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -10050,19 +3666,7 @@ func (x ElicitationPropertySchemaNumber) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaNumber) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaNumber)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaNumber")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaNumber")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -10072,19 +3676,7 @@ func (x ElicitationPropertySchemaString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaString) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaString)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaString")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaString")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -10105,133 +3697,36 @@ func (x *ElicitationPropertySchemaUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationRequestScope = jsonx.NewFields(
+	jsonx.F("requestId", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationRequestScope) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "requestId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "requestId")
-			}
-			it.Consume(n)
-			x.RequestID = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("requestId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationRequestScope), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.RequestID == nil {
-			return b, jsonx.EncodeError("requestId", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"requestId\":"...)
-		if b, err = appendRequestID(b, x.RequestID); err != nil {
-			return b, jsonx.AtField(err, "requestId")
-		}
+	switch {
+	case i == 0 && x.RequestID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
 	}
 	return b, nil
-}
-
-// keysElicitationRequestScope are the `"name":` prefixes of ElicitationRequestScope's members, by index.
-var keysElicitationRequestScope = []string{"\"requestId\":"}
-
-// memberIndexElicitationRequestScope maps a member name to its index in ElicitationRequestScope, or -1.
-func memberIndexElicitationRequestScope(key []byte) int {
-	switch string(key) {
-	case "requestId":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationRequestScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationRequestScope, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationRequestScope) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationRequestScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10241,230 +3736,71 @@ func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationRequestScope{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationSchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationSchema = jsonx.NewFields(
+	jsonx.F("type", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("properties", jsonx.HasDefault),
+	jsonx.F("required", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationSchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "type":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeElicitationSchemaType(it.Value())
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			if !jsonx.Value(&d, &x.Type, decodeElicitationSchemaType) {
 				x.Type = ElicitationSchemaTypeObject
-				continue
 			}
-			x.Type = t
-		case "title":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "properties":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.Map(it.Value(), decodeElicitationPropertySchema)
-			if err != nil {
-				return jsonx.AtField(err, "properties")
-			}
-			x.Properties = t
-		case "required":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Required = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "required")
-			}
-			x.Required = t
-		case "description":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 1:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Map(&d, &x.Properties, decodeElicitationPropertySchema)
+		case 3:
+			jsonx.List(&d, &x.Required, jsonx.String)
+		case 4:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
+	if d.Absent(0) {
 		x.Type = ElicitationSchemaTypeObject
-		ord.Absent()
 	}
-	if seen&(1<<2) == 0 {
+	if d.Absent(2) {
 		x.Properties = map[string]ElicitationPropertySchema{}
-		ord.Absent()
 	}
-	if ord.Disordered() {
-		present := uint64(0)
-		var absent uint64
-		if seen&(1<<0) != 0 {
-			present |= 1 << 0
-		} else {
-			absent |= 1 << 0
-		}
-		if x.Title != nil {
-			present |= 1 << 1
-		}
-		if seen&(1<<2) != 0 {
-			present |= 1 << 2
-		} else {
-			absent |= 1 << 2
-		}
-		if x.Required != nil {
-			present |= 1 << 3
-		}
-		if x.Description != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSchema), present, absent, nulls, 6))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"type\":"...)
-		b = jsonx.AppendString(b, string(x.Type))
-	case 1:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"properties\":"...)
-		if b, err = jsonx.EncMap(b, x.Properties, appendElicitationPropertySchema); err != nil {
-			return b, jsonx.AtField(err, "properties")
-		}
-	case 3:
-		if x.Required != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"required\":"...)
-			if b, err = jsonx.EncList(b, x.Required, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "required")
-			}
-		}
-	case 4:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"type\":"), string(x.Type)), nil
+	case i == 1 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 2:
+		return jsonx.EncMap(jsonx.Key(b, "\"properties\":"), x.Properties, appendElicitationPropertySchema)
+	case i == 3 && x.Required != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"required\":"), x.Required, jsonx.EncString)
+	case i == 4 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysElicitationSchema are the `"name":` prefixes of ElicitationSchema's members, by index.
-var keysElicitationSchema = []string{"\"type\":", "\"title\":", "\"properties\":", "\"required\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexElicitationSchema maps a member name to its index in ElicitationSchema, or -1.
-func memberIndexElicitationSchema(key []byte) int {
-	switch string(key) {
-	case "type":
-		return 0
-	case "title":
-		return 1
-	case "properties":
-		return 2
-	case "required":
-		return 3
-	case "description":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *ElicitationSchema) isDefault(i int) bool {
 	var d ElicitationSchema
 	switch i {
@@ -10480,45 +3816,9 @@ func (x *ElicitationSchema) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationSchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationSchema, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationSchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationSchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10528,7 +3828,7 @@ func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationSchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -10587,12 +3887,12 @@ func appendElicitationScopeMembers(b []byte, v ElicitationScope) ([]byte, error)
 		if v == nil {
 			break
 		}
-		return (*ElicitationSessionScope)(v).appendMembers(b, "")
+		return fieldsElicitationSessionScope.Append(b, "", (*ElicitationSessionScope)(v).Extra, (*ElicitationSessionScope)(v).appendField, nil)
 	case *ElicitationScopeRequest:
 		if v == nil {
 			break
 		}
-		return (*ElicitationRequestScope)(v).appendMembers(b, "")
+		return fieldsElicitationRequestScope.Append(b, "", (*ElicitationRequestScope)(v).Extra, (*ElicitationRequestScope)(v).appendField, nil)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationScope")
 }
@@ -10649,152 +3949,39 @@ func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationSessionScope = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("toolCallId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationSessionScope) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "toolCallId":
-			ord.Known(1)
-			if it.IsNull() {
-				x.ToolCallID = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				x.ToolCallID = nil
-				continue
-			}
-			x.ToolCallID = &t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Ptr(&d, &x.ToolCallID, decodeToolCallID)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.ToolCallID != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSessionScope), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.ToolCallID != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"toolCallId\":"...)
-			b = jsonx.AppendString(b, string(*x.ToolCallID))
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.ToolCallID != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(*x.ToolCallID)), nil
 	}
 	return b, nil
-}
-
-// keysElicitationSessionScope are the `"name":` prefixes of ElicitationSessionScope's members, by index.
-var keysElicitationSessionScope = []string{"\"sessionId\":", "\"toolCallId\":"}
-
-// memberIndexElicitationSessionScope maps a member name to its index in ElicitationSessionScope, or -1.
-func memberIndexElicitationSessionScope(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "toolCallId":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationSessionScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationSessionScope, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationSessionScope) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationSessionScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10804,140 +3991,37 @@ func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationSessionScope{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationURLCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationURLCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationURLCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysElicitationURLCapabilities are the `"name":` prefixes of ElicitationURLCapabilities's members, by index.
-var keysElicitationURLCapabilities = []string{"\"_meta\":"}
-
-// memberIndexElicitationURLCapabilities maps a member name to its index in ElicitationURLCapabilities, or -1.
-func memberIndexElicitationURLCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationURLCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationURLCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationURLCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10947,105 +4031,60 @@ func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationURLCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsElicitationURLMode = jsonx.NewFields(
+	jsonx.F("elicitationId", jsonx.Required),
+	jsonx.F("url", jsonx.Required),
+)
 
 // ownElicitationURLMode are the members ElicitationURLMode decodes itself; the rest belong to its Scope.
 var ownElicitationURLMode = []string{"elicitationId", "url"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationURLMode) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationURLMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "elicitationId":
-			seen |= 1 << 0
-			t, err := decodeElicitationID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "elicitationId")
-			}
-			x.ElicitationID = t
-		case "url":
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "url")
-			}
-			x.URL = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
+		case 1:
+			jsonx.Value(&d, &x.URL, jsonx.String)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("elicitationId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("url")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownElicitationURLMode
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownElicitationURLMode...)
 	}
-	u, err := decodeElicitationScope(data, uskip)
+	u, err := decodeElicitationScope(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationURLMode) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"elicitationId\":"...)
-		b = jsonx.AppendString(b, string(x.ElicitationID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"url\":"...)
-		b = jsonx.AppendString(b, string(x.URL))
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsElicitationURLMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsElicitationURLMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Scope == nil {
 		return b, jsonx.EncodeError("", "ElicitationURLMode.Scope is nil")
@@ -11053,22 +4092,16 @@ func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error)
 	if b, err = appendElicitationScopeMembers(b, x.Scope); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *ElicitationURLMode) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *ElicitationURLMode) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -11083,193 +4116,49 @@ func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationURLMode{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *EmbeddedResource) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsEmbeddedResource = jsonx.NewFields(
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("resource", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *EmbeddedResource) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "annotations":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "resource":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeEmbeddedResourceResourceAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "resource")
-			}
-			it.Consume(n)
-			x.Resource = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 1:
+			jsonx.Union(&d, &x.Resource, decodeEmbeddedResourceResourceAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("resource")
-	}
-	if ord.Disordered() {
-		present := uint64(2)
-		if x.Annotations != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEmbeddedResource), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 1:
-		if x.Resource == nil {
-			return b, jsonx.EncodeError("resource", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"resource\":"...)
-		if b, err = appendEmbeddedResourceResource(b, x.Resource); err != nil {
-			return b, jsonx.AtField(err, "resource")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 1 && x.Resource == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendEmbeddedResourceResource(jsonx.Key(b, "\"resource\":"), x.Resource)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysEmbeddedResource are the `"name":` prefixes of EmbeddedResource's members, by index.
-var keysEmbeddedResource = []string{"\"annotations\":", "\"resource\":", "\"_meta\":"}
-
-// memberIndexEmbeddedResource maps a member name to its index in EmbeddedResource, or -1.
-func memberIndexEmbeddedResource(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "resource":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *EmbeddedResource) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysEmbeddedResource, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *EmbeddedResource) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsEmbeddedResource.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11279,7 +4168,7 @@ func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = EmbeddedResource{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeEmbeddedResourceResourceAt picks the variant from the JSON shape of the value at the
@@ -11326,12 +4215,12 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *BlobResourceContents:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
 }
@@ -11344,197 +4233,49 @@ func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, e
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *EnumOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsEnumOption = jsonx.NewFields(
+	jsonx.F("const", jsonx.Required),
+	jsonx.F("title", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *EnumOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "const":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "const")
-			}
-			x.Const = t
-		case "title":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "title")
-			}
-			x.Title = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsEnumOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Const, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("const")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("title")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnumOption), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"const\":"...)
-		b = jsonx.AppendString(b, string(x.Const))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(x.Title))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"const\":"), string(x.Const)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysEnumOption are the `"name":` prefixes of EnumOption's members, by index.
-var keysEnumOption = []string{"\"const\":", "\"title\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexEnumOption maps a member name to its index in EnumOption, or -1.
-func memberIndexEnumOption(key []byte) int {
-	switch string(key) {
-	case "const":
-		return 0
-	case "title":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *EnumOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysEnumOption, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *EnumOption) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnumOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsEnumOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11544,175 +4285,47 @@ func (x *EnumOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = EnumOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *EnvVariable) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsEnvVariable = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("value", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *EnvVariable) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "value":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsEnvVariable); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Value, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnvVariable), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysEnvVariable are the `"name":` prefixes of EnvVariable's members, by index.
-var keysEnvVariable = []string{"\"name\":", "\"value\":", "\"_meta\":"}
-
-// memberIndexEnvVariable maps a member name to its index in EnvVariable, or -1.
-func memberIndexEnvVariable(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "value":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *EnvVariable) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysEnvVariable, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *EnvVariable) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnvVariable) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsEnvVariable.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11722,168 +4335,47 @@ func (x *EnvVariable) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = EnvVariable{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Error) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsError = jsonx.NewFields(
+	jsonx.F("code", jsonx.Required),
+	jsonx.F("message", jsonx.Required),
+	jsonx.F("data", jsonx.Omit|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Error) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "code":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeErrorCode(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "code")
-			}
-			x.Code = t
-		case "message":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "message")
-			}
-			x.Message = t
-		case "data":
-			ord.Known(2)
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				x.Data = nil
-				continue
-			}
-			x.Data = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsError); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Code, decodeErrorCode)
+		case 1:
+			jsonx.Value(&d, &x.Message, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Data, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("code")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("message")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Data != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexError), present, 0, 0, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Error) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"code\":"...)
-		b = jsonx.AppendInt(b, int64(x.Code))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"message\":"...)
-		b = jsonx.AppendString(b, string(x.Message))
-	case 2:
-		if x.Data != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"data\":"...)
-			if b, err = jsonx.EncRaw(b, x.Data); err != nil {
-				return b, jsonx.AtField(err, "data")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendInt(jsonx.Key(b, "\"code\":"), int64(x.Code)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+	case i == 2 && x.Data != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"data\":"), x.Data)
 	}
 	return b, nil
-}
-
-// keysError are the `"name":` prefixes of Error's members, by index.
-var keysError = []string{"\"code\":", "\"message\":", "\"data\":"}
-
-// memberIndexError maps a member name to its index in Error, or -1.
-func memberIndexError(key []byte) int {
-	switch string(key) {
-	case "code":
-		return 0
-	case "message":
-		return 1
-	case "data":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Error) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysError, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Error) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Error) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsError.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11893,7 +4385,7 @@ func (x *Error) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Error{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -11911,9 +4403,7 @@ func (x *ExtNotification) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
-func (x ExtRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.EncRaw(nil, json.RawMessage(x))
-}
+func (x ExtRequest) MarshalJSON() ([]byte, error) { return jsonx.EncRaw(nil, json.RawMessage(x)) }
 
 // UnmarshalJSON keeps a copy of the value.
 func (x *ExtRequest) UnmarshalJSON(data []byte) error {
@@ -11925,9 +4415,7 @@ func (x *ExtRequest) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
-func (x ExtResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.EncRaw(nil, json.RawMessage(x))
-}
+func (x ExtResponse) MarshalJSON() ([]byte, error) { return jsonx.EncRaw(nil, json.RawMessage(x)) }
 
 // UnmarshalJSON keeps a copy of the value.
 func (x *ExtResponse) UnmarshalJSON(data []byte) error {
@@ -11938,150 +4426,55 @@ func (x *ExtResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *FileSystemCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsFileSystemCapabilities = jsonx.NewFields(
+	jsonx.F("readTextFile", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("writeTextFile", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *FileSystemCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "readTextFile":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsFileSystemCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			if !jsonx.Value(&d, &x.ReadTextFile, jsonx.Bool) {
 				x.ReadTextFile = false
-				continue
 			}
-			x.ReadTextFile = t
-		case "writeTextFile":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+		case 1:
+			if !jsonx.Value(&d, &x.WriteTextFile, jsonx.Bool) {
 				x.WriteTextFile = false
-				continue
 			}
-			x.WriteTextFile = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
+	if d.Absent(0) {
 		x.ReadTextFile = false
-		ord.Absent()
 	}
-	if seen&(1<<1) == 0 {
+	if d.Absent(1) {
 		x.WriteTextFile = false
-		ord.Absent()
 	}
-	if ord.Disordered() {
-		present := uint64(0)
-		var absent uint64
-		if seen&(1<<0) != 0 {
-			present |= 1 << 0
-		} else {
-			absent |= 1 << 0
-		}
-		if seen&(1<<1) != 0 {
-			present |= 1 << 1
-		} else {
-			absent |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexFileSystemCapabilities), present, absent, nulls, 3))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *FileSystemCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"readTextFile\":"...)
-		b = jsonx.AppendBool(b, bool(x.ReadTextFile))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"writeTextFile\":"...)
-		b = jsonx.AppendBool(b, bool(x.WriteTextFile))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"readTextFile\":"), bool(x.ReadTextFile)), nil
+	case i == 1:
+		return jsonx.AppendBool(jsonx.Key(b, "\"writeTextFile\":"), bool(x.WriteTextFile)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysFileSystemCapabilities are the `"name":` prefixes of FileSystemCapabilities's members, by index.
-var keysFileSystemCapabilities = []string{"\"readTextFile\":", "\"writeTextFile\":", "\"_meta\":"}
-
-// memberIndexFileSystemCapabilities maps a member name to its index in FileSystemCapabilities, or -1.
-func memberIndexFileSystemCapabilities(key []byte) int {
-	switch string(key) {
-	case "readTextFile":
-		return 0
-	case "writeTextFile":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *FileSystemCapabilities) isDefault(i int) bool {
 	var d FileSystemCapabilities
 	switch i {
@@ -12097,45 +4490,9 @@ func (x *FileSystemCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *FileSystemCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysFileSystemCapabilities, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *FileSystemCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *FileSystemCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12145,175 +4502,47 @@ func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = FileSystemCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *HTTPHeader) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsHTTPHeader = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("value", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *HTTPHeader) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "value":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Value, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexHTTPHeader), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysHTTPHeader are the `"name":` prefixes of HTTPHeader's members, by index.
-var keysHTTPHeader = []string{"\"name\":", "\"value\":", "\"_meta\":"}
-
-// memberIndexHTTPHeader maps a member name to its index in HTTPHeader, or -1.
-func memberIndexHTTPHeader(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "value":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *HTTPHeader) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysHTTPHeader, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *HTTPHeader) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x HTTPHeader) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsHTTPHeader.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12323,229 +4552,57 @@ func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = HTTPHeader{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ImageContent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsImageContent = jsonx.NewFields(
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("data", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Required),
+	jsonx.F("uri", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ImageContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "annotations":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "data":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "data")
-			}
-			x.Data = t
-		case "mimeType":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "mimeType")
-			}
-			x.MimeType = t
-		case "uri":
-			ord.Known(3)
-			if it.IsNull() {
-				x.URI = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.URI = nil
-				continue
-			}
-			x.URI = &t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsImageContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Data, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.MimeType, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.URI, jsonx.String)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("data")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("mimeType")
-	}
-	if ord.Disordered() {
-		present := uint64(6)
-		if x.Annotations != nil {
-			present |= 1 << 0
-		}
-		if x.URI != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImageContent), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"data\":"...)
-		b = jsonx.AppendString(b, string(x.Data))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"mimeType\":"...)
-		b = jsonx.AppendString(b, string(x.MimeType))
-	case 3:
-		if x.URI != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"uri\":"...)
-			b = jsonx.AppendString(b, string(*x.URI))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+	case i == 3 && x.URI != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(*x.URI)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysImageContent are the `"name":` prefixes of ImageContent's members, by index.
-var keysImageContent = []string{"\"annotations\":", "\"data\":", "\"mimeType\":", "\"uri\":", "\"_meta\":"}
-
-// memberIndexImageContent maps a member name to its index in ImageContent, or -1.
-func memberIndexImageContent(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "data":
-		return 1
-	case "mimeType":
-		return 2
-	case "uri":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ImageContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysImageContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ImageContent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsImageContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12555,200 +4612,52 @@ func (x *ImageContent) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ImageContent{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Implementation) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsImplementation = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("version", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Implementation) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "title":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "version":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "version")
-			}
-			x.Version = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsImplementation); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Version, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("version")
-	}
-	if ord.Disordered() {
-		present := uint64(5)
-		if x.Title != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImplementation), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"version\":"...)
-		b = jsonx.AppendString(b, string(x.Version))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"version\":"), string(x.Version)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysImplementation are the `"name":` prefixes of Implementation's members, by index.
-var keysImplementation = []string{"\"name\":", "\"title\":", "\"version\":", "\"_meta\":"}
-
-// memberIndexImplementation maps a member name to its index in Implementation, or -1.
-func memberIndexImplementation(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "title":
-		return 1
-	case "version":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Implementation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysImplementation, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Implementation) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Implementation) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsImplementation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12758,231 +4667,76 @@ func (x *Implementation) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Implementation{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *InitializeRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsInitializeRequest = jsonx.NewFields(
+	jsonx.F("protocolVersion", jsonx.Required),
+	jsonx.F("clientCapabilities", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("clientInfo", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *InitializeRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "protocolVersion":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeProtocolVersion(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "protocolVersion")
-			}
-			x.ProtocolVersion = t
-		case "clientCapabilities":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.ClientCapabilities.decodeAt(it.Rest(), nil)
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
+		case 1:
+			if !d.Consumed(x.ClientCapabilities.decodeAt(d.Rest(), nil)) {
 				x.ClientCapabilities = ClientCapabilities{}
-				_ = x.ClientCapabilities.decode([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
-				continue
+				_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 			}
-			it.Consume(n)
-		case "clientInfo":
-			ord.Known(2)
-			if it.IsNull() {
-				x.ClientInfo = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(Implementation)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.ClientInfo = nil
-				continue
-			}
-			it.Consume(n)
-			x.ClientInfo = p
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 2:
+			jsonx.StructPtr(&d, &x.ClientInfo, (*Implementation).decodeAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("protocolVersion")
-	}
-	if seen&(1<<1) == 0 {
+	if d.Absent(1) {
 		x.ClientCapabilities = ClientCapabilities{}
-		_ = x.ClientCapabilities.decode([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
-		ord.Absent()
+		_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 	}
-	if ord.Disordered() {
-		present := uint64(1)
-		var absent uint64
-		if seen&(1<<1) != 0 {
-			present |= 1 << 1
-		} else {
-			absent |= 1 << 1
-		}
-		if x.ClientInfo != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeRequest), present, absent, nulls, 4))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"protocolVersion\":"...)
-		b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"clientCapabilities\":"...)
-		if b, err = (x.ClientCapabilities).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "clientCapabilities")
-		}
-	case 2:
-		if x.ClientInfo != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"clientInfo\":"...)
-			if b, err = (x.ClientInfo).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "clientInfo")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+	case i == 1:
+		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Key(b, "\"clientCapabilities\":"), '{'), "", x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault))
+	case i == 2 && x.ClientInfo != nil:
+		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"clientInfo\":"), '{'), "", x.ClientInfo.Extra, x.ClientInfo.appendField, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysInitializeRequest are the `"name":` prefixes of InitializeRequest's members, by index.
-var keysInitializeRequest = []string{"\"protocolVersion\":", "\"clientCapabilities\":", "\"clientInfo\":", "\"_meta\":"}
-
-// memberIndexInitializeRequest maps a member name to its index in InitializeRequest, or -1.
-func memberIndexInitializeRequest(key []byte) int {
-	switch string(key) {
-	case "protocolVersion":
-		return 0
-	case "clientCapabilities":
-		return 1
-	case "clientInfo":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *InitializeRequest) isDefault(i int) bool {
 	var d InitializeRequest
 	switch i {
 	case 1:
 		x := &d
 		x.ClientCapabilities = ClientCapabilities{}
-		_ = x.ClientCapabilities.decode([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
+		_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 	}
 	have, err1 := x.appendField(nil, i)
 	want, err2 := d.appendField(nil, i)
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *InitializeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysInitializeRequest, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *InitializeRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsInitializeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12992,212 +4746,77 @@ func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = InitializeRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *InitializeResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsInitializeResponse = jsonx.NewFields(
+	jsonx.F("protocolVersion", jsonx.Required),
+	jsonx.F("agentCapabilities", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("authMethods", jsonx.HasDefault|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("agentInfo", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *InitializeResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "protocolVersion":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeProtocolVersion(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "protocolVersion")
-			}
-			x.ProtocolVersion = t
-		case "agentCapabilities":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.AgentCapabilities.decodeAt(it.Rest(), nil)
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
+		case 1:
+			if !d.Consumed(x.AgentCapabilities.decodeAt(d.Rest(), nil)) {
 				x.AgentCapabilities = AgentCapabilities{}
-				_ = x.AgentCapabilities.decode([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
-				continue
+				_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
 			}
-			it.Consume(n)
-		case "authMethods":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.List(it.Value(), true, decodeAuthMethod)
-			if err != nil {
+		case 2:
+			if !jsonx.List(&d, &x.AuthMethods, decodeAuthMethod) {
 				x.AuthMethods = []AuthMethod{}
-				continue
 			}
-			x.AuthMethods = t
-		case "agentInfo":
-			ord.Known(3)
-			if it.IsNull() {
-				x.AgentInfo = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			p := new(Implementation)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.AgentInfo = nil
-				continue
-			}
-			it.Consume(n)
-			x.AgentInfo = p
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 3:
+			jsonx.StructPtr(&d, &x.AgentInfo, (*Implementation).decodeAt)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("protocolVersion")
-	}
-	if seen&(1<<1) == 0 {
+	if d.Absent(1) {
 		x.AgentCapabilities = AgentCapabilities{}
-		_ = x.AgentCapabilities.decode([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
-		ord.Absent()
+		_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
 	}
-	if seen&(1<<2) == 0 {
+	if d.Absent(2) {
 		x.AuthMethods = []AuthMethod{}
-		ord.Absent()
 	}
-	if ord.Disordered() {
-		present := uint64(1)
-		var absent uint64
-		if seen&(1<<1) != 0 {
-			present |= 1 << 1
-		} else {
-			absent |= 1 << 1
-		}
-		if seen&(1<<2) != 0 {
-			present |= 1 << 2
-		} else {
-			absent |= 1 << 2
-		}
-		if x.AgentInfo != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeResponse), present, absent, nulls, 5))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"protocolVersion\":"...)
-		b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"agentCapabilities\":"...)
-		if b, err = (x.AgentCapabilities).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "agentCapabilities")
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"authMethods\":"...)
-		if b, err = jsonx.EncList(b, x.AuthMethods, appendAuthMethod); err != nil {
-			return b, jsonx.AtField(err, "authMethods")
-		}
-	case 3:
-		if x.AgentInfo != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"agentInfo\":"...)
-			if b, err = (x.AgentInfo).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "agentInfo")
-			}
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+	case i == 1:
+		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Key(b, "\"agentCapabilities\":"), '{'), "", x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault))
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
+	case i == 3 && x.AgentInfo != nil:
+		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"agentInfo\":"), '{'), "", x.AgentInfo.Extra, x.AgentInfo.appendField, nil))
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysInitializeResponse are the `"name":` prefixes of InitializeResponse's members, by index.
-var keysInitializeResponse = []string{"\"protocolVersion\":", "\"agentCapabilities\":", "\"authMethods\":", "\"agentInfo\":", "\"_meta\":"}
-
-// memberIndexInitializeResponse maps a member name to its index in InitializeResponse, or -1.
-func memberIndexInitializeResponse(key []byte) int {
-	switch string(key) {
-	case "protocolVersion":
-		return 0
-	case "agentCapabilities":
-		return 1
-	case "authMethods":
-		return 2
-	case "agentInfo":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *InitializeResponse) isDefault(i int) bool {
 	var d InitializeResponse
 	switch i {
 	case 1:
 		x := &d
 		x.AgentCapabilities = AgentCapabilities{}
-		_ = x.AgentCapabilities.decode([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
+		_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
 	case 2:
 		x := &d
 		x.AuthMethods = []AuthMethod{}
@@ -13207,45 +4826,9 @@ func (x *InitializeResponse) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *InitializeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysInitializeResponse, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *InitializeResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsInitializeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13255,263 +4838,62 @@ func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = InitializeResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIntegerPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IntegerPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minimum":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Minimum = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minimum")
-			}
-			x.Minimum = &t
-		case "maximum":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Maximum = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maximum")
-			}
-			x.Maximum = &t
-		case "default":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Minimum, jsonx.Int64)
+		case 3:
+			jsonx.Ptr(&d, &x.Maximum, jsonx.Int64)
+		case 4:
+			jsonx.Ptr(&d, &x.Default, jsonx.Int64)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.Minimum != nil {
-			present |= 1 << 2
-		}
-		if x.Maximum != nil {
-			present |= 1 << 3
-		}
-		if x.Default != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIntegerPropertySchema), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.Minimum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minimum\":"...)
-			b = jsonx.AppendInt(b, int64(*x.Minimum))
-		}
-	case 3:
-		if x.Maximum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maximum\":"...)
-			b = jsonx.AppendInt(b, int64(*x.Maximum))
-		}
-	case 4:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			b = jsonx.AppendInt(b, int64(*x.Default))
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.Minimum != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"minimum\":"), int64(*x.Minimum)), nil
+	case i == 3 && x.Maximum != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"maximum\":"), int64(*x.Maximum)), nil
+	case i == 4 && x.Default != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"default\":"), int64(*x.Default)), nil
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysIntegerPropertySchema are the `"name":` prefixes of IntegerPropertySchema's members, by index.
-var keysIntegerPropertySchema = []string{"\"title\":", "\"description\":", "\"minimum\":", "\"maximum\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexIntegerPropertySchema maps a member name to its index in IntegerPropertySchema, or -1.
-func memberIndexIntegerPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minimum":
-		return 2
-	case "maximum":
-		return 3
-	case "default":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IntegerPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIntegerPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IntegerPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsIntegerPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13521,175 +4903,47 @@ func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = IntegerPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *KillTerminalRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsKillTerminalRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *KillTerminalRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "terminalId":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsKillTerminalRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *KillTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysKillTerminalRequest are the `"name":` prefixes of KillTerminalRequest's members, by index.
-var keysKillTerminalRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
-
-// memberIndexKillTerminalRequest maps a member name to its index in KillTerminalRequest, or -1.
-func memberIndexKillTerminalRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *KillTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysKillTerminalRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *KillTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *KillTerminalRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsKillTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13699,140 +4953,37 @@ func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = KillTerminalRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *KillTerminalResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsKillTerminalResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *KillTerminalResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsKillTerminalResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexKillTerminalResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *KillTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysKillTerminalResponse are the `"name":` prefixes of KillTerminalResponse's members, by index.
-var keysKillTerminalResponse = []string{"\"_meta\":"}
-
-// memberIndexKillTerminalResponse maps a member name to its index in KillTerminalResponse, or -1.
-func memberIndexKillTerminalResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *KillTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysKillTerminalResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *KillTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *KillTerminalResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsKillTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13842,188 +4993,47 @@ func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = KillTerminalResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsListSessionsRequest = jsonx.NewFields(
+	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("cursor", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ListSessionsRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "cwd":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Cwd = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = &t
-		case "cursor":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Cursor = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cursor")
-			}
-			x.Cursor = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Cwd, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Cursor, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Cwd != nil {
-			present |= 1 << 0
-		}
-		if x.Cursor != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Cwd != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cwd\":"...)
-			b = jsonx.AppendString(b, string(*x.Cwd))
-		}
-	case 1:
-		if x.Cursor != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cursor\":"...)
-			b = jsonx.AppendString(b, string(*x.Cursor))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Cwd != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+	case i == 1 && x.Cursor != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"cursor\":"), string(*x.Cursor)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysListSessionsRequest are the `"name":` prefixes of ListSessionsRequest's members, by index.
-var keysListSessionsRequest = []string{"\"cwd\":", "\"cursor\":", "\"_meta\":"}
-
-// memberIndexListSessionsRequest maps a member name to its index in ListSessionsRequest, or -1.
-func memberIndexListSessionsRequest(key []byte) int {
-	switch string(key) {
-	case "cwd":
-		return 0
-	case "cursor":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ListSessionsRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysListSessionsRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ListSessionsRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsListSessionsRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -14033,186 +5043,47 @@ func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ListSessionsRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsListSessionsResponse = jsonx.NewFields(
+	jsonx.F("sessions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("nextCursor", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ListSessionsResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessions":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeSessionInfo)
-			if err != nil {
-				x.Sessions = []SessionInfo{}
-				continue
-			}
-			x.Sessions = t
-		case "nextCursor":
-			ord.Known(1)
-			if it.IsNull() {
-				x.NextCursor = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.NextCursor = nil
-				continue
-			}
-			x.NextCursor = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Sessions, decodeSessionInfo)
+		case 1:
+			jsonx.Ptr(&d, &x.NextCursor, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessions")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.NextCursor != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsResponse), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessions\":"...)
-		if b, err = jsonx.EncList(b, x.Sessions, appendSessionInfo); err != nil {
-			return b, jsonx.AtField(err, "sessions")
-		}
-	case 1:
-		if x.NextCursor != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"nextCursor\":"...)
-			b = jsonx.AppendString(b, string(*x.NextCursor))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"sessions\":"), x.Sessions, appendSessionInfo)
+	case i == 1 && x.NextCursor != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"nextCursor\":"), string(*x.NextCursor)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysListSessionsResponse are the `"name":` prefixes of ListSessionsResponse's members, by index.
-var keysListSessionsResponse = []string{"\"sessions\":", "\"nextCursor\":", "\"_meta\":"}
-
-// memberIndexListSessionsResponse maps a member name to its index in ListSessionsResponse, or -1.
-func memberIndexListSessionsResponse(key []byte) int {
-	switch string(key) {
-	case "sessions":
-		return 0
-	case "nextCursor":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ListSessionsResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysListSessionsResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ListSessionsResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsListSessionsResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -14222,222 +5093,57 @@ func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ListSessionsResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LoadSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLoadSessionRequest = jsonx.NewFields(
+	jsonx.F("mcpServers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LoadSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "mcpServers":
-			ord.Known(0)
-			seen |= 1 << 0
-			if it.IsNull() {
-				x.McpServers = []McpServer{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
-			if err != nil {
-				return jsonx.AtField(err, "mcpServers")
-			}
-			x.McpServers = t
-		case "cwd":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "additionalDirectories":
-			ord.Known(2)
-			if it.IsNull() {
-				x.AdditionalDirectories = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "additionalDirectories")
-			}
-			x.AdditionalDirectories = t
-		case "sessionId":
-			ord.Known(3)
-			seen |= 1 << 3
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLoadSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.McpServers, decodeMcpServer)
+		case 1:
+			jsonx.Value(&d, &x.Cwd, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("mcpServers")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if seen&(1<<3) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(11)
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionRequest), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"mcpServers\":"...)
-		if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-			return b, jsonx.AtField(err, "mcpServers")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 2:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 3:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 2 && x.AdditionalDirectories != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+	case i == 3:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLoadSessionRequest are the `"name":` prefixes of LoadSessionRequest's members, by index.
-var keysLoadSessionRequest = []string{"\"mcpServers\":", "\"cwd\":", "\"additionalDirectories\":", "\"sessionId\":", "\"_meta\":"}
-
-// memberIndexLoadSessionRequest maps a member name to its index in LoadSessionRequest, or -1.
-func memberIndexLoadSessionRequest(key []byte) int {
-	switch string(key) {
-	case "mcpServers":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "sessionId":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LoadSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLoadSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LoadSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LoadSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLoadSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -14447,196 +5153,47 @@ func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LoadSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LoadSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLoadSessionResponse = jsonx.NewFields(
+	jsonx.F("modes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LoadSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "modes":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Modes = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(SessionModeState)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Modes = nil
-				continue
-			}
-			it.Consume(n)
-			x.Modes = p
-		case "configOptions":
-			ord.Known(1)
-			if it.IsNull() {
-				x.ConfigOptions = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				x.ConfigOptions = nil
-				continue
-			}
-			x.ConfigOptions = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLoadSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
+		case 1:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Modes != nil {
-			present |= 1 << 0
-		}
-		if x.ConfigOptions != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoadSessionResponse), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Modes != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"modes\":"...)
-			if b, err = (x.Modes).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "modes")
-			}
-		}
-	case 1:
-		if x.ConfigOptions != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"configOptions\":"...)
-			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-				return b, jsonx.AtField(err, "configOptions")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Modes != nil:
+		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+	case i == 1 && x.ConfigOptions != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLoadSessionResponse are the `"name":` prefixes of LoadSessionResponse's members, by index.
-var keysLoadSessionResponse = []string{"\"modes\":", "\"configOptions\":", "\"_meta\":"}
-
-// memberIndexLoadSessionResponse maps a member name to its index in LoadSessionResponse, or -1.
-func memberIndexLoadSessionResponse(key []byte) int {
-	switch string(key) {
-	case "modes":
-		return 0
-	case "configOptions":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LoadSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLoadSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LoadSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LoadSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLoadSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -14646,140 +5203,37 @@ func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LoadSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LogoutCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLogoutCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LogoutCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLogoutCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLogoutCapabilities are the `"name":` prefixes of LogoutCapabilities's members, by index.
-var keysLogoutCapabilities = []string{"\"_meta\":"}
-
-// memberIndexLogoutCapabilities maps a member name to its index in LogoutCapabilities, or -1.
-func memberIndexLogoutCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LogoutCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LogoutCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LogoutCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLogoutCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -14789,140 +5243,37 @@ func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LogoutCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LogoutRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLogoutRequest = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LogoutRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLogoutRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutRequest), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLogoutRequest are the `"name":` prefixes of LogoutRequest's members, by index.
-var keysLogoutRequest = []string{"\"_meta\":"}
-
-// memberIndexLogoutRequest maps a member name to its index in LogoutRequest, or -1.
-func memberIndexLogoutRequest(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LogoutRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LogoutRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LogoutRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLogoutRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -14932,140 +5283,37 @@ func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LogoutRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LogoutResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLogoutResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LogoutResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLogoutResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLogoutResponse are the `"name":` prefixes of LogoutResponse's members, by index.
-var keysLogoutResponse = []string{"\"_meta\":"}
-
-// memberIndexLogoutResponse maps a member name to its index in LogoutResponse, or -1.
-func memberIndexLogoutResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LogoutResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LogoutResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LogoutResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLogoutResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -15075,153 +5323,58 @@ func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LogoutResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpCapabilities = jsonx.NewFields(
+	jsonx.F("http", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("sse", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "http":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			if !jsonx.Value(&d, &x.HTTP, jsonx.Bool) {
 				x.HTTP = false
-				continue
 			}
-			x.HTTP = t
-		case "sse":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+		case 1:
+			if !jsonx.Value(&d, &x.SSE, jsonx.Bool) {
 				x.SSE = false
-				continue
 			}
-			x.SSE = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
+	if d.Absent(0) {
 		x.HTTP = false
-		ord.Absent()
 	}
-	if seen&(1<<1) == 0 {
+	if d.Absent(1) {
 		x.SSE = false
-		ord.Absent()
 	}
-	if ord.Disordered() {
-		present := uint64(0)
-		var absent uint64
-		if seen&(1<<0) != 0 {
-			present |= 1 << 0
-		} else {
-			absent |= 1 << 0
-		}
-		if seen&(1<<1) != 0 {
-			present |= 1 << 1
-		} else {
-			absent |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpCapabilities), present, absent, nulls, 3))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"http\":"...)
-		b = jsonx.AppendBool(b, bool(x.HTTP))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sse\":"...)
-		b = jsonx.AppendBool(b, bool(x.SSE))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"http\":"), bool(x.HTTP)), nil
+	case i == 1:
+		return jsonx.AppendBool(jsonx.Key(b, "\"sse\":"), bool(x.SSE)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysMcpCapabilities are the `"name":` prefixes of McpCapabilities's members, by index.
-var keysMcpCapabilities = []string{"\"http\":", "\"sse\":", "\"_meta\":"}
-
-// memberIndexMcpCapabilities maps a member name to its index in McpCapabilities, or -1.
-func memberIndexMcpCapabilities(key []byte) int {
-	switch string(key) {
-	case "http":
-		return 0
-	case "sse":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *McpCapabilities) isDefault(i int) bool {
 	var d McpCapabilities
 	switch i {
@@ -15237,45 +5390,9 @@ func (x *McpCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpCapabilities, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsMcpCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -15285,7 +5402,7 @@ func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = McpCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagMcpServer lists the discriminator, which variants must not keep as unknown.
@@ -15352,7 +5469,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"http\"")
+		b, err := fieldsMcpServerHTTP.Append(b, "\"type\":\"http\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -15362,7 +5479,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"sse\"")
+		b, err := fieldsMcpServerSSE.Append(b, "\"type\":\"sse\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -15372,7 +5489,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "")
+		b, err := fieldsMcpServerStdio.Append(b, "", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -15394,190 +5511,44 @@ func UnmarshalMcpServer(data []byte) (McpServer, error) {
 	return decodeMcpServer(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpServerHTTP) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpServerHTTP = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("url", jsonx.Required),
+	jsonx.F("headers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpServerHTTP) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "url":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "url")
-			}
-			x.URL = t
-		case "headers":
-			ord.Known(2)
-			seen |= 1 << 2
-			if it.IsNull() {
-				x.Headers = []HTTPHeader{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeHTTPHeader)
-			if err != nil {
-				return jsonx.AtField(err, "headers")
-			}
-			x.Headers = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.URL, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("url")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("headers")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerHTTP), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"url\":"...)
-		b = jsonx.AppendString(b, string(x.URL))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"headers\":"...)
-		if b, err = jsonx.EncList(b, x.Headers, appendHTTPHeader); err != nil {
-			return b, jsonx.AtField(err, "headers")
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"headers\":"), x.Headers, appendHTTPHeader)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpServerHTTP are the `"name":` prefixes of McpServerHTTP's members, by index.
-var keysMcpServerHTTP = []string{"\"name\":", "\"url\":", "\"headers\":", "\"_meta\":"}
-
-// memberIndexMcpServerHTTP maps a member name to its index in McpServerHTTP, or -1.
-func memberIndexMcpServerHTTP(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "url":
-		return 1
-	case "headers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpServerHTTP) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerHTTP, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpServerHTTP) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a McpServer value.
@@ -15587,205 +5558,47 @@ func (x McpServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerHTTP)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerHTTP")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerHTTP")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpServerSSE) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpServerSSE = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("url", jsonx.Required),
+	jsonx.F("headers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpServerSSE) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "url":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "url")
-			}
-			x.URL = t
-		case "headers":
-			ord.Known(2)
-			seen |= 1 << 2
-			if it.IsNull() {
-				x.Headers = []HTTPHeader{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeHTTPHeader)
-			if err != nil {
-				return jsonx.AtField(err, "headers")
-			}
-			x.Headers = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpServerSSE); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.URL, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("url")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("headers")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerSSE), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerSSE) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"url\":"...)
-		b = jsonx.AppendString(b, string(x.URL))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"headers\":"...)
-		if b, err = jsonx.EncList(b, x.Headers, appendHTTPHeader); err != nil {
-			return b, jsonx.AtField(err, "headers")
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"headers\":"), x.Headers, appendHTTPHeader)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpServerSSE are the `"name":` prefixes of McpServerSSE's members, by index.
-var keysMcpServerSSE = []string{"\"name\":", "\"url\":", "\"headers\":", "\"_meta\":"}
-
-// memberIndexMcpServerSSE maps a member name to its index in McpServerSSE, or -1.
-func memberIndexMcpServerSSE(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "url":
-		return 1
-	case "headers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpServerSSE) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerSSE, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpServerSSE) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpServerSSE) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a McpServer value.
@@ -15795,228 +5608,52 @@ func (x McpServerSSE) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerSSE) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerSSE)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerSSE")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerSSE")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpServerStdio) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpServerStdio = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("command", jsonx.Required),
+	jsonx.F("args", jsonx.Required|jsonx.OnNull|jsonx.Empty),
+	jsonx.F("env", jsonx.Required|jsonx.OnNull|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpServerStdio) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "command":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "command")
-			}
-			x.Command = t
-		case "args":
-			ord.Known(2)
-			seen |= 1 << 2
-			if it.IsNull() {
-				x.Args = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "args")
-			}
-			x.Args = t
-		case "env":
-			ord.Known(3)
-			seen |= 1 << 3
-			if it.IsNull() {
-				x.Env = []EnvVariable{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeEnvVariable)
-			if err != nil {
-				return jsonx.AtField(err, "env")
-			}
-			x.Env = t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Command, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.Args, jsonx.String)
+		case 3:
+			jsonx.List(&d, &x.Env, decodeEnvVariable)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("command")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("args")
-	}
-	if seen&(1<<3) == 0 {
-		return jsonx.Missing("env")
-	}
-	if ord.Disordered() {
-		present := uint64(15)
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerStdio), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"command\":"...)
-		b = jsonx.AppendString(b, string(x.Command))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"args\":"...)
-		if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "args")
-		}
-	case 3:
-		b = jsonx.Sep(b)
-		b = append(b, "\"env\":"...)
-		if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
-			return b, jsonx.AtField(err, "env")
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+	case i == 3:
+		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpServerStdio are the `"name":` prefixes of McpServerStdio's members, by index.
-var keysMcpServerStdio = []string{"\"name\":", "\"command\":", "\"args\":", "\"env\":", "\"_meta\":"}
-
-// memberIndexMcpServerStdio maps a member name to its index in McpServerStdio, or -1.
-func memberIndexMcpServerStdio(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "command":
-		return 1
-	case "args":
-		return 2
-	case "env":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpServerStdio) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerStdio, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpServerStdio) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a McpServer value.
@@ -16026,19 +5663,7 @@ func (x McpServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerStdio) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerStdio)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerStdio")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerStdio")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -16116,7 +5741,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*StringMultiSelectItems)(v).appendMembers(b, "\"type\":\"string\"")
+		b, err := fieldsStringMultiSelectItems.Append(b, "\"type\":\"string\"", (*StringMultiSelectItems)(v).Extra, (*StringMultiSelectItems)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -16126,7 +5751,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TitledMultiSelectItems)(v).appendMembers(b, "")
+		b, err := fieldsTitledMultiSelectItems.Append(b, "", (*TitledMultiSelectItems)(v).Extra, (*TitledMultiSelectItems)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -16155,19 +5780,7 @@ func (x MultiSelectItemsString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsString) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*MultiSelectItemsString)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a MultiSelectItemsString")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMultiSelectItems, "MultiSelectItemsString")
 }
 
 // MarshalJSON encodes x as a MultiSelectItems value.
@@ -16177,19 +5790,7 @@ func (x MultiSelectItemsTitled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsTitled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*MultiSelectItemsTitled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a MultiSelectItemsTitled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMultiSelectItems, "MultiSelectItemsTitled")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -16210,286 +5811,66 @@ func (x *MultiSelectItemsUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMultiSelectPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minItems", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maxItems", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("items", jsonx.Required),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *MultiSelectPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minItems":
-			ord.Known(2)
-			if it.IsNull() {
-				x.MinItems = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minItems")
-			}
-			x.MinItems = &t
-		case "maxItems":
-			ord.Known(3)
-			if it.IsNull() {
-				x.MaxItems = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maxItems")
-			}
-			x.MaxItems = &t
-		case "items":
-			ord.Known(4)
-			seen |= 1 << 4
-			t, n, err := decodeMultiSelectItemsAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "items")
-			}
-			it.Consume(n)
-			x.Items = t
-		case "default":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, jsonx.String)
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = t
-		case "_meta":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.MinItems, jsonx.Uint64)
+		case 3:
+			jsonx.Ptr(&d, &x.MaxItems, jsonx.Uint64)
+		case 4:
+			jsonx.Union(&d, &x.Items, decodeMultiSelectItemsAt)
+		case 5:
+			jsonx.List(&d, &x.Default, jsonx.String)
+		case 6:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<4) == 0 {
-		return jsonx.Missing("items")
-	}
-	if ord.Disordered() {
-		present := uint64(16)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.MinItems != nil {
-			present |= 1 << 2
-		}
-		if x.MaxItems != nil {
-			present |= 1 << 3
-		}
-		if x.Default != nil {
-			present |= 1 << 5
-		}
-		if x.Meta != nil {
-			present |= 1 << 6
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMultiSelectPropertySchema), present, 0, nulls, 7))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.MinItems != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minItems\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MinItems))
-		}
-	case 3:
-		if x.MaxItems != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maxItems\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MaxItems))
-		}
-	case 4:
-		if x.Items == nil {
-			return b, jsonx.EncodeError("items", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"items\":"...)
-		if b, err = appendMultiSelectItems(b, x.Items); err != nil {
-			return b, jsonx.AtField(err, "items")
-		}
-	case 5:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			if b, err = jsonx.EncList(b, x.Default, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "default")
-			}
-		}
-	case 6:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.MinItems != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"minItems\":"), uint64(*x.MinItems)), nil
+	case i == 3 && x.MaxItems != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"maxItems\":"), uint64(*x.MaxItems)), nil
+	case i == 4 && x.Items == nil:
+		return b, jsonx.NilUnion()
+	case i == 4:
+		return appendMultiSelectItems(jsonx.Key(b, "\"items\":"), x.Items)
+	case i == 5 && x.Default != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"default\":"), x.Default, jsonx.EncString)
+	case i == 6 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMultiSelectPropertySchema are the `"name":` prefixes of MultiSelectPropertySchema's members, by index.
-var keysMultiSelectPropertySchema = []string{"\"title\":", "\"description\":", "\"minItems\":", "\"maxItems\":", "\"items\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexMultiSelectPropertySchema maps a member name to its index in MultiSelectPropertySchema, or -1.
-func memberIndexMultiSelectPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minItems":
-		return 2
-	case "maxItems":
-		return 3
-	case "items":
-		return 4
-	case "default":
-		return 5
-	case "_meta":
-		return 6
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *MultiSelectPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMultiSelectPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 7; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *MultiSelectPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsMultiSelectPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16499,205 +5880,52 @@ func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = MultiSelectPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *NewSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNewSessionRequest = jsonx.NewFields(
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("mcpServers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *NewSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "cwd":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "additionalDirectories":
-			ord.Known(1)
-			if it.IsNull() {
-				x.AdditionalDirectories = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "additionalDirectories")
-			}
-			x.AdditionalDirectories = t
-		case "mcpServers":
-			ord.Known(2)
-			seen |= 1 << 2
-			if it.IsNull() {
-				x.McpServers = []McpServer{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
-			if err != nil {
-				return jsonx.AtField(err, "mcpServers")
-			}
-			x.McpServers = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Cwd, jsonx.String)
+		case 1:
+			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.McpServers, decodeMcpServer)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("mcpServers")
-	}
-	if ord.Disordered() {
-		present := uint64(5)
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionRequest), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 1:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"mcpServers\":"...)
-		if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-			return b, jsonx.AtField(err, "mcpServers")
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 1 && x.AdditionalDirectories != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNewSessionRequest are the `"name":` prefixes of NewSessionRequest's members, by index.
-var keysNewSessionRequest = []string{"\"cwd\":", "\"additionalDirectories\":", "\"mcpServers\":", "\"_meta\":"}
-
-// memberIndexNewSessionRequest maps a member name to its index in NewSessionRequest, or -1.
-func memberIndexNewSessionRequest(key []byte) int {
-	switch string(key) {
-	case "cwd":
-		return 0
-	case "additionalDirectories":
-		return 1
-	case "mcpServers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *NewSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNewSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *NewSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNewSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16707,214 +5935,52 @@ func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = NewSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *NewSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNewSessionResponse = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("modes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *NewSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "modes":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Modes = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(SessionModeState)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Modes = nil
-				continue
-			}
-			it.Consume(n)
-			x.Modes = p
-		case "configOptions":
-			ord.Known(2)
-			if it.IsNull() {
-				x.ConfigOptions = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				x.ConfigOptions = nil
-				continue
-			}
-			x.ConfigOptions = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
+		case 2:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Modes != nil {
-			present |= 1 << 1
-		}
-		if x.ConfigOptions != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionResponse), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Modes != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"modes\":"...)
-			if b, err = (x.Modes).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "modes")
-			}
-		}
-	case 2:
-		if x.ConfigOptions != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"configOptions\":"...)
-			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-				return b, jsonx.AtField(err, "configOptions")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Modes != nil:
+		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+	case i == 2 && x.ConfigOptions != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNewSessionResponse are the `"name":` prefixes of NewSessionResponse's members, by index.
-var keysNewSessionResponse = []string{"\"sessionId\":", "\"modes\":", "\"configOptions\":", "\"_meta\":"}
-
-// memberIndexNewSessionResponse maps a member name to its index in NewSessionResponse, or -1.
-func memberIndexNewSessionResponse(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "modes":
-		return 1
-	case "configOptions":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *NewSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNewSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *NewSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNewSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16924,203 +5990,52 @@ func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = NewSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Notice) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNotice = jsonx.NewFields(
+	jsonx.F("severity", jsonx.Required),
+	jsonx.F("title", jsonx.Required).MinLength(1),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Notice) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "severity":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeNoticeSeverity(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "severity")
-			}
-			x.Severity = t
-		case "title":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err == nil {
-				err = jsonx.MinLength(string(t), 1)
-			}
-			if err != nil {
-				return jsonx.AtField(err, "title")
-			}
-			x.Title = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNotice); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Severity, decodeNoticeSeverity)
+		case 1:
+			jsonx.Text(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("severity")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("title")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNotice), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"severity\":"...)
-		b = jsonx.AppendString(b, string(x.Severity))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(x.Title))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"severity\":"), string(x.Severity)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNotice are the `"name":` prefixes of Notice's members, by index.
-var keysNotice = []string{"\"severity\":", "\"title\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexNotice maps a member name to its index in Notice, or -1.
-func memberIndexNotice(key []byte) int {
-	switch string(key) {
-	case "severity":
-		return 0
-	case "title":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Notice) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNotice, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Notice) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Notice) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNotice.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -17130,96 +6045,25 @@ func (x *Notice) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Notice{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *NoticeCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNoticeCapabilities = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *NoticeCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNoticeCapabilities); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNoticeCapabilities), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysNoticeCapabilities are the `"name":` prefixes of NoticeCapabilities's members, by index.
-var keysNoticeCapabilities = []string{}
-
-// memberIndexNoticeCapabilities maps a member name to its index in NoticeCapabilities, or -1.
-func memberIndexNoticeCapabilities(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *NoticeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNoticeCapabilities, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *NoticeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *NoticeCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNoticeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, nil, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -17229,269 +6073,62 @@ func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = NoticeCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNumberPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *NumberPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minimum":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Minimum = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minimum")
-			}
-			x.Minimum = &t
-		case "maximum":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Maximum = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maximum")
-			}
-			x.Maximum = &t
-		case "default":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Minimum, jsonx.Float)
+		case 3:
+			jsonx.Ptr(&d, &x.Maximum, jsonx.Float)
+		case 4:
+			jsonx.Ptr(&d, &x.Default, jsonx.Float)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.Minimum != nil {
-			present |= 1 << 2
-		}
-		if x.Maximum != nil {
-			present |= 1 << 3
-		}
-		if x.Default != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNumberPropertySchema), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.Minimum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minimum\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Minimum); err != nil {
-				return b, jsonx.AtField(err, "minimum")
-			}
-		}
-	case 3:
-		if x.Maximum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maximum\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Maximum); err != nil {
-				return b, jsonx.AtField(err, "maximum")
-			}
-		}
-	case 4:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Default); err != nil {
-				return b, jsonx.AtField(err, "default")
-			}
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.Minimum != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"minimum\":"), *x.Minimum)
+	case i == 3 && x.Maximum != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"maximum\":"), *x.Maximum)
+	case i == 4 && x.Default != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"default\":"), *x.Default)
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNumberPropertySchema are the `"name":` prefixes of NumberPropertySchema's members, by index.
-var keysNumberPropertySchema = []string{"\"title\":", "\"description\":", "\"minimum\":", "\"maximum\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexNumberPropertySchema maps a member name to its index in NumberPropertySchema, or -1.
-func memberIndexNumberPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minimum":
-		return 2
-	case "maximum":
-		return 3
-	case "default":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *NumberPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNumberPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *NumberPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNumberPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -17501,192 +6138,52 @@ func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = NumberPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PermissionOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPermissionOption = jsonx.NewFields(
+	jsonx.F("optionId", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("kind", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PermissionOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "optionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodePermissionOptionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "optionId")
-			}
-			x.OptionID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "kind":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := decodePermissionOptionKind(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "kind")
-			}
-			x.Kind = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPermissionOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Kind, decodePermissionOptionKind)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("optionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("kind")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPermissionOption), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"optionId\":"...)
-		b = jsonx.AppendString(b, string(x.OptionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"kind\":"...)
-		b = jsonx.AppendString(b, string(x.Kind))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(x.Kind)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPermissionOption are the `"name":` prefixes of PermissionOption's members, by index.
-var keysPermissionOption = []string{"\"optionId\":", "\"name\":", "\"kind\":", "\"_meta\":"}
-
-// memberIndexPermissionOption maps a member name to its index in PermissionOption, or -1.
-func memberIndexPermissionOption(key []byte) int {
-	switch string(key) {
-	case "optionId":
-		return 0
-	case "name":
-		return 1
-	case "kind":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PermissionOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPermissionOption, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PermissionOption) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PermissionOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPermissionOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -17696,7 +6193,7 @@ func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PermissionOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -17711,158 +6208,39 @@ func (x *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Plan) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPlan = jsonx.NewFields(
+	jsonx.F("entries", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Plan) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "entries":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodePlanEntry)
-			if err != nil {
-				x.Entries = []PlanEntry{}
-				continue
-			}
-			x.Entries = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPlan); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Entries, decodePlanEntry)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("entries")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlan), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Plan) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"entries\":"...)
-		if b, err = jsonx.EncList(b, x.Entries, appendPlanEntry); err != nil {
-			return b, jsonx.AtField(err, "entries")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"entries\":"), x.Entries, appendPlanEntry)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPlan are the `"name":` prefixes of Plan's members, by index.
-var keysPlan = []string{"\"entries\":", "\"_meta\":"}
-
-// memberIndexPlan maps a member name to its index in Plan, or -1.
-func memberIndexPlan(key []byte) int {
-	switch string(key) {
-	case "entries":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Plan) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPlan, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Plan) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Plan) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Plan) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPlan.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -17872,192 +6250,52 @@ func (x *Plan) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Plan{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PlanEntry) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPlanEntry = jsonx.NewFields(
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("priority", jsonx.Required),
+	jsonx.F("status", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PlanEntry) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			x.Content = t
-		case "priority":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodePlanEntryPriority(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "priority")
-			}
-			x.Priority = t
-		case "status":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := decodePlanEntryStatus(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "status")
-			}
-			x.Status = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPlanEntry); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Content, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Priority, decodePlanEntryPriority)
+		case 2:
+			jsonx.Value(&d, &x.Status, decodePlanEntryStatus)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("content")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("priority")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("status")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanEntry), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		b = jsonx.AppendString(b, string(x.Content))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"priority\":"...)
-		b = jsonx.AppendString(b, string(x.Priority))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"status\":"...)
-		b = jsonx.AppendString(b, string(x.Status))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"priority\":"), string(x.Priority)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPlanEntry are the `"name":` prefixes of PlanEntry's members, by index.
-var keysPlanEntry = []string{"\"content\":", "\"priority\":", "\"status\":", "\"_meta\":"}
-
-// memberIndexPlanEntry maps a member name to its index in PlanEntry, or -1.
-func memberIndexPlanEntry(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "priority":
-		return 1
-	case "status":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PlanEntry) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPlanEntry, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PlanEntry) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanEntry) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPlanEntry.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18067,7 +6305,7 @@ func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PlanEntry{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -18094,174 +6332,65 @@ func (x *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptCapabilities = jsonx.NewFields(
+	jsonx.F("image", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("audio", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("embeddedContext", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "image":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			if !jsonx.Value(&d, &x.Image, jsonx.Bool) {
 				x.Image = false
-				continue
 			}
-			x.Image = t
-		case "audio":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+		case 1:
+			if !jsonx.Value(&d, &x.Audio, jsonx.Bool) {
 				x.Audio = false
-				continue
 			}
-			x.Audio = t
-		case "embeddedContext":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
+		case 2:
+			if !jsonx.Value(&d, &x.EmbeddedContext, jsonx.Bool) {
 				x.EmbeddedContext = false
-				continue
 			}
-			x.EmbeddedContext = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
+	if d.Absent(0) {
 		x.Image = false
-		ord.Absent()
 	}
-	if seen&(1<<1) == 0 {
+	if d.Absent(1) {
 		x.Audio = false
-		ord.Absent()
 	}
-	if seen&(1<<2) == 0 {
+	if d.Absent(2) {
 		x.EmbeddedContext = false
-		ord.Absent()
 	}
-	if ord.Disordered() {
-		present := uint64(0)
-		var absent uint64
-		if seen&(1<<0) != 0 {
-			present |= 1 << 0
-		} else {
-			absent |= 1 << 0
-		}
-		if seen&(1<<1) != 0 {
-			present |= 1 << 1
-		} else {
-			absent |= 1 << 1
-		}
-		if seen&(1<<2) != 0 {
-			present |= 1 << 2
-		} else {
-			absent |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptCapabilities), present, absent, nulls, 4))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"image\":"...)
-		b = jsonx.AppendBool(b, bool(x.Image))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"audio\":"...)
-		b = jsonx.AppendBool(b, bool(x.Audio))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"embeddedContext\":"...)
-		b = jsonx.AppendBool(b, bool(x.EmbeddedContext))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"image\":"), bool(x.Image)), nil
+	case i == 1:
+		return jsonx.AppendBool(jsonx.Key(b, "\"audio\":"), bool(x.Audio)), nil
+	case i == 2:
+		return jsonx.AppendBool(jsonx.Key(b, "\"embeddedContext\":"), bool(x.EmbeddedContext)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysPromptCapabilities are the `"name":` prefixes of PromptCapabilities's members, by index.
-var keysPromptCapabilities = []string{"\"image\":", "\"audio\":", "\"embeddedContext\":", "\"_meta\":"}
-
-// memberIndexPromptCapabilities maps a member name to its index in PromptCapabilities, or -1.
-func memberIndexPromptCapabilities(key []byte) int {
-	switch string(key) {
-	case "image":
-		return 0
-	case "audio":
-		return 1
-	case "embeddedContext":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *PromptCapabilities) isDefault(i int) bool {
 	var d PromptCapabilities
 	switch i {
@@ -18280,45 +6409,9 @@ func (x *PromptCapabilities) isDefault(i int) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptCapabilities, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18328,177 +6421,47 @@ func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("prompt", jsonx.Required|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "prompt":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.List(it.Value(), false, decodeContentBlock)
-			if err != nil {
-				return jsonx.AtField(err, "prompt")
-			}
-			x.Prompt = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.List(&d, &x.Prompt, decodeContentBlock)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("prompt")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"prompt\":"...)
-		if b, err = jsonx.EncList(b, x.Prompt, appendContentBlock); err != nil {
-			return b, jsonx.AtField(err, "prompt")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.EncList(jsonx.Key(b, "\"prompt\":"), x.Prompt, appendContentBlock)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptRequest are the `"name":` prefixes of PromptRequest's members, by index.
-var keysPromptRequest = []string{"\"sessionId\":", "\"prompt\":", "\"_meta\":"}
-
-// memberIndexPromptRequest maps a member name to its index in PromptRequest, or -1.
-func memberIndexPromptRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "prompt":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18508,158 +6471,42 @@ func (x *PromptRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptResponse = jsonx.NewFields(
+	jsonx.F("stopReason", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "stopReason":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeStopReason(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "stopReason")
-			}
-			x.StopReason = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.StopReason, decodeStopReason)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("stopReason")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"stopReason\":"...)
-		b = jsonx.AppendString(b, string(x.StopReason))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"stopReason\":"), string(x.StopReason)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptResponse are the `"name":` prefixes of PromptResponse's members, by index.
-var keysPromptResponse = []string{"\"stopReason\":", "\"_meta\":"}
-
-// memberIndexPromptResponse maps a member name to its index in PromptResponse, or -1.
-func memberIndexPromptResponse(key []byte) int {
-	switch string(key) {
-	case "stopReason":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18669,223 +6516,57 @@ func (x *PromptResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ReadTextFileRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsReadTextFileRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("path", jsonx.Required),
+	jsonx.F("line", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("limit", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ReadTextFileRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "path":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "path")
-			}
-			x.Path = t
-		case "line":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Line = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "line")
-			}
-			x.Line = &t
-		case "limit":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Limit = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "limit")
-			}
-			x.Limit = &t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsReadTextFileRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Path, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Line, jsonx.Uint32)
+		case 3:
+			jsonx.Ptr(&d, &x.Limit, jsonx.Uint32)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("path")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Line != nil {
-			present |= 1 << 2
-		}
-		if x.Limit != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileRequest), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ReadTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"path\":"...)
-		b = jsonx.AppendString(b, string(x.Path))
-	case 2:
-		if x.Line != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"line\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.Line))
-		}
-	case 3:
-		if x.Limit != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"limit\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.Limit))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+	case i == 2 && x.Line != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"line\":"), uint64(*x.Line)), nil
+	case i == 3 && x.Limit != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"limit\":"), uint64(*x.Limit)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysReadTextFileRequest are the `"name":` prefixes of ReadTextFileRequest's members, by index.
-var keysReadTextFileRequest = []string{"\"sessionId\":", "\"path\":", "\"line\":", "\"limit\":", "\"_meta\":"}
-
-// memberIndexReadTextFileRequest maps a member name to its index in ReadTextFileRequest, or -1.
-func memberIndexReadTextFileRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "path":
-		return 1
-	case "line":
-		return 2
-	case "limit":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ReadTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysReadTextFileRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ReadTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ReadTextFileRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsReadTextFileRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18895,158 +6576,42 @@ func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ReadTextFileRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ReadTextFileResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsReadTextFileResponse = jsonx.NewFields(
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ReadTextFileResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			x.Content = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsReadTextFileResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Content, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReadTextFileResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ReadTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		b = jsonx.AppendString(b, string(x.Content))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysReadTextFileResponse are the `"name":` prefixes of ReadTextFileResponse's members, by index.
-var keysReadTextFileResponse = []string{"\"content\":", "\"_meta\":"}
-
-// memberIndexReadTextFileResponse maps a member name to its index in ReadTextFileResponse, or -1.
-func memberIndexReadTextFileResponse(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ReadTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysReadTextFileResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ReadTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ReadTextFileResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsReadTextFileResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19056,175 +6621,47 @@ func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ReadTextFileResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ReleaseTerminalRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsReleaseTerminalRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ReleaseTerminalRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "terminalId":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsReleaseTerminalRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ReleaseTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysReleaseTerminalRequest are the `"name":` prefixes of ReleaseTerminalRequest's members, by index.
-var keysReleaseTerminalRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
-
-// memberIndexReleaseTerminalRequest maps a member name to its index in ReleaseTerminalRequest, or -1.
-func memberIndexReleaseTerminalRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ReleaseTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysReleaseTerminalRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ReleaseTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ReleaseTerminalRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsReleaseTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19234,140 +6671,37 @@ func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ReleaseTerminalRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ReleaseTerminalResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsReleaseTerminalResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ReleaseTerminalResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsReleaseTerminalResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReleaseTerminalResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ReleaseTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysReleaseTerminalResponse are the `"name":` prefixes of ReleaseTerminalResponse's members, by index.
-var keysReleaseTerminalResponse = []string{"\"_meta\":"}
-
-// memberIndexReleaseTerminalResponse maps a member name to its index in ReleaseTerminalResponse, or -1.
-func memberIndexReleaseTerminalResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ReleaseTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysReleaseTerminalResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ReleaseTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ReleaseTerminalResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsReleaseTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19377,7 +6711,7 @@ func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ReleaseTerminalResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeRequestIDAt picks the variant from the JSON shape of the value at the
@@ -19414,14 +6748,10 @@ func decodeRequestID(data []byte) (RequestID, error) {
 }
 
 // MarshalJSON encodes x as a RequestID value.
-func (x RequestIDNumber) MarshalJSON() ([]byte, error) {
-	return appendRequestID(nil, x)
-}
+func (x RequestIDNumber) MarshalJSON() ([]byte, error) { return appendRequestID(nil, x) }
 
 // MarshalJSON encodes x as a RequestID value.
-func (x RequestIDStr) MarshalJSON() ([]byte, error) {
-	return appendRequestID(nil, x)
-}
+func (x RequestIDStr) MarshalJSON() ([]byte, error) { return appendRequestID(nil, x) }
 
 // appendRequestID appends v in its variant's JSON form.
 func appendRequestID(b []byte, v RequestID) ([]byte, error) {
@@ -19445,9 +6775,7 @@ func UnmarshalRequestID(data []byte) (RequestID, error) {
 }
 
 // MarshalJSON encodes null.
-func (RequestIDNull) MarshalJSON() ([]byte, error) {
-	return []byte("null"), nil
-}
+func (RequestIDNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
 // UnmarshalJSON accepts only null.
 func (*RequestIDNull) UnmarshalJSON(data []byte) error {
@@ -19509,7 +6837,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"outcome\":\"cancelled\"")
+		b, err := fieldsRequestPermissionOutcomeCancelled.Append(b, "\"outcome\":\"cancelled\"", v.Extra, nil, nil)
 		if err != nil {
 			return b, err
 		}
@@ -19519,7 +6847,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := (*SelectedPermissionOutcome)(v).appendMembers(b, "\"outcome\":\"selected\"")
+		b, err := fieldsSelectedPermissionOutcome.Append(b, "\"outcome\":\"selected\"", (*SelectedPermissionOutcome)(v).Extra, (*SelectedPermissionOutcome)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -19541,88 +6869,17 @@ func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, e
 	return decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *RequestPermissionOutcomeCancelled) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsRequestPermissionOutcomeCancelled = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *RequestPermissionOutcomeCancelled) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionOutcomeCancelled), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysRequestPermissionOutcomeCancelled are the `"name":` prefixes of RequestPermissionOutcomeCancelled's members, by index.
-var keysRequestPermissionOutcomeCancelled = []string{}
-
-// memberIndexRequestPermissionOutcomeCancelled maps a member name to its index in RequestPermissionOutcomeCancelled, or -1.
-func memberIndexRequestPermissionOutcomeCancelled(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *RequestPermissionOutcomeCancelled) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionOutcomeCancelled, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *RequestPermissionOutcomeCancelled) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *RequestPermissionOutcomeCancelled) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a RequestPermissionOutcome value.
@@ -19632,19 +6889,7 @@ func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionOutcomeCancelled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionOutcomeCancelled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionOutcome, "RequestPermissionOutcomeCancelled")
 }
 
 // MarshalJSON encodes x as a RequestPermissionOutcome value.
@@ -19654,19 +6899,7 @@ func (x RequestPermissionOutcomeSelected) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeSelected) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionOutcomeSelected)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionOutcomeSelected")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionOutcome, "RequestPermissionOutcomeSelected")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "outcome" tag.
@@ -19687,193 +6920,49 @@ func (x *RequestPermissionOutcomeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsRequestPermissionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("toolCall", jsonx.Required),
+	jsonx.F("options", jsonx.Required|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *RequestPermissionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "toolCall":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.ToolCall.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "toolCall")
-			}
-			it.Consume(n)
-		case "options":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.List(it.Value(), false, decodePermissionOption)
-			if err != nil {
-				return jsonx.AtField(err, "options")
-			}
-			x.Options = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
+		case 2:
+			jsonx.List(&d, &x.Options, decodePermissionOption)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("toolCall")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("options")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionRequest), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCall\":"...)
-		if b, err = (x.ToolCall).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "toolCall")
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"options\":"...)
-		if b, err = jsonx.EncList(b, x.Options, appendPermissionOption); err != nil {
-			return b, jsonx.AtField(err, "options")
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Key(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendPermissionOption)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysRequestPermissionRequest are the `"name":` prefixes of RequestPermissionRequest's members, by index.
-var keysRequestPermissionRequest = []string{"\"sessionId\":", "\"toolCall\":", "\"options\":", "\"_meta\":"}
-
-// memberIndexRequestPermissionRequest maps a member name to its index in RequestPermissionRequest, or -1.
-func memberIndexRequestPermissionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "toolCall":
-		return 1
-	case "options":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *RequestPermissionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *RequestPermissionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsRequestPermissionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19883,164 +6972,44 @@ func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = RequestPermissionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsRequestPermissionResponse = jsonx.NewFields(
+	jsonx.F("outcome", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *RequestPermissionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "outcome":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestPermissionOutcomeAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "outcome")
-			}
-			it.Consume(n)
-			x.Outcome = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.Outcome, decodeRequestPermissionOutcomeAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("outcome")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Outcome == nil {
-			return b, jsonx.EncodeError("outcome", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"outcome\":"...)
-		if b, err = appendRequestPermissionOutcome(b, x.Outcome); err != nil {
-			return b, jsonx.AtField(err, "outcome")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Outcome == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestPermissionOutcome(jsonx.Key(b, "\"outcome\":"), x.Outcome)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysRequestPermissionResponse are the `"name":` prefixes of RequestPermissionResponse's members, by index.
-var keysRequestPermissionResponse = []string{"\"outcome\":", "\"_meta\":"}
-
-// memberIndexRequestPermissionResponse maps a member name to its index in RequestPermissionResponse, or -1.
-func memberIndexRequestPermissionResponse(key []byte) int {
-	switch string(key) {
-	case "outcome":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *RequestPermissionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *RequestPermissionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsRequestPermissionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20050,304 +7019,72 @@ func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = RequestPermissionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ResourceLink) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsResourceLink = jsonx.NewFields(
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("size", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("uri", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ResourceLink) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "annotations":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "mimeType":
-			ord.Known(2)
-			if it.IsNull() {
-				x.MimeType = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "name":
-			ord.Known(3)
-			seen |= 1 << 3
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "size":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Size = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				x.Size = nil
-				continue
-			}
-			x.Size = &t
-		case "title":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "uri":
-			ord.Known(6)
-			seen |= 1 << 6
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "uri")
-			}
-			x.URI = t
-		case "_meta":
-			ord.Known(7)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 7
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsResourceLink); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 4:
+			jsonx.Ptr(&d, &x.Size, jsonx.Int64)
+		case 5:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 6:
+			jsonx.Value(&d, &x.URI, jsonx.String)
+		case 7:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<3) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<6) == 0 {
-		return jsonx.Missing("uri")
-	}
-	if ord.Disordered() {
-		present := uint64(72)
-		if x.Annotations != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.MimeType != nil {
-			present |= 1 << 2
-		}
-		if x.Size != nil {
-			present |= 1 << 4
-		}
-		if x.Title != nil {
-			present |= 1 << 5
-		}
-		if x.Meta != nil {
-			present |= 1 << 7
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResourceLink), present, 0, nulls, 8))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 3:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 4:
-		if x.Size != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"size\":"...)
-			b = jsonx.AppendInt(b, int64(*x.Size))
-		}
-	case 5:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 6:
-		b = jsonx.Sep(b)
-		b = append(b, "\"uri\":"...)
-		b = jsonx.AppendString(b, string(x.URI))
-	case 7:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 3:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 4 && x.Size != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"size\":"), int64(*x.Size)), nil
+	case i == 5 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 6:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+	case i == 7 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysResourceLink are the `"name":` prefixes of ResourceLink's members, by index.
-var keysResourceLink = []string{"\"annotations\":", "\"description\":", "\"mimeType\":", "\"name\":", "\"size\":", "\"title\":", "\"uri\":", "\"_meta\":"}
-
-// memberIndexResourceLink maps a member name to its index in ResourceLink, or -1.
-func memberIndexResourceLink(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "description":
-		return 1
-	case "mimeType":
-		return 2
-	case "name":
-		return 3
-	case "size":
-		return 4
-	case "title":
-		return 5
-	case "uri":
-		return 6
-	case "_meta":
-		return 7
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ResourceLink) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysResourceLink, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 8; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ResourceLink) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsResourceLink.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20357,223 +7094,57 @@ func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ResourceLink{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsResumeSessionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ResumeSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "cwd":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "additionalDirectories":
-			ord.Known(2)
-			if it.IsNull() {
-				x.AdditionalDirectories = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "additionalDirectories")
-			}
-			x.AdditionalDirectories = t
-		case "mcpServers":
-			ord.Known(3)
-			if it.IsNull() {
-				x.McpServers = []McpServer{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
-			if err != nil {
-				return jsonx.AtField(err, "mcpServers")
-			}
-			x.McpServers = t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Cwd, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
+		case 3:
+			jsonx.List(&d, &x.McpServers, decodeMcpServer)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 2
-		}
-		if x.McpServers != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionRequest), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 2:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 3:
-		if x.McpServers != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mcpServers\":"...)
-			if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-				return b, jsonx.AtField(err, "mcpServers")
-			}
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 2 && x.AdditionalDirectories != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+	case i == 3 && x.McpServers != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysResumeSessionRequest are the `"name":` prefixes of ResumeSessionRequest's members, by index.
-var keysResumeSessionRequest = []string{"\"sessionId\":", "\"cwd\":", "\"additionalDirectories\":", "\"mcpServers\":", "\"_meta\":"}
-
-// memberIndexResumeSessionRequest maps a member name to its index in ResumeSessionRequest, or -1.
-func memberIndexResumeSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "mcpServers":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ResumeSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysResumeSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ResumeSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsResumeSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20583,196 +7154,47 @@ func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ResumeSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsResumeSessionResponse = jsonx.NewFields(
+	jsonx.F("modes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ResumeSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "modes":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Modes = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(SessionModeState)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Modes = nil
-				continue
-			}
-			it.Consume(n)
-			x.Modes = p
-		case "configOptions":
-			ord.Known(1)
-			if it.IsNull() {
-				x.ConfigOptions = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				x.ConfigOptions = nil
-				continue
-			}
-			x.ConfigOptions = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
+		case 1:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Modes != nil {
-			present |= 1 << 0
-		}
-		if x.ConfigOptions != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionResponse), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Modes != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"modes\":"...)
-			if b, err = (x.Modes).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "modes")
-			}
-		}
-	case 1:
-		if x.ConfigOptions != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"configOptions\":"...)
-			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-				return b, jsonx.AtField(err, "configOptions")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Modes != nil:
+		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+	case i == 1 && x.ConfigOptions != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysResumeSessionResponse are the `"name":` prefixes of ResumeSessionResponse's members, by index.
-var keysResumeSessionResponse = []string{"\"modes\":", "\"configOptions\":", "\"_meta\":"}
-
-// memberIndexResumeSessionResponse maps a member name to its index in ResumeSessionResponse, or -1.
-func memberIndexResumeSessionResponse(key []byte) int {
-	switch string(key) {
-	case "modes":
-		return 0
-	case "configOptions":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ResumeSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysResumeSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ResumeSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsResumeSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20782,7 +7204,7 @@ func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ResumeSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -20797,155 +7219,39 @@ func (x *Role) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSelectedPermissionOutcome = jsonx.NewFields(
+	jsonx.F("optionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SelectedPermissionOutcome) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "optionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodePermissionOptionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "optionId")
-			}
-			x.OptionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("optionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSelectedPermissionOutcome), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"optionId\":"...)
-		b = jsonx.AppendString(b, string(x.OptionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSelectedPermissionOutcome are the `"name":` prefixes of SelectedPermissionOutcome's members, by index.
-var keysSelectedPermissionOutcome = []string{"\"optionId\":", "\"_meta\":"}
-
-// memberIndexSelectedPermissionOutcome maps a member name to its index in SelectedPermissionOutcome, or -1.
-func memberIndexSelectedPermissionOutcome(key []byte) int {
-	switch string(key) {
-	case "optionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SelectedPermissionOutcome) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSelectedPermissionOutcome, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SelectedPermissionOutcome) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSelectedPermissionOutcome.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20955,140 +7261,37 @@ func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SelectedPermissionOutcome{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionAdditionalDirectoriesCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionAdditionalDirectoriesCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionAdditionalDirectoriesCapabilities are the `"name":` prefixes of SessionAdditionalDirectoriesCapabilities's members, by index.
-var keysSessionAdditionalDirectoriesCapabilities = []string{"\"_meta\":"}
-
-// memberIndexSessionAdditionalDirectoriesCapabilities maps a member name to its index in SessionAdditionalDirectoriesCapabilities, or -1.
-func memberIndexSessionAdditionalDirectoriesCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionAdditionalDirectoriesCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionAdditionalDirectoriesCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -21098,285 +7301,62 @@ func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 		return err
 	}
 	*x = SessionAdditionalDirectoriesCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionCapabilities = jsonx.NewFields(
+	jsonx.F("list", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("delete", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("resume", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("close", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "list":
-			ord.Known(0)
-			if it.IsNull() {
-				x.List = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(SessionListCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.List = nil
-				continue
-			}
-			it.Consume(n)
-			x.List = p
-		case "delete":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Delete = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(SessionDeleteCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Delete = nil
-				continue
-			}
-			it.Consume(n)
-			x.Delete = p
-		case "additionalDirectories":
-			ord.Known(2)
-			if it.IsNull() {
-				x.AdditionalDirectories = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(SessionAdditionalDirectoriesCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.AdditionalDirectories = nil
-				continue
-			}
-			it.Consume(n)
-			x.AdditionalDirectories = p
-		case "resume":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Resume = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			p := new(SessionResumeCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Resume = nil
-				continue
-			}
-			it.Consume(n)
-			x.Resume = p
-		case "close":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Close = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			p := new(SessionCloseCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Close = nil
-				continue
-			}
-			it.Consume(n)
-			x.Close = p
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.List, (*SessionListCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.Delete, (*SessionDeleteCapabilities).decodeAt)
+		case 2:
+			jsonx.StructPtr(&d, &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
+		case 3:
+			jsonx.StructPtr(&d, &x.Resume, (*SessionResumeCapabilities).decodeAt)
+		case 4:
+			jsonx.StructPtr(&d, &x.Close, (*SessionCloseCapabilities).decodeAt)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.List != nil {
-			present |= 1 << 0
-		}
-		if x.Delete != nil {
-			present |= 1 << 1
-		}
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 2
-		}
-		if x.Resume != nil {
-			present |= 1 << 3
-		}
-		if x.Close != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCapabilities), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.List != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"list\":"...)
-			if b, err = (x.List).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "list")
-			}
-		}
-	case 1:
-		if x.Delete != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"delete\":"...)
-			if b, err = (x.Delete).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "delete")
-			}
-		}
-	case 2:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = (x.AdditionalDirectories).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 3:
-		if x.Resume != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"resume\":"...)
-			if b, err = (x.Resume).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "resume")
-			}
-		}
-	case 4:
-		if x.Close != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"close\":"...)
-			if b, err = (x.Close).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "close")
-			}
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.List != nil:
+		return jsonx.Braces(fieldsSessionListCapabilities.Append(append(jsonx.Key(b, "\"list\":"), '{'), "", x.List.Extra, x.List.appendField, nil))
+	case i == 1 && x.Delete != nil:
+		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Key(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+	case i == 2 && x.AdditionalDirectories != nil:
+		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Key(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+	case i == 3 && x.Resume != nil:
+		return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(jsonx.Key(b, "\"resume\":"), '{'), "", x.Resume.Extra, x.Resume.appendField, nil))
+	case i == 4 && x.Close != nil:
+		return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(jsonx.Key(b, "\"close\":"), '{'), "", x.Close.Extra, x.Close.appendField, nil))
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionCapabilities are the `"name":` prefixes of SessionCapabilities's members, by index.
-var keysSessionCapabilities = []string{"\"list\":", "\"delete\":", "\"additionalDirectories\":", "\"resume\":", "\"close\":", "\"_meta\":"}
-
-// memberIndexSessionCapabilities maps a member name to its index in SessionCapabilities, or -1.
-func memberIndexSessionCapabilities(key []byte) int {
-	switch string(key) {
-	case "list":
-		return 0
-	case "delete":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "resume":
-		return 3
-	case "close":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -21386,140 +7366,37 @@ func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionCloseCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionCloseCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionCloseCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionCloseCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCloseCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionCloseCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionCloseCapabilities are the `"name":` prefixes of SessionCloseCapabilities's members, by index.
-var keysSessionCloseCapabilities = []string{"\"_meta\":"}
-
-// memberIndexSessionCloseCapabilities maps a member name to its index in SessionCloseCapabilities, or -1.
-func memberIndexSessionCloseCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionCloseCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionCloseCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionCloseCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionCloseCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -21529,129 +7406,37 @@ func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionCloseCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigBoolean = jsonx.NewFields(
+	jsonx.F("currentValue", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigBoolean) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "currentValue":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currentValue")
-			}
-			x.CurrentValue = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CurrentValue, jsonx.Bool)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("currentValue")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigBoolean), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currentValue\":"...)
-		b = jsonx.AppendBool(b, bool(x.CurrentValue))
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"currentValue\":"), bool(x.CurrentValue)), nil
 	}
 	return b, nil
-}
-
-// keysSessionConfigBoolean are the `"name":` prefixes of SessionConfigBoolean's members, by index.
-var keysSessionConfigBoolean = []string{"\"currentValue\":"}
-
-// memberIndexSessionConfigBoolean maps a member name to its index in SessionConfigBoolean, or -1.
-func memberIndexSessionConfigBoolean(key []byte) int {
-	switch string(key) {
-	case "currentValue":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigBoolean, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigBoolean) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigBoolean.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -21661,159 +7446,75 @@ func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigBoolean{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsSessionConfigOption = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("category", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownSessionConfigOption are the members SessionConfigOption decodes itself; the rest belong to its Type.
 var ownSessionConfigOption = []string{"id", "name", "description", "category", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			seen |= 1 << 0
-			t, err := decodeSessionConfigID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			x.ID = t
-		case "name":
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			if it.IsNull() {
-				x.Description = nil
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "category":
-			if it.IsNull() {
-				x.Category = nil
-				continue
-			}
-			t, err := decodeSessionConfigOptionCategory(it.Value())
-			if err != nil {
-				x.Category = nil
-				continue
-			}
-			x.Category = &t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ID, decodeSessionConfigID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.Category, decodeSessionConfigOptionCategory)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownSessionConfigOption
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownSessionConfigOption...)
 	}
-	u, err := decodeSessionConfigOptionType(data, uskip)
+	u, err := decodeSessionConfigOptionType(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		b = jsonx.AppendString(b, string(x.ID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Category != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"category\":"...)
-			b = jsonx.AppendString(b, string(*x.Category))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Category != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"category\":"), string(*x.Category)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsSessionConfigOption.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsSessionConfigOption.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Type == nil {
 		return b, jsonx.EncodeError("", "SessionConfigOption.Type is nil")
@@ -21821,22 +7522,16 @@ func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error
 	if b, err = appendSessionConfigOptionTypeMembers(b, x.Type); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *SessionConfigOption) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *SessionConfigOption) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -21851,7 +7546,7 @@ func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagSessionConfigOptionType lists the discriminator, which variants must not keep as unknown.
@@ -21912,12 +7607,12 @@ func appendSessionConfigOptionTypeMembers(b []byte, v SessionConfigOptionType) (
 		if v == nil {
 			break
 		}
-		return (*SessionConfigSelect)(v).appendMembers(b, "\"type\":\"select\"")
+		return fieldsSessionConfigSelect.Append(b, "\"type\":\"select\"", (*SessionConfigSelect)(v).Extra, (*SessionConfigSelect)(v).appendField, nil)
 	case *SessionConfigOptionTypeBoolean:
 		if v == nil {
 			break
 		}
-		return (*SessionConfigBoolean)(v).appendMembers(b, "\"type\":\"boolean\"")
+		return fieldsSessionConfigBoolean.Append(b, "\"type\":\"boolean\"", (*SessionConfigBoolean)(v).Extra, (*SessionConfigBoolean)(v).appendField, nil)
 	case *SessionConfigOptionTypeUnknown:
 		if v == nil {
 			break
@@ -21997,166 +7692,39 @@ func (x *SessionConfigOptionTypeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigOptionsCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigOptionsCapabilities = jsonx.NewFields(
+	jsonx.F("boolean", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigOptionsCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "boolean":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Boolean = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(BooleanConfigOptionCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Boolean = nil
-				continue
-			}
-			it.Consume(n)
-			x.Boolean = p
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigOptionsCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Boolean != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigOptionsCapabilities), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Boolean != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"boolean\":"...)
-			if b, err = (x.Boolean).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "boolean")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Boolean != nil:
+		return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(jsonx.Key(b, "\"boolean\":"), '{'), "", x.Boolean.Extra, x.Boolean.appendField, nil))
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionConfigOptionsCapabilities are the `"name":` prefixes of SessionConfigOptionsCapabilities's members, by index.
-var keysSessionConfigOptionsCapabilities = []string{"\"boolean\":", "\"_meta\":"}
-
-// memberIndexSessionConfigOptionsCapabilities maps a member name to its index in SessionConfigOptionsCapabilities, or -1.
-func memberIndexSessionConfigOptionsCapabilities(key []byte) int {
-	switch string(key) {
-	case "boolean":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigOptionsCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigOptionsCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigOptionsCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigOptionsCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22166,153 +7734,44 @@ func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigOptionsCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigSelect = jsonx.NewFields(
+	jsonx.F("currentValue", jsonx.Required),
+	jsonx.F("options", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigSelect) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "currentValue":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currentValue")
-			}
-			x.CurrentValue = t
-		case "options":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeSessionConfigSelectOptionsAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "options")
-			}
-			it.Consume(n)
-			x.Options = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CurrentValue, decodeSessionConfigValueID)
+		case 1:
+			jsonx.Union(&d, &x.Options, decodeSessionConfigSelectOptionsAt)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("currentValue")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("options")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelect), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currentValue\":"...)
-		b = jsonx.AppendString(b, string(x.CurrentValue))
-	case 1:
-		if x.Options == nil {
-			return b, jsonx.EncodeError("options", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"options\":"...)
-		if b, err = appendSessionConfigSelectOptions(b, x.Options); err != nil {
-			return b, jsonx.AtField(err, "options")
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"currentValue\":"), string(x.CurrentValue)), nil
+	case i == 1 && x.Options == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendSessionConfigSelectOptions(jsonx.Key(b, "\"options\":"), x.Options)
 	}
 	return b, nil
-}
-
-// keysSessionConfigSelect are the `"name":` prefixes of SessionConfigSelect's members, by index.
-var keysSessionConfigSelect = []string{"\"currentValue\":", "\"options\":"}
-
-// memberIndexSessionConfigSelect maps a member name to its index in SessionConfigSelect, or -1.
-func memberIndexSessionConfigSelect(key []byte) int {
-	switch string(key) {
-	case "currentValue":
-		return 0
-	case "options":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigSelect) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelect, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigSelect) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigSelect.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22322,195 +7781,52 @@ func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigSelect{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigSelectGroup = jsonx.NewFields(
+	jsonx.F("group", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("options", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigSelectGroup) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "group":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigGroupID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "group")
-			}
-			x.Group = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "options":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigSelectOption)
-			if err != nil {
-				x.Options = []SessionConfigSelectOption{}
-				continue
-			}
-			x.Options = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Group, decodeSessionConfigGroupID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.Options, decodeSessionConfigSelectOption)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("group")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("options")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectGroup), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"group\":"...)
-		b = jsonx.AppendString(b, string(x.Group))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"options\":"...)
-		if b, err = jsonx.EncList(b, x.Options, appendSessionConfigSelectOption); err != nil {
-			return b, jsonx.AtField(err, "options")
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"group\":"), string(x.Group)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendSessionConfigSelectOption)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionConfigSelectGroup are the `"name":` prefixes of SessionConfigSelectGroup's members, by index.
-var keysSessionConfigSelectGroup = []string{"\"group\":", "\"name\":", "\"options\":", "\"_meta\":"}
-
-// memberIndexSessionConfigSelectGroup maps a member name to its index in SessionConfigSelectGroup, or -1.
-func memberIndexSessionConfigSelectGroup(key []byte) int {
-	switch string(key) {
-	case "group":
-		return 0
-	case "name":
-		return 1
-	case "options":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigSelectGroup) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelectGroup, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigSelectGroup) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22520,200 +7836,52 @@ func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigSelectGroup{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigSelectOption = jsonx.NewFields(
+	jsonx.F("value", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigSelectOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "value":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("value")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectOption), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionConfigSelectOption are the `"name":` prefixes of SessionConfigSelectOption's members, by index.
-var keysSessionConfigSelectOption = []string{"\"value\":", "\"name\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexSessionConfigSelectOption maps a member name to its index in SessionConfigSelectOption, or -1.
-func memberIndexSessionConfigSelectOption(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigSelectOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelectOption, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigSelectOption) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22723,7 +7891,7 @@ func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigSelectOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeSessionConfigSelectOptionsAt picks the variant from the JSON shape of the value at the
@@ -22738,20 +7906,20 @@ func decodeSessionConfigSelectOptionsAt(data []byte) (SessionConfigSelectOptions
 	case jsonx.KindArray:
 		first, _ := jsonx.FirstItem(data)
 		if jsonx.HasKey(first, "value") {
-			s, err := jsonx.List(data, false, decodeSessionConfigSelectOption)
+			s, err := jsonx.ListOf(data, false, decodeSessionConfigSelectOption)
 			if err != nil {
 				return nil, 0, err
 			}
 			return SessionConfigSelectOptionsUngrouped(s), n, nil
 		}
 		if jsonx.HasKey(first, "group") || jsonx.HasKey(first, "options") {
-			s, err := jsonx.List(data, false, decodeSessionConfigSelectGroup)
+			s, err := jsonx.ListOf(data, false, decodeSessionConfigSelectGroup)
 			if err != nil {
 				return nil, 0, err
 			}
 			return SessionConfigSelectOptionsGrouped(s), n, nil
 		}
-		s, err := jsonx.List(data, false, decodeSessionConfigSelectOption)
+		s, err := jsonx.ListOf(data, false, decodeSessionConfigSelectOption)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -22795,137 +7963,34 @@ func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOption
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionDeleteCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionDeleteCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionDeleteCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionDeleteCapabilities are the `"name":` prefixes of SessionDeleteCapabilities's members, by index.
-var keysSessionDeleteCapabilities = []string{"\"_meta\":"}
-
-// memberIndexSessionDeleteCapabilities maps a member name to its index in SessionDeleteCapabilities, or -1.
-func memberIndexSessionDeleteCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionDeleteCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionDeleteCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionDeleteCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22935,246 +8000,62 @@ func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionDeleteCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionInfo) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionInfo = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionInfo) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "cwd":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "additionalDirectories":
-			ord.Known(2)
-			t, err := jsonx.List(it.Value(), true, jsonx.String)
-			if err != nil {
-				x.AdditionalDirectories = nil
-				continue
-			}
-			x.AdditionalDirectories = t
-		case "title":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "updatedAt":
-			ord.Known(4)
-			if it.IsNull() {
-				x.UpdatedAt = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.UpdatedAt = nil
-				continue
-			}
-			x.UpdatedAt = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionInfo); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Cwd, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 4:
+			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 2
-		}
-		if x.Title != nil {
-			present |= 1 << 3
-		}
-		if x.UpdatedAt != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfo), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 2:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = jsonx.EncList(b, x.AdditionalDirectories, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 3:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 4:
-		if x.UpdatedAt != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"updatedAt\":"...)
-			b = jsonx.AppendString(b, string(*x.UpdatedAt))
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 2 && x.AdditionalDirectories != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+	case i == 3 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 4 && x.UpdatedAt != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionInfo are the `"name":` prefixes of SessionInfo's members, by index.
-var keysSessionInfo = []string{"\"sessionId\":", "\"cwd\":", "\"additionalDirectories\":", "\"title\":", "\"updatedAt\":", "\"_meta\":"}
-
-// memberIndexSessionInfo maps a member name to its index in SessionInfo, or -1.
-func memberIndexSessionInfo(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "title":
-		return 3
-	case "updatedAt":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionInfo) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionInfo, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionInfo) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfo) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionInfo.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23184,190 +8065,47 @@ func (x *SessionInfo) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionInfo{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionInfoUpdate = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionInfoUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "updatedAt":
-			ord.Known(1)
-			if it.IsNull() {
-				x.UpdatedAt = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.UpdatedAt = nil
-				continue
-			}
-			x.UpdatedAt = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.UpdatedAt != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfoUpdate), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.UpdatedAt != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"updatedAt\":"...)
-			b = jsonx.AppendString(b, string(*x.UpdatedAt))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.UpdatedAt != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionInfoUpdate are the `"name":` prefixes of SessionInfoUpdate's members, by index.
-var keysSessionInfoUpdate = []string{"\"title\":", "\"updatedAt\":", "\"_meta\":"}
-
-// memberIndexSessionInfoUpdate maps a member name to its index in SessionInfoUpdate, or -1.
-func memberIndexSessionInfoUpdate(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "updatedAt":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionInfoUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionInfoUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionInfoUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionInfoUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23377,140 +8115,37 @@ func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionInfoUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionListCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionListCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionListCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionListCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionListCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionListCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionListCapabilities are the `"name":` prefixes of SessionListCapabilities's members, by index.
-var keysSessionListCapabilities = []string{"\"_meta\":"}
-
-// memberIndexSessionListCapabilities maps a member name to its index in SessionListCapabilities, or -1.
-func memberIndexSessionListCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionListCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionListCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionListCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionListCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionListCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23520,200 +8155,52 @@ func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionListCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionMode) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionMode = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionModeID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			x.ID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionMode); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ID, decodeSessionModeID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionMode), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionMode) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		b = jsonx.AppendString(b, string(x.ID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionMode are the `"name":` prefixes of SessionMode's members, by index.
-var keysSessionMode = []string{"\"id\":", "\"name\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexSessionMode maps a member name to its index in SessionMode, or -1.
-func memberIndexSessionMode(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionMode) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionMode, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionMode) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionMode) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionMode) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionMode.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23723,178 +8210,47 @@ func (x *SessionMode) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionMode{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionModeState) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionModeState = jsonx.NewFields(
+	jsonx.F("currentModeId", jsonx.Required),
+	jsonx.F("availableModes", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionModeState) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "currentModeId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionModeID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currentModeId")
-			}
-			x.CurrentModeID = t
-		case "availableModes":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.List(it.Value(), true, decodeSessionMode)
-			if err != nil {
-				x.AvailableModes = []SessionMode{}
-				continue
-			}
-			x.AvailableModes = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionModeState); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CurrentModeID, decodeSessionModeID)
+		case 1:
+			jsonx.List(&d, &x.AvailableModes, decodeSessionMode)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("currentModeId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("availableModes")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionModeState), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionModeState) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currentModeId\":"...)
-		b = jsonx.AppendString(b, string(x.CurrentModeID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"availableModes\":"...)
-		if b, err = jsonx.EncList(b, x.AvailableModes, appendSessionMode); err != nil {
-			return b, jsonx.AtField(err, "availableModes")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"currentModeId\":"), string(x.CurrentModeID)), nil
+	case i == 1:
+		return jsonx.EncList(jsonx.Key(b, "\"availableModes\":"), x.AvailableModes, appendSessionMode)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionModeState are the `"name":` prefixes of SessionModeState's members, by index.
-var keysSessionModeState = []string{"\"currentModeId\":", "\"availableModes\":", "\"_meta\":"}
-
-// memberIndexSessionModeState maps a member name to its index in SessionModeState, or -1.
-func memberIndexSessionModeState(key []byte) int {
-	switch string(key) {
-	case "currentModeId":
-		return 0
-	case "availableModes":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionModeState) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionModeState, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionModeState) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionModeState) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionModeState) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionModeState.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23904,181 +8260,49 @@ func (x *SessionModeState) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionModeState{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionNotification = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("update", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "update":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeSessionUpdateAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "update")
-			}
-			it.Consume(n)
-			x.Update = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Union(&d, &x.Update, decodeSessionUpdateAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("update")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionNotification), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Update == nil {
-			return b, jsonx.EncodeError("update", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"update\":"...)
-		if b, err = appendSessionUpdate(b, x.Update); err != nil {
-			return b, jsonx.AtField(err, "update")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Update == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendSessionUpdate(jsonx.Key(b, "\"update\":"), x.Update)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionNotification are the `"name":` prefixes of SessionNotification's members, by index.
-var keysSessionNotification = []string{"\"sessionId\":", "\"update\":", "\"_meta\":"}
-
-// memberIndexSessionNotification maps a member name to its index in SessionNotification, or -1.
-func memberIndexSessionNotification(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "update":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -24088,140 +8312,37 @@ func (x *SessionNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionResumeCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionResumeCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionResumeCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionResumeCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionResumeCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionResumeCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionResumeCapabilities are the `"name":` prefixes of SessionResumeCapabilities's members, by index.
-var keysSessionResumeCapabilities = []string{"\"_meta\":"}
-
-// memberIndexSessionResumeCapabilities maps a member name to its index in SessionResumeCapabilities, or -1.
-func memberIndexSessionResumeCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionResumeCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionResumeCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionResumeCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionResumeCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -24231,7 +8352,7 @@ func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionResumeCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagSessionUpdate lists the discriminator, which variants must not keep as unknown.
@@ -24370,7 +8491,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"user_message_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"user_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24380,7 +8501,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_message_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24390,7 +8511,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_thought_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_thought_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24400,7 +8521,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ToolCall)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call\"")
+		b, err := fieldsToolCall.Append(b, "\"sessionUpdate\":\"tool_call\"", (*ToolCall)(v).Extra, (*ToolCall)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24410,7 +8531,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ToolCallUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call_update\"")
+		b, err := fieldsToolCallUpdate.Append(b, "\"sessionUpdate\":\"tool_call_update\"", (*ToolCallUpdate)(v).Extra, (*ToolCallUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24420,7 +8541,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Plan)(v).appendMembers(b, "\"sessionUpdate\":\"plan\"")
+		b, err := fieldsPlan.Append(b, "\"sessionUpdate\":\"plan\"", (*Plan)(v).Extra, (*Plan)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24430,7 +8551,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AvailableCommandsUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"available_commands_update\"")
+		b, err := fieldsAvailableCommandsUpdate.Append(b, "\"sessionUpdate\":\"available_commands_update\"", (*AvailableCommandsUpdate)(v).Extra, (*AvailableCommandsUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24440,7 +8561,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CurrentModeUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"current_mode_update\"")
+		b, err := fieldsCurrentModeUpdate.Append(b, "\"sessionUpdate\":\"current_mode_update\"", (*CurrentModeUpdate)(v).Extra, (*CurrentModeUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24450,7 +8571,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ConfigOptionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"config_option_update\"")
+		b, err := fieldsConfigOptionUpdate.Append(b, "\"sessionUpdate\":\"config_option_update\"", (*ConfigOptionUpdate)(v).Extra, (*ConfigOptionUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24460,7 +8581,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*SessionInfoUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"session_info_update\"")
+		b, err := fieldsSessionInfoUpdate.Append(b, "\"sessionUpdate\":\"session_info_update\"", (*SessionInfoUpdate)(v).Extra, (*SessionInfoUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24470,7 +8591,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*UsageUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"usage_update\"")
+		b, err := fieldsUsageUpdate.Append(b, "\"sessionUpdate\":\"usage_update\"", (*UsageUpdate)(v).Extra, (*UsageUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24480,7 +8601,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Notice)(v).appendMembers(b, "\"sessionUpdate\":\"notice\"")
+		b, err := fieldsNotice.Append(b, "\"sessionUpdate\":\"notice\"", (*Notice)(v).Extra, (*Notice)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24490,7 +8611,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CompactionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_update\"")
+		b, err := fieldsCompactionUpdate.Append(b, "\"sessionUpdate\":\"compaction_update\"", (*CompactionUpdate)(v).Extra, (*CompactionUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24500,7 +8621,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CompactionSummaryChunk)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_summary_chunk\"")
+		b, err := fieldsCompactionSummaryChunk.Append(b, "\"sessionUpdate\":\"compaction_summary_chunk\"", (*CompactionSummaryChunk)(v).Extra, (*CompactionSummaryChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -24529,19 +8650,7 @@ func (x SessionUpdateAgentMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentMessageChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentMessageChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentMessageChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24551,19 +8660,7 @@ func (x SessionUpdateAgentThoughtChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentThoughtChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentThoughtChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentThoughtChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentThoughtChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24573,19 +8670,7 @@ func (x SessionUpdateAvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAvailableCommandsUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAvailableCommandsUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAvailableCommandsUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24595,19 +8680,7 @@ func (x SessionUpdateCompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCompactionSummaryChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCompactionSummaryChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCompactionSummaryChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24617,19 +8690,7 @@ func (x SessionUpdateCompactionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCompactionUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCompactionUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCompactionUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24639,19 +8700,7 @@ func (x SessionUpdateConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateConfigOptionUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateConfigOptionUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateConfigOptionUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24661,19 +8710,7 @@ func (x SessionUpdateCurrentModeUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCurrentModeUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCurrentModeUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCurrentModeUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCurrentModeUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24683,19 +8720,7 @@ func (x SessionUpdateNotice) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateNotice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateNotice)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateNotice")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateNotice")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24705,19 +8730,7 @@ func (x SessionUpdatePlan) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdatePlan) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdatePlan)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdatePlan")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdatePlan")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24727,19 +8740,7 @@ func (x SessionUpdateSessionInfoUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateSessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateSessionInfoUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateSessionInfoUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateSessionInfoUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24749,19 +8750,7 @@ func (x SessionUpdateToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateToolCall)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateToolCall")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateToolCall")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24771,19 +8760,7 @@ func (x SessionUpdateToolCallUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateToolCallUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateToolCallUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateToolCallUpdate")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "sessionUpdate" tag.
@@ -24811,19 +8788,7 @@ func (x SessionUpdateUsageUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateUsageUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateUsageUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUsageUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -24833,137 +8798,65 @@ func (x SessionUpdateUserMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateUserMessageChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateUserMessageChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUserMessageChunk")
 }
+
+var fieldsSetSessionConfigOptionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("configId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownSetSessionConfigOptionRequest are the members SetSessionConfigOptionRequest decodes itself; the rest belong to its Type.
 var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "configId":
-			seen |= 1 << 1
-			t, err := decodeSessionConfigID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "configId")
-			}
-			x.ConfigID = t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.ConfigID, decodeSessionConfigID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("configId")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownSetSessionConfigOptionRequest
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownSetSessionConfigOptionRequest...)
 	}
-	u, err := decodeSetSessionConfigOptionRequestType(data, uskip)
+	u, err := decodeSetSessionConfigOptionRequestType(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"configId\":"...)
-		b = jsonx.AppendString(b, string(x.ConfigID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"configId\":"), string(x.ConfigID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsSetSessionConfigOptionRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsSetSessionConfigOptionRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Type == nil {
 		return b, jsonx.EncodeError("", "SetSessionConfigOptionRequest.Type is nil")
@@ -24971,22 +8864,16 @@ func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]b
 	if b, err = appendSetSessionConfigOptionRequestTypeMembers(b, x.Type); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *SetSessionConfigOptionRequest) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *SetSessionConfigOptionRequest) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -25001,7 +8888,7 @@ func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SetSessionConfigOptionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagSetSessionConfigOptionRequestType lists the discriminator, which variants must not keep as unknown.
@@ -25067,12 +8954,12 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"type\":\"boolean\"")
+		return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, "\"type\":\"boolean\"", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeValueID:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "")
+		return fieldsSetSessionConfigOptionRequestTypeValueID.Append(b, "", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeUnknown:
 		if v == nil {
 			break
@@ -25082,121 +8969,29 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 	return b, jsonx.EncodeError("", "nil SetSessionConfigOptionRequestType")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
+	jsonx.F("value", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionRequestTypeBoolean) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "value":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Value, jsonx.Bool)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeBoolean), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendBool(b, bool(x.Value))
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"value\":"), bool(x.Value)), nil
 	}
 	return b, nil
-}
-
-// keysSetSessionConfigOptionRequestTypeBoolean are the `"name":` prefixes of SetSessionConfigOptionRequestTypeBoolean's members, by index.
-var keysSetSessionConfigOptionRequestTypeBoolean = []string{"\"value\":"}
-
-// memberIndexSetSessionConfigOptionRequestTypeBoolean maps a member name to its index in SetSessionConfigOptionRequestTypeBoolean, or -1.
-func memberIndexSetSessionConfigOptionRequestTypeBoolean(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionRequestTypeBoolean, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
@@ -25243,121 +9038,29 @@ func (x *SetSessionConfigOptionRequestTypeUnknown) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionRequestTypeValueID) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionConfigOptionRequestTypeValueID = jsonx.NewFields(
+	jsonx.F("value", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionRequestTypeValueID) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "value":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeValueID), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequestTypeValueID) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
 	}
 	return b, nil
-}
-
-// keysSetSessionConfigOptionRequestTypeValueID are the `"name":` prefixes of SetSessionConfigOptionRequestTypeValueID's members, by index.
-var keysSetSessionConfigOptionRequestTypeValueID = []string{"\"value\":"}
-
-// memberIndexSetSessionConfigOptionRequestTypeValueID maps a member name to its index in SetSessionConfigOptionRequestTypeValueID, or -1.
-func memberIndexSetSessionConfigOptionRequestTypeValueID(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionConfigOptionRequestTypeValueID) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionRequestTypeValueID, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionConfigOptionRequestTypeValueID) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionConfigOptionRequestTypeValueID) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
@@ -25386,158 +9089,39 @@ func (x *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
+	jsonx.F("configOptions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "configOptions":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				x.ConfigOptions = []SessionConfigOption{}
-				continue
-			}
-			x.ConfigOptions = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("configOptions")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSetSessionConfigOptionResponse are the `"name":` prefixes of SetSessionConfigOptionResponse's members, by index.
-var keysSetSessionConfigOptionResponse = []string{"\"configOptions\":", "\"_meta\":"}
-
-// memberIndexSetSessionConfigOptionResponse maps a member name to its index in SetSessionConfigOptionResponse, or -1.
-func memberIndexSetSessionConfigOptionResponse(key []byte) int {
-	switch string(key) {
-	case "configOptions":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionConfigOptionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionConfigOptionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSetSessionConfigOptionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -25547,175 +9131,47 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SetSessionConfigOptionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionModeRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionModeRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("modeId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionModeRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "modeId":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeSessionModeID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "modeId")
-			}
-			x.ModeID = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionModeRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.ModeID, decodeSessionModeID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("modeId")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionModeRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"modeId\":"...)
-		b = jsonx.AppendString(b, string(x.ModeID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"modeId\":"), string(x.ModeID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSetSessionModeRequest are the `"name":` prefixes of SetSessionModeRequest's members, by index.
-var keysSetSessionModeRequest = []string{"\"sessionId\":", "\"modeId\":", "\"_meta\":"}
-
-// memberIndexSetSessionModeRequest maps a member name to its index in SetSessionModeRequest, or -1.
-func memberIndexSetSessionModeRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "modeId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionModeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionModeRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionModeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionModeRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSetSessionModeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -25725,140 +9181,37 @@ func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SetSessionModeRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionModeResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionModeResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionModeResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionModeResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionModeResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionModeResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSetSessionModeResponse are the `"name":` prefixes of SetSessionModeResponse's members, by index.
-var keysSetSessionModeResponse = []string{"\"_meta\":"}
-
-// memberIndexSetSessionModeResponse maps a member name to its index in SetSessionModeResponse, or -1.
-func memberIndexSetSessionModeResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionModeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionModeResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionModeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionModeResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSetSessionModeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -25868,7 +9221,7 @@ func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SetSessionModeResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -25895,157 +9248,39 @@ func (x *StringFormat) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsStringMultiSelectItems = jsonx.NewFields(
+	jsonx.F("enum", jsonx.Required|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *StringMultiSelectItems) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "enum":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "enum")
-			}
-			x.Enum = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Enum, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("enum")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringMultiSelectItems), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"enum\":"...)
-		if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "enum")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysStringMultiSelectItems are the `"name":` prefixes of StringMultiSelectItems's members, by index.
-var keysStringMultiSelectItems = []string{"\"enum\":", "\"_meta\":"}
-
-// memberIndexStringMultiSelectItems maps a member name to its index in StringMultiSelectItems, or -1.
-func memberIndexStringMultiSelectItems(key []byte) int {
-	switch string(key) {
-	case "enum":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *StringMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysStringMultiSelectItems, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *StringMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsStringMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -26055,363 +9290,82 @@ func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = StringMultiSelectItems{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *StringPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsStringPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minLength", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maxLength", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("pattern", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("format", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("enum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("oneOf", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *StringPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minLength":
-			ord.Known(2)
-			if it.IsNull() {
-				x.MinLength = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minLength")
-			}
-			x.MinLength = &t
-		case "maxLength":
-			ord.Known(3)
-			if it.IsNull() {
-				x.MaxLength = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maxLength")
-			}
-			x.MaxLength = &t
-		case "pattern":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Pattern = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "pattern")
-			}
-			x.Pattern = &t
-		case "format":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Format = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := decodeStringFormat(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "format")
-			}
-			x.Format = &t
-		case "default":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "enum":
-			ord.Known(7)
-			if it.IsNull() {
-				x.Enum = nil
-				nulls |= 1 << 7
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "enum")
-			}
-			x.Enum = t
-		case "oneOf":
-			ord.Known(8)
-			if it.IsNull() {
-				x.OneOf = nil
-				nulls |= 1 << 8
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeEnumOption)
-			if err != nil {
-				return jsonx.AtField(err, "oneOf")
-			}
-			x.OneOf = t
-		case "_meta":
-			ord.Known(9)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 9
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.MinLength, jsonx.Uint32)
+		case 3:
+			jsonx.Ptr(&d, &x.MaxLength, jsonx.Uint32)
+		case 4:
+			jsonx.Ptr(&d, &x.Pattern, jsonx.String)
+		case 5:
+			jsonx.Ptr(&d, &x.Format, decodeStringFormat)
+		case 6:
+			jsonx.Ptr(&d, &x.Default, jsonx.String)
+		case 7:
+			jsonx.List(&d, &x.Enum, jsonx.String)
+		case 8:
+			jsonx.List(&d, &x.OneOf, decodeEnumOption)
+		case 9:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.MinLength != nil {
-			present |= 1 << 2
-		}
-		if x.MaxLength != nil {
-			present |= 1 << 3
-		}
-		if x.Pattern != nil {
-			present |= 1 << 4
-		}
-		if x.Format != nil {
-			present |= 1 << 5
-		}
-		if x.Default != nil {
-			present |= 1 << 6
-		}
-		if x.Enum != nil {
-			present |= 1 << 7
-		}
-		if x.OneOf != nil {
-			present |= 1 << 8
-		}
-		if x.Meta != nil {
-			present |= 1 << 9
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringPropertySchema), present, 0, nulls, 10))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.MinLength != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minLength\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MinLength))
-		}
-	case 3:
-		if x.MaxLength != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maxLength\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MaxLength))
-		}
-	case 4:
-		if x.Pattern != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"pattern\":"...)
-			b = jsonx.AppendString(b, string(*x.Pattern))
-		}
-	case 5:
-		if x.Format != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"format\":"...)
-			b = jsonx.AppendString(b, string(*x.Format))
-		}
-	case 6:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			b = jsonx.AppendString(b, string(*x.Default))
-		}
-	case 7:
-		if x.Enum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"enum\":"...)
-			if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "enum")
-			}
-		}
-	case 8:
-		if x.OneOf != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"oneOf\":"...)
-			if b, err = jsonx.EncList(b, x.OneOf, appendEnumOption); err != nil {
-				return b, jsonx.AtField(err, "oneOf")
-			}
-		}
-	case 9:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.MinLength != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"minLength\":"), uint64(*x.MinLength)), nil
+	case i == 3 && x.MaxLength != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"maxLength\":"), uint64(*x.MaxLength)), nil
+	case i == 4 && x.Pattern != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"pattern\":"), string(*x.Pattern)), nil
+	case i == 5 && x.Format != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"format\":"), string(*x.Format)), nil
+	case i == 6 && x.Default != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"default\":"), string(*x.Default)), nil
+	case i == 7 && x.Enum != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+	case i == 8 && x.OneOf != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"oneOf\":"), x.OneOf, appendEnumOption)
+	case i == 9 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysStringPropertySchema are the `"name":` prefixes of StringPropertySchema's members, by index.
-var keysStringPropertySchema = []string{"\"title\":", "\"description\":", "\"minLength\":", "\"maxLength\":", "\"pattern\":", "\"format\":", "\"default\":", "\"enum\":", "\"oneOf\":", "\"_meta\":"}
-
-// memberIndexStringPropertySchema maps a member name to its index in StringPropertySchema, or -1.
-func memberIndexStringPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minLength":
-		return 2
-	case "maxLength":
-		return 3
-	case "pattern":
-		return 4
-	case "format":
-		return 5
-	case "default":
-		return 6
-	case "enum":
-		return 7
-	case "oneOf":
-		return 8
-	case "_meta":
-		return 9
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *StringPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysStringPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 10; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *StringPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsStringPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -26421,158 +9375,42 @@ func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = StringPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Terminal) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminal = jsonx.NewFields(
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Terminal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminalId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminal); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminal), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminal are the `"name":` prefixes of Terminal's members, by index.
-var keysTerminal = []string{"\"terminalId\":", "\"_meta\":"}
-
-// memberIndexTerminal maps a member name to its index in Terminal, or -1.
-func memberIndexTerminal(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Terminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminal, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Terminal) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Terminal) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminal.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -26582,190 +9420,47 @@ func (x *Terminal) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Terminal{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalExitStatus = jsonx.NewFields(
+	jsonx.F("exitCode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("signal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalExitStatus) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "exitCode":
-			ord.Known(0)
-			if it.IsNull() {
-				x.ExitCode = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				x.ExitCode = nil
-				continue
-			}
-			x.ExitCode = &t
-		case "signal":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Signal = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Signal = nil
-				continue
-			}
-			x.Signal = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.ExitCode, jsonx.Uint32)
+		case 1:
+			jsonx.Ptr(&d, &x.Signal, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.ExitCode != nil {
-			present |= 1 << 0
-		}
-		if x.Signal != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalExitStatus), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ExitCode != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"exitCode\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.ExitCode))
-		}
-	case 1:
-		if x.Signal != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"signal\":"...)
-			b = jsonx.AppendString(b, string(*x.Signal))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.ExitCode != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"exitCode\":"), uint64(*x.ExitCode)), nil
+	case i == 1 && x.Signal != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"signal\":"), string(*x.Signal)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalExitStatus are the `"name":` prefixes of TerminalExitStatus's members, by index.
-var keysTerminalExitStatus = []string{"\"exitCode\":", "\"signal\":", "\"_meta\":"}
-
-// memberIndexTerminalExitStatus maps a member name to its index in TerminalExitStatus, or -1.
-func memberIndexTerminalExitStatus(key []byte) int {
-	switch string(key) {
-	case "exitCode":
-		return 0
-	case "signal":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalExitStatus) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalExitStatus, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalExitStatus) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalExitStatus.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -26775,175 +9470,47 @@ func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalExitStatus{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalOutputRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalOutputRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalOutputRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "terminalId":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalOutputRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalOutputRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalOutputRequest are the `"name":` prefixes of TerminalOutputRequest's members, by index.
-var keysTerminalOutputRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
-
-// memberIndexTerminalOutputRequest maps a member name to its index in TerminalOutputRequest, or -1.
-func memberIndexTerminalOutputRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalOutputRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalOutputRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalOutputRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalOutputRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalOutputRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -26953,204 +9520,52 @@ func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalOutputRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalOutputResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalOutputResponse = jsonx.NewFields(
+	jsonx.F("output", jsonx.Required),
+	jsonx.F("truncated", jsonx.Required),
+	jsonx.F("exitStatus", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalOutputResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "output":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "output")
-			}
-			x.Output = t
-		case "truncated":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "truncated")
-			}
-			x.Truncated = t
-		case "exitStatus":
-			ord.Known(2)
-			if it.IsNull() {
-				x.ExitStatus = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(TerminalExitStatus)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.ExitStatus = nil
-				continue
-			}
-			it.Consume(n)
-			x.ExitStatus = p
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalOutputResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Output, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Truncated, jsonx.Bool)
+		case 2:
+			jsonx.StructPtr(&d, &x.ExitStatus, (*TerminalExitStatus).decodeAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("output")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("truncated")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.ExitStatus != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputResponse), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"output\":"...)
-		b = jsonx.AppendString(b, string(x.Output))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"truncated\":"...)
-		b = jsonx.AppendBool(b, bool(x.Truncated))
-	case 2:
-		if x.ExitStatus != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"exitStatus\":"...)
-			if b, err = (x.ExitStatus).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "exitStatus")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"output\":"), string(x.Output)), nil
+	case i == 1:
+		return jsonx.AppendBool(jsonx.Key(b, "\"truncated\":"), bool(x.Truncated)), nil
+	case i == 2 && x.ExitStatus != nil:
+		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Key(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalOutputResponse are the `"name":` prefixes of TerminalOutputResponse's members, by index.
-var keysTerminalOutputResponse = []string{"\"output\":", "\"truncated\":", "\"exitStatus\":", "\"_meta\":"}
-
-// memberIndexTerminalOutputResponse maps a member name to its index in TerminalOutputResponse, or -1.
-func memberIndexTerminalOutputResponse(key []byte) int {
-	switch string(key) {
-	case "output":
-		return 0
-	case "truncated":
-		return 1
-	case "exitStatus":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalOutputResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalOutputResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalOutputResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalOutputResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalOutputResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -27160,187 +9575,47 @@ func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalOutputResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TextContent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTextContent = jsonx.NewFields(
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("text", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TextContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "annotations":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "text":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "text")
-			}
-			x.Text = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTextContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Text, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("text")
-	}
-	if ord.Disordered() {
-		present := uint64(2)
-		if x.Annotations != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextContent), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"text\":"...)
-		b = jsonx.AppendString(b, string(x.Text))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTextContent are the `"name":` prefixes of TextContent's members, by index.
-var keysTextContent = []string{"\"annotations\":", "\"text\":", "\"_meta\":"}
-
-// memberIndexTextContent maps a member name to its index in TextContent, or -1.
-func memberIndexTextContent(key []byte) int {
-	switch string(key) {
-	case "annotations":
-		return 0
-	case "text":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TextContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTextContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TextContent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TextContent) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTextContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -27350,195 +9625,47 @@ func (x *TextContent) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TextContent{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TextResourceContents) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTextResourceContents = jsonx.NewFields(
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("text", jsonx.Required),
+	jsonx.F("uri", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TextResourceContents) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "mimeType":
-			ord.Known(0)
-			if it.IsNull() {
-				x.MimeType = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "text":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "text")
-			}
-			x.Text = t
-		case "uri":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "uri")
-			}
-			x.URI = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Text, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.URI, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("text")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("uri")
-	}
-	if ord.Disordered() {
-		present := uint64(6)
-		if x.MimeType != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextResourceContents), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"text\":"...)
-		b = jsonx.AppendString(b, string(x.Text))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"uri\":"...)
-		b = jsonx.AppendString(b, string(x.URI))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTextResourceContents are the `"name":` prefixes of TextResourceContents's members, by index.
-var keysTextResourceContents = []string{"\"mimeType\":", "\"text\":", "\"uri\":", "\"_meta\":"}
-
-// memberIndexTextResourceContents maps a member name to its index in TextResourceContents, or -1.
-func memberIndexTextResourceContents(key []byte) int {
-	switch string(key) {
-	case "mimeType":
-		return 0
-	case "text":
-		return 1
-	case "uri":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TextResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTextResourceContents, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TextResourceContents) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
@@ -27548,172 +9675,42 @@ func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*TextResourceContents)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a TextResourceContents")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "TextResourceContents")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTitledMultiSelectItems = jsonx.NewFields(
+	jsonx.F("anyOf", jsonx.Required|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TitledMultiSelectItems) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "anyOf":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), false, decodeEnumOption)
-			if err != nil {
-				return jsonx.AtField(err, "anyOf")
-			}
-			x.AnyOf = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.AnyOf, decodeEnumOption)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("anyOf")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTitledMultiSelectItems), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"anyOf\":"...)
-		if b, err = jsonx.EncList(b, x.AnyOf, appendEnumOption); err != nil {
-			return b, jsonx.AtField(err, "anyOf")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"anyOf\":"), x.AnyOf, appendEnumOption)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTitledMultiSelectItems are the `"name":` prefixes of TitledMultiSelectItems's members, by index.
-var keysTitledMultiSelectItems = []string{"\"anyOf\":", "\"_meta\":"}
-
-// memberIndexTitledMultiSelectItems maps a member name to its index in TitledMultiSelectItems, or -1.
-func memberIndexTitledMultiSelectItems(key []byte) int {
-	switch string(key) {
-	case "anyOf":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TitledMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTitledMultiSelectItems, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TitledMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTitledMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -27723,322 +9720,82 @@ func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TitledMultiSelectItems{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCall) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCall = jsonx.NewFields(
+	jsonx.F("toolCallId", jsonx.Required),
+	jsonx.F("title", jsonx.Required),
+	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("kind", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("status", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("content", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("locations", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("rawInput", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("rawOutput", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCall) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "toolCallId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "toolCallId")
-			}
-			x.ToolCallID = t
-		case "title":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "title")
-			}
-			x.Title = t
-		case "name":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Name = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Name = nil
-				continue
-			}
-			x.Name = &t
-		case "kind":
-			ord.Known(3)
-			t, err := decodeToolKind(it.Value())
-			if err != nil {
-				x.Kind = nil
-				continue
-			}
-			x.Kind = &t
-		case "status":
-			ord.Known(4)
-			t, err := decodeToolCallStatus(it.Value())
-			if err != nil {
-				x.Status = nil
-				continue
-			}
-			x.Status = &t
-		case "content":
-			ord.Known(5)
-			t, err := jsonx.List(it.Value(), true, decodeToolCallContent)
-			if err != nil {
-				x.Content = nil
-				continue
-			}
-			x.Content = t
-		case "locations":
-			ord.Known(6)
-			t, err := jsonx.List(it.Value(), true, decodeToolCallLocation)
-			if err != nil {
-				x.Locations = nil
-				continue
-			}
-			x.Locations = t
-		case "rawInput":
-			ord.Known(7)
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				x.RawInput = nil
-				continue
-			}
-			x.RawInput = t
-		case "rawOutput":
-			ord.Known(8)
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				x.RawOutput = nil
-				continue
-			}
-			x.RawOutput = t
-		case "_meta":
-			ord.Known(9)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 9
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCall); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
+		case 1:
+			jsonx.Value(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Name, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
+		case 4:
+			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
+		case 5:
+			jsonx.List(&d, &x.Content, decodeToolCallContent)
+		case 6:
+			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
+		case 7:
+			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
+		case 8:
+			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
+		case 9:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("toolCallId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("title")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Name != nil {
-			present |= 1 << 2
-		}
-		if x.Kind != nil {
-			present |= 1 << 3
-		}
-		if x.Status != nil {
-			present |= 1 << 4
-		}
-		if x.Content != nil {
-			present |= 1 << 5
-		}
-		if x.Locations != nil {
-			present |= 1 << 6
-		}
-		if x.RawInput != nil {
-			present |= 1 << 7
-		}
-		if x.RawOutput != nil {
-			present |= 1 << 8
-		}
-		if x.Meta != nil {
-			present |= 1 << 9
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCall), present, 0, nulls, 10))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCall) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCallId\":"...)
-		b = jsonx.AppendString(b, string(x.ToolCallID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(x.Title))
-	case 2:
-		if x.Name != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"name\":"...)
-			b = jsonx.AppendString(b, string(*x.Name))
-		}
-	case 3:
-		if x.Kind != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"kind\":"...)
-			b = jsonx.AppendString(b, string(*x.Kind))
-		}
-	case 4:
-		if x.Status != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"status\":"...)
-			b = jsonx.AppendString(b, string(*x.Status))
-		}
-	case 5:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncList(b, x.Content, appendToolCallContent); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
-	case 6:
-		if x.Locations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"locations\":"...)
-			if b, err = jsonx.EncList(b, x.Locations, appendToolCallLocation); err != nil {
-				return b, jsonx.AtField(err, "locations")
-			}
-		}
-	case 7:
-		if x.RawInput != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"rawInput\":"...)
-			if b, err = jsonx.EncRaw(b, x.RawInput); err != nil {
-				return b, jsonx.AtField(err, "rawInput")
-			}
-		}
-	case 8:
-		if x.RawOutput != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"rawOutput\":"...)
-			if b, err = jsonx.EncRaw(b, x.RawOutput); err != nil {
-				return b, jsonx.AtField(err, "rawOutput")
-			}
-		}
-	case 9:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+	case i == 2 && x.Name != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+	case i == 3 && x.Kind != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(*x.Kind)), nil
+	case i == 4 && x.Status != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(*x.Status)), nil
+	case i == 5 && x.Content != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendToolCallContent)
+	case i == 6 && x.Locations != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"locations\":"), x.Locations, appendToolCallLocation)
+	case i == 7 && x.RawInput != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"rawInput\":"), x.RawInput)
+	case i == 8 && x.RawOutput != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"rawOutput\":"), x.RawOutput)
+	case i == 9 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCall are the `"name":` prefixes of ToolCall's members, by index.
-var keysToolCall = []string{"\"toolCallId\":", "\"title\":", "\"name\":", "\"kind\":", "\"status\":", "\"content\":", "\"locations\":", "\"rawInput\":", "\"rawOutput\":", "\"_meta\":"}
-
-// memberIndexToolCall maps a member name to its index in ToolCall, or -1.
-func memberIndexToolCall(key []byte) int {
-	switch string(key) {
-	case "toolCallId":
-		return 0
-	case "title":
-		return 1
-	case "name":
-		return 2
-	case "kind":
-		return 3
-	case "status":
-		return 4
-	case "content":
-		return 5
-	case "locations":
-		return 6
-	case "rawInput":
-		return 7
-	case "rawOutput":
-		return 8
-	case "_meta":
-		return 9
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCall) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCall, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 10; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCall) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCall) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCall.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28048,7 +9805,7 @@ func (x *ToolCall) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCall{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagToolCallContent lists the discriminator, which variants must not keep as unknown.
@@ -28110,7 +9867,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Content)(v).appendMembers(b, "\"type\":\"content\"")
+		b, err := fieldsContent.Append(b, "\"type\":\"content\"", (*Content)(v).Extra, (*Content)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -28120,7 +9877,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Diff)(v).appendMembers(b, "\"type\":\"diff\"")
+		b, err := fieldsDiff.Append(b, "\"type\":\"diff\"", (*Diff)(v).Extra, (*Diff)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -28130,7 +9887,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Terminal)(v).appendMembers(b, "\"type\":\"terminal\"")
+		b, err := fieldsTerminal.Append(b, "\"type\":\"terminal\"", (*Terminal)(v).Extra, (*Terminal)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -28159,19 +9916,7 @@ func (x ToolCallContentContent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentContent)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentContent")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentContent")
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -28181,19 +9926,7 @@ func (x ToolCallContentDiff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentDiff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentDiff)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentDiff")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentDiff")
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -28203,19 +9936,7 @@ func (x ToolCallContentTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentTerminal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentTerminal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentTerminal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -28236,180 +9957,44 @@ func (x *ToolCallContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallLocation) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallLocation = jsonx.NewFields(
+	jsonx.F("path", jsonx.Required),
+	jsonx.F("line", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallLocation) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "path":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "path")
-			}
-			x.Path = t
-		case "line":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Line = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				x.Line = nil
-				continue
-			}
-			x.Line = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Path, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Line, jsonx.Uint32)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("path")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Line != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallLocation), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"path\":"...)
-		b = jsonx.AppendString(b, string(x.Path))
-	case 1:
-		if x.Line != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"line\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.Line))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+	case i == 1 && x.Line != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"line\":"), uint64(*x.Line)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallLocation are the `"name":` prefixes of ToolCallLocation's members, by index.
-var keysToolCallLocation = []string{"\"path\":", "\"line\":", "\"_meta\":"}
-
-// memberIndexToolCallLocation maps a member name to its index in ToolCallLocation, or -1.
-func memberIndexToolCallLocation(key []byte) int {
-	switch string(key) {
-	case "path":
-		return 0
-	case "line":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallLocation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallLocation, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallLocation) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallLocation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28419,7 +10004,7 @@ func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallLocation{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -28434,351 +10019,79 @@ func (x *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallUpdate = jsonx.NewFields(
+	jsonx.F("toolCallId", jsonx.Required),
+	jsonx.F("kind", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("locations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("rawInput", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("rawOutput", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "toolCallId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "toolCallId")
-			}
-			x.ToolCallID = t
-		case "kind":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Kind = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := decodeToolKind(it.Value())
-			if err != nil {
-				x.Kind = nil
-				continue
-			}
-			x.Kind = &t
-		case "status":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Status = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := decodeToolCallStatus(it.Value())
-			if err != nil {
-				x.Status = nil
-				continue
-			}
-			x.Status = &t
-		case "title":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "name":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Name = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Name = nil
-				continue
-			}
-			x.Name = &t
-		case "content":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Content = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeToolCallContent)
-			if err != nil {
-				x.Content = nil
-				continue
-			}
-			x.Content = t
-		case "locations":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Locations = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeToolCallLocation)
-			if err != nil {
-				x.Locations = nil
-				continue
-			}
-			x.Locations = t
-		case "rawInput":
-			ord.Known(7)
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				x.RawInput = nil
-				continue
-			}
-			x.RawInput = t
-		case "rawOutput":
-			ord.Known(8)
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				x.RawOutput = nil
-				continue
-			}
-			x.RawOutput = t
-		case "_meta":
-			ord.Known(9)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 9
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
+		case 1:
+			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
+		case 2:
+			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
+		case 3:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 4:
+			jsonx.Ptr(&d, &x.Name, jsonx.String)
+		case 5:
+			jsonx.List(&d, &x.Content, decodeToolCallContent)
+		case 6:
+			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
+		case 7:
+			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
+		case 8:
+			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
+		case 9:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("toolCallId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Kind != nil {
-			present |= 1 << 1
-		}
-		if x.Status != nil {
-			present |= 1 << 2
-		}
-		if x.Title != nil {
-			present |= 1 << 3
-		}
-		if x.Name != nil {
-			present |= 1 << 4
-		}
-		if x.Content != nil {
-			present |= 1 << 5
-		}
-		if x.Locations != nil {
-			present |= 1 << 6
-		}
-		if x.RawInput != nil {
-			present |= 1 << 7
-		}
-		if x.RawOutput != nil {
-			present |= 1 << 8
-		}
-		if x.Meta != nil {
-			present |= 1 << 9
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallUpdate), present, 0, nulls, 10))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCallId\":"...)
-		b = jsonx.AppendString(b, string(x.ToolCallID))
-	case 1:
-		if x.Kind != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"kind\":"...)
-			b = jsonx.AppendString(b, string(*x.Kind))
-		}
-	case 2:
-		if x.Status != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"status\":"...)
-			b = jsonx.AppendString(b, string(*x.Status))
-		}
-	case 3:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 4:
-		if x.Name != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"name\":"...)
-			b = jsonx.AppendString(b, string(*x.Name))
-		}
-	case 5:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncList(b, x.Content, appendToolCallContent); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
-	case 6:
-		if x.Locations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"locations\":"...)
-			if b, err = jsonx.EncList(b, x.Locations, appendToolCallLocation); err != nil {
-				return b, jsonx.AtField(err, "locations")
-			}
-		}
-	case 7:
-		if x.RawInput != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"rawInput\":"...)
-			if b, err = jsonx.EncRaw(b, x.RawInput); err != nil {
-				return b, jsonx.AtField(err, "rawInput")
-			}
-		}
-	case 8:
-		if x.RawOutput != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"rawOutput\":"...)
-			if b, err = jsonx.EncRaw(b, x.RawOutput); err != nil {
-				return b, jsonx.AtField(err, "rawOutput")
-			}
-		}
-	case 9:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+	case i == 1 && x.Kind != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(*x.Kind)), nil
+	case i == 2 && x.Status != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(*x.Status)), nil
+	case i == 3 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 4 && x.Name != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+	case i == 5 && x.Content != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendToolCallContent)
+	case i == 6 && x.Locations != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"locations\":"), x.Locations, appendToolCallLocation)
+	case i == 7 && x.RawInput != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"rawInput\":"), x.RawInput)
+	case i == 8 && x.RawOutput != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"rawOutput\":"), x.RawOutput)
+	case i == 9 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallUpdate are the `"name":` prefixes of ToolCallUpdate's members, by index.
-var keysToolCallUpdate = []string{"\"toolCallId\":", "\"kind\":", "\"status\":", "\"title\":", "\"name\":", "\"content\":", "\"locations\":", "\"rawInput\":", "\"rawOutput\":", "\"_meta\":"}
-
-// memberIndexToolCallUpdate maps a member name to its index in ToolCallUpdate, or -1.
-func memberIndexToolCallUpdate(key []byte) int {
-	switch string(key) {
-	case "toolCallId":
-		return 0
-	case "kind":
-		return 1
-	case "status":
-		return 2
-	case "title":
-		return 3
-	case "name":
-		return 4
-	case "content":
-		return 5
-	case "locations":
-		return 6
-	case "rawInput":
-		return 7
-	case "rawOutput":
-		return 8
-	case "_meta":
-		return 9
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 10; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28788,7 +10101,7 @@ func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -28803,155 +10116,39 @@ func (x *ToolKind) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *UnstructuredCommandInput) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsUnstructuredCommandInput = jsonx.NewFields(
+	jsonx.F("hint", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *UnstructuredCommandInput) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "hint":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "hint")
-			}
-			x.Hint = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsUnstructuredCommandInput); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Hint, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("hint")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUnstructuredCommandInput), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *UnstructuredCommandInput) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"hint\":"...)
-		b = jsonx.AppendString(b, string(x.Hint))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"hint\":"), string(x.Hint)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysUnstructuredCommandInput are the `"name":` prefixes of UnstructuredCommandInput's members, by index.
-var keysUnstructuredCommandInput = []string{"\"hint\":", "\"_meta\":"}
-
-// memberIndexUnstructuredCommandInput maps a member name to its index in UnstructuredCommandInput, or -1.
-func memberIndexUnstructuredCommandInput(key []byte) int {
-	switch string(key) {
-	case "hint":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *UnstructuredCommandInput) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysUnstructuredCommandInput, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *UnstructuredCommandInput) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *UnstructuredCommandInput) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28961,204 +10158,52 @@ func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = UnstructuredCommandInput{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *UsageUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsUsageUpdate = jsonx.NewFields(
+	jsonx.F("used", jsonx.Required),
+	jsonx.F("size", jsonx.Required),
+	jsonx.F("cost", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *UsageUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "used":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "used")
-			}
-			x.Used = t
-		case "size":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "size")
-			}
-			x.Size = t
-		case "cost":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Cost = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(Cost)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Cost = nil
-				continue
-			}
-			it.Consume(n)
-			x.Cost = p
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Used, jsonx.Uint64)
+		case 1:
+			jsonx.Value(&d, &x.Size, jsonx.Uint64)
+		case 2:
+			jsonx.StructPtr(&d, &x.Cost, (*Cost).decodeAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("used")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("size")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Cost != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUsageUpdate), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"used\":"...)
-		b = jsonx.AppendUint(b, uint64(x.Used))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"size\":"...)
-		b = jsonx.AppendUint(b, uint64(x.Size))
-	case 2:
-		if x.Cost != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cost\":"...)
-			if b, err = (x.Cost).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "cost")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"used\":"), uint64(x.Used)), nil
+	case i == 1:
+		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(x.Size)), nil
+	case i == 2 && x.Cost != nil:
+		return jsonx.Braces(fieldsCost.Append(append(jsonx.Key(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysUsageUpdate are the `"name":` prefixes of UsageUpdate's members, by index.
-var keysUsageUpdate = []string{"\"used\":", "\"size\":", "\"cost\":", "\"_meta\":"}
-
-// memberIndexUsageUpdate maps a member name to its index in UsageUpdate, or -1.
-func memberIndexUsageUpdate(key []byte) int {
-	switch string(key) {
-	case "used":
-		return 0
-	case "size":
-		return 1
-	case "cost":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *UsageUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysUsageUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *UsageUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UsageUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsUsageUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29168,175 +10213,47 @@ func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = UsageUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *WaitForTerminalExitRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsWaitForTerminalExitRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *WaitForTerminalExitRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "terminalId":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsWaitForTerminalExitRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *WaitForTerminalExitRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysWaitForTerminalExitRequest are the `"name":` prefixes of WaitForTerminalExitRequest's members, by index.
-var keysWaitForTerminalExitRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
-
-// memberIndexWaitForTerminalExitRequest maps a member name to its index in WaitForTerminalExitRequest, or -1.
-func memberIndexWaitForTerminalExitRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *WaitForTerminalExitRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysWaitForTerminalExitRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *WaitForTerminalExitRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *WaitForTerminalExitRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsWaitForTerminalExitRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29346,190 +10263,47 @@ func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = WaitForTerminalExitRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *WaitForTerminalExitResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsWaitForTerminalExitResponse = jsonx.NewFields(
+	jsonx.F("exitCode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("signal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *WaitForTerminalExitResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "exitCode":
-			ord.Known(0)
-			if it.IsNull() {
-				x.ExitCode = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				x.ExitCode = nil
-				continue
-			}
-			x.ExitCode = &t
-		case "signal":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Signal = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Signal = nil
-				continue
-			}
-			x.Signal = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsWaitForTerminalExitResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.ExitCode, jsonx.Uint32)
+		case 1:
+			jsonx.Ptr(&d, &x.Signal, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.ExitCode != nil {
-			present |= 1 << 0
-		}
-		if x.Signal != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWaitForTerminalExitResponse), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *WaitForTerminalExitResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ExitCode != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"exitCode\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.ExitCode))
-		}
-	case 1:
-		if x.Signal != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"signal\":"...)
-			b = jsonx.AppendString(b, string(*x.Signal))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.ExitCode != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"exitCode\":"), uint64(*x.ExitCode)), nil
+	case i == 1 && x.Signal != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"signal\":"), string(*x.Signal)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysWaitForTerminalExitResponse are the `"name":` prefixes of WaitForTerminalExitResponse's members, by index.
-var keysWaitForTerminalExitResponse = []string{"\"exitCode\":", "\"signal\":", "\"_meta\":"}
-
-// memberIndexWaitForTerminalExitResponse maps a member name to its index in WaitForTerminalExitResponse, or -1.
-func memberIndexWaitForTerminalExitResponse(key []byte) int {
-	switch string(key) {
-	case "exitCode":
-		return 0
-	case "signal":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *WaitForTerminalExitResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysWaitForTerminalExitResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *WaitForTerminalExitResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *WaitForTerminalExitResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsWaitForTerminalExitResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29539,192 +10313,52 @@ func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = WaitForTerminalExitResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *WriteTextFileRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsWriteTextFileRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("path", jsonx.Required),
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *WriteTextFileRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "path":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "path")
-			}
-			x.Path = t
-		case "content":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			x.Content = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsWriteTextFileRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Path, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Content, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("path")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileRequest), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *WriteTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"path\":"...)
-		b = jsonx.AppendString(b, string(x.Path))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		b = jsonx.AppendString(b, string(x.Content))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysWriteTextFileRequest are the `"name":` prefixes of WriteTextFileRequest's members, by index.
-var keysWriteTextFileRequest = []string{"\"sessionId\":", "\"path\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexWriteTextFileRequest maps a member name to its index in WriteTextFileRequest, or -1.
-func memberIndexWriteTextFileRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "path":
-		return 1
-	case "content":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *WriteTextFileRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysWriteTextFileRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *WriteTextFileRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *WriteTextFileRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsWriteTextFileRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29734,140 +10368,37 @@ func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = WriteTextFileRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *WriteTextFileResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsWriteTextFileResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *WriteTextFileResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsWriteTextFileResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexWriteTextFileResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *WriteTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysWriteTextFileResponse are the `"name":` prefixes of WriteTextFileResponse's members, by index.
-var keysWriteTextFileResponse = []string{"\"_meta\":"}
-
-// memberIndexWriteTextFileResponse maps a member name to its index in WriteTextFileResponse, or -1.
-func memberIndexWriteTextFileResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *WriteTextFileResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysWriteTextFileResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *WriteTextFileResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *WriteTextFileResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsWriteTextFileResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29877,7 +10408,7 @@ func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = WriteTextFileResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
@@ -29887,7 +10418,7 @@ func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
 
 func decodeAvailableCommand(data []byte) (AvailableCommand, error) {
 	var x AvailableCommand
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -29923,13 +10454,13 @@ func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
 
 func decodeEnumOption(data []byte) (EnumOption, error) {
 	var x EnumOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
 func decodeEnvVariable(data []byte) (EnvVariable, error) {
 	var x EnvVariable
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -29940,7 +10471,7 @@ func decodeErrorCode(data []byte) (ErrorCode, error) {
 
 func decodeHTTPHeader(data []byte) (HTTPHeader, error) {
 	var x HTTPHeader
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -29959,7 +10490,7 @@ func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
 
 func decodePermissionOption(data []byte) (PermissionOption, error) {
 	var x PermissionOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -29982,7 +10513,7 @@ func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
 
 func decodePlanEntry(data []byte) (PlanEntry, error) {
 	var x PlanEntry
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -30039,7 +10570,7 @@ func decodeSessionConfigID(data []byte) (SessionConfigID, error) {
 
 func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
 	var x SessionConfigOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -30053,13 +10584,13 @@ func decodeSessionConfigOptionCategory(data []byte) (SessionConfigOptionCategory
 
 func decodeSessionConfigSelectGroup(data []byte) (SessionConfigSelectGroup, error) {
 	var x SessionConfigSelectGroup
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
 func decodeSessionConfigSelectOption(data []byte) (SessionConfigSelectOption, error) {
 	var x SessionConfigSelectOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -30075,13 +10606,13 @@ func decodeSessionID(data []byte) (SessionID, error) {
 
 func decodeSessionInfo(data []byte) (SessionInfo, error) {
 	var x SessionInfo
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
 func decodeSessionMode(data []byte) (SessionMode, error) {
 	var x SessionMode
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -30126,7 +10657,7 @@ func decodeToolCallID(data []byte) (ToolCallID, error) {
 
 func decodeToolCallLocation(data []byte) (ToolCallLocation, error) {
 	var x ToolCallLocation
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -30155,53 +10686,51 @@ func decodeToolKind(data []byte) (ToolKind, error) {
 }
 
 func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsAvailableCommand.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
-func appendRole(b []byte, v Role) ([]byte, error) {
-	return jsonx.AppendString(b, string(v)), nil
-}
+func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
 
 func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) {
 	return v.appendJSON(b)
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionMode(b []byte, v SessionMode) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsSessionMode.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }

@@ -160,7 +160,7 @@ func (e *emitter) decodeParams(f *jen.File) {
 	f.Comment("trusted params come from a line the connection already validated with")
 	f.Comment("jsonx's validator (nesting bound and UTF-8 included, the params counted")
 	f.Comment("from their own root, as here), so validating them again is skipped.")
-	f.Func().Id("decodeParams").Params(jen.Id("params").Index().Byte(), jen.Id("trusted").Bool(), jen.Id("dec").Func().Params(jen.Index().Byte(), jen.Index().String()).Error()).Error().Block(
+	f.Func().Id("decodeParams").Params(jen.Id("params").Index().Byte(), jen.Id("trusted").Bool(), jen.Id("dec").Func().Params(jen.Index().Byte(), jen.Index().String()).Params(jen.Int(), jen.Error())).Error().Block(
 		jen.If(jen.Len(jx("TrimSpace").Call(jen.Id("params"))).Op("==").Lit(0).Op("||").Add(jx("IsNull")).Call(jen.Id("params"))).Block(
 			jen.Id("params").Op("=").Index().Byte().Call(jen.Lit("{}")),
 		),
@@ -169,7 +169,7 @@ func (e *emitter) decodeParams(f *jen.File) {
 				jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
 			),
 		),
-		jen.If(jen.Err().Op(":=").Id("dec").Call(jen.Id("params"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("dec").Call(jen.Id("params"), jen.Nil()), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
 		),
 		jen.Return(jen.Nil()),
@@ -324,7 +324,7 @@ func (e *emitter) handlers(f *jen.File, side, iface string) {
 		}
 		body = append(body,
 			jen.Var().Id("p").Id(m.Params.Name),
-			jen.If(jen.Err().Op(":=").Id("decodeParams").Call(jen.Id("params"), jen.Id("trusted"), jen.Id("p").Dot("decode")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Id("decodeParams").Call(jen.Id("params"), jen.Id("trusted"), jen.Id("p").Dot("decodeAt")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err()),
 			),
 		)
@@ -419,7 +419,7 @@ func (e *emitter) trustedResult(f *jen.File) {
 		seen[r.Name] = true
 		cases = append(cases, jen.Case(jen.Op("*").Id(r.Name)).Block(
 			jen.Op("*").Id("x").Op("=").Id(r.Name).Values(),
-			jen.Return(jen.True(), jen.Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil())),
+			jen.Return(jen.True(), jx("Length").Call(jen.Id("x").Dot("decodeAt").Call(jen.Id("data"), jen.Nil()))),
 		))
 	}
 	f.Comment("decodeTrustedResult decodes a validated result into a method's result")

@@ -12,10 +12,10 @@ import (
 func jx(name string) *jen.Statement { return jen.Qual(jsonxPkg, name) }
 
 // minItemsCheck fails a decoded list v (with err nil so far) that is
-// shorter than the schema's minItems.
+// shorter than the schema's minItems n.
 func minItemsCheck(v string, n int) *jen.Statement {
-	return jen.If(jen.Err().Op("==").Nil().Op("&&").Len(jen.Id(v)).Op("<").Lit(n)).Block(
-		jen.Err().Op("=").Add(jx("Errorf")).Call(jx("ErrInvalidValue"), jen.Lit(fmt.Sprintf("fewer than %d items", n))),
+	return jen.If(jen.Err().Op("==").Nil()).Block(
+		jen.Err().Op("=").Add(jx("MinItems")).Call(jen.Len(jen.Id(v)), jen.Lit(n)),
 	)
 }
 
@@ -70,9 +70,9 @@ func (e *emitter) codecFunc(ref *Ref, needKey, namedPrefix, primPrefix string) *
 func (e *emitter) decodeCall(ref *Ref, skipInvalid bool, v jen.Code) *jen.Statement {
 	switch {
 	case ref.List:
-		return jx("List").Call(v, jen.Lit(skipInvalid), e.decFunc(ref.Elem))
+		return jx("ListOf").Call(v, jen.Lit(skipInvalid), e.decFunc(ref.Elem))
 	case ref.Map:
-		return jx("Map").Call(v, e.decFunc(ref.Elem))
+		return jx("MapOf").Call(v, e.decFunc(ref.Elem))
 	}
 	return e.decFunc(ref).Call(v)
 }
@@ -88,7 +88,7 @@ func (e *emitter) encodeCall(ref *Ref, val jen.Code) *jen.Statement {
 	if ref.Named != nil {
 		switch t := ref.Named; t.Kind {
 		case TStruct:
-			return jen.Parens(val).Dot("appendJSON").Call(jen.Id("b"))
+			return appendObject(t, jen.Parens(val), jen.Id("b"))
 		case TUnion:
 			return jen.Id("append"+t.Name).Call(jen.Id("b"), val)
 		}
@@ -168,7 +168,7 @@ func (e *emitter) defaultStmts(f *Field) []jen.Code {
 		// decode cannot fail.
 		return []jen.Code{
 			x.Clone().Op("=").Id(f.Ref.Named.Name).Values(),
-			jen.Id("_").Op("=").Add(x.Clone()).Dot("decode").Call(jen.Index().Byte().Call(jen.Lit(lit)), jen.Nil()),
+			jen.List(jen.Id("_"), jen.Id("_")).Op("=").Add(x.Clone()).Dot("decodeAt").Call(jen.Index().Byte().Call(jen.Lit(lit)), jen.Nil()),
 		}
 	}
 	var v any
@@ -205,7 +205,9 @@ func (e *emitter) codecs(f *jen.File) error {
 				e.unknownCodec(f, t)
 				continue
 			}
-			e.structCodec(f, t)
+			if err := e.structCodec(f, t); err != nil {
+				return err
+			}
 		case TDefined:
 			e.variantJSON(f, t)
 		case TUnion:
@@ -251,220 +253,103 @@ func (e *emitter) codecs(f *jen.File) error {
 	return nil
 }
 
-// structCodec emits decode, appendMembers, appendJSON and the JSON methods
-// of an object.
-func (e *emitter) structCodec(f *jen.File, t *Type) {
-	x := jen.Id("x")
-	// decode
-	needSeen := false
+// structCodec emits an object's descriptor (fieldsT), decodeAt,
+// appendField and its JSON methods; the walk itself, both ways, is jsonx's
+// (Decoder, Fields.Append), written once.
+func (e *emitter) structCodec(f *jen.File, t *Type) error {
+	desc := "fields" + t.Name
+	var specs []jen.Code
 	for _, fd := range t.Fields {
-		if fd.Required || fd.Default != nil {
-			needSeen = true
+		spec, err := fieldSpec(fd)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", t.Name, fd.Go, err)
 		}
+		specs = append(specs, spec)
 	}
-	ordered := !t.NoExtra // objects with Extra remember a non-canonical member order
+	f.Var().Id(desc).Op("=").Add(jx("NewFields")).Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: len(specs) > 0}, specs...)
+
+	// decodeAt
 	var cases []jen.Code
 	for _, fd := range t.Fields {
-		var pre []jen.Code
-		if ordered {
-			pre = append(pre, jen.Id("ord").Dot("Known").Call(jen.Lit(fd.Bit)))
+		stmt, err := e.fieldDecode(fd)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", t.Name, fd.Go, err)
 		}
-		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(append(pre, e.fieldDecode(fd, needSeen, ordered)...)...))
+		cases = append(cases, jen.Case(jen.Lit(fd.Bit)).Block(stmt))
 	}
+	extra := jen.Nil()
 	if !t.NoExtra {
-		cases = append(cases, jen.Default().Block(
-			jen.If(jx("Skipped").Call(jen.Id("it").Dot("Key").Call(), jen.Id("skip"))).Block(
-				jen.Id("ord").Dot("Skipped").Call(jen.Id("skip")),
-				jen.Continue(),
-			),
-			jen.Id("ord").Dot("Unknown").Call(),
-			jx("AddMember").Call(jen.Op("&").Id("x").Dot("Extra"), jen.Id("it").Dot("Member").Call()),
-		))
+		extra = jen.Op("&").Id("x").Dot("Extra")
+		cases = append(cases, jen.Default().Block(jen.Id("d").Dot("Extra").Call(jen.Op("&").Id("x").Dot("Extra"), jen.Id("skip"))))
 	}
-	body := []jen.Code{}
-	hasNulls := false
-	for _, fd := range t.Fields {
-		if fd.Nullable && fd.Default == nil && !fd.OnNull {
-			hasNulls = true
-		}
-	}
-	if ordered {
-		body = append(body, jen.Var().Id("ord").Qual(jsonxPkg, "Order"))
-		if hasNulls {
-			body = append(body, jen.Var().Id("nulls").Uint64())
-		}
-	}
-	if needSeen {
-		body = append(body, jen.Var().Id("seen").Uint64())
-	}
-	loop := []jen.Code{}
+	var loop []jen.Code
 	if len(cases) > 0 {
-		loop = append(loop, jen.Switch(jen.String().Call(jen.Id("it").Dot("Key").Call())).Block(cases...))
+		loop = append(loop, jen.Switch(jen.Id("d").Dot("Field").Call()).Block(cases...))
 	}
-	body = append(body,
-		jen.For(jen.Id("it").Dot("Next").Call()).Block(loop...),
-		jen.If(jen.Err().Op(":=").Id("it").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Comment("From here on, data is exactly this object."),
-		jen.Id("data").Op("=").Id("data").Index(jen.Empty(), jen.Id("it").Dot("End").Call()),
-	)
+	body := []jen.Code{
+		jen.Var().Id("d").Qual(jsonxPkg, "Decoder"),
+		jen.For(jen.Id("d").Dot("Begin").Call(jen.Id("data"), jen.Id(desc)), jen.Id("d").Dot("Next").Call(), jen.Empty()).Block(loop...),
+	}
+	var defaults []jen.Code
 	for _, fd := range t.Fields {
-		bit := jen.Id("seen").Op("&").Parens(jen.Lit(1).Op("<<").Lit(fd.Bit)).Op("==").Lit(0)
-		if fd.Required {
-			body = append(body, jen.If(bit).Block(jen.Return(jx("Missing").Call(jen.Lit(fd.JSON)))))
-		} else if fd.Default != nil {
-			stmts := e.defaultStmts(fd)
-			if ordered {
-				stmts = append(stmts, jen.Id("ord").Dot("Absent").Call())
-			}
-			body = append(body, jen.If(bit).Block(stmts...))
+		if fd.Default != nil && !fd.Required {
+			defaults = append(defaults, jen.If(jen.Id("d").Dot("Absent").Call(jen.Lit(fd.Bit))).Block(e.defaultStmts(fd)...))
 		}
 	}
-	if ordered {
-		// The members the encoder will write: always-written ones, plus
-		// optional ones that decoded to something.
-		// Members that were absent and took a default stay absent.
-		var always uint64
-		var opt []jen.Code
-		hasDefault := false
-		for _, fd := range t.Fields {
-			bit := jen.Lit(1).Op("<<").Lit(fd.Bit)
-			switch {
-			case omittable(fd):
-				opt = append(opt, jen.If(jen.Id("x").Dot(fd.Go).Op("!=").Nil()).Block(
-					jen.Id("present").Op("|=").Add(bit),
-				))
-			case fd.Default != nil:
-				hasDefault = true
-				opt = append(opt, jen.If(jen.Id("seen").Op("&").Parens(bit.Clone()).Op("!=").Lit(0)).Block(
-					jen.Id("present").Op("|=").Add(bit.Clone()),
-				).Else().Block(
-					jen.Id("absent").Op("|=").Add(bit.Clone()),
-				))
-			default:
-				always |= 1 << fd.Bit
+	if len(defaults) == 0 && t.Flat == nil {
+		body = append(body, jen.Return(jen.Id("d").Dot("End").Call(extra, jen.Id("skip"))))
+	} else {
+		body = append(body, jen.If(jen.Err().Op(":=").Id("d").Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())))
+		body = append(body, defaults...)
+		if !t.NoExtra {
+			body = append(body, jen.Id("d").Dot("Layout").Call(extra, jen.Id("skip")))
+		}
+		if t.Flat != nil {
+			u := t.Flat.Ref.Named
+			ownVar := "own" + t.Name
+			f.Comment(fmt.Sprintf("%s are the members %s decodes itself; the rest belong to its %s.", ownVar, t.Name, t.Flat.Go))
+			var lits []jen.Code
+			for _, fd := range t.Fields {
+				lits = append(lits, jen.Lit(fd.JSON))
 			}
-		}
-		blk := []jen.Code{jen.Id("present").Op(":=").Uint64().Call(jen.Lit(int(always)))}
-		nulls := jen.Lit(0)
-		if hasNulls {
-			nulls = jen.Id("nulls")
-		}
-		absent := jen.Lit(0)
-		if hasDefault {
-			blk = append(blk, jen.Var().Id("absent").Uint64())
-			absent = jen.Id("absent")
-		}
-		blk = append(blk, opt...)
-		blk = append(blk, jx("SetLayout").Call(jen.Op("&").Id("x").Dot("Extra"), jx("NormalizeLayout").Call(
-			jx("BuildLayout").Call(jen.Id("data"), jen.Id("skip"), jen.Id("memberIndex"+t.Name)),
-			jen.Id("present"), absent, nulls, jen.Lit(len(t.Fields)),
-		)))
-		body = append(body, jen.If(jen.Id("ord").Dot("Disordered").Call()).Block(blk...))
-	}
-	if t.Flat != nil {
-		u := t.Flat.Ref.Named
-		ownVar := "own" + t.Name
-		f.Comment(fmt.Sprintf("%s are the members %s decodes itself; the rest belong to its %s.", ownVar, t.Name, t.Flat.Go))
-		var lits []jen.Code
-		for _, fd := range t.Fields {
-			lits = append(lits, jen.Lit(fd.JSON))
-		}
-		f.Var().Id(ownVar).Op("=").Index().String().Values(lits...)
-		body = append(body,
-			jen.Id("uskip").Op(":=").Id(ownVar),
-			jen.If(jen.Len(jen.Id("skip")).Op(">").Lit(0)).Block(
-				jen.Id("uskip").Op("=").Add(jx("Extend")).Call(jen.Id("skip"), jen.Id(ownVar).Op("...")),
-			),
-			jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(jen.Id("data"), jen.Id("uskip")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Id("x").Dot(t.Flat.Go).Op("=").Id("u"),
-		)
-		if keepsVerbatim(t) {
+			f.Var().Id(ownVar).Op("=").Index().String().Values(lits...)
 			body = append(body,
-				jen.Id("x").Dot("verbatim").Op("=").Qual(jsonxPkg, "Verbatim").Values(),
-				jen.Id("x").Dot("verbatim").Op("=").Add(jx("Snapshot")).Call(jen.Id("data"), jen.Id("x").Dot("appendCanonical")),
+				jen.Id("uskip").Op(":=").Id(ownVar),
+				jen.If(jen.Len(jen.Id("skip")).Op(">").Lit(0)).Block(
+					jen.Id("uskip").Op("=").Add(jx("Extend")).Call(jen.Id("skip"), jen.Id(ownVar).Op("...")),
+				),
+				jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(jen.Id("d").Dot("Data").Call(), jen.Id("uskip")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())),
+				jen.Id("x").Dot(t.Flat.Go).Op("=").Id("u"),
 			)
+			if keepsVerbatim(t) {
+				body = append(body,
+					jen.Id("x").Dot("verbatim").Op("=").Add(jx("Snapshot")).Call(jen.Id("d").Dot("Data").Call(), jen.Id("x").Dot("appendCanonical")),
+				)
+			}
 		}
+		body = append(body, jen.Return(jen.Id("d").Dot("Len").Call(), jen.Nil()))
 	}
-	body = append(body, jen.Return(jen.Nil()))
-	f.Comment("decode reads the JSON object data into x; members named in skip belong")
-	f.Comment("to an enclosing object or union.")
-	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decode").Params(jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Error().Block(
-		jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("x").Dot("decodeAt").Call(jen.Id("data"), jen.Id("skip")),
-		jen.Return(jen.Err()),
-	)
-	f.Line()
-	f.Comment("decodeAt decodes the JSON object at the start of data (which may go on")
-	f.Comment("after it) and returns its length.")
-	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decodeAt").Params(jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Params(jen.Int(), jen.Error()).Block(
-		jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
-		jen.If(jen.Err().Op(":=").Id("it").Dot("ResetPrefix").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())),
-		jen.If(jen.Err().Op(":=").Id("x").Dot("decodeMembers").Call(jen.Op("&").Id("it"), jen.Id("data"), jen.Id("skip")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())),
-		jen.Return(jen.Id("it").Dot("End").Call(), jen.Nil()),
-	)
-	f.Line()
-	f.Comment("decodeMembers reads the members it iterates into x.")
-	f.Func().Params(x.Clone().Op("*").Id(t.Name)).Id("decodeMembers").Params(jen.Id("it").Op("*").Qual(jsonxPkg, "ObjectIter"), jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Error().Block(body...)
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("decodeAt").Params(jen.Id("data").Index().Byte(), jen.Id("skip").Index().String()).Params(jen.Int(), jen.Error()).Block(body...)
 	f.Line()
 
-	// appendMembers
-	tagB := jen.Id("tag").Op("!=").Lit("")
-	var enc []jen.Code
-	if ordered {
-		enc = append(enc, jen.If(jx("HasLayout").Call(jen.Id("x").Dot("Extra"))).Block(
-			jen.Return(jen.Id("x").Dot("appendOrdered").Call(jen.Id("b"), jen.Id("tag"))),
-		))
-	}
-	enc = append(enc, jen.If(tagB).Block(
-		jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
-		jen.Id("b").Op("=").Append(jen.Id("b"), jen.Id("tag").Op("...")),
-	))
-	var fieldCases []jen.Code
-	fieldUsesErr := false
-	for _, fd := range t.Fields {
-		stmts, errUsed := e.fieldEncode(fd)
-		fieldUsesErr = fieldUsesErr || errUsed
-		fieldCases = append(fieldCases, jen.Case(jen.Lit(fd.Bit)).Block(stmts...))
-	}
-	usesErr := len(t.Fields) > 0
-	if len(t.Fields) > 0 {
-		enc = append(enc, jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(len(t.Fields)), jen.Id("i").Op("++")).Block(
-			jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("x").Dot("appendField").Call(jen.Id("b"), jen.Id("i")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Id("b"), jen.Err()),
-			),
-		))
-		fbody := []jen.Code{}
-		if fieldUsesErr {
-			fbody = append(fbody, jen.Var().Err().Error())
+	// appendField
+	field := jen.Id("x").Dot("appendField")
+	if len(t.Fields) == 0 {
+		field = jen.Nil()
+	} else {
+		var fieldCases []jen.Code
+		for _, fd := range t.Fields {
+			fieldCases = append(fieldCases, e.fieldCases(fd)...)
 		}
-		fbody = append(fbody, jen.Switch(jen.Id("i")).Block(fieldCases...), jen.Return(jen.Id("b"), jen.Nil()))
-		f.Comment("appendField appends the member with index i (schema order), if it is set.")
-		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendField").Params(jen.Id("b").Index().Byte(), jen.Id("i").Int()).Params(jen.Index().Byte(), jen.Error()).Block(fbody...)
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendField").Params(jen.Id("b").Index().Byte(), jen.Id("i").Int()).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Switch().Block(fieldCases...),
+			jen.Return(jen.Id("b"), jen.Nil()),
+		)
 		f.Line()
 	}
-	if ordered {
-		var idx []jen.Code
-		for _, fd := range t.Fields {
-			idx = append(idx, jen.Case(jen.Lit(fd.JSON)).Block(jen.Return(jen.Lit(fd.Bit))))
-		}
-		body := []jen.Code{jen.Return(jen.Lit(-1))}
-		if len(idx) > 0 {
-			body = append([]jen.Code{jen.Switch(jen.String().Call(jen.Id("key"))).Block(idx...)}, body...)
-		}
-		var keys []jen.Code
-		for _, fd := range t.Fields {
-			keys = append(keys, keyLit(fd.JSON))
-		}
-		f.Comment(fmt.Sprintf("keys%s are the `\"name\":` prefixes of %s's members, by index.", t.Name, t.Name))
-		f.Var().Id("keys" + t.Name).Op("=").Index().String().Values(keys...)
-		f.Comment(fmt.Sprintf("memberIndex%s maps a member name to its index in %s, or -1.", t.Name, t.Name))
-		f.Func().Id("memberIndex" + t.Name).Params(jen.Id("key").Index().Byte()).Int().Block(body...)
-		f.Line()
-		field := jen.Id("x").Dot("appendField")
-		if len(t.Fields) == 0 {
-			field = jen.Nil()
-		}
-		isDefault := jen.Nil()
+	isDefault := jen.Nil()
+	if !t.NoExtra {
 		var defCases []jen.Code
 		for _, fd := range t.Fields {
 			if fd.Default == nil || fd.Required {
@@ -478,8 +363,6 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 		}
 		if len(defCases) > 0 {
 			isDefault = jen.Id("x").Dot("isDefault")
-			f.Comment("isDefault reports whether member i still encodes as its schema default")
-			f.Comment("(only asked for members that were absent on arrival).")
 			f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("isDefault").Params(jen.Id("i").Int()).Bool().Block(
 				jen.Var().Id("d").Id(t.Name),
 				jen.Switch(jen.Id("i")).Block(defCases...),
@@ -489,62 +372,54 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 			)
 			f.Line()
 		}
-		f.Comment("appendOrdered appends x's members in the order they arrived (Extra's")
-		f.Comment("layout), then any member set since, in schema order.")
-		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendOrdered").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(
-			jen.Return(jx("AppendOrdered").Call(jen.Id("b"), jen.Id("x").Dot("Extra"), jen.Id("tag"), jen.Id("keys"+t.Name), field, isDefault)),
-		)
-		f.Line()
 	}
+	members := jen.Qual(jsonxPkg, "Members").Values()
+	if !t.NoExtra {
+		members = jen.Id("x").Dot("Extra")
+	}
+	appendCall := jen.Id(desc).Dot("Append")
 	if t.Flat != nil {
+		// The flattened union's members go between the object's own and
+		// Extra, so the known members are appended without Extra.
 		u := t.Flat.Ref.Named
-		usesErr = true
-		enc = append(enc,
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendMembers").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.If(jx("HasLayout").Call(members)).Block(
+				jen.Return(appendCall.Clone().Call(jen.Id("b"), jen.Id("tag"), members, field, isDefault)),
+			),
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(appendCall.Clone()).Call(jen.Id("b"), jen.Id("tag"), jen.Qual(jsonxPkg, "Members").Values(), field, jen.Nil()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
 			jen.If(jen.Id("x").Dot(t.Flat.Go).Op("==").Nil()).Block(
 				jen.Return(jen.Id("b"), jx("EncodeError").Call(jen.Lit(""), jen.Lit(t.Name+"."+t.Flat.Go+" is nil"))),
 			),
 			jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Id("append"+u.Name+"Members").Call(jen.Id("b"), jen.Id("x").Dot(t.Flat.Go)), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Id("b"), jen.Err()),
 			),
+			jen.Return(jx("AppendMembers").Call(jen.Id("b"), members), jen.Nil()),
 		)
 	}
-	if !t.NoExtra {
-		enc = append(enc, jen.Id("b").Op("=").Add(jx("AppendMembers")).Call(jen.Id("b"), jen.Id("x").Dot("Extra")))
-	}
-	if usesErr {
-		enc = append([]jen.Code{jen.Var().Err().Error()}, enc...)
-	}
-	enc = append(enc, jen.Return(jen.Id("b"), jen.Nil()))
-	f.Comment("appendMembers appends x's members, each preceded by a separator as needed;")
-	f.Comment("tag, when not empty, is the union discriminator member to put first.")
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendMembers").Params(jen.Id("b").Index().Byte(), jen.Id("tag").String()).Params(jen.Index().Byte(), jen.Error()).Block(enc...)
 	f.Line()
 	appendObj := "appendJSON"
 	if keepsVerbatim(t) {
 		appendObj = "appendCanonical"
-		f.Comment("appendJSON appends x as a JSON object: as it arrived while it is unchanged.")
+		f.Comment("appendJSON appends x as it arrived while it is unchanged.")
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("appendJSON").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
 			jen.Return(jen.Id("x").Dot("verbatim").Dot("Append").Call(jen.Id("b"), jen.Id("x").Dot("appendCanonical"))),
 		)
 		f.Line()
-		f.Comment("appendCanonical appends x as a JSON object, from its fields.")
-	} else {
-		f.Comment("appendJSON appends x as a JSON object.")
 	}
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(appendObj).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
-		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("x").Dot("appendMembers").Call(jen.Id("b"), jen.Lit("")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-		jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
-	)
-	f.Line()
+	if keepsVerbatim(t) {
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(appendObj).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jx("Braces").Call(appendMembersOf(t, func() *jen.Statement { return jen.Id("x") }, jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Lit("")))),
+		)
+		f.Line()
+	}
 	if len(t.VariantOf) > 0 {
 		e.variantJSON(f, t)
-		return
+		return nil
 	}
 	f.Comment("MarshalJSON encodes x: known members in schema order, then Extra.")
 	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(jen.Id("x").Dot("appendJSON").Call(jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))),
+		jen.Return(appendObject(t, jen.Id("x"), jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))),
 	)
 	f.Line()
 	f.Comment("UnmarshalJSON checks that data is valid JSON, then decodes it into x,")
@@ -552,131 +427,168 @@ func (e *emitter) structCodec(f *jen.File, t *Type) {
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
 		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
-		jen.Return(jen.Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil())),
+		jen.Return(jx("Length").Call(jen.Id("x").Dot("decodeAt").Call(jen.Id("data"), jen.Nil()))),
 	)
 	f.Line()
+	return nil
 }
 
-// fieldDecode is the body of one member's case in decode.
-func (e *emitter) fieldDecode(f *Field, needSeen, ordered bool) []jen.Code {
-	var out []jen.Code
-	if needSeen && (f.Required || f.Default != nil) {
-		out = append(out, jen.Id("seen").Op("|=").Lit(1).Op("<<").Lit(f.Bit))
+// fieldSpec is a member's entry in its object's descriptor: its name and
+// the rules jsonx applies to it.
+func fieldSpec(f *Field) (*jen.Statement, error) {
+	if !plainKey(f.JSON) {
+		return nil, fmt.Errorf("member name %q needs escaping in JSON", f.JSON)
 	}
-	x := jen.Id("x").Dot(f.Go)
-	isNull := jen.Id("it").Dot("IsNull").Call()
-	val := jen.Id("it").Dot("Value").Call()
-	switch {
-	case f.OnNull:
-		out = append(out, jen.If(isNull).Block(x.Clone().Op("=").Add(goType(f.Ref)).Values(), jen.Continue()))
-	case f.Nullable:
-		var set []jen.Code
-		if f.Default != nil {
-			set = e.defaultStmts(f)
-		} else {
-			set = []jen.Code{zeroStmt(f)}
-			if ordered {
-				// Remember the null so that it is written back.
-				set = append(set,
-					jen.Id("nulls").Op("|=").Lit(1).Op("<<").Lit(f.Bit),
-					jen.Id("ord").Dot("Null").Call(),
-				)
+	var flags []jen.Code
+	add := func(on bool, name string) {
+		if on {
+			flags = append(flags, jx(name))
+		}
+	}
+	add(f.Required, "Required")
+	add(f.Default != nil, "HasDefault")
+	add(omittable(f), "Omit")
+	add(f.Nullable, "Nullable")
+	add(f.OnNull, "OnNull")
+	add(f.OnError, "Lenient")
+	add(f.SkipInvalid, "SkipInvalid")
+	add((f.Ref.List || f.Ref.Map) && f.Required, "Empty")
+	if f.OnNull && !f.Ref.List && !f.Ref.Map {
+		return nil, fmt.Errorf("x-deserialize-default-on-null on a member that is not a list or map")
+	}
+	var fl jen.Code = jen.Lit(0)
+	if len(flags) > 0 {
+		s := jen.Null()
+		for i, c := range flags {
+			if i > 0 {
+				s.Op("|")
 			}
+			s.Add(c)
 		}
-		out = append(out, jen.If(isNull).Block(append(set, jen.Continue())...))
+		fl = s
 	}
-	onErr := func() []jen.Code {
-		if f.OnError {
-			return append(e.defaultStmts(f), jen.Continue())
-		}
-		return []jen.Code{jen.Return(jx("AtField").Call(jen.Err(), jen.Lit(f.JSON)))}
-	}
-	// Objects and unions decode straight from the input and report how much
-	// they consumed, so the value is not scanned once to skip it and again
-	// to decode it.
-	consume := jen.Id("it").Dot("Consume").Call(jen.Id("n"))
-	if isStructRef(f.Ref) && !f.Ptr {
-		out = append(out,
-			jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(x.Clone()).Dot("decodeAt").Call(jen.Id("it").Dot("Rest").Call(), jen.Nil()),
-			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
-			consume,
-		)
-		return out
-	}
-	if isStructRef(f.Ref) && f.Ptr {
-		out = append(out,
-			jen.Id("p").Op(":=").New(jen.Id(f.Ref.Named.Name)),
-			jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("p").Dot("decodeAt").Call(jen.Id("it").Dot("Rest").Call(), jen.Nil()),
-			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
-			consume,
-			x.Clone().Op("=").Id("p"),
-		)
-		return out
-	}
-	if u := f.Ref.Named; u != nil && u.Kind == TUnion {
-		args := []jen.Code{jen.Id("it").Dot("Rest").Call()}
-		if u.Union.Flattened {
-			args = append(args, jen.Nil()) // a whole object: nothing to skip
-		}
-		out = append(out,
-			jen.List(jen.Id("t"), jen.Id("n"), jen.Err()).Op(":=").Id("decode"+u.Name+"At").Call(args...),
-			jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...),
-			consume,
-			x.Clone().Op("=").Id("t"),
-		)
-		return out
-	}
-	out = append(out, jen.List(jen.Id("t"), jen.Err()).Op(":=").Add(e.decodeCall(f.Ref, f.SkipInvalid, val)))
+	spec := jx("F").Call(jen.Lit(f.JSON), fl)
 	if f.MinLength > 0 {
-		out = append(out, jen.If(jen.Err().Op("==").Nil()).Block(
-			jen.Err().Op("=").Add(jx("MinLength")).Call(jen.String().Call(jen.Id("t")), jen.Lit(f.MinLength)),
-		))
+		spec = spec.Dot("MinLength").Call(jen.Lit(f.MinLength))
 	}
 	if f.Ref.MinItems > 0 {
-		out = append(out, minItemsCheck("t", f.Ref.MinItems))
+		if !f.Ref.List {
+			return nil, fmt.Errorf("minItems on a member that is not a list")
+		}
+		spec = spec.Dot("MinItems").Call(jen.Lit(f.Ref.MinItems))
 	}
 	if m := f.Ref.Min; m != nil {
-		out = append(out, jen.If(jen.Err().Op("==").Nil().Op("&&").Id("t").Op("<").Lit(int(*m))).Block(
-			jen.Err().Op("=").Add(jx("Errorf")).Call(jx("ErrInvalidValue"), jen.Lit(fmt.Sprintf("less than the minimum %d", *m))),
-		))
+		if f.Ref.Prim != "int" && f.Ref.Prim != "uint" {
+			return nil, fmt.Errorf("minimum on a member that is not an integer")
+		}
+		spec = spec.Dot("Min").Call(jen.Lit(int(*m)))
 	}
-	out = append(out, jen.If(jen.Err().Op("!=").Nil()).Block(onErr()...))
-	if f.Ptr {
-		out = append(out, x.Clone().Op("=").Op("&").Id("t"))
-	} else {
-		out = append(out, x.Clone().Op("=").Id("t"))
-	}
-	return out
+	return spec, nil
 }
 
-// fieldEncode appends one member; it reports whether it uses err.
-func (e *emitter) fieldEncode(f *Field) ([]jen.Code, bool) {
-	x := jen.Id("x").Dot(f.Go)
-	val := x.Clone()
-	if f.Ptr && !isStructRef(f.Ref) {
-		val = jen.Op("*").Add(x.Clone())
+// plainKey: the name renders as a JSON string without escapes, so every
+// encoder writes it the same.
+func plainKey(name string) bool {
+	for _, r := range name {
+		if r < 0x20 || r > 0x7e || strings.ContainsRune("\"\\<>&", r) {
+			return false
+		}
 	}
-	stmts := []jen.Code{
-		jen.Id("b").Op("=").Add(jx("Sep")).Call(jen.Id("b")),
-		jen.Id("b").Op("=").Append(jen.Id("b"), keyLit(f.JSON).Op("...")),
+	return true
+}
+
+// fieldDecode is a member's case in decodeAt: the jsonx helper for its Go
+// type, and the member's schema default when the helper says it applies.
+func (e *emitter) fieldDecode(f *Field) (jen.Code, error) {
+	x := jen.Op("&").Id("x").Dot(f.Go)
+	var call *jen.Statement
+	switch {
+	case f.Ref.List:
+		call = jx("List").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref.Elem))
+	case f.Ref.Map:
+		call = jx("Map").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref.Elem))
+	case isStructRef(f.Ref) && f.Ptr:
+		call = jx("StructPtr").Call(jen.Op("&").Id("d"), x, jen.Parens(jen.Op("*").Id(f.Ref.Named.Name)).Dot("decodeAt"))
+	case isStructRef(f.Ref):
+		// Called directly: through a func value x would escape.
+		if f.Nullable && f.Default == nil {
+			return nil, fmt.Errorf("a nullable object member without a default must be a pointer")
+		}
+		call = jen.Id("d").Dot("Consumed").Call(jen.Id("x").Dot(f.Go).Dot("decodeAt").Call(jen.Id("d").Dot("Rest").Call(), jen.Nil()))
+		if f.Nullable {
+			call = jen.Id("d").Dot("Null").Call().Op("||").Op("!").Add(call)
+		} else if f.OnError {
+			call = jen.Op("!").Add(call)
+		} else {
+			return call, nil
+		}
+		return jen.If(call).Block(e.defaultStmts(f)...), nil
+	case f.Ref.Named != nil && f.Ref.Named.Kind == TUnion:
+		if f.Ptr {
+			return nil, fmt.Errorf("a union member held by pointer")
+		}
+		dec := "decode" + f.Ref.Named.Name + "At"
+		if f.Ref.Named.Union.Flattened {
+			dec = "decode" + f.Ref.Named.Name + "ObjectAt" // a whole object here
+		}
+		call = jx("Union").Call(jen.Op("&").Id("d"), x, jen.Id(dec))
+	case f.MinLength > 0:
+		if f.Ptr {
+			return nil, fmt.Errorf("minLength on a member held by pointer")
+		}
+		call = jx("Text").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+	case f.Ref.Min != nil && f.Ptr:
+		call = jx("IntMinPtr").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+	case f.Ref.Min != nil:
+		call = jx("IntMin").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+	case f.Ptr:
+		call = jx("Ptr").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+	default:
+		call = jx("Value").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
 	}
-	usesErr := false
-	if s, ok := e.inlineEncode(f.Ref, val); ok {
-		stmts = append(stmts, jen.Id("b").Op("=").Add(s))
-	} else {
-		usesErr = true
-		stmts = append(stmts, jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Add(e.encodeCall(f.Ref, val)), jen.Err().Op("!=").Nil()).Block(returnErrAt(f.JSON)))
+	if f.Default != nil && (f.Nullable || f.OnError) {
+		// The helper leaves a null or malformed value's default to us.
+		return jen.If(jen.Op("!").Add(call)).Block(e.defaultStmts(f)...), nil
 	}
+	return call, nil
+}
+
+// fieldCases are a member's cases in appendField's switch on i (and on
+// whether the member is set): each returns ([]byte, error). Every encoder
+// is called directly, so that x does not escape.
+func (e *emitter) fieldCases(f *Field) []jen.Code {
+	x := func() *jen.Statement { return jen.Id("x").Dot(f.Go) }
+	at := jen.Id("i").Op("==").Lit(f.Bit)
 	if omittable(f) {
-		return []jen.Code{jen.If(x.Clone().Op("!=").Nil()).Block(stmts...)}, usesErr
+		at = at.Op("&&").Add(x()).Op("!=").Nil()
 	}
-	if f.Ref.Named != nil && f.Ref.Named.Kind == TUnion {
+	keyed := jx("Key").Call(jen.Id("b"), keyLit(f.JSON))
+	ret := func(s jen.Code) []jen.Code { return []jen.Code{jen.Case(at).Block(jen.Return(s))} }
+	val := x()
+	if f.Ptr && !isStructRef(f.Ref) {
+		val = jen.Op("*").Add(x())
+	}
+	switch {
+	case f.Ref.List:
+		return ret(jx("EncList").Call(keyed, x(), e.encFunc(f.Ref.Elem)))
+	case f.Ref.Map:
+		return ret(jx("EncMap").Call(keyed, x(), e.encFunc(f.Ref.Elem)))
+	case isStructRef(f.Ref):
+		return ret(appendObject(f.Ref.Named, x(), keyed))
+	case f.Ref.Named != nil && f.Ref.Named.Kind == TUnion:
+		enc := ret(jen.Id("append"+f.Ref.Named.Name).Call(keyed, x()))
+		if omittable(f) {
+			return enc
+		}
 		// A required union must be set.
-		return append([]jen.Code{jen.If(x.Clone().Op("==").Nil()).Block(
-			jen.Return(jen.Id("b"), jx("EncodeError").Call(jen.Lit(f.JSON), jen.Lit("required union value is nil"))),
-		)}, stmts...), usesErr
+		return append([]jen.Code{jen.Case(jen.Id("i").Op("==").Lit(f.Bit).Op("&&").Add(x()).Op("==").Nil()).Block(
+			jen.Return(jen.Id("b"), jx("NilUnion").Call()),
+		)}, enc...)
 	}
-	return stmts, usesErr
+	if s, ok := e.inlineEncodeAt(f.Ref, val, keyed); ok {
+		return ret(jen.List(s, jen.Nil()))
+	}
+	return ret(e.encFunc(f.Ref).Call(keyed, val))
 }
 
 // omittable: the member is left out of the encoding when nil.
@@ -694,14 +606,19 @@ func isNilable(ref *Ref) bool {
 // inlineEncode is the allocation-free append for strings, booleans and
 // integers, which cannot fail.
 func (e *emitter) inlineEncode(ref *Ref, val *jen.Statement) (*jen.Statement, bool) {
+	return e.inlineEncodeAt(ref, val, jen.Id("b"))
+}
+
+// inlineEncodeAt is inlineEncode appending to the buffer buf.
+func (e *emitter) inlineEncodeAt(ref *Ref, val, buf *jen.Statement) (*jen.Statement, bool) {
 	prim := ref
 	conv := func(s *jen.Statement) *jen.Statement { return s }
 	if t := ref.Named; t != nil {
 		switch t.Kind {
 		case TEnum:
-			return jx("AppendString").Call(jen.Id("b"), jen.String().Call(val)), true
+			return jx("AppendString").Call(buf, jen.String().Call(val)), true
 		case TIntEnum:
-			return jx("AppendInt").Call(jen.Id("b"), jen.Int64().Call(val)), true
+			return jx("AppendInt").Call(buf, jen.Int64().Call(val)), true
 		case TScalar:
 			prim = t.Scalar
 			conv = func(s *jen.Statement) *jen.Statement { return s }
@@ -714,13 +631,13 @@ func (e *emitter) inlineEncode(ref *Ref, val *jen.Statement) (*jen.Statement, bo
 	}
 	switch prim.Prim {
 	case "string":
-		return jx("AppendString").Call(jen.Id("b"), jen.String().Call(conv(val))), true
+		return jx("AppendString").Call(buf, jen.String().Call(conv(val))), true
 	case "bool":
-		return jx("AppendBool").Call(jen.Id("b"), jen.Bool().Call(conv(val))), true
+		return jx("AppendBool").Call(buf, jen.Bool().Call(conv(val))), true
 	case "int":
-		return jx("AppendInt").Call(jen.Id("b"), jen.Int64().Call(conv(val))), true
+		return jx("AppendInt").Call(buf, jen.Int64().Call(conv(val))), true
 	case "uint":
-		return jx("AppendUint").Call(jen.Id("b"), jen.Uint64().Call(conv(val))), true
+		return jx("AppendUint").Call(buf, jen.Uint64().Call(conv(val))), true
 	}
 	return nil, false
 }
@@ -751,6 +668,13 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 		args = append(args, jen.Nil())
 	}
 	f.Comment(fmt.Sprintf("UnmarshalJSON decodes a %s value that must be this variant.", u.Name))
+	if !u.Union.Flattened {
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+			jen.Return(jx("UnmarshalVariant").Call(jen.Id("data"), jen.Id("x"), jen.Id("decode"+u.Name), jen.Lit(t.Name))),
+		)
+		f.Line()
+		return
+	}
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
 		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(args...),
@@ -781,6 +705,60 @@ func (e *emitter) unknownCodec(f *jen.File, t *Type) {
 	f.Line()
 }
 
+// appendObject appends recv, a value of the struct type t, to buf as a JSON
+// object: ([]byte, error). Only an object kept verbatim has an appendJSON
+// method; the others wrap their members in braces here.
+func appendObject(t *Type, recv *jen.Statement, buf jen.Code) *jen.Statement {
+	if keepsVerbatim(t) {
+		return recv.Dot("appendJSON").Call(buf)
+	}
+	return jx("Braces").Call(appendMembersOf(t, func() *jen.Statement { return recv.Clone() }, jen.Append(buf, jen.LitRune('{')), jen.Lit("")))
+}
+
+// appendMembersOf appends the members of recv(), a value of the struct
+// type t, after buf (tag first when not ""): ([]byte, error). Only an
+// object sharing its members with a flattened union has an appendMembers
+// method; the others are appended by their descriptor's Append.
+func appendMembersOf(t *Type, recv func() *jen.Statement, buf, tag jen.Code) *jen.Statement {
+	if t.Flat != nil {
+		return recv().Dot("appendMembers").Call(buf, tag)
+	}
+	var members, field, isDefault jen.Code = jen.Qual(jsonxPkg, "Members").Values(), jen.Nil(), jen.Nil()
+	if !t.NoExtra {
+		members = recv().Dot("Extra")
+	}
+	if len(t.Fields) > 0 {
+		field = recv().Dot("appendField")
+	}
+	if hasIsDefault(t) {
+		isDefault = recv().Dot("isDefault")
+	}
+	return jen.Id("fields"+t.Name).Dot("Append").Call(buf, tag, members, field, isDefault)
+}
+
+// hasIsDefault: the object records members that arrived absent and took
+// their default, so it has an isDefault method.
+func hasIsDefault(t *Type) bool {
+	if t.NoExtra {
+		return false
+	}
+	for _, fd := range t.Fields {
+		if fd.Default != nil && !fd.Required {
+			return true
+		}
+	}
+	return false
+}
+
+// structOf is the struct behind a variant type (itself, or the struct a
+// defined variant is based on).
+func structOf(t *Type) *Type {
+	if t.Kind == TDefined {
+		return t.Base
+	}
+	return t
+}
+
 // variantRecv is how to reach a struct variant's own codec methods.
 func variantRecv(v *Variant, id string) *jen.Statement {
 	if v.Type.Kind == TDefined {
@@ -804,6 +782,12 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("append"+t.Name+"Members").Call(jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Id("v")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
 			jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
+		)
+		f.Line()
+		f.Comment(fmt.Sprintf("decode%sObjectAt decodes a whole %s object at the start of data", t.Name, t.Name))
+		f.Comment("(no enclosing object's members to skip); it returns the value's length.")
+		f.Func().Id("decode"+t.Name+"ObjectAt").Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Int(), jen.Error()).Block(
+			jen.Return(jen.Id("decode"+t.Name+"At").Call(jen.Id("data"), jen.Nil())),
 		)
 		f.Line()
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
@@ -922,11 +906,11 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		var stmts []jen.Code
 		stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
 		if members {
-			stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"), jen.Lit(prefix))))
+			stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))))
 		} else {
 			stmts = append(stmts,
 				jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
-				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(variantRecv(v, "v")).Dot("appendMembers").Call(jen.Id("b"), jen.Lit(prefix)),
+				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
 				jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
 			)
@@ -1090,9 +1074,9 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 		case "object":
 			stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
 			if members {
-				stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendMembers").Call(jen.Id("b"), jen.Lit(""))))
+				stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(""))))
 			} else {
-				stmts = append(stmts, jen.Return(variantRecv(v, "v").Dot("appendJSON").Call(jen.Id("b"))))
+				stmts = append(stmts, jen.Return(appendObject(structOf(v.Type), variantRecv(v, "v"), jen.Id("b"))))
 			}
 			ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
 			continue
@@ -1177,7 +1161,7 @@ func (e *emitter) decHelper(f *jen.File, t *Type) {
 	case TStruct:
 		sig.Block(
 			jen.Var().Id("x").Id(t.Name),
-			jen.Err().Op(":=").Id("x").Dot("decode").Call(jen.Id("data"), jen.Nil()),
+			jen.Err().Op(":=").Add(jx("Length")).Call(jen.Id("x").Dot("decodeAt").Call(jen.Id("data"), jen.Nil())),
 			jen.Return(jen.Id("x"), jen.Err()),
 		)
 	case TEnum:
@@ -1221,7 +1205,7 @@ func (e *emitter) encHelper(f *jen.File, t *Type) {
 	sig := f.Func().Id("append"+t.Name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error())
 	switch t.Kind {
 	case TStruct:
-		sig.Block(jen.Return(jen.Id("v").Dot("appendJSON").Call(jen.Id("b"))))
+		sig.Block(jen.Return(appendObject(t, jen.Id("v"), jen.Id("b"))))
 	case TEnum, TIntEnum, TScalar:
 		if s, ok := e.inlineEncode(&Ref{Named: t}, jen.Id("v")); ok {
 			sig.Block(jen.Return(s, jen.Nil()))

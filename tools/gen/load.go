@@ -171,7 +171,12 @@ func loadSchema(root string, pin Pin, surf *Surface) (*schemaFile, error) {
 		return nil, fmt.Errorf("schema/pin.json: file %q does not name a protocol version directory (vN/)", surf.File)
 	}
 	version, _ := strconv.Atoi(m[1])
+	return parseSchema(pin, surf, sha, version, data)
+}
 
+// parseSchema reads the schema data of surf, one of pin's surfaces (its
+// sha256 and protocol version already known).
+func parseSchema(pin Pin, surf *Surface, sha string, version int, data []byte) (*schemaFile, error) {
 	std, err := schemas.FromJSONReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", surf.File, err)

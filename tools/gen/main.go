@@ -7,6 +7,7 @@
 //	go run ./tools/gen                          # write every surface's package
 //	go run ./tools/gen -only acpsdk/gen/v2      # write one surface's package
 //	go run ./tools/gen -check                   # regenerate in memory; fail with a diff
+//	go run ./tools/gen -schema F.json -pkg P -out DIR   # one schema's codec (golden tests)
 //
 // `make generate` runs it for every surface. The //go:generate line in each
 // generated package's doc.go runs it too: acpsdk/gen's regenerates every
@@ -65,8 +66,17 @@ func main() {
 	root := flag.String("root", ".", "repository root (holds schema/ and acpsdk/)")
 	check := flag.Bool("check", false, "regenerate in memory and fail, with a diff, if a generated package differs")
 	only := flag.String("only", "", "the one surface to generate (its package directory, e.g. acpsdk/gen/v2)")
+	schema := flag.String("schema", "", "generate only the types and codec of this schema file (no pin), into -out as package -pkg")
+	pkg := flag.String("pkg", "", "with -schema: the package name")
+	out := flag.String("out", "", "with -schema: the output directory")
 	flag.Parse()
-	if err := run(*root, *check, *only); err != nil {
+	err := error(nil)
+	if *schema != "" {
+		err = runSchema(*schema, *pkg, *out, *check)
+	} else {
+		err = run(*root, *check, *only)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

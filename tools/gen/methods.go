@@ -155,6 +155,10 @@ func (r *resolver) methods() error {
 		}
 		handlers[m.HandlerName()] = m.Name + " (" + m.Side + ")"
 	}
+	if len(r.m.Methods) == 0 {
+		// Only types, no protocol (a golden schema): nothing is required.
+		return nil
+	}
 	for side, names := range requiredMethods {
 		for _, wire := range names {
 			found := false

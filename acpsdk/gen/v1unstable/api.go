@@ -31,9 +31,7 @@ type AgentPeer struct {
 }
 
 // NewAgentPeer wraps a connection.
-func NewAgentPeer(c Caller) *AgentPeer {
-	return &AgentPeer{c: c}
-}
+func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
 // AuthStatus calls auth/status and waits for its result.
 func (p *AgentPeer) AuthStatus(ctx context.Context, params *AuthStatusRequest) (*AuthStatusResponse, error) {
@@ -241,9 +239,7 @@ type ClientPeer struct {
 }
 
 // NewClientPeer wraps a connection.
-func NewClientPeer(c Caller) *ClientPeer {
-	return &ClientPeer{c: c}
-}
+func NewClientPeer(c Caller) *ClientPeer { return &ClientPeer{c: c} }
 
 // AuthStatusUpdate sends the auth/status_update notification.
 func (p *ClientPeer) AuthStatusUpdate(ctx context.Context, params *AuthStatusUpdateNotification) error {
@@ -357,9 +353,7 @@ type ProxyPeer struct {
 }
 
 // NewProxyPeer wraps a connection.
-func NewProxyPeer(c Caller) *ProxyPeer {
-	return &ProxyPeer{c: c}
-}
+func NewProxyPeer(c Caller) *ProxyPeer { return &ProxyPeer{c: c} }
 
 // InitializeProxy calls proxy/initialize and waits for its result.
 func (p *ProxyPeer) InitializeProxy(ctx context.Context, params *InitializeProxyRequest) (*InitializeProxyResponse, error) {
@@ -530,7 +524,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p AuthStatusRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.AuthStatus(ctx, &p)
@@ -545,7 +539,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p AuthenticateRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.Authenticate(ctx, &p)
@@ -556,7 +550,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodInitialize:
 		var p InitializeRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Initialize(ctx, &p)
@@ -571,7 +565,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LogoutRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.Logout(ctx, &p)
@@ -586,7 +580,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p MessageMcpNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.MessageMcpNotification(ctx, &p)
@@ -596,7 +590,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p DisableProviderRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.DisableProvider(ctx, &p)
@@ -611,7 +605,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ListProvidersRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ListProviders(ctx, &p)
@@ -626,7 +620,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetProviderRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetProvider(ctx, &p)
@@ -641,7 +635,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ArchiveSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ArchiveSession(ctx, &p)
@@ -652,7 +646,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionCancel:
 		var p CancelNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.Cancel(ctx, &p)
@@ -662,7 +656,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CloseSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CloseSession(ctx, &p)
@@ -677,7 +671,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p DeleteSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.DeleteSession(ctx, &p)
@@ -692,7 +686,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ForkSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ForkSession(ctx, &p)
@@ -707,7 +701,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ListSessionsRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ListSessions(ctx, &p)
@@ -722,7 +716,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LoadSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.LoadSession(ctx, &p)
@@ -733,7 +727,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionNew:
 		var p NewSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.NewSession(ctx, &p)
@@ -744,7 +738,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionPrompt:
 		var p PromptRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Prompt(ctx, &p)
@@ -759,7 +753,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ResumeSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ResumeSession(ctx, &p)
@@ -774,7 +768,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionConfigOptionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionConfigOption(ctx, &p)
@@ -789,7 +783,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionModeRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionMode(ctx, &p)
@@ -804,7 +798,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionTitleRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionTitle(ctx, &p)
@@ -819,7 +813,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SessionStatusRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SessionStatus(ctx, &p)
@@ -834,7 +828,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p UnarchiveSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.UnarchiveSession(ctx, &p)
@@ -941,7 +935,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p AuthStatusUpdateNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.AuthStatusUpdate(ctx, &p)
@@ -951,7 +945,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CompleteElicitationNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.CompleteElicitation(ctx, &p)
@@ -961,7 +955,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateElicitationRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateElicitation(ctx, &p)
@@ -976,7 +970,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p ReadTextFileRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ReadTextFile(ctx, &p)
@@ -991,7 +985,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p WriteTextFileRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.WriteTextFile(ctx, &p)
@@ -1006,7 +1000,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p MessageMcpRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.MessageMcp(ctx, &p)
@@ -1017,7 +1011,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionRequestPermission:
 		var p RequestPermissionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.RequestPermission(ctx, &p)
@@ -1028,7 +1022,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionUpdate:
 		var p SessionNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.SessionUpdate(ctx, &p)
@@ -1038,7 +1032,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateTerminal(ctx, &p)
@@ -1053,7 +1047,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p KillTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.KillTerminal(ctx, &p)
@@ -1068,7 +1062,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p TerminalOutputRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.TerminalOutput(ctx, &p)
@@ -1083,7 +1077,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p ReleaseTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ReleaseTerminal(ctx, &p)
@@ -1098,7 +1092,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p WaitForTerminalExitRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.WaitForTerminalExit(ctx, &p)
@@ -1151,7 +1145,7 @@ func dispatchProxyNotification(ctx context.Context, impl Proxy, method string, p
 			return nil, ErrNotImplemented
 		}
 		var p ProxySuccessorNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.ProxySuccessorNotification(ctx, &p)
@@ -1177,7 +1171,7 @@ func dispatchProxy(ctx context.Context, impl Proxy, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p InitializeProxyRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.InitializeProxy(ctx, &p)
@@ -1192,7 +1186,7 @@ func dispatchProxy(ctx context.Context, impl Proxy, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ProxySuccessorRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ProxySuccessor(ctx, &p)
@@ -1253,94 +1247,94 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 	switch x := into.(type) {
 	case *AuthStatusResponse:
 		*x = AuthStatusResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *AuthenticateResponse:
 		*x = AuthenticateResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CreateElicitationResponse:
 		*x = CreateElicitationResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ReadTextFileResponse:
 		*x = ReadTextFileResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *WriteTextFileResponse:
 		*x = WriteTextFileResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *InitializeResponse:
 		*x = InitializeResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *LogoutResponse:
 		*x = LogoutResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *DisableProviderResponse:
 		*x = DisableProviderResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ListProvidersResponse:
 		*x = ListProvidersResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetProviderResponse:
 		*x = SetProviderResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ArchiveSessionResponse:
 		*x = ArchiveSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CloseSessionResponse:
 		*x = CloseSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *DeleteSessionResponse:
 		*x = DeleteSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ForkSessionResponse:
 		*x = ForkSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ListSessionsResponse:
 		*x = ListSessionsResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *LoadSessionResponse:
 		*x = LoadSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *NewSessionResponse:
 		*x = NewSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *PromptResponse:
 		*x = PromptResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *RequestPermissionResponse:
 		*x = RequestPermissionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ResumeSessionResponse:
 		*x = ResumeSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionConfigOptionResponse:
 		*x = SetSessionConfigOptionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionModeResponse:
 		*x = SetSessionModeResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionTitleResponse:
 		*x = SetSessionTitleResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SessionStatusResponse:
 		*x = SessionStatusResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *UnarchiveSessionResponse:
 		*x = UnarchiveSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CreateTerminalResponse:
 		*x = CreateTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *KillTerminalResponse:
 		*x = KillTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *TerminalOutputResponse:
 		*x = TerminalOutputResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ReleaseTerminalResponse:
 		*x = ReleaseTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *WaitForTerminalExitResponse:
 		*x = WaitForTerminalExitResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	}
 	return false, nil
 }
@@ -1352,7 +1346,7 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 // trusted params come from a line the connection already validated with
 // jsonx's validator (nesting bound and UTF-8 included, the params counted
 // from their own root, as here), so validating them again is skipped.
-func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error) error {
+func decodeParams(params []byte, trusted bool, dec func([]byte, []string) (int, error)) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
@@ -1361,7 +1355,7 @@ func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error)
 			return jsonx.AtField(err, "params")
 		}
 	}
-	if err := dec(params, nil); err != nil {
+	if _, err := dec(params, nil); err != nil {
 		return jsonx.AtField(err, "params")
 	}
 	return nil

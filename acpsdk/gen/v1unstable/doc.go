@@ -22,7 +22,8 @@ SessionUpdateAgentMessageChunkTag).
 Decoding is generated code, without reflection: the document is validated
 once (strict JSON, UTF-8), then each object is walked member by member by a
 small scanner (acpkit.dev/acpsdk/internal/jsonx; string escapes go through
-segmentio/encoding) and each member decoded by a switch on its name:
+segmentio/encoding); each member is looked up in its type's descriptor of
+members and rules, and decoded by the generated switch on its index:
 
   - Required members are enforced. A missing one is a *DecodeError whose
     Path names it ("update.content: missing required field"); wrong types,

@@ -30,9 +30,7 @@ type AgentPeer struct {
 }
 
 // NewAgentPeer wraps a connection.
-func NewAgentPeer(c Caller) *AgentPeer {
-	return &AgentPeer{c: c}
-}
+func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
 // LoginAuth calls auth/login and waits for its result.
 func (p *AgentPeer) LoginAuth(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
@@ -154,9 +152,7 @@ type ClientPeer struct {
 }
 
 // NewClientPeer wraps a connection.
-func NewClientPeer(c Caller) *ClientPeer {
-	return &ClientPeer{c: c}
-}
+func NewClientPeer(c Caller) *ClientPeer { return &ClientPeer{c: c} }
 
 // CompleteElicitation sends the elicitation/complete notification.
 func (p *ClientPeer) CompleteElicitation(ctx context.Context, params *CompleteElicitationNotification) error {
@@ -272,7 +268,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LoginAuthRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.LoginAuth(ctx, &p)
@@ -287,7 +283,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LogoutAuthRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.LogoutAuth(ctx, &p)
@@ -298,7 +294,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodInitialize:
 		var p InitializeRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Initialize(ctx, &p)
@@ -309,7 +305,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionCancel:
 		var p CancelSessionNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.CancelSession(ctx, &p)
@@ -319,7 +315,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CloseSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CloseSession(ctx, &p)
@@ -334,7 +330,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p DeleteSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.DeleteSession(ctx, &p)
@@ -349,7 +345,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ListSessionsRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ListSessions(ctx, &p)
@@ -360,7 +356,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionNew:
 		var p NewSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.NewSession(ctx, &p)
@@ -371,7 +367,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionPrompt:
 		var p PromptRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Prompt(ctx, &p)
@@ -386,7 +382,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ResumeSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ResumeSession(ctx, &p)
@@ -401,7 +397,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionConfigOptionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionConfigOption(ctx, &p)
@@ -416,7 +412,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CancelTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CancelTerminal(ctx, &p)
@@ -431,7 +427,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CancelToolCallRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CancelToolCall(ctx, &p)
@@ -484,7 +480,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CompleteElicitationNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.CompleteElicitation(ctx, &p)
@@ -494,7 +490,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateElicitationRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateElicitation(ctx, &p)
@@ -505,7 +501,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionRequestPermission:
 		var p RequestPermissionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.RequestPermission(ctx, &p)
@@ -516,7 +512,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionUpdate:
 		var p UpdateSessionNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.UpdateSession(ctx, &p)
@@ -572,46 +568,46 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 	switch x := into.(type) {
 	case *LoginAuthResponse:
 		*x = LoginAuthResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *LogoutAuthResponse:
 		*x = LogoutAuthResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CreateElicitationResponse:
 		*x = CreateElicitationResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *InitializeResponse:
 		*x = InitializeResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CloseSessionResponse:
 		*x = CloseSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *DeleteSessionResponse:
 		*x = DeleteSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ListSessionsResponse:
 		*x = ListSessionsResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *NewSessionResponse:
 		*x = NewSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *PromptResponse:
 		*x = PromptResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *RequestPermissionResponse:
 		*x = RequestPermissionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ResumeSessionResponse:
 		*x = ResumeSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionConfigOptionResponse:
 		*x = SetSessionConfigOptionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CancelTerminalResponse:
 		*x = CancelTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CancelToolCallResponse:
 		*x = CancelToolCallResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	}
 	return false, nil
 }
@@ -623,7 +619,7 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 // trusted params come from a line the connection already validated with
 // jsonx's validator (nesting bound and UTF-8 included, the params counted
 // from their own root, as here), so validating them again is skipped.
-func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error) error {
+func decodeParams(params []byte, trusted bool, dec func([]byte, []string) (int, error)) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
@@ -632,7 +628,7 @@ func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error)
 			return jsonx.AtField(err, "params")
 		}
 	}
-	if err := dec(params, nil); err != nil {
+	if _, err := dec(params, nil); err != nil {
 		return jsonx.AtField(err, "params")
 	}
 	return nil

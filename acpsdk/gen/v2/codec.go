@@ -10,137 +10,34 @@ import (
 	"strconv"
 )
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentAuthCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentAuthCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentAuthCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentAuthCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAgentAuthCapabilities are the `"name":` prefixes of AgentAuthCapabilities's members, by index.
-var keysAgentAuthCapabilities = []string{"\"_meta\":"}
-
-// memberIndexAgentAuthCapabilities maps a member name to its index in AgentAuthCapabilities, or -1.
-func memberIndexAgentAuthCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentAuthCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentAuthCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -150,198 +47,47 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentAuthCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentCapabilities = jsonx.NewFields(
+	jsonx.F("session", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("auth", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "session":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Session = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(SessionCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Session = nil
-				continue
-			}
-			it.Consume(n)
-			x.Session = p
-		case "auth":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Auth = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(AgentAuthCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Auth = nil
-				continue
-			}
-			it.Consume(n)
-			x.Auth = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Session, (*SessionCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.Auth, (*AgentAuthCapabilities).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Session != nil {
-			present |= 1 << 0
-		}
-		if x.Auth != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentCapabilities), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Session != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"session\":"...)
-			if b, err = (x.Session).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "session")
-			}
-		}
-	case 1:
-		if x.Auth != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"auth\":"...)
-			if b, err = (x.Auth).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "auth")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Session != nil:
+		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Key(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+	case i == 1 && x.Auth != nil:
+		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAgentCapabilities are the `"name":` prefixes of AgentCapabilities's members, by index.
-var keysAgentCapabilities = []string{"\"session\":", "\"auth\":", "\"_meta\":"}
-
-// memberIndexAgentCapabilities maps a member name to its index in AgentCapabilities, or -1.
-func memberIndexAgentCapabilities(key []byte) int {
-	switch string(key) {
-	case "session":
-		return 0
-	case "auth":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -351,185 +97,47 @@ func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentMessage) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentMessage = jsonx.NewFields(
+	jsonx.F("messageId", jsonx.Required),
+	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentMessage) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "messageId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeMessageID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "messageId")
-			}
-			x.MessageID = t
-		case "content":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Content = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeContentBlock)
-			if err != nil {
-				x.Content = nil
-				continue
-			}
-			x.Content = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentMessage); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MessageID, decodeMessageID)
+		case 1:
+			jsonx.List(&d, &x.Content, decodeContentBlock)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("messageId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Content != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentMessage), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentMessage) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"messageId\":"...)
-		b = jsonx.AppendString(b, string(x.MessageID))
-	case 1:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncList(b, x.Content, appendContentBlock); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+	case i == 1 && x.Content != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAgentMessage are the `"name":` prefixes of AgentMessage's members, by index.
-var keysAgentMessage = []string{"\"messageId\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexAgentMessage maps a member name to its index in AgentMessage, or -1.
-func memberIndexAgentMessage(key []byte) int {
-	switch string(key) {
-	case "messageId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentMessage) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentMessage, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentMessage) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentMessage) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentMessage) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentMessage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -539,157 +147,42 @@ func (x *AgentMessage) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentMessage{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentNotification = jsonx.NewFields(
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "method":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Params != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 1:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 1 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysAgentNotification are the `"name":` prefixes of AgentNotification's members, by index.
-var keysAgentNotification = []string{"\"method\":", "\"params\":"}
-
-// memberIndexAgentNotification maps a member name to its index in AgentNotification, or -1.
-func memberIndexAgentNotification(key []byte) int {
-	switch string(key) {
-	case "method":
-		return 0
-	case "params":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -699,180 +192,49 @@ func (x *AgentNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentRequest = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "method":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Params != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 2:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 2 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysAgentRequest are the `"name":` prefixes of AgentRequest's members, by index.
-var keysAgentRequest = []string{"\"id\":", "\"method\":", "\"params\":"}
-
-// memberIndexAgentRequest maps a member name to its index in AgentRequest, or -1.
-func memberIndexAgentRequest(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "method":
-		return 1
-	case "params":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -882,7 +244,7 @@ func (x *AgentRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeAgentResponseAt picks the variant from the JSON shape of the value at the
@@ -929,12 +291,12 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *AgentResponseError:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
 }
@@ -947,150 +309,34 @@ func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
 	return decodeAgentResponse(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentResponseError) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentResponseError = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required|jsonx.Nullable),
+	jsonx.F("error", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentResponseError) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			if it.IsNull() {
-				x.ID = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			x.ID = t
-		case "error":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.Error.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "error")
-			}
-			it.Consume(n)
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ID, jsonx.RawValue)
+		case 1:
+			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("error")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseError), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = jsonx.EncRaw(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"error\":"...)
-		if b, err = (x.Error).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "error")
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncRaw(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
 	}
 	return b, nil
-}
-
-// keysAgentResponseError are the `"name":` prefixes of AgentResponseError's members, by index.
-var keysAgentResponseError = []string{"\"id\":", "\"error\":"}
-
-// memberIndexAgentResponseError maps a member name to its index in AgentResponseError, or -1.
-func memberIndexAgentResponseError(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "error":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentResponseError, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentResponseError) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AgentResponse value.
@@ -1100,162 +346,39 @@ func (x AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AgentResponseError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AgentResponseError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseError")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentResponseResult) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentResponseResult = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("result", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentResponseResult) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "result":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "result")
-			}
-			x.Result = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Result, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("result")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentResponseResult), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"result\":"...)
-		if b, err = jsonx.EncRaw(b, x.Result); err != nil {
-			return b, jsonx.AtField(err, "result")
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
 	}
 	return b, nil
-}
-
-// keysAgentResponseResult are the `"name":` prefixes of AgentResponseResult's members, by index.
-var keysAgentResponseResult = []string{"\"id\":", "\"result\":"}
-
-// memberIndexAgentResponseResult maps a member name to its index in AgentResponseResult, or -1.
-func memberIndexAgentResponseResult(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "result":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentResponseResult, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentResponseResult) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AgentResponse value.
@@ -1265,197 +388,47 @@ func (x AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AgentResponse value that must be this variant.
 func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAgentResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AgentResponseResult)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AgentResponseResult")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseResult")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AgentThought) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAgentThought = jsonx.NewFields(
+	jsonx.F("messageId", jsonx.Required),
+	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AgentThought) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "messageId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeMessageID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "messageId")
-			}
-			x.MessageID = t
-		case "content":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Content = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeContentBlock)
-			if err != nil {
-				x.Content = nil
-				continue
-			}
-			x.Content = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAgentThought); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MessageID, decodeMessageID)
+		case 1:
+			jsonx.List(&d, &x.Content, decodeContentBlock)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("messageId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Content != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAgentThought), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AgentThought) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"messageId\":"...)
-		b = jsonx.AppendString(b, string(x.MessageID))
-	case 1:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncList(b, x.Content, appendContentBlock); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+	case i == 1 && x.Content != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAgentThought are the `"name":` prefixes of AgentThought's members, by index.
-var keysAgentThought = []string{"\"messageId\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexAgentThought maps a member name to its index in AgentThought, or -1.
-func memberIndexAgentThought(key []byte) int {
-	switch string(key) {
-	case "messageId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AgentThought) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAgentThought, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AgentThought) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AgentThought) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentThought) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAgentThought.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1465,219 +438,52 @@ func (x *AgentThought) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AgentThought{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Annotations) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAnnotations = jsonx.NewFields(
+	jsonx.F("audience", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("lastModified", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("priority", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Annotations) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "audience":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Audience = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeRole)
-			if err != nil {
-				x.Audience = nil
-				continue
-			}
-			x.Audience = t
-		case "lastModified":
-			ord.Known(1)
-			if it.IsNull() {
-				x.LastModified = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.LastModified = nil
-				continue
-			}
-			x.LastModified = &t
-		case "priority":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Priority = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				x.Priority = nil
-				continue
-			}
-			x.Priority = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAnnotations); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Audience, decodeRole)
+		case 1:
+			jsonx.Ptr(&d, &x.LastModified, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Priority, jsonx.Float)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Audience != nil {
-			present |= 1 << 0
-		}
-		if x.LastModified != nil {
-			present |= 1 << 1
-		}
-		if x.Priority != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAnnotations), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Audience != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"audience\":"...)
-			if b, err = jsonx.EncList(b, x.Audience, appendRole); err != nil {
-				return b, jsonx.AtField(err, "audience")
-			}
-		}
-	case 1:
-		if x.LastModified != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"lastModified\":"...)
-			b = jsonx.AppendString(b, string(*x.LastModified))
-		}
-	case 2:
-		if x.Priority != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"priority\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Priority); err != nil {
-				return b, jsonx.AtField(err, "priority")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Audience != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"audience\":"), x.Audience, appendRole)
+	case i == 1 && x.LastModified != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"lastModified\":"), string(*x.LastModified)), nil
+	case i == 2 && x.Priority != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"priority\":"), *x.Priority)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAnnotations are the `"name":` prefixes of Annotations's members, by index.
-var keysAnnotations = []string{"\"audience\":", "\"lastModified\":", "\"priority\":", "\"_meta\":"}
-
-// memberIndexAnnotations maps a member name to its index in Annotations, or -1.
-func memberIndexAnnotations(key []byte) int {
-	switch string(key) {
-	case "audience":
-		return 0
-	case "lastModified":
-		return 1
-	case "priority":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Annotations) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAnnotations, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Annotations) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Annotations) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Annotations) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAnnotations.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1687,204 +493,52 @@ func (x *Annotations) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Annotations{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AudioContent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAudioContent = jsonx.NewFields(
+	jsonx.F("data", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Required),
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AudioContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "data":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "data")
-			}
-			x.Data = t
-		case "mimeType":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeMediaType(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "mimeType")
-			}
-			x.MimeType = t
-		case "annotations":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAudioContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Data, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.MimeType, decodeMediaType)
+		case 2:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("data")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("mimeType")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Annotations != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAudioContent), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"data\":"...)
-		b = jsonx.AppendString(b, string(x.Data))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"mimeType\":"...)
-		b = jsonx.AppendString(b, string(x.MimeType))
-	case 2:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+	case i == 2 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAudioContent are the `"name":` prefixes of AudioContent's members, by index.
-var keysAudioContent = []string{"\"data\":", "\"mimeType\":", "\"annotations\":", "\"_meta\":"}
-
-// memberIndexAudioContent maps a member name to its index in AudioContent, or -1.
-func memberIndexAudioContent(key []byte) int {
-	switch string(key) {
-	case "data":
-		return 0
-	case "mimeType":
-		return 1
-	case "annotations":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AudioContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAudioContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AudioContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AudioContent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAudioContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -1894,7 +548,7 @@ func (x *AudioContent) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AudioContent{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagAuthMethod lists the discriminator, which variants must not keep as unknown.
@@ -1949,7 +603,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"terminal\"")
+		b, err := fieldsAuthMethodTerminal.Append(b, "\"type\":\"terminal\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -1959,7 +613,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"agent\"")
+		b, err := fieldsAuthMethodAgent.Append(b, "\"type\":\"agent\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -1981,192 +635,44 @@ func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
 	return decodeAuthMethod(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AuthMethodAgent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAuthMethodAgent = jsonx.NewFields(
+	jsonx.F("methodId", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AuthMethodAgent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "methodId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAuthMethodID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "methodId")
-			}
-			x.MethodID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("methodId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodAgent), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"methodId\":"...)
-		b = jsonx.AppendString(b, string(x.MethodID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAuthMethodAgent are the `"name":` prefixes of AuthMethodAgent's members, by index.
-var keysAuthMethodAgent = []string{"\"methodId\":", "\"name\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexAuthMethodAgent maps a member name to its index in AuthMethodAgent, or -1.
-func memberIndexAuthMethodAgent(key []byte) int {
-	switch string(key) {
-	case "methodId":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AuthMethodAgent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthMethodAgent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AuthMethodAgent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AuthMethodAgent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AuthMethod value.
@@ -2176,255 +682,57 @@ func (x AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AuthMethodAgent)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AuthMethodAgent")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodAgent")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AuthMethodTerminal) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAuthMethodTerminal = jsonx.NewFields(
+	jsonx.F("methodId", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AuthMethodTerminal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "methodId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAuthMethodID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "methodId")
-			}
-			x.MethodID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "args":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Args = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "args")
-			}
-			x.Args = t
-		case "env":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Env = []EnvVariable{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeEnvVariable)
-			if err != nil {
-				return jsonx.AtField(err, "env")
-			}
-			x.Env = t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.List(&d, &x.Args, jsonx.String)
+		case 4:
+			jsonx.List(&d, &x.Env, decodeEnvVariable)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("methodId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Args != nil {
-			present |= 1 << 3
-		}
-		if x.Env != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAuthMethodTerminal), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"methodId\":"...)
-		b = jsonx.AppendString(b, string(x.MethodID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Args != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"args\":"...)
-			if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "args")
-			}
-		}
-	case 4:
-		if x.Env != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"env\":"...)
-			if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
-				return b, jsonx.AtField(err, "env")
-			}
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Args != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+	case i == 4 && x.Env != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAuthMethodTerminal are the `"name":` prefixes of AuthMethodTerminal's members, by index.
-var keysAuthMethodTerminal = []string{"\"methodId\":", "\"name\":", "\"description\":", "\"args\":", "\"env\":", "\"_meta\":"}
-
-// memberIndexAuthMethodTerminal maps a member name to its index in AuthMethodTerminal, or -1.
-func memberIndexAuthMethodTerminal(key []byte) int {
-	switch string(key) {
-	case "methodId":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "args":
-		return 3
-	case "env":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AuthMethodTerminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAuthMethodTerminal, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AuthMethodTerminal) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AuthMethodTerminal) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a AuthMethod value.
@@ -2434,19 +742,7 @@ func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AuthMethod value that must be this variant.
 func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAuthMethod(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AuthMethodTerminal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AuthMethodTerminal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodTerminal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -2512,7 +808,7 @@ func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Command)(v).appendMembers(b, "\"type\":\"command\"")
+		b, err := fieldsCommand.Append(b, "\"type\":\"command\"", (*Command)(v).Extra, (*Command)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -2541,19 +837,7 @@ func (x AvailableCommandCommand) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AvailableCommand value that must be this variant.
 func (x *AvailableCommandCommand) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAvailableCommand(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AvailableCommandCommand)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AvailableCommandCommand")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAvailableCommand, "AvailableCommandCommand")
 }
 
 // tagAvailableCommandInput lists the discriminator, which variants must not keep as unknown.
@@ -2601,7 +885,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TextCommandInput)(v).appendMembers(b, "\"type\":\"text\"")
+		b, err := fieldsTextCommandInput.Append(b, "\"type\":\"text\"", (*TextCommandInput)(v).Extra, (*TextCommandInput)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -2630,19 +914,7 @@ func (x AvailableCommandInputText) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a AvailableCommandInput value that must be this variant.
 func (x *AvailableCommandInputText) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeAvailableCommandInput(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*AvailableCommandInputText)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a AvailableCommandInputText")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeAvailableCommandInput, "AvailableCommandInputText")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -2681,157 +953,39 @@ func (x *AvailableCommandUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *AvailableCommandsUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsAvailableCommandsUpdate = jsonx.NewFields(
+	jsonx.F("availableCommands", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *AvailableCommandsUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "availableCommands":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeAvailableCommand)
-			if err != nil {
-				return jsonx.AtField(err, "availableCommands")
-			}
-			x.AvailableCommands = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("availableCommands")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexAvailableCommandsUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"availableCommands\":"...)
-		if b, err = jsonx.EncList(b, x.AvailableCommands, appendAvailableCommand); err != nil {
-			return b, jsonx.AtField(err, "availableCommands")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysAvailableCommandsUpdate are the `"name":` prefixes of AvailableCommandsUpdate's members, by index.
-var keysAvailableCommandsUpdate = []string{"\"availableCommands\":", "\"_meta\":"}
-
-// memberIndexAvailableCommandsUpdate maps a member name to its index in AvailableCommandsUpdate, or -1.
-func memberIndexAvailableCommandsUpdate(key []byte) int {
-	switch string(key) {
-	case "availableCommands":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *AvailableCommandsUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysAvailableCommandsUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *AvailableCommandsUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *AvailableCommandsUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsAvailableCommandsUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -2841,158 +995,42 @@ func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = AvailableCommandsUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *BackgroundTerminal) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsBackgroundTerminal = jsonx.NewFields(
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *BackgroundTerminal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminalId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsBackgroundTerminal); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBackgroundTerminal), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *BackgroundTerminal) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysBackgroundTerminal are the `"name":` prefixes of BackgroundTerminal's members, by index.
-var keysBackgroundTerminal = []string{"\"terminalId\":", "\"_meta\":"}
-
-// memberIndexBackgroundTerminal maps a member name to its index in BackgroundTerminal, or -1.
-func memberIndexBackgroundTerminal(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *BackgroundTerminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysBackgroundTerminal, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *BackgroundTerminal) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *BackgroundTerminal) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsBackgroundTerminal.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3002,158 +1040,42 @@ func (x *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = BackgroundTerminal{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *BackgroundToolCall) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsBackgroundToolCall = jsonx.NewFields(
+	jsonx.F("toolCallId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *BackgroundToolCall) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "toolCallId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "toolCallId")
-			}
-			x.ToolCallID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsBackgroundToolCall); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("toolCallId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBackgroundToolCall), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *BackgroundToolCall) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCallId\":"...)
-		b = jsonx.AppendString(b, string(x.ToolCallID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysBackgroundToolCall are the `"name":` prefixes of BackgroundToolCall's members, by index.
-var keysBackgroundToolCall = []string{"\"toolCallId\":", "\"_meta\":"}
-
-// memberIndexBackgroundToolCall maps a member name to its index in BackgroundToolCall, or -1.
-func memberIndexBackgroundToolCall(key []byte) int {
-	switch string(key) {
-	case "toolCallId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *BackgroundToolCall) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysBackgroundToolCall, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *BackgroundToolCall) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *BackgroundToolCall) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsBackgroundToolCall.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3163,7 +1085,7 @@ func (x *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = BackgroundToolCall{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagBackgroundWork lists the discriminator, which variants must not keep as unknown.
@@ -3218,7 +1140,7 @@ func appendBackgroundWork(b []byte, v BackgroundWork) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*BackgroundTerminal)(v).appendMembers(b, "\"type\":\"terminal\"")
+		b, err := fieldsBackgroundTerminal.Append(b, "\"type\":\"terminal\"", (*BackgroundTerminal)(v).Extra, (*BackgroundTerminal)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -3228,7 +1150,7 @@ func appendBackgroundWork(b []byte, v BackgroundWork) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*BackgroundToolCall)(v).appendMembers(b, "\"type\":\"tool_call\"")
+		b, err := fieldsBackgroundToolCall.Append(b, "\"type\":\"tool_call\"", (*BackgroundToolCall)(v).Extra, (*BackgroundToolCall)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -3257,19 +1179,7 @@ func (x BackgroundWorkTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a BackgroundWork value that must be this variant.
 func (x *BackgroundWorkTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeBackgroundWork(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*BackgroundWorkTerminal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a BackgroundWorkTerminal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeBackgroundWork, "BackgroundWorkTerminal")
 }
 
 // MarshalJSON encodes x as a BackgroundWork value.
@@ -3279,19 +1189,7 @@ func (x BackgroundWorkToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a BackgroundWork value that must be this variant.
 func (x *BackgroundWorkToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeBackgroundWork(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*BackgroundWorkToolCall)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a BackgroundWorkToolCall")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeBackgroundWork, "BackgroundWorkToolCall")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -3312,192 +1210,44 @@ func (x *BackgroundWorkUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *BlobResourceContents) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsBlobResourceContents = jsonx.NewFields(
+	jsonx.F("blob", jsonx.Required),
+	jsonx.F("uri", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *BlobResourceContents) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "blob":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "blob")
-			}
-			x.Blob = t
-		case "uri":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "uri")
-			}
-			x.URI = t
-		case "mimeType":
-			ord.Known(2)
-			if it.IsNull() {
-				x.MimeType = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := decodeMediaType(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Blob, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.URI, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("blob")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("uri")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.MimeType != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBlobResourceContents), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"blob\":"...)
-		b = jsonx.AppendString(b, string(x.Blob))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"uri\":"...)
-		b = jsonx.AppendString(b, string(x.URI))
-	case 2:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"blob\":"), string(x.Blob)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+	case i == 2 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysBlobResourceContents are the `"name":` prefixes of BlobResourceContents's members, by index.
-var keysBlobResourceContents = []string{"\"blob\":", "\"uri\":", "\"mimeType\":", "\"_meta\":"}
-
-// memberIndexBlobResourceContents maps a member name to its index in BlobResourceContents, or -1.
-func memberIndexBlobResourceContents(key []byte) int {
-	switch string(key) {
-	case "blob":
-		return 0
-	case "uri":
-		return 1
-	case "mimeType":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *BlobResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysBlobResourceContents, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *BlobResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *BlobResourceContents) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
@@ -3507,227 +1257,52 @@ func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*BlobResourceContents)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a BlobResourceContents")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "BlobResourceContents")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *BooleanPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsBooleanPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *BooleanPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "default":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Default, jsonx.Bool)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.Default != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexBooleanPropertySchema), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			b = jsonx.AppendBool(b, bool(*x.Default))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.Default != nil:
+		return jsonx.AppendBool(jsonx.Key(b, "\"default\":"), bool(*x.Default)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysBooleanPropertySchema are the `"name":` prefixes of BooleanPropertySchema's members, by index.
-var keysBooleanPropertySchema = []string{"\"title\":", "\"description\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexBooleanPropertySchema maps a member name to its index in BooleanPropertySchema, or -1.
-func memberIndexBooleanPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "default":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *BooleanPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysBooleanPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *BooleanPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *BooleanPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsBooleanPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3737,164 +1312,44 @@ func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = BooleanPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelRequestNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelRequestNotification = jsonx.NewFields(
+	jsonx.F("requestId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelRequestNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "requestId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "requestId")
-			}
-			it.Consume(n)
-			x.RequestID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("requestId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelRequestNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.RequestID == nil {
-			return b, jsonx.EncodeError("requestId", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"requestId\":"...)
-		if b, err = appendRequestID(b, x.RequestID); err != nil {
-			return b, jsonx.AtField(err, "requestId")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.RequestID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelRequestNotification are the `"name":` prefixes of CancelRequestNotification's members, by index.
-var keysCancelRequestNotification = []string{"\"requestId\":", "\"_meta\":"}
-
-// memberIndexCancelRequestNotification maps a member name to its index in CancelRequestNotification, or -1.
-func memberIndexCancelRequestNotification(key []byte) int {
-	switch string(key) {
-	case "requestId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelRequestNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelRequestNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelRequestNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelRequestNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelRequestNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -3904,158 +1359,42 @@ func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelRequestNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelSessionNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelSessionNotification = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelSessionNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelSessionNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelSessionNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelSessionNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelSessionNotification are the `"name":` prefixes of CancelSessionNotification's members, by index.
-var keysCancelSessionNotification = []string{"\"sessionId\":", "\"_meta\":"}
-
-// memberIndexCancelSessionNotification maps a member name to its index in CancelSessionNotification, or -1.
-func memberIndexCancelSessionNotification(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelSessionNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelSessionNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelSessionNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelSessionNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelSessionNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4065,175 +1404,47 @@ func (x *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelSessionNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelTerminalRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelTerminalRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelTerminalRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "terminalId":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelTerminalRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelTerminalRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelTerminalRequest are the `"name":` prefixes of CancelTerminalRequest's members, by index.
-var keysCancelTerminalRequest = []string{"\"sessionId\":", "\"terminalId\":", "\"_meta\":"}
-
-// memberIndexCancelTerminalRequest maps a member name to its index in CancelTerminalRequest, or -1.
-func memberIndexCancelTerminalRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "terminalId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelTerminalRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelTerminalRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelTerminalRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelTerminalRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4243,140 +1454,37 @@ func (x *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelTerminalRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelTerminalResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelTerminalResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelTerminalResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelTerminalResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelTerminalResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelTerminalResponse are the `"name":` prefixes of CancelTerminalResponse's members, by index.
-var keysCancelTerminalResponse = []string{"\"_meta\":"}
-
-// memberIndexCancelTerminalResponse maps a member name to its index in CancelTerminalResponse, or -1.
-func memberIndexCancelTerminalResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelTerminalResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelTerminalResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelTerminalResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelTerminalResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4386,175 +1494,47 @@ func (x *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelTerminalResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelToolCallRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelToolCallRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("toolCallId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelToolCallRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "toolCallId":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "toolCallId")
-			}
-			x.ToolCallID = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelToolCallRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("toolCallId")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelToolCallRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelToolCallRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCallId\":"...)
-		b = jsonx.AppendString(b, string(x.ToolCallID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelToolCallRequest are the `"name":` prefixes of CancelToolCallRequest's members, by index.
-var keysCancelToolCallRequest = []string{"\"sessionId\":", "\"toolCallId\":", "\"_meta\":"}
-
-// memberIndexCancelToolCallRequest maps a member name to its index in CancelToolCallRequest, or -1.
-func memberIndexCancelToolCallRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "toolCallId":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelToolCallRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelToolCallRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelToolCallRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelToolCallRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelToolCallRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4564,140 +1544,37 @@ func (x *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelToolCallRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelToolCallResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelToolCallResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelToolCallResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelToolCallResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelToolCallResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelToolCallResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelToolCallResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelToolCallResponse are the `"name":` prefixes of CancelToolCallResponse's members, by index.
-var keysCancelToolCallResponse = []string{"\"_meta\":"}
-
-// memberIndexCancelToolCallResponse maps a member name to its index in CancelToolCallResponse, or -1.
-func memberIndexCancelToolCallResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelToolCallResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelToolCallResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelToolCallResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelToolCallResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelToolCallResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4707,140 +1584,37 @@ func (x *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelToolCallResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CancelledPermissionOutcome) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCancelledPermissionOutcome = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CancelledPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CancelledPermissionOutcome) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCancelledPermissionOutcome); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCancelledPermissionOutcome), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CancelledPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCancelledPermissionOutcome are the `"name":` prefixes of CancelledPermissionOutcome's members, by index.
-var keysCancelledPermissionOutcome = []string{"\"_meta\":"}
-
-// memberIndexCancelledPermissionOutcome maps a member name to its index in CancelledPermissionOutcome, or -1.
-func memberIndexCancelledPermissionOutcome(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CancelledPermissionOutcome) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCancelledPermissionOutcome, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CancelledPermissionOutcome) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CancelledPermissionOutcome) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCancelledPermissionOutcome.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -4850,169 +1624,42 @@ func (x *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CancelledPermissionOutcome{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientAuthCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientAuthCapabilities = jsonx.NewFields(
+	jsonx.F("terminal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientAuthCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminal":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Terminal = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(TerminalAuthCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Terminal = nil
-				continue
-			}
-			it.Consume(n)
-			x.Terminal = p
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientAuthCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Terminal, (*TerminalAuthCapabilities).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Terminal != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientAuthCapabilities), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Terminal != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"terminal\":"...)
-			if b, err = (x.Terminal).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "terminal")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Terminal != nil:
+		return jsonx.Braces(fieldsTerminalAuthCapabilities.Append(append(jsonx.Key(b, "\"terminal\":"), '{'), "", x.Terminal.Extra, x.Terminal.appendField, nil))
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysClientAuthCapabilities are the `"name":` prefixes of ClientAuthCapabilities's members, by index.
-var keysClientAuthCapabilities = []string{"\"terminal\":", "\"_meta\":"}
-
-// memberIndexClientAuthCapabilities maps a member name to its index in ClientAuthCapabilities, or -1.
-func memberIndexClientAuthCapabilities(key []byte) int {
-	switch string(key) {
-	case "terminal":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientAuthCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientAuthCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5022,198 +1669,47 @@ func (x *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientAuthCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientCapabilities = jsonx.NewFields(
+	jsonx.F("auth", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("elicitation", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "auth":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Auth = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(ClientAuthCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Auth = nil
-				continue
-			}
-			it.Consume(n)
-			x.Auth = p
-		case "elicitation":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Elicitation = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(ElicitationCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Elicitation = nil
-				continue
-			}
-			it.Consume(n)
-			x.Elicitation = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Auth, (*ClientAuthCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.Elicitation, (*ElicitationCapabilities).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Auth != nil {
-			present |= 1 << 0
-		}
-		if x.Elicitation != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientCapabilities), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Auth != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"auth\":"...)
-			if b, err = (x.Auth).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "auth")
-			}
-		}
-	case 1:
-		if x.Elicitation != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"elicitation\":"...)
-			if b, err = (x.Elicitation).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "elicitation")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Auth != nil:
+		return jsonx.Braces(fieldsClientAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+	case i == 1 && x.Elicitation != nil:
+		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Key(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysClientCapabilities are the `"name":` prefixes of ClientCapabilities's members, by index.
-var keysClientCapabilities = []string{"\"auth\":", "\"elicitation\":", "\"_meta\":"}
-
-// memberIndexClientCapabilities maps a member name to its index in ClientCapabilities, or -1.
-func memberIndexClientCapabilities(key []byte) int {
-	switch string(key) {
-	case "auth":
-		return 0
-	case "elicitation":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5223,157 +1719,42 @@ func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientNotification = jsonx.NewFields(
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "method":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Params != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 1:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 1 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysClientNotification are the `"name":` prefixes of ClientNotification's members, by index.
-var keysClientNotification = []string{"\"method\":", "\"params\":"}
-
-// memberIndexClientNotification maps a member name to its index in ClientNotification, or -1.
-func memberIndexClientNotification(key []byte) int {
-	switch string(key) {
-	case "method":
-		return 0
-	case "params":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5383,180 +1764,49 @@ func (x *ClientNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientRequest = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("method", jsonx.Required),
+	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "method":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "method")
-			}
-			x.Method = t
-		case "params":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Params = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "params")
-			}
-			x.Params = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Method, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Params, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("method")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Params != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"method\":"...)
-		b = jsonx.AppendString(b, string(x.Method))
-	case 2:
-		if x.Params != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"params\":"...)
-			if b, err = jsonx.EncRaw(b, x.Params); err != nil {
-				return b, jsonx.AtField(err, "params")
-			}
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+	case i == 2 && x.Params != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
 	}
 	return b, nil
-}
-
-// keysClientRequest are the `"name":` prefixes of ClientRequest's members, by index.
-var keysClientRequest = []string{"\"id\":", "\"method\":", "\"params\":"}
-
-// memberIndexClientRequest maps a member name to its index in ClientRequest, or -1.
-func memberIndexClientRequest(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "method":
-		return 1
-	case "params":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsClientRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -5566,7 +1816,7 @@ func (x *ClientRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ClientRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeClientResponseAt picks the variant from the JSON shape of the value at the
@@ -5613,12 +1863,12 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *ClientResponseError:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
 }
@@ -5631,150 +1881,34 @@ func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
 	return decodeClientResponse(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientResponseError) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientResponseError = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required|jsonx.Nullable),
+	jsonx.F("error", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientResponseError) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			if it.IsNull() {
-				x.ID = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			x.ID = t
-		case "error":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.Error.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "error")
-			}
-			it.Consume(n)
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientResponseError); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ID, jsonx.RawValue)
+		case 1:
+			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("error")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseError), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = jsonx.EncRaw(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"error\":"...)
-		if b, err = (x.Error).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "error")
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncRaw(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
 	}
 	return b, nil
-}
-
-// keysClientResponseError are the `"name":` prefixes of ClientResponseError's members, by index.
-var keysClientResponseError = []string{"\"id\":", "\"error\":"}
-
-// memberIndexClientResponseError maps a member name to its index in ClientResponseError, or -1.
-func memberIndexClientResponseError(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "error":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientResponseError) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientResponseError, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientResponseError) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientResponseError) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a ClientResponse value.
@@ -5784,162 +1918,39 @@ func (x ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeClientResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ClientResponseError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ClientResponseError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseError")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ClientResponseResult) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsClientResponseResult = jsonx.NewFields(
+	jsonx.F("id", jsonx.Required),
+	jsonx.F("result", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ClientResponseResult) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "id":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "id")
-			}
-			it.Consume(n)
-			x.ID = t
-		case "result":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "result")
-			}
-			x.Result = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
+		case 1:
+			jsonx.Value(&d, &x.Result, jsonx.RawValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("result")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexClientResponseResult), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ID == nil {
-			return b, jsonx.EncodeError("id", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"id\":"...)
-		if b, err = appendRequestID(b, x.ID); err != nil {
-			return b, jsonx.AtField(err, "id")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"result\":"...)
-		if b, err = jsonx.EncRaw(b, x.Result); err != nil {
-			return b, jsonx.AtField(err, "result")
-		}
+	switch {
+	case i == 0 && x.ID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+	case i == 1:
+		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
 	}
 	return b, nil
-}
-
-// keysClientResponseResult are the `"name":` prefixes of ClientResponseResult's members, by index.
-var keysClientResponseResult = []string{"\"id\":", "\"result\":"}
-
-// memberIndexClientResponseResult maps a member name to its index in ClientResponseResult, or -1.
-func memberIndexClientResponseResult(key []byte) int {
-	switch string(key) {
-	case "id":
-		return 0
-	case "result":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ClientResponseResult) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysClientResponseResult, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ClientResponseResult) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ClientResponseResult) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a ClientResponse value.
@@ -5949,170 +1960,42 @@ func (x ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ClientResponse value that must be this variant.
 func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeClientResponse(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ClientResponseResult)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ClientResponseResult")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseResult")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CloseSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCloseSessionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CloseSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionRequest), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCloseSessionRequest are the `"name":` prefixes of CloseSessionRequest's members, by index.
-var keysCloseSessionRequest = []string{"\"sessionId\":", "\"_meta\":"}
-
-// memberIndexCloseSessionRequest maps a member name to its index in CloseSessionRequest, or -1.
-func memberIndexCloseSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CloseSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCloseSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CloseSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CloseSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCloseSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6122,140 +2005,37 @@ func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CloseSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CloseSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCloseSessionResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CloseSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCloseSessionResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCloseSessionResponse are the `"name":` prefixes of CloseSessionResponse's members, by index.
-var keysCloseSessionResponse = []string{"\"_meta\":"}
-
-// memberIndexCloseSessionResponse maps a member name to its index in CloseSessionResponse, or -1.
-func memberIndexCloseSessionResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CloseSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCloseSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CloseSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CloseSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCloseSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6265,203 +2045,52 @@ func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CloseSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Command) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCommand = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Required),
+	jsonx.F("input", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Command) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "description")
-			}
-			x.Description = t
-		case "input":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Input = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, n, err := decodeAvailableCommandInputAt(it.Rest())
-			if err != nil {
-				x.Input = nil
-				continue
-			}
-			it.Consume(n)
-			x.Input = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCommand); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Union(&d, &x.Input, decodeAvailableCommandInputAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("description")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Input != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCommand), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Command) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"description\":"...)
-		b = jsonx.AppendString(b, string(x.Description))
-	case 2:
-		if x.Input != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"input\":"...)
-			if b, err = appendAvailableCommandInput(b, x.Input); err != nil {
-				return b, jsonx.AtField(err, "input")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(x.Description)), nil
+	case i == 2 && x.Input != nil:
+		return appendAvailableCommandInput(jsonx.Key(b, "\"input\":"), x.Input)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCommand are the `"name":` prefixes of Command's members, by index.
-var keysCommand = []string{"\"name\":", "\"description\":", "\"input\":", "\"_meta\":"}
-
-// memberIndexCommand maps a member name to its index in Command, or -1.
-func memberIndexCommand(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "description":
-		return 1
-	case "input":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Command) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCommand, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Command) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Command) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Command) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCommand.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6471,225 +2100,57 @@ func (x *Command) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Command{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CommandPermissionSubject) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCommandPermissionSubject = jsonx.NewFields(
+	jsonx.F("command", jsonx.Required),
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("toolCallId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("terminalId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CommandPermissionSubject) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "command":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "command")
-			}
-			x.Command = t
-		case "cwd":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "toolCallId":
-			ord.Known(2)
-			if it.IsNull() {
-				x.ToolCallID = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				x.ToolCallID = nil
-				continue
-			}
-			x.ToolCallID = &t
-		case "terminalId":
-			ord.Known(3)
-			if it.IsNull() {
-				x.TerminalID = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				x.TerminalID = nil
-				continue
-			}
-			x.TerminalID = &t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCommandPermissionSubject); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Command, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
+		case 2:
+			jsonx.Ptr(&d, &x.ToolCallID, decodeToolCallID)
+		case 3:
+			jsonx.Ptr(&d, &x.TerminalID, decodeTerminalID)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("command")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.ToolCallID != nil {
-			present |= 1 << 2
-		}
-		if x.TerminalID != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCommandPermissionSubject), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CommandPermissionSubject) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"command\":"...)
-		b = jsonx.AppendString(b, string(x.Command))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 2:
-		if x.ToolCallID != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"toolCallId\":"...)
-			b = jsonx.AppendString(b, string(*x.ToolCallID))
-		}
-	case 3:
-		if x.TerminalID != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"terminalId\":"...)
-			b = jsonx.AppendString(b, string(*x.TerminalID))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 2 && x.ToolCallID != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(*x.ToolCallID)), nil
+	case i == 3 && x.TerminalID != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(*x.TerminalID)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCommandPermissionSubject are the `"name":` prefixes of CommandPermissionSubject's members, by index.
-var keysCommandPermissionSubject = []string{"\"command\":", "\"cwd\":", "\"toolCallId\":", "\"terminalId\":", "\"_meta\":"}
-
-// memberIndexCommandPermissionSubject maps a member name to its index in CommandPermissionSubject, or -1.
-func memberIndexCommandPermissionSubject(key []byte) int {
-	switch string(key) {
-	case "command":
-		return 0
-	case "cwd":
-		return 1
-	case "toolCallId":
-		return 2
-	case "terminalId":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CommandPermissionSubject) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCommandPermissionSubject, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CommandPermissionSubject) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CommandPermissionSubject) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCommandPermissionSubject.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6699,181 +2160,49 @@ func (x *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CommandPermissionSubject{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CompactionSummaryChunk) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCompactionSummaryChunk = jsonx.NewFields(
+	jsonx.F("compactionId", jsonx.Required),
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CompactionSummaryChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "compactionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeCompactionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "compactionId")
-			}
-			x.CompactionID = t
-		case "content":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeContentBlockAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			it.Consume(n)
-			x.Content = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
+		case 1:
+			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("compactionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionSummaryChunk), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"compactionId\":"...)
-		b = jsonx.AppendString(b, string(x.CompactionID))
-	case 1:
-		if x.Content == nil {
-			return b, jsonx.EncodeError("content", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = appendContentBlock(b, x.Content); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+	case i == 1 && x.Content == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCompactionSummaryChunk are the `"name":` prefixes of CompactionSummaryChunk's members, by index.
-var keysCompactionSummaryChunk = []string{"\"compactionId\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexCompactionSummaryChunk maps a member name to its index in CompactionSummaryChunk, or -1.
-func memberIndexCompactionSummaryChunk(key []byte) int {
-	switch string(key) {
-	case "compactionId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CompactionSummaryChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionSummaryChunk, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CompactionSummaryChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CompactionSummaryChunk) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCompactionSummaryChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -6883,227 +2212,57 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CompactionSummaryChunk{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CompactionUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCompactionUpdate = jsonx.NewFields(
+	jsonx.F("compactionId", jsonx.Required),
+	jsonx.F("status", jsonx.Required),
+	jsonx.F("summary", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("error", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CompactionUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "compactionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeCompactionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "compactionId")
-			}
-			x.CompactionID = t
-		case "status":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeCompactionStatus(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "status")
-			}
-			x.Status = t
-		case "summary":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Summary = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeContentBlock)
-			if err != nil {
-				x.Summary = nil
-				continue
-			}
-			x.Summary = t
-		case "error":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Error = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Error = nil
-				continue
-			}
-			x.Error = &t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
+		case 1:
+			jsonx.Value(&d, &x.Status, decodeCompactionStatus)
+		case 2:
+			jsonx.List(&d, &x.Summary, decodeContentBlock)
+		case 3:
+			jsonx.Ptr(&d, &x.Error, jsonx.String)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("compactionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("status")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Summary != nil {
-			present |= 1 << 2
-		}
-		if x.Error != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompactionUpdate), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"compactionId\":"...)
-		b = jsonx.AppendString(b, string(x.CompactionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"status\":"...)
-		b = jsonx.AppendString(b, string(x.Status))
-	case 2:
-		if x.Summary != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"summary\":"...)
-			if b, err = jsonx.EncList(b, x.Summary, appendContentBlock); err != nil {
-				return b, jsonx.AtField(err, "summary")
-			}
-		}
-	case 3:
-		if x.Error != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"error\":"...)
-			b = jsonx.AppendString(b, string(*x.Error))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+	case i == 2 && x.Summary != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"summary\":"), x.Summary, appendContentBlock)
+	case i == 3 && x.Error != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"error\":"), string(*x.Error)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCompactionUpdate are the `"name":` prefixes of CompactionUpdate's members, by index.
-var keysCompactionUpdate = []string{"\"compactionId\":", "\"status\":", "\"summary\":", "\"error\":", "\"_meta\":"}
-
-// memberIndexCompactionUpdate maps a member name to its index in CompactionUpdate, or -1.
-func memberIndexCompactionUpdate(key []byte) int {
-	switch string(key) {
-	case "compactionId":
-		return 0
-	case "status":
-		return 1
-	case "summary":
-		return 2
-	case "error":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CompactionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompactionUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CompactionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CompactionUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCompactionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7113,158 +2272,42 @@ func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CompactionUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CompleteElicitationNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCompleteElicitationNotification = jsonx.NewFields(
+	jsonx.F("elicitationId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CompleteElicitationNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "elicitationId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeElicitationID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "elicitationId")
-			}
-			x.ElicitationID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("elicitationId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCompleteElicitationNotification), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"elicitationId\":"...)
-		b = jsonx.AppendString(b, string(x.ElicitationID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCompleteElicitationNotification are the `"name":` prefixes of CompleteElicitationNotification's members, by index.
-var keysCompleteElicitationNotification = []string{"\"elicitationId\":", "\"_meta\":"}
-
-// memberIndexCompleteElicitationNotification maps a member name to its index in CompleteElicitationNotification, or -1.
-func memberIndexCompleteElicitationNotification(key []byte) int {
-	switch string(key) {
-	case "elicitationId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CompleteElicitationNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCompleteElicitationNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CompleteElicitationNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CompleteElicitationNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCompleteElicitationNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7274,160 +2317,42 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CompleteElicitationNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ConfigOptionUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsConfigOptionUpdate = jsonx.NewFields(
+	jsonx.F("configOptions", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ConfigOptionUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "configOptions":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				return jsonx.AtField(err, "configOptions")
-			}
-			x.ConfigOptions = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("configOptions")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexConfigOptionUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysConfigOptionUpdate are the `"name":` prefixes of ConfigOptionUpdate's members, by index.
-var keysConfigOptionUpdate = []string{"\"configOptions\":", "\"_meta\":"}
-
-// memberIndexConfigOptionUpdate maps a member name to its index in ConfigOptionUpdate, or -1.
-func memberIndexConfigOptionUpdate(key []byte) int {
-	switch string(key) {
-	case "configOptions":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ConfigOptionUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysConfigOptionUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ConfigOptionUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ConfigOptionUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsConfigOptionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7437,164 +2362,44 @@ func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ConfigOptionUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Content) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsContent = jsonx.NewFields(
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Content) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeContentBlockAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			it.Consume(n)
-			x.Content = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContent), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Content) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Content == nil {
-			return b, jsonx.EncodeError("content", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = appendContentBlock(b, x.Content); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Content == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysContent are the `"name":` prefixes of Content's members, by index.
-var keysContent = []string{"\"content\":", "\"_meta\":"}
-
-// memberIndexContent maps a member name to its index in Content, or -1.
-func memberIndexContent(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Content) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Content) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Content) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Content) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -7604,7 +2409,7 @@ func (x *Content) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Content{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagContentBlock lists the discriminator, which variants must not keep as unknown.
@@ -7680,7 +2485,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TextContent)(v).appendMembers(b, "\"type\":\"text\"")
+		b, err := fieldsTextContent.Append(b, "\"type\":\"text\"", (*TextContent)(v).Extra, (*TextContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -7690,7 +2495,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ImageContent)(v).appendMembers(b, "\"type\":\"image\"")
+		b, err := fieldsImageContent.Append(b, "\"type\":\"image\"", (*ImageContent)(v).Extra, (*ImageContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -7700,7 +2505,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AudioContent)(v).appendMembers(b, "\"type\":\"audio\"")
+		b, err := fieldsAudioContent.Append(b, "\"type\":\"audio\"", (*AudioContent)(v).Extra, (*AudioContent)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -7710,7 +2515,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ResourceLink)(v).appendMembers(b, "\"type\":\"resource_link\"")
+		b, err := fieldsResourceLink.Append(b, "\"type\":\"resource_link\"", (*ResourceLink)(v).Extra, (*ResourceLink)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -7720,7 +2525,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*EmbeddedResource)(v).appendMembers(b, "\"type\":\"resource\"")
+		b, err := fieldsEmbeddedResource.Append(b, "\"type\":\"resource\"", (*EmbeddedResource)(v).Extra, (*EmbeddedResource)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -7749,19 +2554,7 @@ func (x ContentBlockAudio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockAudio) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockAudio)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockAudio")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockAudio")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -7771,19 +2564,7 @@ func (x ContentBlockImage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockImage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockImage)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockImage")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockImage")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -7793,19 +2574,7 @@ func (x ContentBlockResource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockResource)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockResource")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockResource")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -7815,19 +2584,7 @@ func (x ContentBlockResourceLink) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockResourceLink)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockResourceLink")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockResourceLink")
 }
 
 // MarshalJSON encodes x as a ContentBlock value.
@@ -7837,19 +2594,7 @@ func (x ContentBlockText) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ContentBlock value that must be this variant.
 func (x *ContentBlockText) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeContentBlock(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ContentBlockText)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ContentBlockText")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeContentBlock, "ContentBlockText")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -7870,178 +2615,46 @@ func (x *ContentBlockUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ContentChunk) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsContentChunk = jsonx.NewFields(
+	jsonx.F("messageId", jsonx.Required),
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ContentChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "messageId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeMessageID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "messageId")
-			}
-			x.MessageID = t
-		case "content":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeContentBlockAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			it.Consume(n)
-			x.Content = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsContentChunk); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MessageID, decodeMessageID)
+		case 1:
+			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("messageId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexContentChunk), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"messageId\":"...)
-		b = jsonx.AppendString(b, string(x.MessageID))
-	case 1:
-		if x.Content == nil {
-			return b, jsonx.EncodeError("content", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = appendContentBlock(b, x.Content); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+	case i == 1 && x.Content == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysContentChunk are the `"name":` prefixes of ContentChunk's members, by index.
-var keysContentChunk = []string{"\"messageId\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexContentChunk maps a member name to its index in ContentChunk, or -1.
-func memberIndexContentChunk(key []byte) int {
-	switch string(key) {
-	case "messageId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ContentChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysContentChunk, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ContentChunk) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ContentChunk) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsContentChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8051,177 +2664,47 @@ func (x *ContentChunk) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ContentChunk{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Cost) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCost = jsonx.NewFields(
+	jsonx.F("amount", jsonx.Required),
+	jsonx.F("currency", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Cost) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "amount":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "amount")
-			}
-			x.Amount = t
-		case "currency":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currency")
-			}
-			x.Currency = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCost); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Amount, jsonx.Float)
+		case 1:
+			jsonx.Value(&d, &x.Currency, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("amount")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("currency")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCost), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"amount\":"...)
-		if b, err = jsonx.EncFloat(b, x.Amount); err != nil {
-			return b, jsonx.AtField(err, "amount")
-		}
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currency\":"...)
-		b = jsonx.AppendString(b, string(x.Currency))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncFloat(jsonx.Key(b, "\"amount\":"), x.Amount)
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"currency\":"), string(x.Currency)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysCost are the `"name":` prefixes of Cost's members, by index.
-var keysCost = []string{"\"amount\":", "\"currency\":", "\"_meta\":"}
-
-// memberIndexCost maps a member name to its index in Cost, or -1.
-func memberIndexCost(key []byte) int {
-	switch string(key) {
-	case "amount":
-		return 0
-	case "currency":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Cost) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCost, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Cost) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Cost) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Cost) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsCost.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -8231,111 +2714,60 @@ func (x *Cost) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Cost{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsCreateElicitationRequest = jsonx.NewFields(
+	jsonx.F("message", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownCreateElicitationRequest are the members CreateElicitationRequest decodes itself; the rest belong to its Mode.
 var ownCreateElicitationRequest = []string{"message", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "message":
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "message")
-			}
-			x.Message = t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Message, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("message")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownCreateElicitationRequest
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownCreateElicitationRequest...)
 	}
-	u, err := decodeCreateElicitationRequestMode(data, uskip)
+	u, err := decodeCreateElicitationRequestMode(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Mode = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateElicitationRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"message\":"...)
-		b = jsonx.AppendString(b, string(x.Message))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsCreateElicitationRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsCreateElicitationRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Mode == nil {
 		return b, jsonx.EncodeError("", "CreateElicitationRequest.Mode is nil")
@@ -8343,22 +2775,16 @@ func (x *CreateElicitationRequest) appendMembers(b []byte, tag string) ([]byte, 
 	if b, err = appendCreateElicitationRequestModeMembers(b, x.Mode); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *CreateElicitationRequest) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *CreateElicitationRequest) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -8373,7 +2799,7 @@ func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CreateElicitationRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagCreateElicitationRequestMode lists the discriminator, which variants must not keep as unknown.
@@ -8519,93 +2945,52 @@ func (x *CreateElicitationRequestModeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+var fieldsCreateElicitationResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
+
 // ownCreateElicitationResponse are the members CreateElicitationResponse decodes itself; the rest belong to its Action.
 var ownCreateElicitationResponse = []string{"_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
 	uskip := ownCreateElicitationResponse
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownCreateElicitationResponse...)
 	}
-	u, err := decodeCreateElicitationResponseAction(data, uskip)
+	u, err := decodeCreateElicitationResponseAction(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Action = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *CreateElicitationResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsCreateElicitationResponse.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsCreateElicitationResponse.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Action == nil {
 		return b, jsonx.EncodeError("", "CreateElicitationResponse.Action is nil")
@@ -8613,22 +2998,16 @@ func (x *CreateElicitationResponse) appendMembers(b []byte, tag string) ([]byte,
 	if b, err = appendCreateElicitationResponseActionMembers(b, x.Action); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *CreateElicitationResponse) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *CreateElicitationResponse) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -8643,7 +3022,7 @@ func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = CreateElicitationResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagCreateElicitationResponseAction lists the discriminator, which variants must not keep as unknown.
@@ -8711,17 +3090,17 @@ func appendCreateElicitationResponseActionMembers(b []byte, v CreateElicitationR
 		if v == nil {
 			break
 		}
-		return (*ElicitationAcceptAction)(v).appendMembers(b, "\"action\":\"accept\"")
+		return fieldsElicitationAcceptAction.Append(b, "\"action\":\"accept\"", (*ElicitationAcceptAction)(v).Extra, (*ElicitationAcceptAction)(v).appendField, nil)
 	case *CreateElicitationResponseActionDecline:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"action\":\"decline\"")
+		return fieldsCreateElicitationResponseActionDecline.Append(b, "\"action\":\"decline\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionCancel:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"action\":\"cancel\"")
+		return fieldsCreateElicitationResponseActionCancel.Append(b, "\"action\":\"cancel\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionUnknown:
 		if v == nil {
 			break
@@ -8757,88 +3136,17 @@ func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationResponseActionCancel) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationResponseActionCancel) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionCancel), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysCreateElicitationResponseActionCancel are the `"name":` prefixes of CreateElicitationResponseActionCancel's members, by index.
-var keysCreateElicitationResponseActionCancel = []string{}
-
-// memberIndexCreateElicitationResponseActionCancel maps a member name to its index in CreateElicitationResponseActionCancel, or -1.
-func memberIndexCreateElicitationResponseActionCancel(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CreateElicitationResponseActionCancel) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateElicitationResponseActionCancel, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CreateElicitationResponseActionCancel) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CreateElicitationResponseActionCancel) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
@@ -8867,88 +3175,17 @@ func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *CreateElicitationResponseActionDecline) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *CreateElicitationResponseActionDecline) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexCreateElicitationResponseActionDecline), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysCreateElicitationResponseActionDecline are the `"name":` prefixes of CreateElicitationResponseActionDecline's members, by index.
-var keysCreateElicitationResponseActionDecline = []string{}
-
-// memberIndexCreateElicitationResponseActionDecline maps a member name to its index in CreateElicitationResponseActionDecline, or -1.
-func memberIndexCreateElicitationResponseActionDecline(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *CreateElicitationResponseActionDecline) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysCreateElicitationResponseActionDecline, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *CreateElicitationResponseActionDecline) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *CreateElicitationResponseActionDecline) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a CreateElicitationResponseAction value.
@@ -8995,155 +3232,39 @@ func (x *CreateElicitationResponseActionUnknown) UnmarshalJSON(data []byte) erro
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DeleteSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDeleteSessionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DeleteSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionRequest), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysDeleteSessionRequest are the `"name":` prefixes of DeleteSessionRequest's members, by index.
-var keysDeleteSessionRequest = []string{"\"sessionId\":", "\"_meta\":"}
-
-// memberIndexDeleteSessionRequest maps a member name to its index in DeleteSessionRequest, or -1.
-func memberIndexDeleteSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *DeleteSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDeleteSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *DeleteSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *DeleteSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDeleteSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9153,140 +3274,37 @@ func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DeleteSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DeleteSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDeleteSessionResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DeleteSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDeleteSessionResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysDeleteSessionResponse are the `"name":` prefixes of DeleteSessionResponse's members, by index.
-var keysDeleteSessionResponse = []string{"\"_meta\":"}
-
-// memberIndexDeleteSessionResponse maps a member name to its index in DeleteSessionResponse, or -1.
-func memberIndexDeleteSessionResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *DeleteSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDeleteSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *DeleteSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *DeleteSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDeleteSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9296,189 +3314,47 @@ func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DeleteSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Diff) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDiff = jsonx.NewFields(
+	jsonx.F("changes", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("patch", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Diff) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "changes":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeDiffChange)
-			if err != nil {
-				return jsonx.AtField(err, "changes")
-			}
-			x.Changes = t
-		case "patch":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Patch = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(DiffPatch)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Patch = nil
-				continue
-			}
-			it.Consume(n)
-			x.Patch = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDiff); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Changes, decodeDiffChange)
+		case 1:
+			jsonx.StructPtr(&d, &x.Patch, (*DiffPatch).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("changes")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Patch != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiff), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"changes\":"...)
-		if b, err = jsonx.EncList(b, x.Changes, appendDiffChange); err != nil {
-			return b, jsonx.AtField(err, "changes")
-		}
-	case 1:
-		if x.Patch != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"patch\":"...)
-			if b, err = (x.Patch).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "patch")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"changes\":"), x.Changes, appendDiffChange)
+	case i == 1 && x.Patch != nil:
+		return jsonx.Braces(fieldsDiffPatch.Append(append(jsonx.Key(b, "\"patch\":"), '{'), "", x.Patch.Extra, x.Patch.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysDiff are the `"name":` prefixes of Diff's members, by index.
-var keysDiff = []string{"\"changes\":", "\"patch\":", "\"_meta\":"}
-
-// memberIndexDiff maps a member name to its index in Diff, or -1.
-func memberIndexDiff(key []byte) int {
-	switch string(key) {
-	case "changes":
-		return 0
-	case "patch":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Diff) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDiff, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Diff) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Diff) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Diff) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDiff.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -9488,130 +3364,65 @@ func (x *Diff) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Diff{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsDiffChange = jsonx.NewFields(
+	jsonx.F("fileType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownDiffChange are the members DiffChange decodes itself; the rest belong to its Operation.
 var ownDiffChange = []string{"fileType", "mimeType", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DiffChange) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DiffChange) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DiffChange) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	for it.Next() {
-		switch string(it.Key()) {
-		case "fileType":
-			if it.IsNull() {
-				x.FileType = nil
-				continue
-			}
-			t, err := decodeDiffFileType(it.Value())
-			if err != nil {
-				x.FileType = nil
-				continue
-			}
-			x.FileType = &t
-		case "mimeType":
-			if it.IsNull() {
-				x.MimeType = nil
-				continue
-			}
-			t, err := decodeMediaType(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDiffChange); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.FileType, decodeDiffFileType)
+		case 1:
+			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
 	uskip := ownDiffChange
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownDiffChange...)
 	}
-	u, err := decodeDiffChangeOperation(data, uskip)
+	u, err := decodeDiffChangeOperation(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Operation = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DiffChange) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.FileType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"fileType\":"...)
-			b = jsonx.AppendString(b, string(*x.FileType))
-		}
-	case 1:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.FileType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"fileType\":"), string(*x.FileType)), nil
+	case i == 1 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *DiffChange) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsDiffChange.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsDiffChange.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Operation == nil {
 		return b, jsonx.EncodeError("", "DiffChange.Operation is nil")
@@ -9619,28 +3430,20 @@ func (x *DiffChange) appendMembers(b []byte, tag string) ([]byte, error) {
 	if b, err = appendDiffChangeOperationMembers(b, x.Operation); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *DiffChange) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *DiffChange) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x DiffChange) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
-}
+func (x DiffChange) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -9649,7 +3452,7 @@ func (x *DiffChange) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DiffChange{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagDiffChangeOperation lists the discriminator, which variants must not keep as unknown.
@@ -9731,27 +3534,27 @@ func appendDiffChangeOperationMembers(b []byte, v DiffChangeOperation) ([]byte, 
 		if v == nil {
 			break
 		}
-		return (*DiffPathChange)(v).appendMembers(b, "\"operation\":\"add\"")
+		return fieldsDiffPathChange.Append(b, "\"operation\":\"add\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 	case *DiffChangeOperationDelete:
 		if v == nil {
 			break
 		}
-		return (*DiffPathChange)(v).appendMembers(b, "\"operation\":\"delete\"")
+		return fieldsDiffPathChange.Append(b, "\"operation\":\"delete\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 	case *DiffChangeOperationModify:
 		if v == nil {
 			break
 		}
-		return (*DiffPathChange)(v).appendMembers(b, "\"operation\":\"modify\"")
+		return fieldsDiffPathChange.Append(b, "\"operation\":\"modify\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 	case *DiffChangeOperationMove:
 		if v == nil {
 			break
 		}
-		return (*DiffPathPairChange)(v).appendMembers(b, "\"operation\":\"move\"")
+		return fieldsDiffPathPairChange.Append(b, "\"operation\":\"move\"", (*DiffPathPairChange)(v).Extra, (*DiffPathPairChange)(v).appendField, nil)
 	case *DiffChangeOperationCopy:
 		if v == nil {
 			break
 		}
-		return (*DiffPathPairChange)(v).appendMembers(b, "\"operation\":\"copy\"")
+		return fieldsDiffPathPairChange.Append(b, "\"operation\":\"copy\"", (*DiffPathPairChange)(v).Extra, (*DiffPathPairChange)(v).appendField, nil)
 	case *DiffChangeOperationUnknown:
 		if v == nil {
 			break
@@ -9909,172 +3712,44 @@ func (x *DiffChangeOperationUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DiffPatch) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDiffPatch = jsonx.NewFields(
+	jsonx.F("format", jsonx.Required),
+	jsonx.F("text", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DiffPatch) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "format":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeDiffPatchFormat(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "format")
-			}
-			x.Format = t
-		case "text":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "text")
-			}
-			x.Text = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDiffPatch); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Format, decodeDiffPatchFormat)
+		case 1:
+			jsonx.Value(&d, &x.Text, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("format")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("text")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiffPatch), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DiffPatch) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"format\":"...)
-		b = jsonx.AppendString(b, string(x.Format))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"text\":"...)
-		b = jsonx.AppendString(b, string(x.Text))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"format\":"), string(x.Format)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysDiffPatch are the `"name":` prefixes of DiffPatch's members, by index.
-var keysDiffPatch = []string{"\"format\":", "\"text\":", "\"_meta\":"}
-
-// memberIndexDiffPatch maps a member name to its index in DiffPatch, or -1.
-func memberIndexDiffPatch(key []byte) int {
-	switch string(key) {
-	case "format":
-		return 0
-	case "text":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *DiffPatch) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDiffPatch, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *DiffPatch) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *DiffPatch) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DiffPatch) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDiffPatch.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10084,129 +3759,37 @@ func (x *DiffPatch) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DiffPatch{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DiffPathChange) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDiffPathChange = jsonx.NewFields(
+	jsonx.F("path", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DiffPathChange) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "path":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "path")
-			}
-			x.Path = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDiffPathChange); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Path, decodeAbsolutePath)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("path")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiffPathChange), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DiffPathChange) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"path\":"...)
-		b = jsonx.AppendString(b, string(x.Path))
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
 	}
 	return b, nil
-}
-
-// keysDiffPathChange are the `"name":` prefixes of DiffPathChange's members, by index.
-var keysDiffPathChange = []string{"\"path\":"}
-
-// memberIndexDiffPathChange maps a member name to its index in DiffPathChange, or -1.
-func memberIndexDiffPathChange(key []byte) int {
-	switch string(key) {
-	case "path":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *DiffPathChange) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDiffPathChange, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *DiffPathChange) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *DiffPathChange) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DiffPathChange) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDiffPathChange.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10216,146 +3799,42 @@ func (x *DiffPathChange) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DiffPathChange{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *DiffPathPairChange) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsDiffPathPairChange = jsonx.NewFields(
+	jsonx.F("oldPath", jsonx.Required),
+	jsonx.F("path", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *DiffPathPairChange) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "oldPath":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "oldPath")
-			}
-			x.OldPath = t
-		case "path":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "path")
-			}
-			x.Path = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsDiffPathPairChange); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.OldPath, decodeAbsolutePath)
+		case 1:
+			jsonx.Value(&d, &x.Path, decodeAbsolutePath)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("oldPath")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("path")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexDiffPathPairChange), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *DiffPathPairChange) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"oldPath\":"...)
-		b = jsonx.AppendString(b, string(x.OldPath))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"path\":"...)
-		b = jsonx.AppendString(b, string(x.Path))
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"oldPath\":"), string(x.OldPath)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
 	}
 	return b, nil
-}
-
-// keysDiffPathPairChange are the `"name":` prefixes of DiffPathPairChange's members, by index.
-var keysDiffPathPairChange = []string{"\"oldPath\":", "\"path\":"}
-
-// memberIndexDiffPathPairChange maps a member name to its index in DiffPathPairChange, or -1.
-func memberIndexDiffPathPairChange(key []byte) int {
-	switch string(key) {
-	case "oldPath":
-		return 0
-	case "path":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *DiffPathPairChange) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysDiffPathPairChange, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *DiffPathPairChange) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *DiffPathPairChange) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DiffPathPairChange) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsDiffPathPairChange.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10365,139 +3844,37 @@ func (x *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = DiffPathPairChange{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationAcceptAction) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationAcceptAction = jsonx.NewFields(
+	jsonx.F("content", jsonx.Omit|jsonx.Nullable),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationAcceptAction) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Content = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Map(it.Value(), decodeElicitationContentValue)
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			x.Content = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Map(&d, &x.Content, decodeElicitationContentValue)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Content != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationAcceptAction), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncMap(b, x.Content, appendElicitationContentValue); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
+	switch {
+	case i == 0 && x.Content != nil:
+		return jsonx.EncMap(jsonx.Key(b, "\"content\":"), x.Content, appendElicitationContentValue)
 	}
 	return b, nil
-}
-
-// keysElicitationAcceptAction are the `"name":` prefixes of ElicitationAcceptAction's members, by index.
-var keysElicitationAcceptAction = []string{"\"content\":"}
-
-// memberIndexElicitationAcceptAction maps a member name to its index in ElicitationAcceptAction, or -1.
-func memberIndexElicitationAcceptAction(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationAcceptAction) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationAcceptAction, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationAcceptAction) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationAcceptAction) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationAcceptAction.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10507,198 +3884,47 @@ func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationAcceptAction{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationCapabilities = jsonx.NewFields(
+	jsonx.F("form", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("url", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "form":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Form = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(ElicitationFormCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Form = nil
-				continue
-			}
-			it.Consume(n)
-			x.Form = p
-		case "url":
-			ord.Known(1)
-			if it.IsNull() {
-				x.URL = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(ElicitationURLCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.URL = nil
-				continue
-			}
-			it.Consume(n)
-			x.URL = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Form, (*ElicitationFormCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.URL, (*ElicitationURLCapabilities).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Form != nil {
-			present |= 1 << 0
-		}
-		if x.URL != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationCapabilities), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Form != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"form\":"...)
-			if b, err = (x.Form).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "form")
-			}
-		}
-	case 1:
-		if x.URL != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"url\":"...)
-			if b, err = (x.URL).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "url")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Form != nil:
+		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Key(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+	case i == 1 && x.URL != nil:
+		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Key(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysElicitationCapabilities are the `"name":` prefixes of ElicitationCapabilities's members, by index.
-var keysElicitationCapabilities = []string{"\"form\":", "\"url\":", "\"_meta\":"}
-
-// memberIndexElicitationCapabilities maps a member name to its index in ElicitationCapabilities, or -1.
-func memberIndexElicitationCapabilities(key []byte) int {
-	switch string(key) {
-	case "form":
-		return 0
-	case "url":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10708,7 +3934,7 @@ func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -10725,137 +3951,34 @@ func (x *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationFormCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationFormCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationFormCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationFormCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysElicitationFormCapabilities are the `"name":` prefixes of ElicitationFormCapabilities's members, by index.
-var keysElicitationFormCapabilities = []string{"\"_meta\":"}
-
-// memberIndexElicitationFormCapabilities maps a member name to its index in ElicitationFormCapabilities, or -1.
-func memberIndexElicitationFormCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationFormCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationFormCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationFormCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationFormCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -10865,94 +3988,55 @@ func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationFormCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsElicitationFormMode = jsonx.NewFields(
+	jsonx.F("requestedSchema", jsonx.Required),
+)
 
 // ownElicitationFormMode are the members ElicitationFormMode decodes itself; the rest belong to its Scope.
 var ownElicitationFormMode = []string{"requestedSchema"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationFormMode) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationFormMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "requestedSchema":
-			seen |= 1 << 0
-			n, err := x.RequestedSchema.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "requestedSchema")
-			}
-			it.Consume(n)
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
+		switch d.Field() {
+		case 0:
+			d.Consumed(x.RequestedSchema.decodeAt(d.Rest(), nil))
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("requestedSchema")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownElicitationFormMode
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownElicitationFormMode...)
 	}
-	u, err := decodeElicitationScope(data, uskip)
+	u, err := decodeElicitationScope(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"requestedSchema\":"...)
-		if b, err = (x.RequestedSchema).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "requestedSchema")
-		}
+	switch {
+	case i == 0:
+		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Key(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, nil))
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsElicitationFormMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsElicitationFormMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Scope == nil {
 		return b, jsonx.EncodeError("", "ElicitationFormMode.Scope is nil")
@@ -10960,22 +4044,16 @@ func (x *ElicitationFormMode) appendMembers(b []byte, tag string) ([]byte, error
 	if b, err = appendElicitationScopeMembers(b, x.Scope); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *ElicitationFormMode) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *ElicitationFormMode) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -10990,7 +4068,7 @@ func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationFormMode{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagElicitationPropertySchema lists the discriminator, which variants must not keep as unknown.
@@ -11066,7 +4144,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*StringPropertySchema)(v).appendMembers(b, "\"type\":\"string\"")
+		b, err := fieldsStringPropertySchema.Append(b, "\"type\":\"string\"", (*StringPropertySchema)(v).Extra, (*StringPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -11076,7 +4154,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*NumberPropertySchema)(v).appendMembers(b, "\"type\":\"number\"")
+		b, err := fieldsNumberPropertySchema.Append(b, "\"type\":\"number\"", (*NumberPropertySchema)(v).Extra, (*NumberPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -11086,7 +4164,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*IntegerPropertySchema)(v).appendMembers(b, "\"type\":\"integer\"")
+		b, err := fieldsIntegerPropertySchema.Append(b, "\"type\":\"integer\"", (*IntegerPropertySchema)(v).Extra, (*IntegerPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -11096,7 +4174,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*BooleanPropertySchema)(v).appendMembers(b, "\"type\":\"boolean\"")
+		b, err := fieldsBooleanPropertySchema.Append(b, "\"type\":\"boolean\"", (*BooleanPropertySchema)(v).Extra, (*BooleanPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -11106,7 +4184,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 			break
 		}
 		b = append(b, '{')
-		b, err := (*MultiSelectPropertySchema)(v).appendMembers(b, "\"type\":\"array\"")
+		b, err := fieldsMultiSelectPropertySchema.Append(b, "\"type\":\"array\"", (*MultiSelectPropertySchema)(v).Extra, (*MultiSelectPropertySchema)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -11135,19 +4213,7 @@ func (x ElicitationPropertySchemaArray) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaArray) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaArray)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaArray")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaArray")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -11157,19 +4223,7 @@ func (x ElicitationPropertySchemaBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaBoolean)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaBoolean")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaBoolean")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -11179,19 +4233,7 @@ func (x ElicitationPropertySchemaInteger) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaInteger) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaInteger)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaInteger")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaInteger")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -11201,19 +4243,7 @@ func (x ElicitationPropertySchemaNumber) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaNumber) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaNumber)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaNumber")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaNumber")
 }
 
 // MarshalJSON encodes x as a ElicitationPropertySchema value.
@@ -11223,19 +4253,7 @@ func (x ElicitationPropertySchemaString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationPropertySchema value that must be this variant.
 func (x *ElicitationPropertySchemaString) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationPropertySchema(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationPropertySchemaString)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationPropertySchemaString")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeElicitationPropertySchema, "ElicitationPropertySchemaString")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -11256,133 +4274,36 @@ func (x *ElicitationPropertySchemaUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationRequestScope) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationRequestScope = jsonx.NewFields(
+	jsonx.F("requestId", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationRequestScope) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "requestId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestIDAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "requestId")
-			}
-			it.Consume(n)
-			x.RequestID = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("requestId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationRequestScope), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.RequestID == nil {
-			return b, jsonx.EncodeError("requestId", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"requestId\":"...)
-		if b, err = appendRequestID(b, x.RequestID); err != nil {
-			return b, jsonx.AtField(err, "requestId")
-		}
+	switch {
+	case i == 0 && x.RequestID == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
 	}
 	return b, nil
-}
-
-// keysElicitationRequestScope are the `"name":` prefixes of ElicitationRequestScope's members, by index.
-var keysElicitationRequestScope = []string{"\"requestId\":"}
-
-// memberIndexElicitationRequestScope maps a member name to its index in ElicitationRequestScope, or -1.
-func memberIndexElicitationRequestScope(key []byte) int {
-	switch string(key) {
-	case "requestId":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationRequestScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationRequestScope, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationRequestScope) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationRequestScope) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationRequestScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11392,253 +4313,62 @@ func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationRequestScope{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationSchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationSchema = jsonx.NewFields(
+	jsonx.F("type", jsonx.Required),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("properties", jsonx.Required|jsonx.Empty),
+	jsonx.F("required", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationSchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "type":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeElicitationSchemaType(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "type")
-			}
-			x.Type = t
-		case "title":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "properties":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.Map(it.Value(), decodeElicitationPropertySchema)
-			if err != nil {
-				return jsonx.AtField(err, "properties")
-			}
-			x.Properties = t
-		case "required":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Required = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "required")
-			}
-			x.Required = t
-		case "description":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Type, decodeElicitationSchemaType)
+		case 1:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Map(&d, &x.Properties, decodeElicitationPropertySchema)
+		case 3:
+			jsonx.List(&d, &x.Required, jsonx.String)
+		case 4:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("type")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("properties")
-	}
-	if ord.Disordered() {
-		present := uint64(5)
-		if x.Title != nil {
-			present |= 1 << 1
-		}
-		if x.Required != nil {
-			present |= 1 << 3
-		}
-		if x.Description != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSchema), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"type\":"...)
-		b = jsonx.AppendString(b, string(x.Type))
-	case 1:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"properties\":"...)
-		if b, err = jsonx.EncMap(b, x.Properties, appendElicitationPropertySchema); err != nil {
-			return b, jsonx.AtField(err, "properties")
-		}
-	case 3:
-		if x.Required != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"required\":"...)
-			if b, err = jsonx.EncList(b, x.Required, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "required")
-			}
-		}
-	case 4:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"type\":"), string(x.Type)), nil
+	case i == 1 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 2:
+		return jsonx.EncMap(jsonx.Key(b, "\"properties\":"), x.Properties, appendElicitationPropertySchema)
+	case i == 3 && x.Required != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"required\":"), x.Required, jsonx.EncString)
+	case i == 4 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysElicitationSchema are the `"name":` prefixes of ElicitationSchema's members, by index.
-var keysElicitationSchema = []string{"\"type\":", "\"title\":", "\"properties\":", "\"required\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexElicitationSchema maps a member name to its index in ElicitationSchema, or -1.
-func memberIndexElicitationSchema(key []byte) int {
-	switch string(key) {
-	case "type":
-		return 0
-	case "title":
-		return 1
-	case "properties":
-		return 2
-	case "required":
-		return 3
-	case "description":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationSchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationSchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationSchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationSchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationSchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11648,7 +4378,7 @@ func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationSchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // UnmarshalJSON accepts only the listed values.
@@ -11707,12 +4437,12 @@ func appendElicitationScopeMembers(b []byte, v ElicitationScope) ([]byte, error)
 		if v == nil {
 			break
 		}
-		return (*ElicitationSessionScope)(v).appendMembers(b, "")
+		return fieldsElicitationSessionScope.Append(b, "", (*ElicitationSessionScope)(v).Extra, (*ElicitationSessionScope)(v).appendField, nil)
 	case *ElicitationScopeRequest:
 		if v == nil {
 			break
 		}
-		return (*ElicitationRequestScope)(v).appendMembers(b, "")
+		return fieldsElicitationRequestScope.Append(b, "", (*ElicitationRequestScope)(v).Extra, (*ElicitationRequestScope)(v).appendField, nil)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationScope")
 }
@@ -11769,152 +4499,39 @@ func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationSessionScope) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationSessionScope = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("toolCallId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationSessionScope) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "toolCallId":
-			ord.Known(1)
-			if it.IsNull() {
-				x.ToolCallID = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				x.ToolCallID = nil
-				continue
-			}
-			x.ToolCallID = &t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Ptr(&d, &x.ToolCallID, decodeToolCallID)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.ToolCallID != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationSessionScope), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.ToolCallID != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"toolCallId\":"...)
-			b = jsonx.AppendString(b, string(*x.ToolCallID))
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.ToolCallID != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(*x.ToolCallID)), nil
 	}
 	return b, nil
-}
-
-// keysElicitationSessionScope are the `"name":` prefixes of ElicitationSessionScope's members, by index.
-var keysElicitationSessionScope = []string{"\"sessionId\":", "\"toolCallId\":"}
-
-// memberIndexElicitationSessionScope maps a member name to its index in ElicitationSessionScope, or -1.
-func memberIndexElicitationSessionScope(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "toolCallId":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationSessionScope) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationSessionScope, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationSessionScope) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationSessionScope) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationSessionScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -11924,140 +4541,37 @@ func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationSessionScope{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationURLCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsElicitationURLCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationURLCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexElicitationURLCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysElicitationURLCapabilities are the `"name":` prefixes of ElicitationURLCapabilities's members, by index.
-var keysElicitationURLCapabilities = []string{"\"_meta\":"}
-
-// memberIndexElicitationURLCapabilities maps a member name to its index in ElicitationURLCapabilities, or -1.
-func memberIndexElicitationURLCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ElicitationURLCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysElicitationURLCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ElicitationURLCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ElicitationURLCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12067,105 +4581,60 @@ func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationURLCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsElicitationURLMode = jsonx.NewFields(
+	jsonx.F("elicitationId", jsonx.Required),
+	jsonx.F("url", jsonx.Required),
+)
 
 // ownElicitationURLMode are the members ElicitationURLMode decodes itself; the rest belong to its Scope.
 var ownElicitationURLMode = []string{"elicitationId", "url"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ElicitationURLMode) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ElicitationURLMode) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "elicitationId":
-			seen |= 1 << 0
-			t, err := decodeElicitationID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "elicitationId")
-			}
-			x.ElicitationID = t
-		case "url":
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "url")
-			}
-			x.URL = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
+		case 1:
+			jsonx.Value(&d, &x.URL, jsonx.String)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("elicitationId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("url")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownElicitationURLMode
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownElicitationURLMode...)
 	}
-	u, err := decodeElicitationScope(data, uskip)
+	u, err := decodeElicitationScope(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ElicitationURLMode) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"elicitationId\":"...)
-		b = jsonx.AppendString(b, string(x.ElicitationID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"url\":"...)
-		b = jsonx.AppendString(b, string(x.URL))
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsElicitationURLMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsElicitationURLMode.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Scope == nil {
 		return b, jsonx.EncodeError("", "ElicitationURLMode.Scope is nil")
@@ -12173,22 +4642,16 @@ func (x *ElicitationURLMode) appendMembers(b []byte, tag string) ([]byte, error)
 	if b, err = appendElicitationScopeMembers(b, x.Scope); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *ElicitationURLMode) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *ElicitationURLMode) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -12203,193 +4666,49 @@ func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ElicitationURLMode{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *EmbeddedResource) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsEmbeddedResource = jsonx.NewFields(
+	jsonx.F("resource", jsonx.Required),
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *EmbeddedResource) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "resource":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeEmbeddedResourceResourceAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "resource")
-			}
-			it.Consume(n)
-			x.Resource = t
-		case "annotations":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.Resource, decodeEmbeddedResourceResourceAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("resource")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Annotations != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEmbeddedResource), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Resource == nil {
-			return b, jsonx.EncodeError("resource", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"resource\":"...)
-		if b, err = appendEmbeddedResourceResource(b, x.Resource); err != nil {
-			return b, jsonx.AtField(err, "resource")
-		}
-	case 1:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Resource == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendEmbeddedResourceResource(jsonx.Key(b, "\"resource\":"), x.Resource)
+	case i == 1 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysEmbeddedResource are the `"name":` prefixes of EmbeddedResource's members, by index.
-var keysEmbeddedResource = []string{"\"resource\":", "\"annotations\":", "\"_meta\":"}
-
-// memberIndexEmbeddedResource maps a member name to its index in EmbeddedResource, or -1.
-func memberIndexEmbeddedResource(key []byte) int {
-	switch string(key) {
-	case "resource":
-		return 0
-	case "annotations":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *EmbeddedResource) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysEmbeddedResource, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *EmbeddedResource) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *EmbeddedResource) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsEmbeddedResource.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12399,7 +4718,7 @@ func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = EmbeddedResource{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeEmbeddedResourceResourceAt picks the variant from the JSON shape of the value at the
@@ -12446,12 +4765,12 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *BlobResourceContents:
 		if v == nil {
 			break
 		}
-		return v.appendJSON(b)
+		return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
 }
@@ -12464,197 +4783,49 @@ func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, e
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *EnumOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsEnumOption = jsonx.NewFields(
+	jsonx.F("const", jsonx.Required),
+	jsonx.F("title", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *EnumOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "const":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "const")
-			}
-			x.Const = t
-		case "title":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "title")
-			}
-			x.Title = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsEnumOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Const, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("const")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("title")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnumOption), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"const\":"...)
-		b = jsonx.AppendString(b, string(x.Const))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(x.Title))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"const\":"), string(x.Const)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysEnumOption are the `"name":` prefixes of EnumOption's members, by index.
-var keysEnumOption = []string{"\"const\":", "\"title\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexEnumOption maps a member name to its index in EnumOption, or -1.
-func memberIndexEnumOption(key []byte) int {
-	switch string(key) {
-	case "const":
-		return 0
-	case "title":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *EnumOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysEnumOption, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *EnumOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *EnumOption) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnumOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsEnumOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12664,175 +4835,47 @@ func (x *EnumOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = EnumOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *EnvVariable) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsEnvVariable = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("value", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *EnvVariable) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "value":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsEnvVariable); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Value, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexEnvVariable), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysEnvVariable are the `"name":` prefixes of EnvVariable's members, by index.
-var keysEnvVariable = []string{"\"name\":", "\"value\":", "\"_meta\":"}
-
-// memberIndexEnvVariable maps a member name to its index in EnvVariable, or -1.
-func memberIndexEnvVariable(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "value":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *EnvVariable) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysEnvVariable, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *EnvVariable) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *EnvVariable) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnvVariable) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsEnvVariable.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -12842,175 +4885,47 @@ func (x *EnvVariable) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = EnvVariable{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Error) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsError = jsonx.NewFields(
+	jsonx.F("code", jsonx.Required),
+	jsonx.F("message", jsonx.Required),
+	jsonx.F("data", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Error) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "code":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeErrorCode(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "code")
-			}
-			x.Code = t
-		case "message":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "message")
-			}
-			x.Message = t
-		case "data":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Data = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := decodeErrorData(it.Value())
-			if err != nil {
-				x.Data = nil
-				continue
-			}
-			x.Data = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsError); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Code, decodeErrorCode)
+		case 1:
+			jsonx.Value(&d, &x.Message, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Data, decodeErrorData)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("code")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("message")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Data != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexError), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Error) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"code\":"...)
-		b = jsonx.AppendInt(b, int64(x.Code))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"message\":"...)
-		b = jsonx.AppendString(b, string(x.Message))
-	case 2:
-		if x.Data != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"data\":"...)
-			if b, err = appendErrorData(b, x.Data); err != nil {
-				return b, jsonx.AtField(err, "data")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendInt(jsonx.Key(b, "\"code\":"), int64(x.Code)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+	case i == 2 && x.Data != nil:
+		return appendErrorData(jsonx.Key(b, "\"data\":"), x.Data)
 	}
 	return b, nil
-}
-
-// keysError are the `"name":` prefixes of Error's members, by index.
-var keysError = []string{"\"code\":", "\"message\":", "\"data\":"}
-
-// memberIndexError maps a member name to its index in Error, or -1.
-func memberIndexError(key []byte) int {
-	switch string(key) {
-	case "code":
-		return 0
-	case "message":
-		return 1
-	case "data":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Error) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysError, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Error) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Error) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Error) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsError.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13020,13 +4935,11 @@ func (x *Error) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Error{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
-func (x ErrorData) MarshalJSON() ([]byte, error) {
-	return jsonx.EncRaw(nil, json.RawMessage(x))
-}
+func (x ErrorData) MarshalJSON() ([]byte, error) { return jsonx.EncRaw(nil, json.RawMessage(x)) }
 
 // UnmarshalJSON keeps a copy of the value.
 func (x *ErrorData) UnmarshalJSON(data []byte) error {
@@ -13037,139 +4950,34 @@ func (x *ErrorData) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ErrorStopReason) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsErrorStopReason = jsonx.NewFields(
+	jsonx.F("error", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ErrorStopReason) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "error":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Error = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(Error)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Error = nil
-				continue
-			}
-			it.Consume(n)
-			x.Error = p
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsErrorStopReason); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Error, (*Error).decodeAt)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Error != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexErrorStopReason), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ErrorStopReason) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Error != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"error\":"...)
-			if b, err = (x.Error).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "error")
-			}
-		}
+	switch {
+	case i == 0 && x.Error != nil:
+		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
 	}
 	return b, nil
-}
-
-// keysErrorStopReason are the `"name":` prefixes of ErrorStopReason's members, by index.
-var keysErrorStopReason = []string{"\"error\":"}
-
-// memberIndexErrorStopReason maps a member name to its index in ErrorStopReason, or -1.
-func memberIndexErrorStopReason(key []byte) int {
-	switch string(key) {
-	case "error":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ErrorStopReason) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysErrorStopReason, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ErrorStopReason) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ErrorStopReason) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsErrorStopReason.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13179,7 +4987,7 @@ func (x *ErrorStopReason) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ErrorStopReason{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -13197,9 +5005,7 @@ func (x *ExtNotification) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
-func (x ExtRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.EncRaw(nil, json.RawMessage(x))
-}
+func (x ExtRequest) MarshalJSON() ([]byte, error) { return jsonx.EncRaw(nil, json.RawMessage(x)) }
 
 // UnmarshalJSON keeps a copy of the value.
 func (x *ExtRequest) UnmarshalJSON(data []byte) error {
@@ -13211,9 +5017,7 @@ func (x *ExtRequest) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
-func (x ExtResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.EncRaw(nil, json.RawMessage(x))
-}
+func (x ExtResponse) MarshalJSON() ([]byte, error) { return jsonx.EncRaw(nil, json.RawMessage(x)) }
 
 // UnmarshalJSON keeps a copy of the value.
 func (x *ExtResponse) UnmarshalJSON(data []byte) error {
@@ -13224,172 +5028,44 @@ func (x *ExtResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *HTTPHeader) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsHTTPHeader = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("value", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *HTTPHeader) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "value":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Value, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexHTTPHeader), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysHTTPHeader are the `"name":` prefixes of HTTPHeader's members, by index.
-var keysHTTPHeader = []string{"\"name\":", "\"value\":", "\"_meta\":"}
-
-// memberIndexHTTPHeader maps a member name to its index in HTTPHeader, or -1.
-func memberIndexHTTPHeader(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "value":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *HTTPHeader) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysHTTPHeader, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *HTTPHeader) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *HTTPHeader) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x HTTPHeader) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsHTTPHeader.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13399,235 +5075,57 @@ func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = HTTPHeader{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Icon) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIcon = jsonx.NewFields(
+	jsonx.F("src", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("sizes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("theme", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Icon) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "src":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "src")
-			}
-			x.Src = t
-		case "mimeType":
-			ord.Known(1)
-			if it.IsNull() {
-				x.MimeType = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := decodeMediaType(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "sizes":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Sizes = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, jsonx.String)
-			if err != nil {
-				x.Sizes = nil
-				continue
-			}
-			x.Sizes = t
-		case "theme":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Theme = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := decodeIconTheme(it.Value())
-			if err != nil {
-				x.Theme = nil
-				continue
-			}
-			x.Theme = &t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIcon); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Src, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
+		case 2:
+			jsonx.List(&d, &x.Sizes, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.Theme, decodeIconTheme)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("src")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.MimeType != nil {
-			present |= 1 << 1
-		}
-		if x.Sizes != nil {
-			present |= 1 << 2
-		}
-		if x.Theme != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIcon), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Icon) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"src\":"...)
-		b = jsonx.AppendString(b, string(x.Src))
-	case 1:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 2:
-		if x.Sizes != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"sizes\":"...)
-			if b, err = jsonx.EncList(b, x.Sizes, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "sizes")
-			}
-		}
-	case 3:
-		if x.Theme != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"theme\":"...)
-			b = jsonx.AppendString(b, string(*x.Theme))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"src\":"), string(x.Src)), nil
+	case i == 1 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 2 && x.Sizes != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"sizes\":"), x.Sizes, jsonx.EncString)
+	case i == 3 && x.Theme != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"theme\":"), string(*x.Theme)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysIcon are the `"name":` prefixes of Icon's members, by index.
-var keysIcon = []string{"\"src\":", "\"mimeType\":", "\"sizes\":", "\"theme\":", "\"_meta\":"}
-
-// memberIndexIcon maps a member name to its index in Icon, or -1.
-func memberIndexIcon(key []byte) int {
-	switch string(key) {
-	case "src":
-		return 0
-	case "mimeType":
-		return 1
-	case "sizes":
-		return 2
-	case "theme":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Icon) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIcon, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Icon) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Icon) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Icon) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsIcon.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -13637,115 +5135,60 @@ func (x *Icon) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Icon{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsIdleStateUpdate = jsonx.NewFields(
+	jsonx.F("background", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownIdleStateUpdate are the members IdleStateUpdate decodes itself; the rest belong to its StopReason.
 var ownIdleStateUpdate = []string{"background", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IdleStateUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IdleStateUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	for it.Next() {
-		switch string(it.Key()) {
-		case "background":
-			if it.IsNull() {
-				x.Background = nil
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeBackgroundWork)
-			if err != nil {
-				x.Background = nil
-				continue
-			}
-			x.Background = t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIdleStateUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Background, decodeBackgroundWork)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
 	uskip := ownIdleStateUpdate
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownIdleStateUpdate...)
 	}
-	u, err := decodeIdleStateUpdateStopReason(data, uskip)
+	u, err := decodeIdleStateUpdateStopReason(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.StopReason = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *IdleStateUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Background != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"background\":"...)
-			if b, err = jsonx.EncList(b, x.Background, appendBackgroundWork); err != nil {
-				return b, jsonx.AtField(err, "background")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Background != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"background\":"), x.Background, appendBackgroundWork)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *IdleStateUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsIdleStateUpdate.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsIdleStateUpdate.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.StopReason == nil {
 		return b, jsonx.EncodeError("", "IdleStateUpdate.StopReason is nil")
@@ -13753,28 +5196,20 @@ func (x *IdleStateUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
 	if b, err = appendIdleStateUpdateStopReasonMembers(b, x.StopReason); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *IdleStateUpdate) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *IdleStateUpdate) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x IdleStateUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
-}
+func (x IdleStateUpdate) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
@@ -13783,7 +5218,7 @@ func (x *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = IdleStateUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagIdleStateUpdateStopReason lists the discriminator, which variants must not keep as unknown.
@@ -13894,37 +5329,37 @@ func appendIdleStateUpdateStopReasonMembers(b []byte, v IdleStateUpdateStopReaso
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"stopReason\":\"end_turn\"")
+		return fieldsIdleStateUpdateStopReasonEndTurn.Append(b, "\"stopReason\":\"end_turn\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonMaxTokens:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"stopReason\":\"max_tokens\"")
+		return fieldsIdleStateUpdateStopReasonMaxTokens.Append(b, "\"stopReason\":\"max_tokens\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonMaxTurnRequests:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"stopReason\":\"max_turn_requests\"")
+		return fieldsIdleStateUpdateStopReasonMaxTurnRequests.Append(b, "\"stopReason\":\"max_turn_requests\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonRefusal:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"stopReason\":\"refusal\"")
+		return fieldsIdleStateUpdateStopReasonRefusal.Append(b, "\"stopReason\":\"refusal\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonCancelled:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"stopReason\":\"cancelled\"")
+		return fieldsIdleStateUpdateStopReasonCancelled.Append(b, "\"stopReason\":\"cancelled\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonError:
 		if v == nil {
 			break
 		}
-		return (*ErrorStopReason)(v).appendMembers(b, "\"stopReason\":\"error\"")
+		return fieldsErrorStopReason.Append(b, "\"stopReason\":\"error\"", (*ErrorStopReason)(v).Extra, (*ErrorStopReason)(v).appendField, nil)
 	case *IdleStateUpdateStopReasonNone:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "")
+		return fieldsIdleStateUpdateStopReasonNone.Append(b, "", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonUnknown:
 		if v == nil {
 			break
@@ -13934,88 +5369,17 @@ func appendIdleStateUpdateStopReasonMembers(b []byte, v IdleStateUpdateStopReaso
 	return b, jsonx.EncodeError("", "nil IdleStateUpdateStopReason")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IdleStateUpdateStopReasonCancelled) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IdleStateUpdateStopReasonCancelled) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIdleStateUpdateStopReasonCancelled), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysIdleStateUpdateStopReasonCancelled are the `"name":` prefixes of IdleStateUpdateStopReasonCancelled's members, by index.
-var keysIdleStateUpdateStopReasonCancelled = []string{}
-
-// memberIndexIdleStateUpdateStopReasonCancelled maps a member name to its index in IdleStateUpdateStopReasonCancelled, or -1.
-func memberIndexIdleStateUpdateStopReasonCancelled(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IdleStateUpdateStopReasonCancelled) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIdleStateUpdateStopReasonCancelled, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IdleStateUpdateStopReasonCancelled) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IdleStateUpdateStopReasonCancelled) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -14044,88 +5408,17 @@ func (x *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IdleStateUpdateStopReasonEndTurn) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IdleStateUpdateStopReasonEndTurn) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIdleStateUpdateStopReasonEndTurn), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysIdleStateUpdateStopReasonEndTurn are the `"name":` prefixes of IdleStateUpdateStopReasonEndTurn's members, by index.
-var keysIdleStateUpdateStopReasonEndTurn = []string{}
-
-// memberIndexIdleStateUpdateStopReasonEndTurn maps a member name to its index in IdleStateUpdateStopReasonEndTurn, or -1.
-func memberIndexIdleStateUpdateStopReasonEndTurn(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IdleStateUpdateStopReasonEndTurn) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIdleStateUpdateStopReasonEndTurn, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IdleStateUpdateStopReasonEndTurn) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IdleStateUpdateStopReasonEndTurn) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -14180,88 +5473,17 @@ func (x *IdleStateUpdateStopReasonError) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IdleStateUpdateStopReasonMaxTokens) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IdleStateUpdateStopReasonMaxTokens) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIdleStateUpdateStopReasonMaxTokens), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysIdleStateUpdateStopReasonMaxTokens are the `"name":` prefixes of IdleStateUpdateStopReasonMaxTokens's members, by index.
-var keysIdleStateUpdateStopReasonMaxTokens = []string{}
-
-// memberIndexIdleStateUpdateStopReasonMaxTokens maps a member name to its index in IdleStateUpdateStopReasonMaxTokens, or -1.
-func memberIndexIdleStateUpdateStopReasonMaxTokens(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IdleStateUpdateStopReasonMaxTokens) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIdleStateUpdateStopReasonMaxTokens, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IdleStateUpdateStopReasonMaxTokens) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IdleStateUpdateStopReasonMaxTokens) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -14290,88 +5512,17 @@ func (x *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIdleStateUpdateStopReasonMaxTurnRequests), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysIdleStateUpdateStopReasonMaxTurnRequests are the `"name":` prefixes of IdleStateUpdateStopReasonMaxTurnRequests's members, by index.
-var keysIdleStateUpdateStopReasonMaxTurnRequests = []string{}
-
-// memberIndexIdleStateUpdateStopReasonMaxTurnRequests maps a member name to its index in IdleStateUpdateStopReasonMaxTurnRequests, or -1.
-func memberIndexIdleStateUpdateStopReasonMaxTurnRequests(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIdleStateUpdateStopReasonMaxTurnRequests, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -14400,88 +5551,17 @@ func (x *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IdleStateUpdateStopReasonNone) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IdleStateUpdateStopReasonNone) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIdleStateUpdateStopReasonNone), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysIdleStateUpdateStopReasonNone are the `"name":` prefixes of IdleStateUpdateStopReasonNone's members, by index.
-var keysIdleStateUpdateStopReasonNone = []string{}
-
-// memberIndexIdleStateUpdateStopReasonNone maps a member name to its index in IdleStateUpdateStopReasonNone, or -1.
-func memberIndexIdleStateUpdateStopReasonNone(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IdleStateUpdateStopReasonNone) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIdleStateUpdateStopReasonNone, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IdleStateUpdateStopReasonNone) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IdleStateUpdateStopReasonNone) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -14510,88 +5590,17 @@ func (x *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IdleStateUpdateStopReasonRefusal) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IdleStateUpdateStopReasonRefusal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	for it.Next() {
-		switch string(it.Key()) {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal); d.Next(); {
+		switch d.Field() {
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIdleStateUpdateStopReasonRefusal), present, 0, 0, 0))
-	}
-	return nil
-}
-
-// keysIdleStateUpdateStopReasonRefusal are the `"name":` prefixes of IdleStateUpdateStopReasonRefusal's members, by index.
-var keysIdleStateUpdateStopReasonRefusal = []string{}
-
-// memberIndexIdleStateUpdateStopReasonRefusal maps a member name to its index in IdleStateUpdateStopReasonRefusal, or -1.
-func memberIndexIdleStateUpdateStopReasonRefusal(key []byte) int {
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IdleStateUpdateStopReasonRefusal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIdleStateUpdateStopReasonRefusal, nil, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IdleStateUpdateStopReasonRefusal) appendMembers(b []byte, tag string) ([]byte, error) {
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IdleStateUpdateStopReasonRefusal) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -14638,226 +5647,54 @@ func (x *IdleStateUpdateStopReasonUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ImageContent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsImageContent = jsonx.NewFields(
+	jsonx.F("data", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Required),
+	jsonx.F("uri", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ImageContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "data":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "data")
-			}
-			x.Data = t
-		case "mimeType":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeMediaType(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "mimeType")
-			}
-			x.MimeType = t
-		case "uri":
-			ord.Known(2)
-			if it.IsNull() {
-				x.URI = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.URI = nil
-				continue
-			}
-			x.URI = &t
-		case "annotations":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsImageContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Data, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.MimeType, decodeMediaType)
+		case 2:
+			jsonx.Ptr(&d, &x.URI, jsonx.String)
+		case 3:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("data")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("mimeType")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.URI != nil {
-			present |= 1 << 2
-		}
-		if x.Annotations != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImageContent), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"data\":"...)
-		b = jsonx.AppendString(b, string(x.Data))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"mimeType\":"...)
-		b = jsonx.AppendString(b, string(x.MimeType))
-	case 2:
-		if x.URI != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"uri\":"...)
-			b = jsonx.AppendString(b, string(*x.URI))
-		}
-	case 3:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+	case i == 2 && x.URI != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(*x.URI)), nil
+	case i == 3 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysImageContent are the `"name":` prefixes of ImageContent's members, by index.
-var keysImageContent = []string{"\"data\":", "\"mimeType\":", "\"uri\":", "\"annotations\":", "\"_meta\":"}
-
-// memberIndexImageContent maps a member name to its index in ImageContent, or -1.
-func memberIndexImageContent(key []byte) int {
-	switch string(key) {
-	case "data":
-		return 0
-	case "mimeType":
-		return 1
-	case "uri":
-		return 2
-	case "annotations":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ImageContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysImageContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ImageContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ImageContent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsImageContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -14867,200 +5704,52 @@ func (x *ImageContent) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ImageContent{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Implementation) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsImplementation = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("version", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Implementation) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "title":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "version":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "version")
-			}
-			x.Version = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsImplementation); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Version, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("version")
-	}
-	if ord.Disordered() {
-		present := uint64(5)
-		if x.Title != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexImplementation), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"version\":"...)
-		b = jsonx.AppendString(b, string(x.Version))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"version\":"), string(x.Version)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysImplementation are the `"name":` prefixes of Implementation's members, by index.
-var keysImplementation = []string{"\"name\":", "\"title\":", "\"version\":", "\"_meta\":"}
-
-// memberIndexImplementation maps a member name to its index in Implementation, or -1.
-func memberIndexImplementation(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "title":
-		return 1
-	case "version":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Implementation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysImplementation, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Implementation) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Implementation) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Implementation) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsImplementation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -15070,221 +5759,76 @@ func (x *Implementation) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Implementation{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *InitializeRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsInitializeRequest = jsonx.NewFields(
+	jsonx.F("protocolVersion", jsonx.Required),
+	jsonx.F("info", jsonx.Required),
+	jsonx.F("capabilities", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *InitializeRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "protocolVersion":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeProtocolVersion(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "protocolVersion")
-			}
-			x.ProtocolVersion = t
-		case "info":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.Info.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "info")
-			}
-			it.Consume(n)
-		case "capabilities":
-			ord.Known(2)
-			seen |= 1 << 2
-			n, err := x.Capabilities.decodeAt(it.Rest(), nil)
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
+		case 1:
+			d.Consumed(x.Info.decodeAt(d.Rest(), nil))
+		case 2:
+			if !d.Consumed(x.Capabilities.decodeAt(d.Rest(), nil)) {
 				x.Capabilities = ClientCapabilities{}
-				_ = x.Capabilities.decode([]byte("{}"), nil)
-				continue
+				_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 			}
-			it.Consume(n)
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("protocolVersion")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("info")
-	}
-	if seen&(1<<2) == 0 {
+	if d.Absent(2) {
 		x.Capabilities = ClientCapabilities{}
-		_ = x.Capabilities.decode([]byte("{}"), nil)
-		ord.Absent()
+		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 	}
-	if ord.Disordered() {
-		present := uint64(3)
-		var absent uint64
-		if seen&(1<<2) != 0 {
-			present |= 1 << 2
-		} else {
-			absent |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeRequest), present, absent, nulls, 4))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"protocolVersion\":"...)
-		b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"info\":"...)
-		if b, err = (x.Info).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "info")
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"capabilities\":"...)
-		if b, err = (x.Capabilities).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "capabilities")
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+	case i == 1:
+		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+	case i == 2:
+		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysInitializeRequest are the `"name":` prefixes of InitializeRequest's members, by index.
-var keysInitializeRequest = []string{"\"protocolVersion\":", "\"info\":", "\"capabilities\":", "\"_meta\":"}
-
-// memberIndexInitializeRequest maps a member name to its index in InitializeRequest, or -1.
-func memberIndexInitializeRequest(key []byte) int {
-	switch string(key) {
-	case "protocolVersion":
-		return 0
-	case "info":
-		return 1
-	case "capabilities":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *InitializeRequest) isDefault(i int) bool {
 	var d InitializeRequest
 	switch i {
 	case 2:
 		x := &d
 		x.Capabilities = ClientCapabilities{}
-		_ = x.Capabilities.decode([]byte("{}"), nil)
+		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 	}
 	have, err1 := x.appendField(nil, i)
 	want, err2 := d.appendField(nil, i)
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *InitializeRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysInitializeRequest, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *InitializeRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *InitializeRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsInitializeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -15294,242 +5838,81 @@ func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = InitializeRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *InitializeResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsInitializeResponse = jsonx.NewFields(
+	jsonx.F("protocolVersion", jsonx.Required),
+	jsonx.F("info", jsonx.Required),
+	jsonx.F("capabilities", jsonx.HasDefault|jsonx.Lenient),
+	jsonx.F("authMethods", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *InitializeResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "protocolVersion":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeProtocolVersion(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "protocolVersion")
-			}
-			x.ProtocolVersion = t
-		case "info":
-			ord.Known(1)
-			seen |= 1 << 1
-			n, err := x.Info.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "info")
-			}
-			it.Consume(n)
-		case "capabilities":
-			ord.Known(2)
-			seen |= 1 << 2
-			n, err := x.Capabilities.decodeAt(it.Rest(), nil)
-			if err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
+		case 1:
+			d.Consumed(x.Info.decodeAt(d.Rest(), nil))
+		case 2:
+			if !d.Consumed(x.Capabilities.decodeAt(d.Rest(), nil)) {
 				x.Capabilities = AgentCapabilities{}
-				_ = x.Capabilities.decode([]byte("{}"), nil)
-				continue
+				_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 			}
-			it.Consume(n)
-		case "authMethods":
-			ord.Known(3)
-			t, err := jsonx.List(it.Value(), true, decodeAuthMethod)
-			if err != nil {
-				x.AuthMethods = nil
-				continue
-			}
-			x.AuthMethods = t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+		case 3:
+			jsonx.List(&d, &x.AuthMethods, decodeAuthMethod)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("protocolVersion")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("info")
-	}
-	if seen&(1<<2) == 0 {
+	if d.Absent(2) {
 		x.Capabilities = AgentCapabilities{}
-		_ = x.Capabilities.decode([]byte("{}"), nil)
-		ord.Absent()
+		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 	}
-	if ord.Disordered() {
-		present := uint64(3)
-		var absent uint64
-		if seen&(1<<2) != 0 {
-			present |= 1 << 2
-		} else {
-			absent |= 1 << 2
-		}
-		if x.AuthMethods != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexInitializeResponse), present, absent, nulls, 5))
-	}
-	return nil
+	d.Layout(&x.Extra, skip)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"protocolVersion\":"...)
-		b = jsonx.AppendUint(b, uint64(x.ProtocolVersion))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"info\":"...)
-		if b, err = (x.Info).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "info")
-		}
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"capabilities\":"...)
-		if b, err = (x.Capabilities).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "capabilities")
-		}
-	case 3:
-		if x.AuthMethods != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"authMethods\":"...)
-			if b, err = jsonx.EncList(b, x.AuthMethods, appendAuthMethod); err != nil {
-				return b, jsonx.AtField(err, "authMethods")
-			}
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+	case i == 1:
+		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+	case i == 2:
+		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+	case i == 3 && x.AuthMethods != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// keysInitializeResponse are the `"name":` prefixes of InitializeResponse's members, by index.
-var keysInitializeResponse = []string{"\"protocolVersion\":", "\"info\":", "\"capabilities\":", "\"authMethods\":", "\"_meta\":"}
-
-// memberIndexInitializeResponse maps a member name to its index in InitializeResponse, or -1.
-func memberIndexInitializeResponse(key []byte) int {
-	switch string(key) {
-	case "protocolVersion":
-		return 0
-	case "info":
-		return 1
-	case "capabilities":
-		return 2
-	case "authMethods":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// isDefault reports whether member i still encodes as its schema default
-// (only asked for members that were absent on arrival).
 func (x *InitializeResponse) isDefault(i int) bool {
 	var d InitializeResponse
 	switch i {
 	case 2:
 		x := &d
 		x.Capabilities = AgentCapabilities{}
-		_ = x.Capabilities.decode([]byte("{}"), nil)
+		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 	}
 	have, err1 := x.appendField(nil, i)
 	want, err2 := d.appendField(nil, i)
 	return err1 == nil && err2 == nil && bytes.Equal(have, want)
 }
 
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *InitializeResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysInitializeResponse, x.appendField, x.isDefault)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *InitializeResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *InitializeResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
-}
-
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsInitializeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -15539,263 +5922,62 @@ func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = InitializeResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *IntegerPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsIntegerPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *IntegerPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minimum":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Minimum = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minimum")
-			}
-			x.Minimum = &t
-		case "maximum":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Maximum = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maximum")
-			}
-			x.Maximum = &t
-		case "default":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Minimum, jsonx.Int64)
+		case 3:
+			jsonx.Ptr(&d, &x.Maximum, jsonx.Int64)
+		case 4:
+			jsonx.Ptr(&d, &x.Default, jsonx.Int64)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.Minimum != nil {
-			present |= 1 << 2
-		}
-		if x.Maximum != nil {
-			present |= 1 << 3
-		}
-		if x.Default != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexIntegerPropertySchema), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.Minimum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minimum\":"...)
-			b = jsonx.AppendInt(b, int64(*x.Minimum))
-		}
-	case 3:
-		if x.Maximum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maximum\":"...)
-			b = jsonx.AppendInt(b, int64(*x.Maximum))
-		}
-	case 4:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			b = jsonx.AppendInt(b, int64(*x.Default))
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.Minimum != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"minimum\":"), int64(*x.Minimum)), nil
+	case i == 3 && x.Maximum != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"maximum\":"), int64(*x.Maximum)), nil
+	case i == 4 && x.Default != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"default\":"), int64(*x.Default)), nil
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysIntegerPropertySchema are the `"name":` prefixes of IntegerPropertySchema's members, by index.
-var keysIntegerPropertySchema = []string{"\"title\":", "\"description\":", "\"minimum\":", "\"maximum\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexIntegerPropertySchema maps a member name to its index in IntegerPropertySchema, or -1.
-func memberIndexIntegerPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minimum":
-		return 2
-	case "maximum":
-		return 3
-	case "default":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *IntegerPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysIntegerPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *IntegerPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *IntegerPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsIntegerPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -15805,188 +5987,47 @@ func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = IntegerPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ListSessionsRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsListSessionsRequest = jsonx.NewFields(
+	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("cursor", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ListSessionsRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "cwd":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Cwd = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = &t
-		case "cursor":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Cursor = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := decodeSessionListCursor(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cursor")
-			}
-			x.Cursor = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Cwd, decodeAbsolutePath)
+		case 1:
+			jsonx.Ptr(&d, &x.Cursor, decodeSessionListCursor)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Cwd != nil {
-			present |= 1 << 0
-		}
-		if x.Cursor != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Cwd != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cwd\":"...)
-			b = jsonx.AppendString(b, string(*x.Cwd))
-		}
-	case 1:
-		if x.Cursor != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cursor\":"...)
-			b = jsonx.AppendString(b, string(*x.Cursor))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Cwd != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+	case i == 1 && x.Cursor != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"cursor\":"), string(*x.Cursor)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysListSessionsRequest are the `"name":` prefixes of ListSessionsRequest's members, by index.
-var keysListSessionsRequest = []string{"\"cwd\":", "\"cursor\":", "\"_meta\":"}
-
-// memberIndexListSessionsRequest maps a member name to its index in ListSessionsRequest, or -1.
-func memberIndexListSessionsRequest(key []byte) int {
-	switch string(key) {
-	case "cwd":
-		return 0
-	case "cursor":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ListSessionsRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysListSessionsRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ListSessionsRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ListSessionsRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsListSessionsRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -15996,185 +6037,47 @@ func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ListSessionsRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ListSessionsResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsListSessionsResponse = jsonx.NewFields(
+	jsonx.F("sessions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("nextCursor", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ListSessionsResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessions":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeSessionInfo)
-			if err != nil {
-				x.Sessions = []SessionInfo{}
-				continue
-			}
-			x.Sessions = t
-		case "nextCursor":
-			ord.Known(1)
-			if it.IsNull() {
-				x.NextCursor = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := decodeSessionListCursor(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "nextCursor")
-			}
-			x.NextCursor = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Sessions, decodeSessionInfo)
+		case 1:
+			jsonx.Ptr(&d, &x.NextCursor, decodeSessionListCursor)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessions")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.NextCursor != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexListSessionsResponse), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessions\":"...)
-		if b, err = jsonx.EncList(b, x.Sessions, appendSessionInfo); err != nil {
-			return b, jsonx.AtField(err, "sessions")
-		}
-	case 1:
-		if x.NextCursor != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"nextCursor\":"...)
-			b = jsonx.AppendString(b, string(*x.NextCursor))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"sessions\":"), x.Sessions, appendSessionInfo)
+	case i == 1 && x.NextCursor != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"nextCursor\":"), string(*x.NextCursor)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysListSessionsResponse are the `"name":` prefixes of ListSessionsResponse's members, by index.
-var keysListSessionsResponse = []string{"\"sessions\":", "\"nextCursor\":", "\"_meta\":"}
-
-// memberIndexListSessionsResponse maps a member name to its index in ListSessionsResponse, or -1.
-func memberIndexListSessionsResponse(key []byte) int {
-	switch string(key) {
-	case "sessions":
-		return 0
-	case "nextCursor":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ListSessionsResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysListSessionsResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ListSessionsResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ListSessionsResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsListSessionsResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16184,158 +6087,42 @@ func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ListSessionsResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LoginAuthRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLoginAuthRequest = jsonx.NewFields(
+	jsonx.F("methodId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LoginAuthRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "methodId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAuthMethodID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "methodId")
-			}
-			x.MethodID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLoginAuthRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("methodId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoginAuthRequest), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LoginAuthRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"methodId\":"...)
-		b = jsonx.AppendString(b, string(x.MethodID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLoginAuthRequest are the `"name":` prefixes of LoginAuthRequest's members, by index.
-var keysLoginAuthRequest = []string{"\"methodId\":", "\"_meta\":"}
-
-// memberIndexLoginAuthRequest maps a member name to its index in LoginAuthRequest, or -1.
-func memberIndexLoginAuthRequest(key []byte) int {
-	switch string(key) {
-	case "methodId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LoginAuthRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLoginAuthRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LoginAuthRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LoginAuthRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLoginAuthRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16345,140 +6132,37 @@ func (x *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LoginAuthRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LoginAuthResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLoginAuthResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LoginAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LoginAuthResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLoginAuthResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLoginAuthResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LoginAuthResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLoginAuthResponse are the `"name":` prefixes of LoginAuthResponse's members, by index.
-var keysLoginAuthResponse = []string{"\"_meta\":"}
-
-// memberIndexLoginAuthResponse maps a member name to its index in LoginAuthResponse, or -1.
-func memberIndexLoginAuthResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LoginAuthResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLoginAuthResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LoginAuthResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LoginAuthResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLoginAuthResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16488,140 +6172,37 @@ func (x *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LoginAuthResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LogoutAuthRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLogoutAuthRequest = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LogoutAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LogoutAuthRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLogoutAuthRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutAuthRequest), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutAuthRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLogoutAuthRequest are the `"name":` prefixes of LogoutAuthRequest's members, by index.
-var keysLogoutAuthRequest = []string{"\"_meta\":"}
-
-// memberIndexLogoutAuthRequest maps a member name to its index in LogoutAuthRequest, or -1.
-func memberIndexLogoutAuthRequest(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LogoutAuthRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutAuthRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LogoutAuthRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LogoutAuthRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLogoutAuthRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16631,140 +6212,37 @@ func (x *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LogoutAuthRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *LogoutAuthResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsLogoutAuthResponse = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *LogoutAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *LogoutAuthResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsLogoutAuthResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexLogoutAuthResponse), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *LogoutAuthResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysLogoutAuthResponse are the `"name":` prefixes of LogoutAuthResponse's members, by index.
-var keysLogoutAuthResponse = []string{"\"_meta\":"}
-
-// memberIndexLogoutAuthResponse maps a member name to its index in LogoutAuthResponse, or -1.
-func memberIndexLogoutAuthResponse(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *LogoutAuthResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysLogoutAuthResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *LogoutAuthResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *LogoutAuthResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsLogoutAuthResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16774,198 +6252,47 @@ func (x *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = LogoutAuthResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpCapabilities = jsonx.NewFields(
+	jsonx.F("stdio", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("http", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "stdio":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Stdio = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(McpStdioCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Stdio = nil
-				continue
-			}
-			it.Consume(n)
-			x.Stdio = p
-		case "http":
-			ord.Known(1)
-			if it.IsNull() {
-				x.HTTP = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(McpHTTPCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.HTTP = nil
-				continue
-			}
-			it.Consume(n)
-			x.HTTP = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Stdio, (*McpStdioCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.HTTP, (*McpHTTPCapabilities).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Stdio != nil {
-			present |= 1 << 0
-		}
-		if x.HTTP != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpCapabilities), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Stdio != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"stdio\":"...)
-			if b, err = (x.Stdio).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "stdio")
-			}
-		}
-	case 1:
-		if x.HTTP != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"http\":"...)
-			if b, err = (x.HTTP).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "http")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Stdio != nil:
+		return jsonx.Braces(fieldsMcpStdioCapabilities.Append(append(jsonx.Key(b, "\"stdio\":"), '{'), "", x.Stdio.Extra, x.Stdio.appendField, nil))
+	case i == 1 && x.HTTP != nil:
+		return jsonx.Braces(fieldsMcpHTTPCapabilities.Append(append(jsonx.Key(b, "\"http\":"), '{'), "", x.HTTP.Extra, x.HTTP.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpCapabilities are the `"name":` prefixes of McpCapabilities's members, by index.
-var keysMcpCapabilities = []string{"\"stdio\":", "\"http\":", "\"_meta\":"}
-
-// memberIndexMcpCapabilities maps a member name to its index in McpCapabilities, or -1.
-func memberIndexMcpCapabilities(key []byte) int {
-	switch string(key) {
-	case "stdio":
-		return 0
-	case "http":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsMcpCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -16975,140 +6302,37 @@ func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = McpCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpHTTPCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpHTTPCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpHTTPCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpHTTPCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpHTTPCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpHTTPCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpHTTPCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpHTTPCapabilities are the `"name":` prefixes of McpHTTPCapabilities's members, by index.
-var keysMcpHTTPCapabilities = []string{"\"_meta\":"}
-
-// memberIndexMcpHTTPCapabilities maps a member name to its index in McpHTTPCapabilities, or -1.
-func memberIndexMcpHTTPCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpHTTPCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpHTTPCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpHTTPCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpHTTPCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsMcpHTTPCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -17118,7 +6342,7 @@ func (x *McpHTTPCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = McpHTTPCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagMcpServer lists the discriminator, which variants must not keep as unknown.
@@ -17173,7 +6397,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"http\"")
+		b, err := fieldsMcpServerHTTP.Append(b, "\"type\":\"http\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -17183,7 +6407,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"stdio\"")
+		b, err := fieldsMcpServerStdio.Append(b, "\"type\":\"stdio\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -17205,191 +6429,44 @@ func UnmarshalMcpServer(data []byte) (McpServer, error) {
 	return decodeMcpServer(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpServerHTTP) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpServerHTTP = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("url", jsonx.Required),
+	jsonx.F("headers", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpServerHTTP) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "url":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "url")
-			}
-			x.URL = t
-		case "headers":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Headers = []HTTPHeader{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeHTTPHeader)
-			if err != nil {
-				return jsonx.AtField(err, "headers")
-			}
-			x.Headers = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.URL, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("url")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Headers != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerHTTP), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"url\":"...)
-		b = jsonx.AppendString(b, string(x.URL))
-	case 2:
-		if x.Headers != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"headers\":"...)
-			if b, err = jsonx.EncList(b, x.Headers, appendHTTPHeader); err != nil {
-				return b, jsonx.AtField(err, "headers")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+	case i == 2 && x.Headers != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"headers\":"), x.Headers, appendHTTPHeader)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpServerHTTP are the `"name":` prefixes of McpServerHTTP's members, by index.
-var keysMcpServerHTTP = []string{"\"name\":", "\"url\":", "\"headers\":", "\"_meta\":"}
-
-// memberIndexMcpServerHTTP maps a member name to its index in McpServerHTTP, or -1.
-func memberIndexMcpServerHTTP(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "url":
-		return 1
-	case "headers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpServerHTTP) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerHTTP, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpServerHTTP) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpServerHTTP) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a McpServer value.
@@ -17399,230 +6476,52 @@ func (x McpServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerHTTP)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerHTTP")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerHTTP")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpServerStdio) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpServerStdio = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("command", jsonx.Required),
+	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpServerStdio) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "command":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "command")
-			}
-			x.Command = t
-		case "args":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Args = []string{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err != nil {
-				return jsonx.AtField(err, "args")
-			}
-			x.Args = t
-		case "env":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Env = []EnvVariable{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeEnvVariable)
-			if err != nil {
-				return jsonx.AtField(err, "env")
-			}
-			x.Env = t
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Command, decodeAbsolutePath)
+		case 2:
+			jsonx.List(&d, &x.Args, jsonx.String)
+		case 3:
+			jsonx.List(&d, &x.Env, decodeEnvVariable)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("command")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Args != nil {
-			present |= 1 << 2
-		}
-		if x.Env != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpServerStdio), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"command\":"...)
-		b = jsonx.AppendString(b, string(x.Command))
-	case 2:
-		if x.Args != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"args\":"...)
-			if b, err = jsonx.EncList(b, x.Args, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "args")
-			}
-		}
-	case 3:
-		if x.Env != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"env\":"...)
-			if b, err = jsonx.EncList(b, x.Env, appendEnvVariable); err != nil {
-				return b, jsonx.AtField(err, "env")
-			}
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+	case i == 2 && x.Args != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+	case i == 3 && x.Env != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpServerStdio are the `"name":` prefixes of McpServerStdio's members, by index.
-var keysMcpServerStdio = []string{"\"name\":", "\"command\":", "\"args\":", "\"env\":", "\"_meta\":"}
-
-// memberIndexMcpServerStdio maps a member name to its index in McpServerStdio, or -1.
-func memberIndexMcpServerStdio(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "command":
-		return 1
-	case "args":
-		return 2
-	case "env":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpServerStdio) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpServerStdio, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpServerStdio) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpServerStdio) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a McpServer value.
@@ -17632,19 +6531,7 @@ func (x McpServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a McpServer value that must be this variant.
 func (x *McpServerStdio) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMcpServer(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*McpServerStdio)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a McpServerStdio")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerStdio")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -17665,137 +6552,34 @@ func (x *McpServerUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *McpStdioCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMcpStdioCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *McpStdioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *McpStdioCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMcpStdioCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMcpStdioCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *McpStdioCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMcpStdioCapabilities are the `"name":` prefixes of McpStdioCapabilities's members, by index.
-var keysMcpStdioCapabilities = []string{"\"_meta\":"}
-
-// memberIndexMcpStdioCapabilities maps a member name to its index in McpStdioCapabilities, or -1.
-func memberIndexMcpStdioCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *McpStdioCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMcpStdioCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *McpStdioCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *McpStdioCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsMcpStdioCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -17805,7 +6589,7 @@ func (x *McpStdioCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = McpStdioCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagMultiSelectItems lists the discriminator, which variants must not keep as unknown.
@@ -17865,7 +6649,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*StringMultiSelectItems)(v).appendMembers(b, "\"type\":\"string\"")
+		b, err := fieldsStringMultiSelectItems.Append(b, "\"type\":\"string\"", (*StringMultiSelectItems)(v).Extra, (*StringMultiSelectItems)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -17875,7 +6659,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TitledMultiSelectItems)(v).appendMembers(b, "")
+		b, err := fieldsTitledMultiSelectItems.Append(b, "", (*TitledMultiSelectItems)(v).Extra, (*TitledMultiSelectItems)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -17904,19 +6688,7 @@ func (x MultiSelectItemsString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsString) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*MultiSelectItemsString)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a MultiSelectItemsString")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMultiSelectItems, "MultiSelectItemsString")
 }
 
 // MarshalJSON encodes x as a MultiSelectItems value.
@@ -17926,19 +6698,7 @@ func (x MultiSelectItemsTitled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a MultiSelectItems value that must be this variant.
 func (x *MultiSelectItemsTitled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeMultiSelectItems(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*MultiSelectItemsTitled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a MultiSelectItemsTitled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeMultiSelectItems, "MultiSelectItemsTitled")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -17959,286 +6719,66 @@ func (x *MultiSelectItemsUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *MultiSelectPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsMultiSelectPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minItems", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maxItems", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("items", jsonx.Required),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *MultiSelectPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minItems":
-			ord.Known(2)
-			if it.IsNull() {
-				x.MinItems = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minItems")
-			}
-			x.MinItems = &t
-		case "maxItems":
-			ord.Known(3)
-			if it.IsNull() {
-				x.MaxItems = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maxItems")
-			}
-			x.MaxItems = &t
-		case "items":
-			ord.Known(4)
-			seen |= 1 << 4
-			t, n, err := decodeMultiSelectItemsAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "items")
-			}
-			it.Consume(n)
-			x.Items = t
-		case "default":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, jsonx.String)
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = t
-		case "_meta":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.MinItems, jsonx.Uint64)
+		case 3:
+			jsonx.Ptr(&d, &x.MaxItems, jsonx.Uint64)
+		case 4:
+			jsonx.Union(&d, &x.Items, decodeMultiSelectItemsAt)
+		case 5:
+			jsonx.List(&d, &x.Default, jsonx.String)
+		case 6:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<4) == 0 {
-		return jsonx.Missing("items")
-	}
-	if ord.Disordered() {
-		present := uint64(16)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.MinItems != nil {
-			present |= 1 << 2
-		}
-		if x.MaxItems != nil {
-			present |= 1 << 3
-		}
-		if x.Default != nil {
-			present |= 1 << 5
-		}
-		if x.Meta != nil {
-			present |= 1 << 6
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexMultiSelectPropertySchema), present, 0, nulls, 7))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.MinItems != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minItems\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MinItems))
-		}
-	case 3:
-		if x.MaxItems != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maxItems\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MaxItems))
-		}
-	case 4:
-		if x.Items == nil {
-			return b, jsonx.EncodeError("items", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"items\":"...)
-		if b, err = appendMultiSelectItems(b, x.Items); err != nil {
-			return b, jsonx.AtField(err, "items")
-		}
-	case 5:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			if b, err = jsonx.EncList(b, x.Default, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "default")
-			}
-		}
-	case 6:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.MinItems != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"minItems\":"), uint64(*x.MinItems)), nil
+	case i == 3 && x.MaxItems != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"maxItems\":"), uint64(*x.MaxItems)), nil
+	case i == 4 && x.Items == nil:
+		return b, jsonx.NilUnion()
+	case i == 4:
+		return appendMultiSelectItems(jsonx.Key(b, "\"items\":"), x.Items)
+	case i == 5 && x.Default != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"default\":"), x.Default, jsonx.EncString)
+	case i == 6 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysMultiSelectPropertySchema are the `"name":` prefixes of MultiSelectPropertySchema's members, by index.
-var keysMultiSelectPropertySchema = []string{"\"title\":", "\"description\":", "\"minItems\":", "\"maxItems\":", "\"items\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexMultiSelectPropertySchema maps a member name to its index in MultiSelectPropertySchema, or -1.
-func memberIndexMultiSelectPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minItems":
-		return 2
-	case "maxItems":
-		return 3
-	case "items":
-		return 4
-	case "default":
-		return 5
-	case "_meta":
-		return 6
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *MultiSelectPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysMultiSelectPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *MultiSelectPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 7; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *MultiSelectPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsMultiSelectPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18248,206 +6788,52 @@ func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = MultiSelectPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *NewSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNewSessionRequest = jsonx.NewFields(
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *NewSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "cwd":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "additionalDirectories":
-			ord.Known(1)
-			if it.IsNull() {
-				x.AdditionalDirectories = []AbsolutePath{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeAbsolutePath)
-			if err != nil {
-				return jsonx.AtField(err, "additionalDirectories")
-			}
-			x.AdditionalDirectories = t
-		case "mcpServers":
-			ord.Known(2)
-			if it.IsNull() {
-				x.McpServers = []McpServer{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
-			if err != nil {
-				return jsonx.AtField(err, "mcpServers")
-			}
-			x.McpServers = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
+		case 1:
+			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
+		case 2:
+			jsonx.List(&d, &x.McpServers, decodeMcpServer)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 1
-		}
-		if x.McpServers != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionRequest), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 1:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = jsonx.EncList(b, x.AdditionalDirectories, appendAbsolutePath); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 2:
-		if x.McpServers != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mcpServers\":"...)
-			if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-				return b, jsonx.AtField(err, "mcpServers")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 1 && x.AdditionalDirectories != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+	case i == 2 && x.McpServers != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNewSessionRequest are the `"name":` prefixes of NewSessionRequest's members, by index.
-var keysNewSessionRequest = []string{"\"cwd\":", "\"additionalDirectories\":", "\"mcpServers\":", "\"_meta\":"}
-
-// memberIndexNewSessionRequest maps a member name to its index in NewSessionRequest, or -1.
-func memberIndexNewSessionRequest(key []byte) int {
-	switch string(key) {
-	case "cwd":
-		return 0
-	case "additionalDirectories":
-		return 1
-	case "mcpServers":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *NewSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNewSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *NewSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *NewSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNewSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18457,200 +6843,52 @@ func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = NewSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *NewSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNewSessionResponse = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("configOptions", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("availableCommands", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *NewSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "configOptions":
-			ord.Known(1)
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				x.ConfigOptions = nil
-				continue
-			}
-			x.ConfigOptions = t
-		case "availableCommands":
-			ord.Known(2)
-			t, err := jsonx.List(it.Value(), true, decodeAvailableCommand)
-			if err != nil {
-				x.AvailableCommands = nil
-				continue
-			}
-			x.AvailableCommands = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 2:
+			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.ConfigOptions != nil {
-			present |= 1 << 1
-		}
-		if x.AvailableCommands != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNewSessionResponse), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.ConfigOptions != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"configOptions\":"...)
-			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-				return b, jsonx.AtField(err, "configOptions")
-			}
-		}
-	case 2:
-		if x.AvailableCommands != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"availableCommands\":"...)
-			if b, err = jsonx.EncList(b, x.AvailableCommands, appendAvailableCommand); err != nil {
-				return b, jsonx.AtField(err, "availableCommands")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.ConfigOptions != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 2 && x.AvailableCommands != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNewSessionResponse are the `"name":` prefixes of NewSessionResponse's members, by index.
-var keysNewSessionResponse = []string{"\"sessionId\":", "\"configOptions\":", "\"availableCommands\":", "\"_meta\":"}
-
-// memberIndexNewSessionResponse maps a member name to its index in NewSessionResponse, or -1.
-func memberIndexNewSessionResponse(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "configOptions":
-		return 1
-	case "availableCommands":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *NewSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNewSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *NewSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *NewSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNewSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18660,203 +6898,52 @@ func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = NewSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Notice) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNotice = jsonx.NewFields(
+	jsonx.F("severity", jsonx.Required),
+	jsonx.F("title", jsonx.Required).MinLength(1),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Notice) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "severity":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeNoticeSeverity(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "severity")
-			}
-			x.Severity = t
-		case "title":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err == nil {
-				err = jsonx.MinLength(string(t), 1)
-			}
-			if err != nil {
-				return jsonx.AtField(err, "title")
-			}
-			x.Title = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNotice); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Severity, decodeNoticeSeverity)
+		case 1:
+			jsonx.Text(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("severity")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("title")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNotice), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"severity\":"...)
-		b = jsonx.AppendString(b, string(x.Severity))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(x.Title))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"severity\":"), string(x.Severity)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNotice are the `"name":` prefixes of Notice's members, by index.
-var keysNotice = []string{"\"severity\":", "\"title\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexNotice maps a member name to its index in Notice, or -1.
-func memberIndexNotice(key []byte) int {
-	switch string(key) {
-	case "severity":
-		return 0
-	case "title":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Notice) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNotice, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Notice) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Notice) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Notice) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNotice.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -18866,269 +6953,62 @@ func (x *Notice) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Notice{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *NumberPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsNumberPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *NumberPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minimum":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Minimum = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minimum")
-			}
-			x.Minimum = &t
-		case "maximum":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Maximum = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maximum")
-			}
-			x.Maximum = &t
-		case "default":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Float(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Minimum, jsonx.Float)
+		case 3:
+			jsonx.Ptr(&d, &x.Maximum, jsonx.Float)
+		case 4:
+			jsonx.Ptr(&d, &x.Default, jsonx.Float)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.Minimum != nil {
-			present |= 1 << 2
-		}
-		if x.Maximum != nil {
-			present |= 1 << 3
-		}
-		if x.Default != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexNumberPropertySchema), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.Minimum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minimum\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Minimum); err != nil {
-				return b, jsonx.AtField(err, "minimum")
-			}
-		}
-	case 3:
-		if x.Maximum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maximum\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Maximum); err != nil {
-				return b, jsonx.AtField(err, "maximum")
-			}
-		}
-	case 4:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			if b, err = jsonx.EncFloat(b, *x.Default); err != nil {
-				return b, jsonx.AtField(err, "default")
-			}
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.Minimum != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"minimum\":"), *x.Minimum)
+	case i == 3 && x.Maximum != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"maximum\":"), *x.Maximum)
+	case i == 4 && x.Default != nil:
+		return jsonx.EncFloat(jsonx.Key(b, "\"default\":"), *x.Default)
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysNumberPropertySchema are the `"name":` prefixes of NumberPropertySchema's members, by index.
-var keysNumberPropertySchema = []string{"\"title\":", "\"description\":", "\"minimum\":", "\"maximum\":", "\"default\":", "\"_meta\":"}
-
-// memberIndexNumberPropertySchema maps a member name to its index in NumberPropertySchema, or -1.
-func memberIndexNumberPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minimum":
-		return 2
-	case "maximum":
-		return 3
-	case "default":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *NumberPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysNumberPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *NumberPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *NumberPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsNumberPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19138,192 +7018,52 @@ func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = NumberPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PermissionOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPermissionOption = jsonx.NewFields(
+	jsonx.F("optionId", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("kind", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PermissionOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "optionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodePermissionOptionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "optionId")
-			}
-			x.OptionID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "kind":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := decodePermissionOptionKind(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "kind")
-			}
-			x.Kind = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPermissionOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Kind, decodePermissionOptionKind)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("optionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("kind")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPermissionOption), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"optionId\":"...)
-		b = jsonx.AppendString(b, string(x.OptionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"kind\":"...)
-		b = jsonx.AppendString(b, string(x.Kind))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(x.Kind)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPermissionOption are the `"name":` prefixes of PermissionOption's members, by index.
-var keysPermissionOption = []string{"\"optionId\":", "\"name\":", "\"kind\":", "\"_meta\":"}
-
-// memberIndexPermissionOption maps a member name to its index in PermissionOption, or -1.
-func memberIndexPermissionOption(key []byte) int {
-	switch string(key) {
-	case "optionId":
-		return 0
-	case "name":
-		return 1
-	case "kind":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PermissionOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPermissionOption, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PermissionOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PermissionOption) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PermissionOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPermissionOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19333,192 +7073,52 @@ func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PermissionOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PlanEntry) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPlanEntry = jsonx.NewFields(
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("priority", jsonx.Required),
+	jsonx.F("status", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PlanEntry) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "content":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			x.Content = t
-		case "priority":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodePlanEntryPriority(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "priority")
-			}
-			x.Priority = t
-		case "status":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := decodePlanEntryStatus(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "status")
-			}
-			x.Status = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPlanEntry); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Content, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Priority, decodePlanEntryPriority)
+		case 2:
+			jsonx.Value(&d, &x.Status, decodePlanEntryStatus)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("content")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("priority")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("status")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanEntry), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		b = jsonx.AppendString(b, string(x.Content))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"priority\":"...)
-		b = jsonx.AppendString(b, string(x.Priority))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"status\":"...)
-		b = jsonx.AppendString(b, string(x.Status))
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"priority\":"), string(x.Priority)), nil
+	case i == 2:
+		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPlanEntry are the `"name":` prefixes of PlanEntry's members, by index.
-var keysPlanEntry = []string{"\"content\":", "\"priority\":", "\"status\":", "\"_meta\":"}
-
-// memberIndexPlanEntry maps a member name to its index in PlanEntry, or -1.
-func memberIndexPlanEntry(key []byte) int {
-	switch string(key) {
-	case "content":
-		return 0
-	case "priority":
-		return 1
-	case "status":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PlanEntry) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPlanEntry, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PlanEntry) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PlanEntry) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanEntry) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPlanEntry.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19528,177 +7128,47 @@ func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PlanEntry{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PlanItems) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPlanItems = jsonx.NewFields(
+	jsonx.F("planId", jsonx.Required),
+	jsonx.F("entries", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PlanItems) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "planId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodePlanID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "planId")
-			}
-			x.PlanID = t
-		case "entries":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.List(it.Value(), true, decodePlanEntry)
-			if err != nil {
-				return jsonx.AtField(err, "entries")
-			}
-			x.Entries = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPlanItems); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.PlanID, decodePlanID)
+		case 1:
+			jsonx.List(&d, &x.Entries, decodePlanEntry)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("planId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("entries")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanItems), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PlanItems) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"planId\":"...)
-		b = jsonx.AppendString(b, string(x.PlanID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"entries\":"...)
-		if b, err = jsonx.EncList(b, x.Entries, appendPlanEntry); err != nil {
-			return b, jsonx.AtField(err, "entries")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+	case i == 1:
+		return jsonx.EncList(jsonx.Key(b, "\"entries\":"), x.Entries, appendPlanEntry)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPlanItems are the `"name":` prefixes of PlanItems's members, by index.
-var keysPlanItems = []string{"\"planId\":", "\"entries\":", "\"_meta\":"}
-
-// memberIndexPlanItems maps a member name to its index in PlanItems, or -1.
-func memberIndexPlanItems(key []byte) int {
-	switch string(key) {
-	case "planId":
-		return 0
-	case "entries":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PlanItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPlanItems, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PlanItems) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PlanItems) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanItems) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPlanItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19708,164 +7178,44 @@ func (x *PlanItems) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PlanItems{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PlanUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPlanUpdate = jsonx.NewFields(
+	jsonx.F("plan", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PlanUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "plan":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodePlanUpdateContentAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "plan")
-			}
-			it.Consume(n)
-			x.Plan = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPlanUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.Plan, decodePlanUpdateContentAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("plan")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPlanUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PlanUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Plan == nil {
-			return b, jsonx.EncodeError("plan", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"plan\":"...)
-		if b, err = appendPlanUpdateContent(b, x.Plan); err != nil {
-			return b, jsonx.AtField(err, "plan")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Plan == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendPlanUpdateContent(jsonx.Key(b, "\"plan\":"), x.Plan)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPlanUpdate are the `"name":` prefixes of PlanUpdate's members, by index.
-var keysPlanUpdate = []string{"\"plan\":", "\"_meta\":"}
-
-// memberIndexPlanUpdate maps a member name to its index in PlanUpdate, or -1.
-func memberIndexPlanUpdate(key []byte) int {
-	switch string(key) {
-	case "plan":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PlanUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPlanUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PlanUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PlanUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPlanUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -19875,7 +7225,7 @@ func (x *PlanUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PlanUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagPlanUpdateContent lists the discriminator, which variants must not keep as unknown.
@@ -19923,7 +7273,7 @@ func appendPlanUpdateContent(b []byte, v PlanUpdateContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*PlanItems)(v).appendMembers(b, "\"type\":\"items\"")
+		b, err := fieldsPlanItems.Append(b, "\"type\":\"items\"", (*PlanItems)(v).Extra, (*PlanItems)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -19952,19 +7302,7 @@ func (x PlanUpdateContentItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a PlanUpdateContent value that must be this variant.
 func (x *PlanUpdateContentItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodePlanUpdateContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*PlanUpdateContentItems)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a PlanUpdateContentItems")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodePlanUpdateContent, "PlanUpdateContentItems")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -19985,137 +7323,34 @@ func (x *PlanUpdateContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptAudioCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptAudioCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptAudioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptAudioCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptAudioCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptAudioCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptAudioCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptAudioCapabilities are the `"name":` prefixes of PromptAudioCapabilities's members, by index.
-var keysPromptAudioCapabilities = []string{"\"_meta\":"}
-
-// memberIndexPromptAudioCapabilities maps a member name to its index in PromptAudioCapabilities, or -1.
-func memberIndexPromptAudioCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptAudioCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptAudioCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptAudioCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptAudioCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptAudioCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20125,227 +7360,52 @@ func (x *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptAudioCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptCapabilities = jsonx.NewFields(
+	jsonx.F("image", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("audio", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("embeddedContext", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "image":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Image = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(PromptImageCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Image = nil
-				continue
-			}
-			it.Consume(n)
-			x.Image = p
-		case "audio":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Audio = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(PromptAudioCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Audio = nil
-				continue
-			}
-			it.Consume(n)
-			x.Audio = p
-		case "embeddedContext":
-			ord.Known(2)
-			if it.IsNull() {
-				x.EmbeddedContext = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(PromptEmbeddedContextCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.EmbeddedContext = nil
-				continue
-			}
-			it.Consume(n)
-			x.EmbeddedContext = p
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Image, (*PromptImageCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.Audio, (*PromptAudioCapabilities).decodeAt)
+		case 2:
+			jsonx.StructPtr(&d, &x.EmbeddedContext, (*PromptEmbeddedContextCapabilities).decodeAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Image != nil {
-			present |= 1 << 0
-		}
-		if x.Audio != nil {
-			present |= 1 << 1
-		}
-		if x.EmbeddedContext != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptCapabilities), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Image != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"image\":"...)
-			if b, err = (x.Image).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "image")
-			}
-		}
-	case 1:
-		if x.Audio != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"audio\":"...)
-			if b, err = (x.Audio).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "audio")
-			}
-		}
-	case 2:
-		if x.EmbeddedContext != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"embeddedContext\":"...)
-			if b, err = (x.EmbeddedContext).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "embeddedContext")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Image != nil:
+		return jsonx.Braces(fieldsPromptImageCapabilities.Append(append(jsonx.Key(b, "\"image\":"), '{'), "", x.Image.Extra, x.Image.appendField, nil))
+	case i == 1 && x.Audio != nil:
+		return jsonx.Braces(fieldsPromptAudioCapabilities.Append(append(jsonx.Key(b, "\"audio\":"), '{'), "", x.Audio.Extra, x.Audio.appendField, nil))
+	case i == 2 && x.EmbeddedContext != nil:
+		return jsonx.Braces(fieldsPromptEmbeddedContextCapabilities.Append(append(jsonx.Key(b, "\"embeddedContext\":"), '{'), "", x.EmbeddedContext.Extra, x.EmbeddedContext.appendField, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptCapabilities are the `"name":` prefixes of PromptCapabilities's members, by index.
-var keysPromptCapabilities = []string{"\"image\":", "\"audio\":", "\"embeddedContext\":", "\"_meta\":"}
-
-// memberIndexPromptCapabilities maps a member name to its index in PromptCapabilities, or -1.
-func memberIndexPromptCapabilities(key []byte) int {
-	switch string(key) {
-	case "image":
-		return 0
-	case "audio":
-		return 1
-	case "embeddedContext":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20355,140 +7415,37 @@ func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptEmbeddedContextCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptEmbeddedContextCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptEmbeddedContextCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptEmbeddedContextCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptEmbeddedContextCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptEmbeddedContextCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptEmbeddedContextCapabilities are the `"name":` prefixes of PromptEmbeddedContextCapabilities's members, by index.
-var keysPromptEmbeddedContextCapabilities = []string{"\"_meta\":"}
-
-// memberIndexPromptEmbeddedContextCapabilities maps a member name to its index in PromptEmbeddedContextCapabilities, or -1.
-func memberIndexPromptEmbeddedContextCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptEmbeddedContextCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptEmbeddedContextCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptEmbeddedContextCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptEmbeddedContextCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptEmbeddedContextCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20498,140 +7455,37 @@ func (x *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptEmbeddedContextCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptImageCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptImageCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptImageCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptImageCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptImageCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptImageCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptImageCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptImageCapabilities are the `"name":` prefixes of PromptImageCapabilities's members, by index.
-var keysPromptImageCapabilities = []string{"\"_meta\":"}
-
-// memberIndexPromptImageCapabilities maps a member name to its index in PromptImageCapabilities, or -1.
-func memberIndexPromptImageCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptImageCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptImageCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptImageCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptImageCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptImageCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20641,180 +7495,47 @@ func (x *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptImageCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("prompt", jsonx.Required|jsonx.Empty).MinItems(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "prompt":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.List(it.Value(), false, decodeContentBlock)
-			if err == nil && len(t) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "prompt")
-			}
-			x.Prompt = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.List(&d, &x.Prompt, decodeContentBlock)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("prompt")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptRequest), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"prompt\":"...)
-		if b, err = jsonx.EncList(b, x.Prompt, appendContentBlock); err != nil {
-			return b, jsonx.AtField(err, "prompt")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.EncList(jsonx.Key(b, "\"prompt\":"), x.Prompt, appendContentBlock)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptRequest are the `"name":` prefixes of PromptRequest's members, by index.
-var keysPromptRequest = []string{"\"sessionId\":", "\"prompt\":", "\"_meta\":"}
-
-// memberIndexPromptRequest maps a member name to its index in PromptRequest, or -1.
-func memberIndexPromptRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "prompt":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20824,158 +7545,42 @@ func (x *PromptRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *PromptResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsPromptResponse = jsonx.NewFields(
+	jsonx.F("messageId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *PromptResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "messageId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeMessageID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "messageId")
-			}
-			x.MessageID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsPromptResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MessageID, decodeMessageID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("messageId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexPromptResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"messageId\":"...)
-		b = jsonx.AppendString(b, string(x.MessageID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysPromptResponse are the `"name":` prefixes of PromptResponse's members, by index.
-var keysPromptResponse = []string{"\"messageId\":", "\"_meta\":"}
-
-// memberIndexPromptResponse maps a member name to its index in PromptResponse, or -1.
-func memberIndexPromptResponse(key []byte) int {
-	switch string(key) {
-	case "messageId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *PromptResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysPromptResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *PromptResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *PromptResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsPromptResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -20985,7 +7590,7 @@ func (x *PromptResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = PromptResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagReplayFrom lists the discriminator, which variants must not keep as unknown.
@@ -21033,7 +7638,7 @@ func appendReplayFrom(b []byte, v ReplayFrom) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"type\":\"start\"")
+		b, err := fieldsReplayFromStart.Append(b, "\"type\":\"start\"", v.Extra, v.appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -21055,132 +7660,29 @@ func UnmarshalReplayFrom(data []byte) (ReplayFrom, error) {
 	return decodeReplayFrom(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ReplayFromStart) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsReplayFromStart = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ReplayFromStart) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ReplayFromStart) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsReplayFromStart); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexReplayFromStart), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ReplayFromStart) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysReplayFromStart are the `"name":` prefixes of ReplayFromStart's members, by index.
-var keysReplayFromStart = []string{"\"_meta\":"}
-
-// memberIndexReplayFromStart maps a member name to its index in ReplayFromStart, or -1.
-func memberIndexReplayFromStart(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ReplayFromStart) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysReplayFromStart, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ReplayFromStart) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ReplayFromStart) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a ReplayFrom value.
@@ -21190,19 +7692,7 @@ func (x ReplayFromStart) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ReplayFrom value that must be this variant.
 func (x *ReplayFromStart) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeReplayFrom(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ReplayFromStart)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ReplayFromStart")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeReplayFrom, "ReplayFromStart")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -21255,14 +7745,10 @@ func decodeRequestID(data []byte) (RequestID, error) {
 }
 
 // MarshalJSON encodes x as a RequestID value.
-func (x RequestIDNumber) MarshalJSON() ([]byte, error) {
-	return appendRequestID(nil, x)
-}
+func (x RequestIDNumber) MarshalJSON() ([]byte, error) { return appendRequestID(nil, x) }
 
 // MarshalJSON encodes x as a RequestID value.
-func (x RequestIDStr) MarshalJSON() ([]byte, error) {
-	return appendRequestID(nil, x)
-}
+func (x RequestIDStr) MarshalJSON() ([]byte, error) { return appendRequestID(nil, x) }
 
 // appendRequestID appends v in its variant's JSON form.
 func appendRequestID(b []byte, v RequestID) ([]byte, error) {
@@ -21335,7 +7821,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CancelledPermissionOutcome)(v).appendMembers(b, "\"outcome\":\"cancelled\"")
+		b, err := fieldsCancelledPermissionOutcome.Append(b, "\"outcome\":\"cancelled\"", (*CancelledPermissionOutcome)(v).Extra, (*CancelledPermissionOutcome)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -21345,7 +7831,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := (*SelectedPermissionOutcome)(v).appendMembers(b, "\"outcome\":\"selected\"")
+		b, err := fieldsSelectedPermissionOutcome.Append(b, "\"outcome\":\"selected\"", (*SelectedPermissionOutcome)(v).Extra, (*SelectedPermissionOutcome)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -21374,19 +7860,7 @@ func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionOutcomeCancelled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionOutcomeCancelled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionOutcome, "RequestPermissionOutcomeCancelled")
 }
 
 // MarshalJSON encodes x as a RequestPermissionOutcome value.
@@ -21396,19 +7870,7 @@ func (x RequestPermissionOutcomeSelected) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionOutcome value that must be this variant.
 func (x *RequestPermissionOutcomeSelected) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionOutcomeSelected)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionOutcomeSelected")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionOutcome, "RequestPermissionOutcomeSelected")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "outcome" tag.
@@ -21429,246 +7891,59 @@ func (x *RequestPermissionOutcomeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *RequestPermissionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsRequestPermissionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("title", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("subject", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("options", jsonx.Required|jsonx.Empty).MinItems(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *RequestPermissionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "title":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "title")
-			}
-			x.Title = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "subject":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Subject = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, n, err := decodeRequestPermissionSubjectAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "subject")
-			}
-			it.Consume(n)
-			x.Subject = t
-		case "options":
-			ord.Known(4)
-			seen |= 1 << 4
-			t, err := jsonx.List(it.Value(), false, decodePermissionOption)
-			if err == nil && len(t) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "options")
-			}
-			x.Options = t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Title, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Union(&d, &x.Subject, decodeRequestPermissionSubjectAt)
+		case 4:
+			jsonx.List(&d, &x.Options, decodePermissionOption)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("title")
-	}
-	if seen&(1<<4) == 0 {
-		return jsonx.Missing("options")
-	}
-	if ord.Disordered() {
-		present := uint64(19)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Subject != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionRequest), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"title\":"...)
-		b = jsonx.AppendString(b, string(x.Title))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Subject != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"subject\":"...)
-			if b, err = appendRequestPermissionSubject(b, x.Subject); err != nil {
-				return b, jsonx.AtField(err, "subject")
-			}
-		}
-	case 4:
-		b = jsonx.Sep(b)
-		b = append(b, "\"options\":"...)
-		if b, err = jsonx.EncList(b, x.Options, appendPermissionOption); err != nil {
-			return b, jsonx.AtField(err, "options")
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Subject != nil:
+		return appendRequestPermissionSubject(jsonx.Key(b, "\"subject\":"), x.Subject)
+	case i == 4:
+		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendPermissionOption)
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysRequestPermissionRequest are the `"name":` prefixes of RequestPermissionRequest's members, by index.
-var keysRequestPermissionRequest = []string{"\"sessionId\":", "\"title\":", "\"description\":", "\"subject\":", "\"options\":", "\"_meta\":"}
-
-// memberIndexRequestPermissionRequest maps a member name to its index in RequestPermissionRequest, or -1.
-func memberIndexRequestPermissionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "title":
-		return 1
-	case "description":
-		return 2
-	case "subject":
-		return 3
-	case "options":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *RequestPermissionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *RequestPermissionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *RequestPermissionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsRequestPermissionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -21678,164 +7953,44 @@ func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = RequestPermissionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *RequestPermissionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsRequestPermissionResponse = jsonx.NewFields(
+	jsonx.F("outcome", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *RequestPermissionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "outcome":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, n, err := decodeRequestPermissionOutcomeAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "outcome")
-			}
-			it.Consume(n)
-			x.Outcome = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Union(&d, &x.Outcome, decodeRequestPermissionOutcomeAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("outcome")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequestPermissionResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Outcome == nil {
-			return b, jsonx.EncodeError("outcome", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"outcome\":"...)
-		if b, err = appendRequestPermissionOutcome(b, x.Outcome); err != nil {
-			return b, jsonx.AtField(err, "outcome")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Outcome == nil:
+		return b, jsonx.NilUnion()
+	case i == 0:
+		return appendRequestPermissionOutcome(jsonx.Key(b, "\"outcome\":"), x.Outcome)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysRequestPermissionResponse are the `"name":` prefixes of RequestPermissionResponse's members, by index.
-var keysRequestPermissionResponse = []string{"\"outcome\":", "\"_meta\":"}
-
-// memberIndexRequestPermissionResponse maps a member name to its index in RequestPermissionResponse, or -1.
-func memberIndexRequestPermissionResponse(key []byte) int {
-	switch string(key) {
-	case "outcome":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *RequestPermissionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequestPermissionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *RequestPermissionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *RequestPermissionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsRequestPermissionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -21845,7 +8000,7 @@ func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = RequestPermissionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagRequestPermissionSubject lists the discriminator, which variants must not keep as unknown.
@@ -21900,7 +8055,7 @@ func appendRequestPermissionSubject(b []byte, v RequestPermissionSubject) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ToolCallPermissionSubject)(v).appendMembers(b, "\"type\":\"tool_call\"")
+		b, err := fieldsToolCallPermissionSubject.Append(b, "\"type\":\"tool_call\"", (*ToolCallPermissionSubject)(v).Extra, (*ToolCallPermissionSubject)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -21910,7 +8065,7 @@ func appendRequestPermissionSubject(b []byte, v RequestPermissionSubject) ([]byt
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CommandPermissionSubject)(v).appendMembers(b, "\"type\":\"command\"")
+		b, err := fieldsCommandPermissionSubject.Append(b, "\"type\":\"command\"", (*CommandPermissionSubject)(v).Extra, (*CommandPermissionSubject)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -21939,19 +8094,7 @@ func (x RequestPermissionSubjectCommand) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionSubject value that must be this variant.
 func (x *RequestPermissionSubjectCommand) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionSubject(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionSubjectCommand)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionSubjectCommand")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionSubject, "RequestPermissionSubjectCommand")
 }
 
 // MarshalJSON encodes x as a RequestPermissionSubject value.
@@ -21961,19 +8104,7 @@ func (x RequestPermissionSubjectToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a RequestPermissionSubject value that must be this variant.
 func (x *RequestPermissionSubjectToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeRequestPermissionSubject(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*RequestPermissionSubjectToolCall)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a RequestPermissionSubjectToolCall")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeRequestPermissionSubject, "RequestPermissionSubjectToolCall")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -21994,164 +8125,39 @@ func (x *RequestPermissionSubjectUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *RequiresActionStateUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsRequiresActionStateUpdate = jsonx.NewFields(
+	jsonx.F("background", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *RequiresActionStateUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "background":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Background = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeBackgroundWork)
-			if err != nil {
-				x.Background = nil
-				continue
-			}
-			x.Background = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsRequiresActionStateUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Background, decodeBackgroundWork)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Background != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRequiresActionStateUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *RequiresActionStateUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Background != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"background\":"...)
-			if b, err = jsonx.EncList(b, x.Background, appendBackgroundWork); err != nil {
-				return b, jsonx.AtField(err, "background")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Background != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"background\":"), x.Background, appendBackgroundWork)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysRequiresActionStateUpdate are the `"name":` prefixes of RequiresActionStateUpdate's members, by index.
-var keysRequiresActionStateUpdate = []string{"\"background\":", "\"_meta\":"}
-
-// memberIndexRequiresActionStateUpdate maps a member name to its index in RequiresActionStateUpdate, or -1.
-func memberIndexRequiresActionStateUpdate(key []byte) int {
-	switch string(key) {
-	case "background":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *RequiresActionStateUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysRequiresActionStateUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *RequiresActionStateUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *RequiresActionStateUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsRequiresActionStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22161,331 +8167,77 @@ func (x *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = RequiresActionStateUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ResourceLink) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsResourceLink = jsonx.NewFields(
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("uri", jsonx.Required),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("icons", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("size", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ResourceLink) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "name":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "uri":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "uri")
-			}
-			x.URI = t
-		case "title":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "icons":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Icons = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeIcon)
-			if err != nil {
-				x.Icons = nil
-				continue
-			}
-			x.Icons = t
-		case "mimeType":
-			ord.Known(5)
-			if it.IsNull() {
-				x.MimeType = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := decodeMediaType(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "size":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Size = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				x.Size = nil
-				continue
-			}
-			x.Size = &t
-		case "annotations":
-			ord.Known(7)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 7
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "_meta":
-			ord.Known(8)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 8
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsResourceLink); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.URI, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 4:
+			jsonx.List(&d, &x.Icons, decodeIcon)
+		case 5:
+			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
+		case 6:
+			jsonx.Ptr(&d, &x.Size, jsonx.Uint64)
+		case 7:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 8:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("uri")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Title != nil {
-			present |= 1 << 2
-		}
-		if x.Description != nil {
-			present |= 1 << 3
-		}
-		if x.Icons != nil {
-			present |= 1 << 4
-		}
-		if x.MimeType != nil {
-			present |= 1 << 5
-		}
-		if x.Size != nil {
-			present |= 1 << 6
-		}
-		if x.Annotations != nil {
-			present |= 1 << 7
-		}
-		if x.Meta != nil {
-			present |= 1 << 8
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResourceLink), present, 0, nulls, 9))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"uri\":"...)
-		b = jsonx.AppendString(b, string(x.URI))
-	case 2:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 3:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 4:
-		if x.Icons != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"icons\":"...)
-			if b, err = jsonx.EncList(b, x.Icons, appendIcon); err != nil {
-				return b, jsonx.AtField(err, "icons")
-			}
-		}
-	case 5:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 6:
-		if x.Size != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"size\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.Size))
-		}
-	case 7:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 8:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+	case i == 2 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 3 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 4 && x.Icons != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"icons\":"), x.Icons, appendIcon)
+	case i == 5 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 6 && x.Size != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(*x.Size)), nil
+	case i == 7 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 8 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysResourceLink are the `"name":` prefixes of ResourceLink's members, by index.
-var keysResourceLink = []string{"\"name\":", "\"uri\":", "\"title\":", "\"description\":", "\"icons\":", "\"mimeType\":", "\"size\":", "\"annotations\":", "\"_meta\":"}
-
-// memberIndexResourceLink maps a member name to its index in ResourceLink, or -1.
-func memberIndexResourceLink(key []byte) int {
-	switch string(key) {
-	case "name":
-		return 0
-	case "uri":
-		return 1
-	case "title":
-		return 2
-	case "description":
-		return 3
-	case "icons":
-		return 4
-	case "mimeType":
-		return 5
-	case "size":
-		return 6
-	case "annotations":
-		return 7
-	case "_meta":
-		return 8
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ResourceLink) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysResourceLink, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ResourceLink) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 9; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ResourceLink) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsResourceLink.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22495,250 +8247,62 @@ func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ResourceLink{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ResumeSessionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsResumeSessionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("replayFrom", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ResumeSessionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "cwd":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "additionalDirectories":
-			ord.Known(2)
-			if it.IsNull() {
-				x.AdditionalDirectories = []AbsolutePath{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeAbsolutePath)
-			if err != nil {
-				return jsonx.AtField(err, "additionalDirectories")
-			}
-			x.AdditionalDirectories = t
-		case "mcpServers":
-			ord.Known(3)
-			if it.IsNull() {
-				x.McpServers = []McpServer{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeMcpServer)
-			if err != nil {
-				return jsonx.AtField(err, "mcpServers")
-			}
-			x.McpServers = t
-		case "replayFrom":
-			ord.Known(4)
-			if it.IsNull() {
-				x.ReplayFrom = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, n, err := decodeReplayFromAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "replayFrom")
-			}
-			it.Consume(n)
-			x.ReplayFrom = t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
+		case 2:
+			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
+		case 3:
+			jsonx.List(&d, &x.McpServers, decodeMcpServer)
+		case 4:
+			jsonx.Union(&d, &x.ReplayFrom, decodeReplayFromAt)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 2
-		}
-		if x.McpServers != nil {
-			present |= 1 << 3
-		}
-		if x.ReplayFrom != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionRequest), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 2:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = jsonx.EncList(b, x.AdditionalDirectories, appendAbsolutePath); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 3:
-		if x.McpServers != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mcpServers\":"...)
-			if b, err = jsonx.EncList(b, x.McpServers, appendMcpServer); err != nil {
-				return b, jsonx.AtField(err, "mcpServers")
-			}
-		}
-	case 4:
-		if x.ReplayFrom != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"replayFrom\":"...)
-			if b, err = appendReplayFrom(b, x.ReplayFrom); err != nil {
-				return b, jsonx.AtField(err, "replayFrom")
-			}
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 2 && x.AdditionalDirectories != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+	case i == 3 && x.McpServers != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+	case i == 4 && x.ReplayFrom != nil:
+		return appendReplayFrom(jsonx.Key(b, "\"replayFrom\":"), x.ReplayFrom)
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysResumeSessionRequest are the `"name":` prefixes of ResumeSessionRequest's members, by index.
-var keysResumeSessionRequest = []string{"\"sessionId\":", "\"cwd\":", "\"additionalDirectories\":", "\"mcpServers\":", "\"replayFrom\":", "\"_meta\":"}
-
-// memberIndexResumeSessionRequest maps a member name to its index in ResumeSessionRequest, or -1.
-func memberIndexResumeSessionRequest(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "mcpServers":
-		return 3
-	case "replayFrom":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ResumeSessionRequest) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysResumeSessionRequest, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ResumeSessionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ResumeSessionRequest) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsResumeSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22748,182 +8312,47 @@ func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ResumeSessionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ResumeSessionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsResumeSessionResponse = jsonx.NewFields(
+	jsonx.F("configOptions", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("availableCommands", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ResumeSessionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "configOptions":
-			ord.Known(0)
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				x.ConfigOptions = nil
-				continue
-			}
-			x.ConfigOptions = t
-		case "availableCommands":
-			ord.Known(1)
-			t, err := jsonx.List(it.Value(), true, decodeAvailableCommand)
-			if err != nil {
-				x.AvailableCommands = nil
-				continue
-			}
-			x.AvailableCommands = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 1:
+			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.ConfigOptions != nil {
-			present |= 1 << 0
-		}
-		if x.AvailableCommands != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexResumeSessionResponse), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ConfigOptions != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"configOptions\":"...)
-			if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-				return b, jsonx.AtField(err, "configOptions")
-			}
-		}
-	case 1:
-		if x.AvailableCommands != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"availableCommands\":"...)
-			if b, err = jsonx.EncList(b, x.AvailableCommands, appendAvailableCommand); err != nil {
-				return b, jsonx.AtField(err, "availableCommands")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.ConfigOptions != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 1 && x.AvailableCommands != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysResumeSessionResponse are the `"name":` prefixes of ResumeSessionResponse's members, by index.
-var keysResumeSessionResponse = []string{"\"configOptions\":", "\"availableCommands\":", "\"_meta\":"}
-
-// memberIndexResumeSessionResponse maps a member name to its index in ResumeSessionResponse, or -1.
-func memberIndexResumeSessionResponse(key []byte) int {
-	switch string(key) {
-	case "configOptions":
-		return 0
-	case "availableCommands":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ResumeSessionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysResumeSessionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ResumeSessionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ResumeSessionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsResumeSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -22933,167 +8362,42 @@ func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ResumeSessionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *RunningStateUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsRunningStateUpdate = jsonx.NewFields(
+	jsonx.F("background", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *RunningStateUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "background":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Background = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeBackgroundWork)
-			if err != nil {
-				x.Background = nil
-				continue
-			}
-			x.Background = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsRunningStateUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Background, decodeBackgroundWork)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Background != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexRunningStateUpdate), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *RunningStateUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Background != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"background\":"...)
-			if b, err = jsonx.EncList(b, x.Background, appendBackgroundWork); err != nil {
-				return b, jsonx.AtField(err, "background")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Background != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"background\":"), x.Background, appendBackgroundWork)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysRunningStateUpdate are the `"name":` prefixes of RunningStateUpdate's members, by index.
-var keysRunningStateUpdate = []string{"\"background\":", "\"_meta\":"}
-
-// memberIndexRunningStateUpdate maps a member name to its index in RunningStateUpdate, or -1.
-func memberIndexRunningStateUpdate(key []byte) int {
-	switch string(key) {
-	case "background":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *RunningStateUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysRunningStateUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *RunningStateUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *RunningStateUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsRunningStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23103,158 +8407,42 @@ func (x *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = RunningStateUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SelectedPermissionOutcome) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSelectedPermissionOutcome = jsonx.NewFields(
+	jsonx.F("optionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SelectedPermissionOutcome) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "optionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodePermissionOptionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "optionId")
-			}
-			x.OptionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("optionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSelectedPermissionOutcome), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"optionId\":"...)
-		b = jsonx.AppendString(b, string(x.OptionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSelectedPermissionOutcome are the `"name":` prefixes of SelectedPermissionOutcome's members, by index.
-var keysSelectedPermissionOutcome = []string{"\"optionId\":", "\"_meta\":"}
-
-// memberIndexSelectedPermissionOutcome maps a member name to its index in SelectedPermissionOutcome, or -1.
-func memberIndexSelectedPermissionOutcome(key []byte) int {
-	switch string(key) {
-	case "optionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SelectedPermissionOutcome) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSelectedPermissionOutcome, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SelectedPermissionOutcome) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SelectedPermissionOutcome) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSelectedPermissionOutcome.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23264,140 +8452,37 @@ func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SelectedPermissionOutcome{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionAdditionalDirectoriesCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionAdditionalDirectoriesCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionAdditionalDirectoriesCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionAdditionalDirectoriesCapabilities are the `"name":` prefixes of SessionAdditionalDirectoriesCapabilities's members, by index.
-var keysSessionAdditionalDirectoriesCapabilities = []string{"\"_meta\":"}
-
-// memberIndexSessionAdditionalDirectoriesCapabilities maps a member name to its index in SessionAdditionalDirectoriesCapabilities, or -1.
-func memberIndexSessionAdditionalDirectoriesCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionAdditionalDirectoriesCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionAdditionalDirectoriesCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionAdditionalDirectoriesCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23407,256 +8492,57 @@ func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 		return err
 	}
 	*x = SessionAdditionalDirectoriesCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionCapabilities = jsonx.NewFields(
+	jsonx.F("prompt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("mcp", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("delete", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "prompt":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Prompt = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(PromptCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Prompt = nil
-				continue
-			}
-			it.Consume(n)
-			x.Prompt = p
-		case "mcp":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Mcp = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(McpCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Mcp = nil
-				continue
-			}
-			it.Consume(n)
-			x.Mcp = p
-		case "delete":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Delete = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(SessionDeleteCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Delete = nil
-				continue
-			}
-			it.Consume(n)
-			x.Delete = p
-		case "additionalDirectories":
-			ord.Known(3)
-			if it.IsNull() {
-				x.AdditionalDirectories = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			p := new(SessionAdditionalDirectoriesCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.AdditionalDirectories = nil
-				continue
-			}
-			it.Consume(n)
-			x.AdditionalDirectories = p
-		case "_meta":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Prompt, (*PromptCapabilities).decodeAt)
+		case 1:
+			jsonx.StructPtr(&d, &x.Mcp, (*McpCapabilities).decodeAt)
+		case 2:
+			jsonx.StructPtr(&d, &x.Delete, (*SessionDeleteCapabilities).decodeAt)
+		case 3:
+			jsonx.StructPtr(&d, &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Prompt != nil {
-			present |= 1 << 0
-		}
-		if x.Mcp != nil {
-			present |= 1 << 1
-		}
-		if x.Delete != nil {
-			present |= 1 << 2
-		}
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 3
-		}
-		if x.Meta != nil {
-			present |= 1 << 4
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionCapabilities), present, 0, nulls, 5))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Prompt != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"prompt\":"...)
-			if b, err = (x.Prompt).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "prompt")
-			}
-		}
-	case 1:
-		if x.Mcp != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mcp\":"...)
-			if b, err = (x.Mcp).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "mcp")
-			}
-		}
-	case 2:
-		if x.Delete != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"delete\":"...)
-			if b, err = (x.Delete).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "delete")
-			}
-		}
-	case 3:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = (x.AdditionalDirectories).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Prompt != nil:
+		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Key(b, "\"prompt\":"), '{'), "", x.Prompt.Extra, x.Prompt.appendField, nil))
+	case i == 1 && x.Mcp != nil:
+		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Key(b, "\"mcp\":"), '{'), "", x.Mcp.Extra, x.Mcp.appendField, nil))
+	case i == 2 && x.Delete != nil:
+		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Key(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+	case i == 3 && x.AdditionalDirectories != nil:
+		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Key(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionCapabilities are the `"name":` prefixes of SessionCapabilities's members, by index.
-var keysSessionCapabilities = []string{"\"prompt\":", "\"mcp\":", "\"delete\":", "\"additionalDirectories\":", "\"_meta\":"}
-
-// memberIndexSessionCapabilities maps a member name to its index in SessionCapabilities, or -1.
-func memberIndexSessionCapabilities(key []byte) int {
-	switch string(key) {
-	case "prompt":
-		return 0
-	case "mcp":
-		return 1
-	case "delete":
-		return 2
-	case "additionalDirectories":
-		return 3
-	case "_meta":
-		return 4
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23666,129 +8552,37 @@ func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigBoolean) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigBoolean = jsonx.NewFields(
+	jsonx.F("currentValue", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigBoolean) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "currentValue":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currentValue")
-			}
-			x.CurrentValue = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CurrentValue, jsonx.Bool)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("currentValue")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigBoolean), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currentValue\":"...)
-		b = jsonx.AppendBool(b, bool(x.CurrentValue))
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"currentValue\":"), bool(x.CurrentValue)), nil
 	}
 	return b, nil
-}
-
-// keysSessionConfigBoolean are the `"name":` prefixes of SessionConfigBoolean's members, by index.
-var keysSessionConfigBoolean = []string{"\"currentValue\":"}
-
-// memberIndexSessionConfigBoolean maps a member name to its index in SessionConfigBoolean, or -1.
-func memberIndexSessionConfigBoolean(key []byte) int {
-	switch string(key) {
-	case "currentValue":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigBoolean, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigBoolean) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigBoolean.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -23798,159 +8592,75 @@ func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigBoolean{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
+
+var fieldsSessionConfigOption = jsonx.NewFields(
+	jsonx.F("configId", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("category", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownSessionConfigOption are the members SessionConfigOption decodes itself; the rest belong to its Type.
 var ownSessionConfigOption = []string{"configId", "name", "description", "category", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "configId":
-			seen |= 1 << 0
-			t, err := decodeSessionConfigID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "configId")
-			}
-			x.ConfigID = t
-		case "name":
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			if it.IsNull() {
-				x.Description = nil
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "category":
-			if it.IsNull() {
-				x.Category = nil
-				continue
-			}
-			t, err := decodeSessionConfigOptionCategory(it.Value())
-			if err != nil {
-				x.Category = nil
-				continue
-			}
-			x.Category = &t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ConfigID, decodeSessionConfigID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.Category, decodeSessionConfigOptionCategory)
+		case 4:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("configId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownSessionConfigOption
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownSessionConfigOption...)
 	}
-	u, err := decodeSessionConfigOptionType(data, uskip)
+	u, err := decodeSessionConfigOptionType(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"configId\":"...)
-		b = jsonx.AppendString(b, string(x.ConfigID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Category != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"category\":"...)
-			b = jsonx.AppendString(b, string(*x.Category))
-		}
-	case 4:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"configId\":"), string(x.ConfigID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Category != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"category\":"), string(*x.Category)), nil
+	case i == 4 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsSessionConfigOption.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 5; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsSessionConfigOption.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Type == nil {
 		return b, jsonx.EncodeError("", "SessionConfigOption.Type is nil")
@@ -23958,22 +8668,16 @@ func (x *SessionConfigOption) appendMembers(b []byte, tag string) ([]byte, error
 	if b, err = appendSessionConfigOptionTypeMembers(b, x.Type); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *SessionConfigOption) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *SessionConfigOption) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -23988,7 +8692,7 @@ func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagSessionConfigOptionType lists the discriminator, which variants must not keep as unknown.
@@ -24049,12 +8753,12 @@ func appendSessionConfigOptionTypeMembers(b []byte, v SessionConfigOptionType) (
 		if v == nil {
 			break
 		}
-		return (*SessionConfigSelect)(v).appendMembers(b, "\"type\":\"select\"")
+		return fieldsSessionConfigSelect.Append(b, "\"type\":\"select\"", (*SessionConfigSelect)(v).Extra, (*SessionConfigSelect)(v).appendField, nil)
 	case *SessionConfigOptionTypeBoolean:
 		if v == nil {
 			break
 		}
-		return (*SessionConfigBoolean)(v).appendMembers(b, "\"type\":\"boolean\"")
+		return fieldsSessionConfigBoolean.Append(b, "\"type\":\"boolean\"", (*SessionConfigBoolean)(v).Extra, (*SessionConfigBoolean)(v).appendField, nil)
 	case *SessionConfigOptionTypeUnknown:
 		if v == nil {
 			break
@@ -24134,150 +8838,41 @@ func (x *SessionConfigOptionTypeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigSelect) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigSelect = jsonx.NewFields(
+	jsonx.F("currentValue", jsonx.Required),
+	jsonx.F("options", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigSelect) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "currentValue":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "currentValue")
-			}
-			x.CurrentValue = t
-		case "options":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeSessionConfigSelectOptionsAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "options")
-			}
-			it.Consume(n)
-			x.Options = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.CurrentValue, decodeSessionConfigValueID)
+		case 1:
+			jsonx.Union(&d, &x.Options, decodeSessionConfigSelectOptionsAt)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("currentValue")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("options")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelect), present, 0, 0, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"currentValue\":"...)
-		b = jsonx.AppendString(b, string(x.CurrentValue))
-	case 1:
-		if x.Options == nil {
-			return b, jsonx.EncodeError("options", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"options\":"...)
-		if b, err = appendSessionConfigSelectOptions(b, x.Options); err != nil {
-			return b, jsonx.AtField(err, "options")
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"currentValue\":"), string(x.CurrentValue)), nil
+	case i == 1 && x.Options == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendSessionConfigSelectOptions(jsonx.Key(b, "\"options\":"), x.Options)
 	}
 	return b, nil
-}
-
-// keysSessionConfigSelect are the `"name":` prefixes of SessionConfigSelect's members, by index.
-var keysSessionConfigSelect = []string{"\"currentValue\":", "\"options\":"}
-
-// memberIndexSessionConfigSelect maps a member name to its index in SessionConfigSelect, or -1.
-func memberIndexSessionConfigSelect(key []byte) int {
-	switch string(key) {
-	case "currentValue":
-		return 0
-	case "options":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigSelect) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelect, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigSelect) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigSelect) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigSelect.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -24287,198 +8882,52 @@ func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigSelect{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigSelectGroup) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigSelectGroup = jsonx.NewFields(
+	jsonx.F("groupId", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("options", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty).MinItems(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigSelectGroup) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "groupId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigGroupID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "groupId")
-			}
-			x.GroupID = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "options":
-			ord.Known(2)
-			seen |= 1 << 2
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigSelectOption)
-			if err == nil && len(t) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
-			}
-			if err != nil {
-				x.Options = []SessionConfigSelectOption{}
-				continue
-			}
-			x.Options = t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.GroupID, decodeSessionConfigGroupID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.List(&d, &x.Options, decodeSessionConfigSelectOption)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("groupId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if seen&(1<<2) == 0 {
-		return jsonx.Missing("options")
-	}
-	if ord.Disordered() {
-		present := uint64(7)
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectGroup), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"groupId\":"...)
-		b = jsonx.AppendString(b, string(x.GroupID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		b = jsonx.Sep(b)
-		b = append(b, "\"options\":"...)
-		if b, err = jsonx.EncList(b, x.Options, appendSessionConfigSelectOption); err != nil {
-			return b, jsonx.AtField(err, "options")
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"groupId\":"), string(x.GroupID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2:
+		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendSessionConfigSelectOption)
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionConfigSelectGroup are the `"name":` prefixes of SessionConfigSelectGroup's members, by index.
-var keysSessionConfigSelectGroup = []string{"\"groupId\":", "\"name\":", "\"options\":", "\"_meta\":"}
-
-// memberIndexSessionConfigSelectGroup maps a member name to its index in SessionConfigSelectGroup, or -1.
-func memberIndexSessionConfigSelectGroup(key []byte) int {
-	switch string(key) {
-	case "groupId":
-		return 0
-	case "name":
-		return 1
-	case "options":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigSelectGroup) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelectGroup, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigSelectGroup) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigSelectGroup) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -24488,200 +8937,52 @@ func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigSelectGroup{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionConfigSelectOption) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionConfigSelectOption = jsonx.NewFields(
+	jsonx.F("value", jsonx.Required),
+	jsonx.F("name", jsonx.Required),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionConfigSelectOption) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "value":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
-		case "name":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "name")
-			}
-			x.Name = t
-		case "description":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
+		case 1:
+			jsonx.Value(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("value")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("name")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Description != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionConfigSelectOption), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"name\":"...)
-		b = jsonx.AppendString(b, string(x.Name))
-	case 2:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+	case i == 2 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionConfigSelectOption are the `"name":` prefixes of SessionConfigSelectOption's members, by index.
-var keysSessionConfigSelectOption = []string{"\"value\":", "\"name\":", "\"description\":", "\"_meta\":"}
-
-// memberIndexSessionConfigSelectOption maps a member name to its index in SessionConfigSelectOption, or -1.
-func memberIndexSessionConfigSelectOption(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	case "name":
-		return 1
-	case "description":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionConfigSelectOption) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionConfigSelectOption, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionConfigSelectOption) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionConfigSelectOption) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -24691,7 +8992,7 @@ func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionConfigSelectOption{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // decodeSessionConfigSelectOptionsAt picks the variant from the JSON shape of the value at the
@@ -24706,9 +9007,9 @@ func decodeSessionConfigSelectOptionsAt(data []byte) (SessionConfigSelectOptions
 	case jsonx.KindArray:
 		first, _ := jsonx.FirstItem(data)
 		if jsonx.HasKey(first, "value") {
-			s, err := jsonx.List(data, false, decodeSessionConfigSelectOption)
-			if err == nil && len(s) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
+			s, err := jsonx.ListOf(data, false, decodeSessionConfigSelectOption)
+			if err == nil {
+				err = jsonx.MinItems(len(s), 1)
 			}
 			if err != nil {
 				return nil, 0, err
@@ -24716,18 +9017,18 @@ func decodeSessionConfigSelectOptionsAt(data []byte) (SessionConfigSelectOptions
 			return SessionConfigSelectOptionsUngrouped(s), n, nil
 		}
 		if jsonx.HasKey(first, "groupId") || jsonx.HasKey(first, "options") {
-			s, err := jsonx.List(data, false, decodeSessionConfigSelectGroup)
-			if err == nil && len(s) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
+			s, err := jsonx.ListOf(data, false, decodeSessionConfigSelectGroup)
+			if err == nil {
+				err = jsonx.MinItems(len(s), 1)
 			}
 			if err != nil {
 				return nil, 0, err
 			}
 			return SessionConfigSelectOptionsGrouped(s), n, nil
 		}
-		s, err := jsonx.List(data, false, decodeSessionConfigSelectOption)
-		if err == nil && len(s) < 1 {
-			err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
+		s, err := jsonx.ListOf(data, false, decodeSessionConfigSelectOption)
+		if err == nil {
+			err = jsonx.MinItems(len(s), 1)
 		}
 		if err != nil {
 			return nil, 0, err
@@ -24772,137 +9073,34 @@ func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOption
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionDeleteCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionDeleteCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionDeleteCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionDeleteCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionDeleteCapabilities are the `"name":` prefixes of SessionDeleteCapabilities's members, by index.
-var keysSessionDeleteCapabilities = []string{"\"_meta\":"}
-
-// memberIndexSessionDeleteCapabilities maps a member name to its index in SessionDeleteCapabilities, or -1.
-func memberIndexSessionDeleteCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionDeleteCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionDeleteCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionDeleteCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionDeleteCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -24912,249 +9110,62 @@ func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionDeleteCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionInfo) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionInfo = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("cwd", jsonx.Required),
+	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionInfo) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "cwd":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "cwd")
-			}
-			x.Cwd = t
-		case "additionalDirectories":
-			ord.Known(2)
-			if it.IsNull() {
-				x.AdditionalDirectories = []AbsolutePath{}
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeAbsolutePath)
-			if err != nil {
-				return jsonx.AtField(err, "additionalDirectories")
-			}
-			x.AdditionalDirectories = t
-		case "title":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "updatedAt":
-			ord.Known(4)
-			if it.IsNull() {
-				x.UpdatedAt = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.UpdatedAt = nil
-				continue
-			}
-			x.UpdatedAt = &t
-		case "_meta":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionInfo); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
+		case 2:
+			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
+		case 3:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 4:
+			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
+		case 5:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("cwd")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.AdditionalDirectories != nil {
-			present |= 1 << 2
-		}
-		if x.Title != nil {
-			present |= 1 << 3
-		}
-		if x.UpdatedAt != nil {
-			present |= 1 << 4
-		}
-		if x.Meta != nil {
-			present |= 1 << 5
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfo), present, 0, nulls, 6))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cwd\":"...)
-		b = jsonx.AppendString(b, string(x.Cwd))
-	case 2:
-		if x.AdditionalDirectories != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"additionalDirectories\":"...)
-			if b, err = jsonx.EncList(b, x.AdditionalDirectories, appendAbsolutePath); err != nil {
-				return b, jsonx.AtField(err, "additionalDirectories")
-			}
-		}
-	case 3:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 4:
-		if x.UpdatedAt != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"updatedAt\":"...)
-			b = jsonx.AppendString(b, string(*x.UpdatedAt))
-		}
-	case 5:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+	case i == 2 && x.AdditionalDirectories != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+	case i == 3 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 4 && x.UpdatedAt != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+	case i == 5 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionInfo are the `"name":` prefixes of SessionInfo's members, by index.
-var keysSessionInfo = []string{"\"sessionId\":", "\"cwd\":", "\"additionalDirectories\":", "\"title\":", "\"updatedAt\":", "\"_meta\":"}
-
-// memberIndexSessionInfo maps a member name to its index in SessionInfo, or -1.
-func memberIndexSessionInfo(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "cwd":
-		return 1
-	case "additionalDirectories":
-		return 2
-	case "title":
-		return 3
-	case "updatedAt":
-		return 4
-	case "_meta":
-		return 5
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionInfo) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionInfo, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionInfo) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 6; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionInfo) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfo) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionInfo.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -25164,190 +9175,47 @@ func (x *SessionInfo) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionInfo{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionInfoUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionInfoUpdate = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionInfoUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "updatedAt":
-			ord.Known(1)
-			if it.IsNull() {
-				x.UpdatedAt = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.UpdatedAt = nil
-				continue
-			}
-			x.UpdatedAt = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.UpdatedAt != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionInfoUpdate), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.UpdatedAt != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"updatedAt\":"...)
-			b = jsonx.AppendString(b, string(*x.UpdatedAt))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.UpdatedAt != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionInfoUpdate are the `"name":` prefixes of SessionInfoUpdate's members, by index.
-var keysSessionInfoUpdate = []string{"\"title\":", "\"updatedAt\":", "\"_meta\":"}
-
-// memberIndexSessionInfoUpdate maps a member name to its index in SessionInfoUpdate, or -1.
-func memberIndexSessionInfoUpdate(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "updatedAt":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionInfoUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionInfoUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionInfoUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionInfoUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionInfoUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -25357,158 +9225,42 @@ func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionInfoUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionNotFoundErrorData) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSessionNotFoundErrorData = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionNotFoundErrorData) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionNotFoundErrorData); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSessionNotFoundErrorData), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SessionNotFoundErrorData) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSessionNotFoundErrorData are the `"name":` prefixes of SessionNotFoundErrorData's members, by index.
-var keysSessionNotFoundErrorData = []string{"\"sessionId\":", "\"_meta\":"}
-
-// memberIndexSessionNotFoundErrorData maps a member name to its index in SessionNotFoundErrorData, or -1.
-func memberIndexSessionNotFoundErrorData(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SessionNotFoundErrorData) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSessionNotFoundErrorData, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SessionNotFoundErrorData) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionNotFoundErrorData) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSessionNotFoundErrorData.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -25518,7 +9270,7 @@ func (x *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SessionNotFoundErrorData{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagSessionUpdate lists the discriminator, which variants must not keep as unknown.
@@ -25692,7 +9444,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"user_message_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"user_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25702,7 +9454,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*UserMessage)(v).appendMembers(b, "\"sessionUpdate\":\"user_message\"")
+		b, err := fieldsUserMessage.Append(b, "\"sessionUpdate\":\"user_message\"", (*UserMessage)(v).Extra, (*UserMessage)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25712,7 +9464,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_message_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25722,7 +9474,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AgentMessage)(v).appendMembers(b, "\"sessionUpdate\":\"agent_message\"")
+		b, err := fieldsAgentMessage.Append(b, "\"sessionUpdate\":\"agent_message\"", (*AgentMessage)(v).Extra, (*AgentMessage)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25732,7 +9484,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"agent_thought_chunk\"")
+		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_thought_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25742,7 +9494,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AgentThought)(v).appendMembers(b, "\"sessionUpdate\":\"agent_thought\"")
+		b, err := fieldsAgentThought.Append(b, "\"sessionUpdate\":\"agent_thought\"", (*AgentThought)(v).Extra, (*AgentThought)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25762,7 +9514,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ToolCallContentChunk)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call_content_chunk\"")
+		b, err := fieldsToolCallContentChunk.Append(b, "\"sessionUpdate\":\"tool_call_content_chunk\"", (*ToolCallContentChunk)(v).Extra, (*ToolCallContentChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25772,7 +9524,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ToolCallUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"tool_call_update\"")
+		b, err := fieldsToolCallUpdate.Append(b, "\"sessionUpdate\":\"tool_call_update\"", (*ToolCallUpdate)(v).Extra, (*ToolCallUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25782,7 +9534,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TerminalUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"terminal_update\"")
+		b, err := fieldsTerminalUpdate.Append(b, "\"sessionUpdate\":\"terminal_update\"", (*TerminalUpdate)(v).Extra, (*TerminalUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25792,7 +9544,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*TerminalOutputChunk)(v).appendMembers(b, "\"sessionUpdate\":\"terminal_output_chunk\"")
+		b, err := fieldsTerminalOutputChunk.Append(b, "\"sessionUpdate\":\"terminal_output_chunk\"", (*TerminalOutputChunk)(v).Extra, (*TerminalOutputChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25802,7 +9554,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*PlanUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"plan_update\"")
+		b, err := fieldsPlanUpdate.Append(b, "\"sessionUpdate\":\"plan_update\"", (*PlanUpdate)(v).Extra, (*PlanUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25812,7 +9564,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*AvailableCommandsUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"available_commands_update\"")
+		b, err := fieldsAvailableCommandsUpdate.Append(b, "\"sessionUpdate\":\"available_commands_update\"", (*AvailableCommandsUpdate)(v).Extra, (*AvailableCommandsUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25822,7 +9574,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*ConfigOptionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"config_option_update\"")
+		b, err := fieldsConfigOptionUpdate.Append(b, "\"sessionUpdate\":\"config_option_update\"", (*ConfigOptionUpdate)(v).Extra, (*ConfigOptionUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25832,7 +9584,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*SessionInfoUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"session_info_update\"")
+		b, err := fieldsSessionInfoUpdate.Append(b, "\"sessionUpdate\":\"session_info_update\"", (*SessionInfoUpdate)(v).Extra, (*SessionInfoUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25842,7 +9594,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*UsageUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"usage_update\"")
+		b, err := fieldsUsageUpdate.Append(b, "\"sessionUpdate\":\"usage_update\"", (*UsageUpdate)(v).Extra, (*UsageUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25852,7 +9604,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Notice)(v).appendMembers(b, "\"sessionUpdate\":\"notice\"")
+		b, err := fieldsNotice.Append(b, "\"sessionUpdate\":\"notice\"", (*Notice)(v).Extra, (*Notice)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25862,7 +9614,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CompactionUpdate)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_update\"")
+		b, err := fieldsCompactionUpdate.Append(b, "\"sessionUpdate\":\"compaction_update\"", (*CompactionUpdate)(v).Extra, (*CompactionUpdate)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25872,7 +9624,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*CompactionSummaryChunk)(v).appendMembers(b, "\"sessionUpdate\":\"compaction_summary_chunk\"")
+		b, err := fieldsCompactionSummaryChunk.Append(b, "\"sessionUpdate\":\"compaction_summary_chunk\"", (*CompactionSummaryChunk)(v).Extra, (*CompactionSummaryChunk)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -25901,19 +9653,7 @@ func (x SessionUpdateAgentMessage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentMessage)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentMessage")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentMessage")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -25923,19 +9663,7 @@ func (x SessionUpdateAgentMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentMessageChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentMessageChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentMessageChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -25945,19 +9673,7 @@ func (x SessionUpdateAgentThought) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentThought) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentThought)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentThought")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentThought")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -25967,19 +9683,7 @@ func (x SessionUpdateAgentThoughtChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAgentThoughtChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAgentThoughtChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAgentThoughtChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAgentThoughtChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -25989,19 +9693,7 @@ func (x SessionUpdateAvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateAvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateAvailableCommandsUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateAvailableCommandsUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateAvailableCommandsUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26011,19 +9703,7 @@ func (x SessionUpdateCompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCompactionSummaryChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCompactionSummaryChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCompactionSummaryChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26033,19 +9713,7 @@ func (x SessionUpdateCompactionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateCompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateCompactionUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateCompactionUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateCompactionUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26055,19 +9723,7 @@ func (x SessionUpdateConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateConfigOptionUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateConfigOptionUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateConfigOptionUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26077,19 +9733,7 @@ func (x SessionUpdateNotice) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateNotice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateNotice)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateNotice")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateNotice")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26099,19 +9743,7 @@ func (x SessionUpdatePlanUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdatePlanUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdatePlanUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdatePlanUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdatePlanUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26121,72 +9753,40 @@ func (x SessionUpdateSessionInfoUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateSessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateSessionInfoUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateSessionInfoUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateSessionInfoUpdate")
 }
+
+var fieldsSessionUpdateStateUpdate = jsonx.NewFields()
 
 // ownSessionUpdateStateUpdate are the members SessionUpdateStateUpdate decodes itself; the rest belong to its State.
 var ownSessionUpdateStateUpdate = []string{}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SessionUpdateStateUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SessionUpdateStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSessionUpdateStateUpdate); d.Next(); {
+	}
+	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SessionUpdateStateUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	for it.Next() {
-	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
 	uskip := ownSessionUpdateStateUpdate
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownSessionUpdateStateUpdate...)
 	}
-	u, err := decodeStateUpdate(data, uskip)
+	u, err := decodeStateUpdate(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.State = u
-	return nil
+	return d.Len(), nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *SessionUpdateStateUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsSessionUpdateStateUpdate.Append(b, tag, jsonx.Members{}, nil, nil)
+	}
+	b, err := fieldsSessionUpdateStateUpdate.Append(b, tag, jsonx.Members{}, nil, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.State == nil {
 		return b, jsonx.EncodeError("", "SessionUpdateStateUpdate.State is nil")
@@ -26194,17 +9794,7 @@ func (x *SessionUpdateStateUpdate) appendMembers(b []byte, tag string) ([]byte, 
 	if b, err = appendStateUpdateMembers(b, x.State); err != nil {
 		return b, err
 	}
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SessionUpdateStateUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26214,19 +9804,7 @@ func (x SessionUpdateStateUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateStateUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateStateUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateStateUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26236,19 +9814,7 @@ func (x SessionUpdateTerminalOutputChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateTerminalOutputChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateTerminalOutputChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateTerminalOutputChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateTerminalOutputChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26258,19 +9824,7 @@ func (x SessionUpdateTerminalUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateTerminalUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateTerminalUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateTerminalUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateTerminalUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26280,19 +9834,7 @@ func (x SessionUpdateToolCallContentChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCallContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateToolCallContentChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateToolCallContentChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateToolCallContentChunk")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26302,19 +9844,7 @@ func (x SessionUpdateToolCallUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateToolCallUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateToolCallUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateToolCallUpdate")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "sessionUpdate" tag.
@@ -26342,19 +9872,7 @@ func (x SessionUpdateUsageUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateUsageUpdate)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateUsageUpdate")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUsageUpdate")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26364,19 +9882,7 @@ func (x SessionUpdateUserMessage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUserMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateUserMessage)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateUserMessage")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUserMessage")
 }
 
 // MarshalJSON encodes x as a SessionUpdate value.
@@ -26386,137 +9892,65 @@ func (x SessionUpdateUserMessageChunk) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionUpdate value that must be this variant.
 func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeSessionUpdate(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionUpdateUserMessageChunk)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionUpdateUserMessageChunk")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUserMessageChunk")
 }
+
+var fieldsSetSessionConfigOptionRequest = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("configId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
 // ownSetSessionConfigOptionRequest are the members SetSessionConfigOptionRequest decodes itself; the rest belong to its Type.
 var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"}
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionRequest) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
-
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionRequest) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "configId":
-			seen |= 1 << 1
-			t, err := decodeSessionConfigID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "configId")
-			}
-			x.ConfigID = t
-		case "_meta":
-			if it.IsNull() {
-				x.Meta = nil
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Value(&d, &x.ConfigID, decodeSessionConfigID)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("configId")
+	if err := d.Finish(); err != nil {
+		return 0, err
 	}
 	uskip := ownSetSessionConfigOptionRequest
 	if len(skip) > 0 {
 		uskip = jsonx.Extend(skip, ownSetSessionConfigOptionRequest...)
 	}
-	u, err := decodeSetSessionConfigOptionRequestType(data, uskip)
+	u, err := decodeSetSessionConfigOptionRequestType(d.Data(), uskip)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Verbatim{}
-	x.verbatim = jsonx.Snapshot(data, x.appendCanonical)
-	return nil
+	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	return d.Len(), nil
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequest) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"configId\":"...)
-		b = jsonx.AppendString(b, string(x.ConfigID))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"configId\":"), string(x.ConfigID)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
 func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
+	if jsonx.HasLayout(jsonx.Members{}) {
+		return fieldsSetSessionConfigOptionRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
 	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
+	b, err := fieldsSetSessionConfigOptionRequest.Append(b, tag, jsonx.Members{}, x.appendField, nil)
+	if err != nil {
+		return b, err
 	}
 	if x.Type == nil {
 		return b, jsonx.EncodeError("", "SetSessionConfigOptionRequest.Type is nil")
@@ -26524,22 +9958,16 @@ func (x *SetSessionConfigOptionRequest) appendMembers(b []byte, tag string) ([]b
 	if b, err = appendSetSessionConfigOptionRequestTypeMembers(b, x.Type); err != nil {
 		return b, err
 	}
-	return b, nil
+	return jsonx.AppendMembers(b, jsonx.Members{}), nil
 }
 
-// appendJSON appends x as a JSON object: as it arrived while it is unchanged.
+// appendJSON appends x as it arrived while it is unchanged.
 func (x *SetSessionConfigOptionRequest) appendJSON(b []byte) ([]byte, error) {
 	return x.verbatim.Append(b, x.appendCanonical)
 }
 
-// appendCanonical appends x as a JSON object, from its fields.
 func (x *SetSessionConfigOptionRequest) appendCanonical(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return jsonx.Braces(x.appendMembers(append(b, '{'), ""))
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
@@ -26554,7 +9982,7 @@ func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SetSessionConfigOptionRequest{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagSetSessionConfigOptionRequestType lists the discriminator, which variants must not keep as unknown.
@@ -26615,12 +10043,12 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"type\":\"id\"")
+		return fieldsSetSessionConfigOptionRequestTypeID.Append(b, "\"type\":\"id\"", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeBoolean:
 		if v == nil {
 			break
 		}
-		return v.appendMembers(b, "\"type\":\"boolean\"")
+		return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, "\"type\":\"boolean\"", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeUnknown:
 		if v == nil {
 			break
@@ -26630,121 +10058,29 @@ func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfig
 	return b, jsonx.EncodeError("", "nil SetSessionConfigOptionRequestType")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionRequestTypeBoolean) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
+	jsonx.F("value", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionRequestTypeBoolean) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "value":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Bool(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Value, jsonx.Bool)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeBoolean), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendBool(b, bool(x.Value))
+	switch {
+	case i == 0:
+		return jsonx.AppendBool(jsonx.Key(b, "\"value\":"), bool(x.Value)), nil
 	}
 	return b, nil
-}
-
-// keysSetSessionConfigOptionRequestTypeBoolean are the `"name":` prefixes of SetSessionConfigOptionRequestTypeBoolean's members, by index.
-var keysSetSessionConfigOptionRequestTypeBoolean = []string{"\"value\":"}
-
-// memberIndexSetSessionConfigOptionRequestTypeBoolean maps a member name to its index in SetSessionConfigOptionRequestTypeBoolean, or -1.
-func memberIndexSetSessionConfigOptionRequestTypeBoolean(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionRequestTypeBoolean, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionConfigOptionRequestTypeBoolean) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
@@ -26773,121 +10109,29 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionRequestTypeID) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionConfigOptionRequestTypeID = jsonx.NewFields(
+	jsonx.F("value", jsonx.Required),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionRequestTypeID) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "value":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionConfigValueID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "value")
-			}
-			x.Value = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("value")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionRequestTypeID), present, 0, 0, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionRequestTypeID) appendField(b []byte, i int) ([]byte, error) {
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"value\":"...)
-		b = jsonx.AppendString(b, string(x.Value))
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
 	}
 	return b, nil
-}
-
-// keysSetSessionConfigOptionRequestTypeID are the `"name":` prefixes of SetSessionConfigOptionRequestTypeID's members, by index.
-var keysSetSessionConfigOptionRequestTypeID = []string{"\"value\":"}
-
-// memberIndexSetSessionConfigOptionRequestTypeID maps a member name to its index in SetSessionConfigOptionRequestTypeID, or -1.
-func memberIndexSetSessionConfigOptionRequestTypeID(key []byte) int {
-	switch string(key) {
-	case "value":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionConfigOptionRequestTypeID) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionRequestTypeID, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionConfigOptionRequestTypeID) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionConfigOptionRequestTypeID) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a SetSessionConfigOptionRequestType value.
@@ -26934,157 +10178,39 @@ func (x *SetSessionConfigOptionRequestTypeUnknown) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *SetSessionConfigOptionResponse) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
+	jsonx.F("configOptions", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *SetSessionConfigOptionResponse) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "configOptions":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), true, decodeSessionConfigOption)
-			if err != nil {
-				return jsonx.AtField(err, "configOptions")
-			}
-			x.ConfigOptions = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("configOptions")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexSetSessionConfigOptionResponse), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"configOptions\":"...)
-		if b, err = jsonx.EncList(b, x.ConfigOptions, appendSessionConfigOption); err != nil {
-			return b, jsonx.AtField(err, "configOptions")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysSetSessionConfigOptionResponse are the `"name":` prefixes of SetSessionConfigOptionResponse's members, by index.
-var keysSetSessionConfigOptionResponse = []string{"\"configOptions\":", "\"_meta\":"}
-
-// memberIndexSetSessionConfigOptionResponse maps a member name to its index in SetSessionConfigOptionResponse, or -1.
-func memberIndexSetSessionConfigOptionResponse(key []byte) int {
-	switch string(key) {
-	case "configOptions":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *SetSessionConfigOptionResponse) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysSetSessionConfigOptionResponse, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *SetSessionConfigOptionResponse) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *SetSessionConfigOptionResponse) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsSetSessionConfigOptionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -27094,7 +10220,7 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = SetSessionConfigOptionResponse{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagStateUpdate lists the discriminator, which variants must not keep as unknown.
@@ -27162,7 +10288,7 @@ func appendStateUpdateMembers(b []byte, v StateUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return (*RunningStateUpdate)(v).appendMembers(b, "\"state\":\"running\"")
+		return fieldsRunningStateUpdate.Append(b, "\"state\":\"running\"", (*RunningStateUpdate)(v).Extra, (*RunningStateUpdate)(v).appendField, nil)
 	case *StateUpdateIdle:
 		if v == nil {
 			break
@@ -27172,7 +10298,7 @@ func appendStateUpdateMembers(b []byte, v StateUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		return (*RequiresActionStateUpdate)(v).appendMembers(b, "\"state\":\"requires_action\"")
+		return fieldsRequiresActionStateUpdate.Append(b, "\"state\":\"requires_action\"", (*RequiresActionStateUpdate)(v).Extra, (*RequiresActionStateUpdate)(v).appendField, nil)
 	case *StateUpdateUnknown:
 		if v == nil {
 			break
@@ -27189,6 +10315,12 @@ func appendStateUpdate(b []byte, v StateUpdate) ([]byte, error) {
 		return b, err
 	}
 	return append(b, '}'), nil
+}
+
+// decodeStateUpdateObjectAt decodes a whole StateUpdate object at the start of data
+// (no enclosing object's members to skip); it returns the value's length.
+func decodeStateUpdateObjectAt(data []byte) (StateUpdate, int, error) {
+	return decodeStateUpdateAt(data, nil)
 }
 
 // UnmarshalStateUpdate decodes one StateUpdate value.
@@ -27295,160 +10427,39 @@ func (x *StateUpdateUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *StringMultiSelectItems) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsStringMultiSelectItems = jsonx.NewFields(
+	jsonx.F("enum", jsonx.Required|jsonx.Empty).MinItems(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *StringMultiSelectItems) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "enum":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err == nil && len(t) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "enum")
-			}
-			x.Enum = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.Enum, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("enum")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringMultiSelectItems), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"enum\":"...)
-		if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
-			return b, jsonx.AtField(err, "enum")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysStringMultiSelectItems are the `"name":` prefixes of StringMultiSelectItems's members, by index.
-var keysStringMultiSelectItems = []string{"\"enum\":", "\"_meta\":"}
-
-// memberIndexStringMultiSelectItems maps a member name to its index in StringMultiSelectItems, or -1.
-func memberIndexStringMultiSelectItems(key []byte) int {
-	switch string(key) {
-	case "enum":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *StringMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysStringMultiSelectItems, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *StringMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *StringMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsStringMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -27458,369 +10469,82 @@ func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = StringMultiSelectItems{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *StringPropertySchema) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsStringPropertySchema = jsonx.NewFields(
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("minLength", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("maxLength", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("pattern", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("format", jsonx.Omit|jsonx.Nullable),
+	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("enum", jsonx.Omit|jsonx.Nullable).MinItems(1),
+	jsonx.F("oneOf", jsonx.Omit|jsonx.Nullable).MinItems(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *StringPropertySchema) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "title":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "description":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Description = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Description = nil
-				continue
-			}
-			x.Description = &t
-		case "minLength":
-			ord.Known(2)
-			if it.IsNull() {
-				x.MinLength = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "minLength")
-			}
-			x.MinLength = &t
-		case "maxLength":
-			ord.Known(3)
-			if it.IsNull() {
-				x.MaxLength = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "maxLength")
-			}
-			x.MaxLength = &t
-		case "pattern":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Pattern = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "pattern")
-			}
-			x.Pattern = &t
-		case "format":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Format = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := decodeStringFormat(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "format")
-			}
-			x.Format = &t
-		case "default":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Default = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Default = nil
-				continue
-			}
-			x.Default = &t
-		case "enum":
-			ord.Known(7)
-			if it.IsNull() {
-				x.Enum = nil
-				nulls |= 1 << 7
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, jsonx.String)
-			if err == nil && len(t) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "enum")
-			}
-			x.Enum = t
-		case "oneOf":
-			ord.Known(8)
-			if it.IsNull() {
-				x.OneOf = nil
-				nulls |= 1 << 8
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), false, decodeEnumOption)
-			if err == nil && len(t) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "oneOf")
-			}
-			x.OneOf = t
-		case "_meta":
-			ord.Known(9)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 9
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 1:
+			jsonx.Ptr(&d, &x.Description, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.MinLength, jsonx.Uint32)
+		case 3:
+			jsonx.Ptr(&d, &x.MaxLength, jsonx.Uint32)
+		case 4:
+			jsonx.Ptr(&d, &x.Pattern, jsonx.String)
+		case 5:
+			jsonx.Ptr(&d, &x.Format, decodeStringFormat)
+		case 6:
+			jsonx.Ptr(&d, &x.Default, jsonx.String)
+		case 7:
+			jsonx.List(&d, &x.Enum, jsonx.String)
+		case 8:
+			jsonx.List(&d, &x.OneOf, decodeEnumOption)
+		case 9:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Title != nil {
-			present |= 1 << 0
-		}
-		if x.Description != nil {
-			present |= 1 << 1
-		}
-		if x.MinLength != nil {
-			present |= 1 << 2
-		}
-		if x.MaxLength != nil {
-			present |= 1 << 3
-		}
-		if x.Pattern != nil {
-			present |= 1 << 4
-		}
-		if x.Format != nil {
-			present |= 1 << 5
-		}
-		if x.Default != nil {
-			present |= 1 << 6
-		}
-		if x.Enum != nil {
-			present |= 1 << 7
-		}
-		if x.OneOf != nil {
-			present |= 1 << 8
-		}
-		if x.Meta != nil {
-			present |= 1 << 9
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexStringPropertySchema), present, 0, nulls, 10))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 1:
-		if x.Description != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"description\":"...)
-			b = jsonx.AppendString(b, string(*x.Description))
-		}
-	case 2:
-		if x.MinLength != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"minLength\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MinLength))
-		}
-	case 3:
-		if x.MaxLength != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"maxLength\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.MaxLength))
-		}
-	case 4:
-		if x.Pattern != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"pattern\":"...)
-			b = jsonx.AppendString(b, string(*x.Pattern))
-		}
-	case 5:
-		if x.Format != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"format\":"...)
-			b = jsonx.AppendString(b, string(*x.Format))
-		}
-	case 6:
-		if x.Default != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"default\":"...)
-			b = jsonx.AppendString(b, string(*x.Default))
-		}
-	case 7:
-		if x.Enum != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"enum\":"...)
-			if b, err = jsonx.EncList(b, x.Enum, jsonx.EncString); err != nil {
-				return b, jsonx.AtField(err, "enum")
-			}
-		}
-	case 8:
-		if x.OneOf != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"oneOf\":"...)
-			if b, err = jsonx.EncList(b, x.OneOf, appendEnumOption); err != nil {
-				return b, jsonx.AtField(err, "oneOf")
-			}
-		}
-	case 9:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 1 && x.Description != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+	case i == 2 && x.MinLength != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"minLength\":"), uint64(*x.MinLength)), nil
+	case i == 3 && x.MaxLength != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"maxLength\":"), uint64(*x.MaxLength)), nil
+	case i == 4 && x.Pattern != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"pattern\":"), string(*x.Pattern)), nil
+	case i == 5 && x.Format != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"format\":"), string(*x.Format)), nil
+	case i == 6 && x.Default != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"default\":"), string(*x.Default)), nil
+	case i == 7 && x.Enum != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+	case i == 8 && x.OneOf != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"oneOf\":"), x.OneOf, appendEnumOption)
+	case i == 9 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysStringPropertySchema are the `"name":` prefixes of StringPropertySchema's members, by index.
-var keysStringPropertySchema = []string{"\"title\":", "\"description\":", "\"minLength\":", "\"maxLength\":", "\"pattern\":", "\"format\":", "\"default\":", "\"enum\":", "\"oneOf\":", "\"_meta\":"}
-
-// memberIndexStringPropertySchema maps a member name to its index in StringPropertySchema, or -1.
-func memberIndexStringPropertySchema(key []byte) int {
-	switch string(key) {
-	case "title":
-		return 0
-	case "description":
-		return 1
-	case "minLength":
-		return 2
-	case "maxLength":
-		return 3
-	case "pattern":
-		return 4
-	case "format":
-		return 5
-	case "default":
-		return 6
-	case "enum":
-		return 7
-	case "oneOf":
-		return 8
-	case "_meta":
-		return 9
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *StringPropertySchema) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysStringPropertySchema, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *StringPropertySchema) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 10; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *StringPropertySchema) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsStringPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -27830,158 +10554,42 @@ func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = StringPropertySchema{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *Terminal) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminal = jsonx.NewFields(
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *Terminal) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminalId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminal); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminal), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminal are the `"name":` prefixes of Terminal's members, by index.
-var keysTerminal = []string{"\"terminalId\":", "\"_meta\":"}
-
-// memberIndexTerminal maps a member name to its index in Terminal, or -1.
-func memberIndexTerminal(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *Terminal) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminal, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *Terminal) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *Terminal) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Terminal) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminal.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -27991,140 +10599,37 @@ func (x *Terminal) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = Terminal{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalAuthCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalAuthCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalAuthCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalAuthCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalAuthCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalAuthCapabilities are the `"name":` prefixes of TerminalAuthCapabilities's members, by index.
-var keysTerminalAuthCapabilities = []string{"\"_meta\":"}
-
-// memberIndexTerminalAuthCapabilities maps a member name to its index in TerminalAuthCapabilities, or -1.
-func memberIndexTerminalAuthCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalAuthCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalAuthCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalAuthCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalAuthCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28134,140 +10639,37 @@ func (x *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalAuthCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalCancelCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalCancelCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalCancelCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalCancelCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalCancelCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalCancelCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalCancelCapabilities are the `"name":` prefixes of TerminalCancelCapabilities's members, by index.
-var keysTerminalCancelCapabilities = []string{"\"_meta\":"}
-
-// memberIndexTerminalCancelCapabilities maps a member name to its index in TerminalCancelCapabilities, or -1.
-func memberIndexTerminalCancelCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalCancelCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalCancelCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalCancelCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalCancelCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalCancelCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28277,169 +10679,42 @@ func (x *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalCancelCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalCapabilities = jsonx.NewFields(
+	jsonx.F("cancel", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "cancel":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Cancel = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(TerminalCancelCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Cancel = nil
-				continue
-			}
-			it.Consume(n)
-			x.Cancel = p
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Cancel, (*TerminalCancelCapabilities).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Cancel != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalCapabilities), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Cancel != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cancel\":"...)
-			if b, err = (x.Cancel).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "cancel")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Cancel != nil:
+		return jsonx.Braces(fieldsTerminalCancelCapabilities.Append(append(jsonx.Key(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalCapabilities are the `"name":` prefixes of TerminalCapabilities's members, by index.
-var keysTerminalCapabilities = []string{"\"cancel\":", "\"_meta\":"}
-
-// memberIndexTerminalCapabilities maps a member name to its index in TerminalCapabilities, or -1.
-func memberIndexTerminalCapabilities(key []byte) int {
-	switch string(key) {
-	case "cancel":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28449,190 +10724,47 @@ func (x *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalExitStatus) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalExitStatus = jsonx.NewFields(
+	jsonx.F("exitCode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("signal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalExitStatus) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "exitCode":
-			ord.Known(0)
-			if it.IsNull() {
-				x.ExitCode = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Int64(it.Value())
-			if err != nil {
-				x.ExitCode = nil
-				continue
-			}
-			x.ExitCode = &t
-		case "signal":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Signal = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Signal = nil
-				continue
-			}
-			x.Signal = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Ptr(&d, &x.ExitCode, jsonx.Int64)
+		case 1:
+			jsonx.Ptr(&d, &x.Signal, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.ExitCode != nil {
-			present |= 1 << 0
-		}
-		if x.Signal != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalExitStatus), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.ExitCode != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"exitCode\":"...)
-			b = jsonx.AppendInt(b, int64(*x.ExitCode))
-		}
-	case 1:
-		if x.Signal != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"signal\":"...)
-			b = jsonx.AppendString(b, string(*x.Signal))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.ExitCode != nil:
+		return jsonx.AppendInt(jsonx.Key(b, "\"exitCode\":"), int64(*x.ExitCode)), nil
+	case i == 1 && x.Signal != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"signal\":"), string(*x.Signal)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalExitStatus are the `"name":` prefixes of TerminalExitStatus's members, by index.
-var keysTerminalExitStatus = []string{"\"exitCode\":", "\"signal\":", "\"_meta\":"}
-
-// memberIndexTerminalExitStatus maps a member name to its index in TerminalExitStatus, or -1.
-func memberIndexTerminalExitStatus(key []byte) int {
-	switch string(key) {
-	case "exitCode":
-		return 0
-	case "signal":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalExitStatus) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalExitStatus, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalExitStatus) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalExitStatus) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalExitStatus.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28642,158 +10774,42 @@ func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalExitStatus{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalOutput) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalOutput = jsonx.NewFields(
+	jsonx.F("data", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalOutput) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "data":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "data")
-			}
-			x.Data = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalOutput); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Data, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("data")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutput), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalOutput) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"data\":"...)
-		b = jsonx.AppendString(b, string(x.Data))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalOutput are the `"name":` prefixes of TerminalOutput's members, by index.
-var keysTerminalOutput = []string{"\"data\":", "\"_meta\":"}
-
-// memberIndexTerminalOutput maps a member name to its index in TerminalOutput, or -1.
-func memberIndexTerminalOutput(key []byte) int {
-	switch string(key) {
-	case "data":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalOutput) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalOutput, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalOutput) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalOutput) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutput) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalOutput.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28803,175 +10819,47 @@ func (x *TerminalOutput) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalOutput{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalOutputChunk) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalOutputChunk = jsonx.NewFields(
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("data", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalOutputChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminalId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "data":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "data")
-			}
-			x.Data = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalOutputChunk); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 1:
+			jsonx.Value(&d, &x.Data, jsonx.String)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("data")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalOutputChunk), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalOutputChunk) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"data\":"...)
-		b = jsonx.AppendString(b, string(x.Data))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalOutputChunk are the `"name":` prefixes of TerminalOutputChunk's members, by index.
-var keysTerminalOutputChunk = []string{"\"terminalId\":", "\"data\":", "\"_meta\":"}
-
-// memberIndexTerminalOutputChunk maps a member name to its index in TerminalOutputChunk, or -1.
-func memberIndexTerminalOutputChunk(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "data":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalOutputChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalOutputChunk, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalOutputChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalOutputChunk) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputChunk) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalOutputChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -28981,181 +10869,47 @@ func (x *TerminalOutputChunk) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalOutputChunk{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalSize) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalSize = jsonx.NewFields(
+	jsonx.F("cols", jsonx.Required).Min(1),
+	jsonx.F("rows", jsonx.Required).Min(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalSize) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalSize) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "cols":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Uint16(it.Value())
-			if err == nil && t < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "less than the minimum 1")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "cols")
-			}
-			x.Cols = t
-		case "rows":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Uint16(it.Value())
-			if err == nil && t < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "less than the minimum 1")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "rows")
-			}
-			x.Rows = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalSize); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.IntMin(&d, &x.Cols, jsonx.Uint16)
+		case 1:
+			jsonx.IntMin(&d, &x.Rows, jsonx.Uint16)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("cols")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("rows")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalSize), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalSize) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"cols\":"...)
-		b = jsonx.AppendUint(b, uint64(x.Cols))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"rows\":"...)
-		b = jsonx.AppendUint(b, uint64(x.Rows))
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"cols\":"), uint64(x.Cols)), nil
+	case i == 1:
+		return jsonx.AppendUint(jsonx.Key(b, "\"rows\":"), uint64(x.Rows)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalSize are the `"name":` prefixes of TerminalSize's members, by index.
-var keysTerminalSize = []string{"\"cols\":", "\"rows\":", "\"_meta\":"}
-
-// memberIndexTerminalSize maps a member name to its index in TerminalSize, or -1.
-func memberIndexTerminalSize(key []byte) int {
-	switch string(key) {
-	case "cols":
-		return 0
-	case "rows":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalSize) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalSize, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalSize) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalSize) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalSize) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalSize.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29165,324 +10919,72 @@ func (x *TerminalSize) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalSize{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TerminalUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTerminalUpdate = jsonx.NewFields(
+	jsonx.F("terminalId", jsonx.Required),
+	jsonx.F("command", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("output", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("exitStatus", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("size", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("capabilities", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TerminalUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "terminalId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeTerminalID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "terminalId")
-			}
-			x.TerminalID = t
-		case "command":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Command = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Command = nil
-				continue
-			}
-			x.Command = &t
-		case "cwd":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Cwd = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				x.Cwd = nil
-				continue
-			}
-			x.Cwd = &t
-		case "output":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Output = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			p := new(TerminalOutput)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Output = nil
-				continue
-			}
-			it.Consume(n)
-			x.Output = p
-		case "exitStatus":
-			ord.Known(4)
-			if it.IsNull() {
-				x.ExitStatus = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			p := new(TerminalExitStatus)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.ExitStatus = nil
-				continue
-			}
-			it.Consume(n)
-			x.ExitStatus = p
-		case "size":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Size = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			p := new(TerminalSize)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Size = nil
-				continue
-			}
-			it.Consume(n)
-			x.Size = p
-		case "capabilities":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Capabilities = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			p := new(TerminalCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Capabilities = nil
-				continue
-			}
-			it.Consume(n)
-			x.Capabilities = p
-		case "_meta":
-			ord.Known(7)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 7
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTerminalUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
+		case 1:
+			jsonx.Ptr(&d, &x.Command, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Cwd, decodeAbsolutePath)
+		case 3:
+			jsonx.StructPtr(&d, &x.Output, (*TerminalOutput).decodeAt)
+		case 4:
+			jsonx.StructPtr(&d, &x.ExitStatus, (*TerminalExitStatus).decodeAt)
+		case 5:
+			jsonx.StructPtr(&d, &x.Size, (*TerminalSize).decodeAt)
+		case 6:
+			jsonx.StructPtr(&d, &x.Capabilities, (*TerminalCapabilities).decodeAt)
+		case 7:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("terminalId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Command != nil {
-			present |= 1 << 1
-		}
-		if x.Cwd != nil {
-			present |= 1 << 2
-		}
-		if x.Output != nil {
-			present |= 1 << 3
-		}
-		if x.ExitStatus != nil {
-			present |= 1 << 4
-		}
-		if x.Size != nil {
-			present |= 1 << 5
-		}
-		if x.Capabilities != nil {
-			present |= 1 << 6
-		}
-		if x.Meta != nil {
-			present |= 1 << 7
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTerminalUpdate), present, 0, nulls, 8))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TerminalUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"terminalId\":"...)
-		b = jsonx.AppendString(b, string(x.TerminalID))
-	case 1:
-		if x.Command != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"command\":"...)
-			b = jsonx.AppendString(b, string(*x.Command))
-		}
-	case 2:
-		if x.Cwd != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cwd\":"...)
-			b = jsonx.AppendString(b, string(*x.Cwd))
-		}
-	case 3:
-		if x.Output != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"output\":"...)
-			if b, err = (x.Output).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "output")
-			}
-		}
-	case 4:
-		if x.ExitStatus != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"exitStatus\":"...)
-			if b, err = (x.ExitStatus).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "exitStatus")
-			}
-		}
-	case 5:
-		if x.Size != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"size\":"...)
-			if b, err = (x.Size).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "size")
-			}
-		}
-	case 6:
-		if x.Capabilities != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"capabilities\":"...)
-			if b, err = (x.Capabilities).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "capabilities")
-			}
-		}
-	case 7:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+	case i == 1 && x.Command != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(*x.Command)), nil
+	case i == 2 && x.Cwd != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+	case i == 3 && x.Output != nil:
+		return jsonx.Braces(fieldsTerminalOutput.Append(append(jsonx.Key(b, "\"output\":"), '{'), "", x.Output.Extra, x.Output.appendField, nil))
+	case i == 4 && x.ExitStatus != nil:
+		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Key(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+	case i == 5 && x.Size != nil:
+		return jsonx.Braces(fieldsTerminalSize.Append(append(jsonx.Key(b, "\"size\":"), '{'), "", x.Size.Extra, x.Size.appendField, nil))
+	case i == 6 && x.Capabilities != nil:
+		return jsonx.Braces(fieldsTerminalCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+	case i == 7 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTerminalUpdate are the `"name":` prefixes of TerminalUpdate's members, by index.
-var keysTerminalUpdate = []string{"\"terminalId\":", "\"command\":", "\"cwd\":", "\"output\":", "\"exitStatus\":", "\"size\":", "\"capabilities\":", "\"_meta\":"}
-
-// memberIndexTerminalUpdate maps a member name to its index in TerminalUpdate, or -1.
-func memberIndexTerminalUpdate(key []byte) int {
-	switch string(key) {
-	case "terminalId":
-		return 0
-	case "command":
-		return 1
-	case "cwd":
-		return 2
-	case "output":
-		return 3
-	case "exitStatus":
-		return 4
-	case "size":
-		return 5
-	case "capabilities":
-		return 6
-	case "_meta":
-		return 7
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TerminalUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTerminalUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TerminalUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 8; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TerminalUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTerminalUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29492,158 +10994,42 @@ func (x *TerminalUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TerminalUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TextCommandInput) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTextCommandInput = jsonx.NewFields(
+	jsonx.F("hint", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TextCommandInput) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "hint":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "hint")
-			}
-			x.Hint = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTextCommandInput); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Hint, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("hint")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextCommandInput), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TextCommandInput) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"hint\":"...)
-		b = jsonx.AppendString(b, string(x.Hint))
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"hint\":"), string(x.Hint)), nil
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTextCommandInput are the `"name":` prefixes of TextCommandInput's members, by index.
-var keysTextCommandInput = []string{"\"hint\":", "\"_meta\":"}
-
-// memberIndexTextCommandInput maps a member name to its index in TextCommandInput, or -1.
-func memberIndexTextCommandInput(key []byte) int {
-	switch string(key) {
-	case "hint":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TextCommandInput) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTextCommandInput, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TextCommandInput) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TextCommandInput) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TextCommandInput) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTextCommandInput.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29653,187 +11039,47 @@ func (x *TextCommandInput) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TextCommandInput{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TextContent) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTextContent = jsonx.NewFields(
+	jsonx.F("text", jsonx.Required),
+	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TextContent) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "text":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "text")
-			}
-			x.Text = t
-		case "annotations":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Annotations = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			p := new(Annotations)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Annotations = nil
-				continue
-			}
-			it.Consume(n)
-			x.Annotations = p
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTextContent); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Text, jsonx.String)
+		case 1:
+			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("text")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Annotations != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextContent), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"text\":"...)
-		b = jsonx.AppendString(b, string(x.Text))
-	case 1:
-		if x.Annotations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"annotations\":"...)
-			if b, err = (x.Annotations).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "annotations")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+	case i == 1 && x.Annotations != nil:
+		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTextContent are the `"name":` prefixes of TextContent's members, by index.
-var keysTextContent = []string{"\"text\":", "\"annotations\":", "\"_meta\":"}
-
-// memberIndexTextContent maps a member name to its index in TextContent, or -1.
-func memberIndexTextContent(key []byte) int {
-	switch string(key) {
-	case "text":
-		return 0
-	case "annotations":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TextContent) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTextContent, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TextContent) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TextContent) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TextContent) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTextContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -29843,195 +11089,47 @@ func (x *TextContent) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TextContent{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TextResourceContents) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTextResourceContents = jsonx.NewFields(
+	jsonx.F("text", jsonx.Required),
+	jsonx.F("uri", jsonx.Required),
+	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TextResourceContents) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "text":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "text")
-			}
-			x.Text = t
-		case "uri":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "uri")
-			}
-			x.URI = t
-		case "mimeType":
-			ord.Known(2)
-			if it.IsNull() {
-				x.MimeType = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := decodeMediaType(it.Value())
-			if err != nil {
-				x.MimeType = nil
-				continue
-			}
-			x.MimeType = &t
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Text, jsonx.String)
+		case 1:
+			jsonx.Value(&d, &x.URI, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("text")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("uri")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.MimeType != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTextResourceContents), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"text\":"...)
-		b = jsonx.AppendString(b, string(x.Text))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"uri\":"...)
-		b = jsonx.AppendString(b, string(x.URI))
-	case 2:
-		if x.MimeType != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"mimeType\":"...)
-			b = jsonx.AppendString(b, string(*x.MimeType))
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+	case i == 1:
+		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+	case i == 2 && x.MimeType != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTextResourceContents are the `"name":` prefixes of TextResourceContents's members, by index.
-var keysTextResourceContents = []string{"\"text\":", "\"uri\":", "\"mimeType\":", "\"_meta\":"}
-
-// memberIndexTextResourceContents maps a member name to its index in TextResourceContents, or -1.
-func memberIndexTextResourceContents(key []byte) int {
-	switch string(key) {
-	case "text":
-		return 0
-	case "uri":
-		return 1
-	case "mimeType":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TextResourceContents) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTextResourceContents, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TextResourceContents) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TextResourceContents) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x as a EmbeddedResourceResource value.
@@ -30041,175 +11139,42 @@ func (x TextResourceContents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a EmbeddedResourceResource value that must be this variant.
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*TextResourceContents)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a TextResourceContents")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "TextResourceContents")
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *TitledMultiSelectItems) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsTitledMultiSelectItems = jsonx.NewFields(
+	jsonx.F("anyOf", jsonx.Required|jsonx.Empty).MinItems(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *TitledMultiSelectItems) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "anyOf":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.List(it.Value(), false, decodeEnumOption)
-			if err == nil && len(t) < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "fewer than 1 items")
-			}
-			if err != nil {
-				return jsonx.AtField(err, "anyOf")
-			}
-			x.AnyOf = t
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.List(&d, &x.AnyOf, decodeEnumOption)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("anyOf")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexTitledMultiSelectItems), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"anyOf\":"...)
-		if b, err = jsonx.EncList(b, x.AnyOf, appendEnumOption); err != nil {
-			return b, jsonx.AtField(err, "anyOf")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.EncList(jsonx.Key(b, "\"anyOf\":"), x.AnyOf, appendEnumOption)
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysTitledMultiSelectItems are the `"name":` prefixes of TitledMultiSelectItems's members, by index.
-var keysTitledMultiSelectItems = []string{"\"anyOf\":", "\"_meta\":"}
-
-// memberIndexTitledMultiSelectItems maps a member name to its index in TitledMultiSelectItems, or -1.
-func memberIndexTitledMultiSelectItems(key []byte) int {
-	switch string(key) {
-	case "anyOf":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *TitledMultiSelectItems) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysTitledMultiSelectItems, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *TitledMultiSelectItems) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *TitledMultiSelectItems) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsTitledMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -30219,140 +11184,37 @@ func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = TitledMultiSelectItems{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallCancelCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallCancelCapabilities = jsonx.NewFields(
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallCancelCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "_meta":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallCancelCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Meta != nil {
-			present |= 1 << 0
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallCancelCapabilities), present, 0, nulls, 1))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallCancelCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallCancelCapabilities are the `"name":` prefixes of ToolCallCancelCapabilities's members, by index.
-var keysToolCallCancelCapabilities = []string{"\"_meta\":"}
-
-// memberIndexToolCallCancelCapabilities maps a member name to its index in ToolCallCancelCapabilities, or -1.
-func memberIndexToolCallCancelCapabilities(key []byte) int {
-	switch string(key) {
-	case "_meta":
-		return 0
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallCancelCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallCancelCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallCancelCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 1; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallCancelCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallCancelCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -30362,169 +11224,42 @@ func (x *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallCancelCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallCapabilities) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallCapabilities = jsonx.NewFields(
+	jsonx.F("cancel", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallCapabilities) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "cancel":
-			ord.Known(0)
-			if it.IsNull() {
-				x.Cancel = nil
-				nulls |= 1 << 0
-				ord.Null()
-				continue
-			}
-			p := new(ToolCallCancelCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Cancel = nil
-				continue
-			}
-			it.Consume(n)
-			x.Cancel = p
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallCapabilities); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.StructPtr(&d, &x.Cancel, (*ToolCallCancelCapabilities).decodeAt)
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if ord.Disordered() {
-		present := uint64(0)
-		if x.Cancel != nil {
-			present |= 1 << 0
-		}
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallCapabilities), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallCapabilities) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		if x.Cancel != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cancel\":"...)
-			if b, err = (x.Cancel).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "cancel")
-			}
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0 && x.Cancel != nil:
+		return jsonx.Braces(fieldsToolCallCancelCapabilities.Append(append(jsonx.Key(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallCapabilities are the `"name":` prefixes of ToolCallCapabilities's members, by index.
-var keysToolCallCapabilities = []string{"\"cancel\":", "\"_meta\":"}
-
-// memberIndexToolCallCapabilities maps a member name to its index in ToolCallCapabilities, or -1.
-func memberIndexToolCallCapabilities(key []byte) int {
-	switch string(key) {
-	case "cancel":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallCapabilities) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallCapabilities, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallCapabilities) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallCapabilities) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -30534,7 +11269,7 @@ func (x *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallCapabilities{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // tagToolCallContent lists the discriminator, which variants must not keep as unknown.
@@ -30596,7 +11331,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Content)(v).appendMembers(b, "\"type\":\"content\"")
+		b, err := fieldsContent.Append(b, "\"type\":\"content\"", (*Content)(v).Extra, (*Content)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -30606,7 +11341,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Diff)(v).appendMembers(b, "\"type\":\"diff\"")
+		b, err := fieldsDiff.Append(b, "\"type\":\"diff\"", (*Diff)(v).Extra, (*Diff)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -30616,7 +11351,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 			break
 		}
 		b = append(b, '{')
-		b, err := (*Terminal)(v).appendMembers(b, "\"type\":\"terminal\"")
+		b, err := fieldsTerminal.Append(b, "\"type\":\"terminal\"", (*Terminal)(v).Extra, (*Terminal)(v).appendField, nil)
 		if err != nil {
 			return b, err
 		}
@@ -30638,178 +11373,46 @@ func UnmarshalToolCallContent(data []byte) (ToolCallContent, error) {
 	return decodeToolCallContent(jsonx.TrimSpace(data))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallContentChunk) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallContentChunk = jsonx.NewFields(
+	jsonx.F("toolCallId", jsonx.Required),
+	jsonx.F("content", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallContentChunk) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "toolCallId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "toolCallId")
-			}
-			x.ToolCallID = t
-		case "content":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeToolCallContentAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "content")
-			}
-			it.Consume(n)
-			x.Content = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallContentChunk); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
+		case 1:
+			jsonx.Union(&d, &x.Content, decodeToolCallContentAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("toolCallId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("content")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallContentChunk), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallContentChunk) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCallId\":"...)
-		b = jsonx.AppendString(b, string(x.ToolCallID))
-	case 1:
-		if x.Content == nil {
-			return b, jsonx.EncodeError("content", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"content\":"...)
-		if b, err = appendToolCallContent(b, x.Content); err != nil {
-			return b, jsonx.AtField(err, "content")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+	case i == 1 && x.Content == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendToolCallContent(jsonx.Key(b, "\"content\":"), x.Content)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallContentChunk are the `"name":` prefixes of ToolCallContentChunk's members, by index.
-var keysToolCallContentChunk = []string{"\"toolCallId\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexToolCallContentChunk maps a member name to its index in ToolCallContentChunk, or -1.
-func memberIndexToolCallContentChunk(key []byte) int {
-	switch string(key) {
-	case "toolCallId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallContentChunk) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallContentChunk, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallContentChunk) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallContentChunk) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallContentChunk) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallContentChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -30819,7 +11422,7 @@ func (x *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallContentChunk{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -30829,19 +11432,7 @@ func (x ToolCallContentContent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentContent)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentContent")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentContent")
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -30851,19 +11442,7 @@ func (x ToolCallContentDiff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentDiff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentDiff)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentDiff")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentDiff")
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -30873,19 +11452,7 @@ func (x ToolCallContentTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ToolCallContent value that must be this variant.
 func (x *ToolCallContentTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
-		return err
-	}
-	u, err := decodeToolCallContent(jsonx.TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ToolCallContentTerminal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallContentTerminal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalVariant(data, x, decodeToolCallContent, "ToolCallContentTerminal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -30906,183 +11473,44 @@ func (x *ToolCallContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallLocation) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallLocation = jsonx.NewFields(
+	jsonx.F("path", jsonx.Required),
+	jsonx.F("line", jsonx.Omit|jsonx.Nullable|jsonx.Lenient).Min(1),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallLocation) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "path":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeAbsolutePath(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "path")
-			}
-			x.Path = t
-		case "line":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Line = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Uint32(it.Value())
-			if err == nil && t < 1 {
-				err = jsonx.Errorf(jsonx.ErrInvalidValue, "less than the minimum 1")
-			}
-			if err != nil {
-				x.Line = nil
-				continue
-			}
-			x.Line = &t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Path, decodeAbsolutePath)
+		case 1:
+			jsonx.IntMinPtr(&d, &x.Line, jsonx.Uint32)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("path")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Line != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallLocation), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"path\":"...)
-		b = jsonx.AppendString(b, string(x.Path))
-	case 1:
-		if x.Line != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"line\":"...)
-			b = jsonx.AppendUint(b, uint64(*x.Line))
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+	case i == 1 && x.Line != nil:
+		return jsonx.AppendUint(jsonx.Key(b, "\"line\":"), uint64(*x.Line)), nil
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallLocation are the `"name":` prefixes of ToolCallLocation's members, by index.
-var keysToolCallLocation = []string{"\"path\":", "\"line\":", "\"_meta\":"}
-
-// memberIndexToolCallLocation maps a member name to its index in ToolCallLocation, or -1.
-func memberIndexToolCallLocation(key []byte) int {
-	switch string(key) {
-	case "path":
-		return 0
-	case "line":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallLocation) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallLocation, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallLocation) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallLocation) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallLocation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -31092,160 +11520,42 @@ func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallLocation{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallPermissionSubject) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallPermissionSubject = jsonx.NewFields(
+	jsonx.F("toolCall", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallPermissionSubject) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "toolCall":
-			ord.Known(0)
-			seen |= 1 << 0
-			n, err := x.ToolCall.decodeAt(it.Rest(), nil)
-			if err != nil {
-				return jsonx.AtField(err, "toolCall")
-			}
-			it.Consume(n)
-		case "_meta":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallPermissionSubject); d.Next(); {
+		switch d.Field() {
+		case 0:
+			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
+		case 1:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("toolCall")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Meta != nil {
-			present |= 1 << 1
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallPermissionSubject), present, 0, nulls, 2))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallPermissionSubject) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCall\":"...)
-		if b, err = (x.ToolCall).appendJSON(b); err != nil {
-			return b, jsonx.AtField(err, "toolCall")
-		}
-	case 1:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Key(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+	case i == 1 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallPermissionSubject are the `"name":` prefixes of ToolCallPermissionSubject's members, by index.
-var keysToolCallPermissionSubject = []string{"\"toolCall\":", "\"_meta\":"}
-
-// memberIndexToolCallPermissionSubject maps a member name to its index in ToolCallPermissionSubject, or -1.
-func memberIndexToolCallPermissionSubject(key []byte) int {
-	switch string(key) {
-	case "toolCall":
-		return 0
-	case "_meta":
-		return 1
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallPermissionSubject) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallPermissionSubject, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallPermissionSubject) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 2; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallPermissionSubject) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallPermissionSubject.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -31255,383 +11565,87 @@ func (x *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallPermissionSubject{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *ToolCallUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsToolCallUpdate = jsonx.NewFields(
+	jsonx.F("toolCallId", jsonx.Required),
+	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("kind", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("locations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("rawInput", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("rawOutput", jsonx.Omit|jsonx.Lenient),
+	jsonx.F("capabilities", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *ToolCallUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "toolCallId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeToolCallID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "toolCallId")
-			}
-			x.ToolCallID = t
-		case "name":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Name = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Name = nil
-				continue
-			}
-			x.Name = &t
-		case "title":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Title = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.String(it.Value())
-			if err != nil {
-				x.Title = nil
-				continue
-			}
-			x.Title = &t
-		case "kind":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Kind = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := decodeToolKind(it.Value())
-			if err != nil {
-				x.Kind = nil
-				continue
-			}
-			x.Kind = &t
-		case "status":
-			ord.Known(4)
-			if it.IsNull() {
-				x.Status = nil
-				nulls |= 1 << 4
-				ord.Null()
-				continue
-			}
-			t, err := decodeToolCallStatus(it.Value())
-			if err != nil {
-				x.Status = nil
-				continue
-			}
-			x.Status = &t
-		case "content":
-			ord.Known(5)
-			if it.IsNull() {
-				x.Content = nil
-				nulls |= 1 << 5
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeToolCallContent)
-			if err != nil {
-				x.Content = nil
-				continue
-			}
-			x.Content = t
-		case "locations":
-			ord.Known(6)
-			if it.IsNull() {
-				x.Locations = nil
-				nulls |= 1 << 6
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeToolCallLocation)
-			if err != nil {
-				x.Locations = nil
-				continue
-			}
-			x.Locations = t
-		case "rawInput":
-			ord.Known(7)
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				x.RawInput = nil
-				continue
-			}
-			x.RawInput = t
-		case "rawOutput":
-			ord.Known(8)
-			t, err := jsonx.RawValue(it.Value())
-			if err != nil {
-				x.RawOutput = nil
-				continue
-			}
-			x.RawOutput = t
-		case "capabilities":
-			ord.Known(9)
-			if it.IsNull() {
-				x.Capabilities = nil
-				nulls |= 1 << 9
-				ord.Null()
-				continue
-			}
-			p := new(ToolCallCapabilities)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Capabilities = nil
-				continue
-			}
-			it.Consume(n)
-			x.Capabilities = p
-		case "_meta":
-			ord.Known(10)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 10
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
+		case 1:
+			jsonx.Ptr(&d, &x.Name, jsonx.String)
+		case 2:
+			jsonx.Ptr(&d, &x.Title, jsonx.String)
+		case 3:
+			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
+		case 4:
+			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
+		case 5:
+			jsonx.List(&d, &x.Content, decodeToolCallContent)
+		case 6:
+			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
+		case 7:
+			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
+		case 8:
+			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
+		case 9:
+			jsonx.StructPtr(&d, &x.Capabilities, (*ToolCallCapabilities).decodeAt)
+		case 10:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("toolCallId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Name != nil {
-			present |= 1 << 1
-		}
-		if x.Title != nil {
-			present |= 1 << 2
-		}
-		if x.Kind != nil {
-			present |= 1 << 3
-		}
-		if x.Status != nil {
-			present |= 1 << 4
-		}
-		if x.Content != nil {
-			present |= 1 << 5
-		}
-		if x.Locations != nil {
-			present |= 1 << 6
-		}
-		if x.RawInput != nil {
-			present |= 1 << 7
-		}
-		if x.RawOutput != nil {
-			present |= 1 << 8
-		}
-		if x.Capabilities != nil {
-			present |= 1 << 9
-		}
-		if x.Meta != nil {
-			present |= 1 << 10
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexToolCallUpdate), present, 0, nulls, 11))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"toolCallId\":"...)
-		b = jsonx.AppendString(b, string(x.ToolCallID))
-	case 1:
-		if x.Name != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"name\":"...)
-			b = jsonx.AppendString(b, string(*x.Name))
-		}
-	case 2:
-		if x.Title != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"title\":"...)
-			b = jsonx.AppendString(b, string(*x.Title))
-		}
-	case 3:
-		if x.Kind != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"kind\":"...)
-			b = jsonx.AppendString(b, string(*x.Kind))
-		}
-	case 4:
-		if x.Status != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"status\":"...)
-			b = jsonx.AppendString(b, string(*x.Status))
-		}
-	case 5:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncList(b, x.Content, appendToolCallContent); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
-	case 6:
-		if x.Locations != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"locations\":"...)
-			if b, err = jsonx.EncList(b, x.Locations, appendToolCallLocation); err != nil {
-				return b, jsonx.AtField(err, "locations")
-			}
-		}
-	case 7:
-		if x.RawInput != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"rawInput\":"...)
-			if b, err = jsonx.EncRaw(b, x.RawInput); err != nil {
-				return b, jsonx.AtField(err, "rawInput")
-			}
-		}
-	case 8:
-		if x.RawOutput != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"rawOutput\":"...)
-			if b, err = jsonx.EncRaw(b, x.RawOutput); err != nil {
-				return b, jsonx.AtField(err, "rawOutput")
-			}
-		}
-	case 9:
-		if x.Capabilities != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"capabilities\":"...)
-			if b, err = (x.Capabilities).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "capabilities")
-			}
-		}
-	case 10:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+	case i == 1 && x.Name != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+	case i == 2 && x.Title != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+	case i == 3 && x.Kind != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(*x.Kind)), nil
+	case i == 4 && x.Status != nil:
+		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(*x.Status)), nil
+	case i == 5 && x.Content != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendToolCallContent)
+	case i == 6 && x.Locations != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"locations\":"), x.Locations, appendToolCallLocation)
+	case i == 7 && x.RawInput != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"rawInput\":"), x.RawInput)
+	case i == 8 && x.RawOutput != nil:
+		return jsonx.EncRaw(jsonx.Key(b, "\"rawOutput\":"), x.RawOutput)
+	case i == 9 && x.Capabilities != nil:
+		return jsonx.Braces(fieldsToolCallCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+	case i == 10 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysToolCallUpdate are the `"name":` prefixes of ToolCallUpdate's members, by index.
-var keysToolCallUpdate = []string{"\"toolCallId\":", "\"name\":", "\"title\":", "\"kind\":", "\"status\":", "\"content\":", "\"locations\":", "\"rawInput\":", "\"rawOutput\":", "\"capabilities\":", "\"_meta\":"}
-
-// memberIndexToolCallUpdate maps a member name to its index in ToolCallUpdate, or -1.
-func memberIndexToolCallUpdate(key []byte) int {
-	switch string(key) {
-	case "toolCallId":
-		return 0
-	case "name":
-		return 1
-	case "title":
-		return 2
-	case "kind":
-		return 3
-	case "status":
-		return 4
-	case "content":
-		return 5
-	case "locations":
-		return 6
-	case "rawInput":
-		return 7
-	case "rawOutput":
-		return 8
-	case "capabilities":
-		return 9
-	case "_meta":
-		return 10
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *ToolCallUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysToolCallUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *ToolCallUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 11; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *ToolCallUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsToolCallUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -31641,177 +11655,47 @@ func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = ToolCallUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *UnsupportedProtocolVersionErrorData) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsUnsupportedProtocolVersionErrorData = jsonx.NewFields(
+	jsonx.F("requested", jsonx.Required),
+	jsonx.F("supported", jsonx.Required|jsonx.Empty),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *UnsupportedProtocolVersionErrorData) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *UnsupportedProtocolVersionErrorData) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "requested":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeProtocolVersion(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "requested")
-			}
-			x.Requested = t
-		case "supported":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.List(it.Value(), false, decodeProtocolVersion)
-			if err != nil {
-				return jsonx.AtField(err, "supported")
-			}
-			x.Supported = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Requested, decodeProtocolVersion)
+		case 1:
+			jsonx.List(&d, &x.Supported, decodeProtocolVersion)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("requested")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("supported")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUnsupportedProtocolVersionErrorData), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *UnsupportedProtocolVersionErrorData) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"requested\":"...)
-		b = jsonx.AppendUint(b, uint64(x.Requested))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"supported\":"...)
-		if b, err = jsonx.EncList(b, x.Supported, appendProtocolVersion); err != nil {
-			return b, jsonx.AtField(err, "supported")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"requested\":"), uint64(x.Requested)), nil
+	case i == 1:
+		return jsonx.EncList(jsonx.Key(b, "\"supported\":"), x.Supported, appendProtocolVersion)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysUnsupportedProtocolVersionErrorData are the `"name":` prefixes of UnsupportedProtocolVersionErrorData's members, by index.
-var keysUnsupportedProtocolVersionErrorData = []string{"\"requested\":", "\"supported\":", "\"_meta\":"}
-
-// memberIndexUnsupportedProtocolVersionErrorData maps a member name to its index in UnsupportedProtocolVersionErrorData, or -1.
-func memberIndexUnsupportedProtocolVersionErrorData(key []byte) int {
-	switch string(key) {
-	case "requested":
-		return 0
-	case "supported":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *UnsupportedProtocolVersionErrorData) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysUnsupportedProtocolVersionErrorData, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *UnsupportedProtocolVersionErrorData) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *UnsupportedProtocolVersionErrorData) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsUnsupportedProtocolVersionErrorData.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -31821,181 +11705,49 @@ func (x *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = UnsupportedProtocolVersionErrorData{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *UpdateSessionNotification) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsUpdateSessionNotification = jsonx.NewFields(
+	jsonx.F("sessionId", jsonx.Required),
+	jsonx.F("update", jsonx.Required),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *UpdateSessionNotification) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "sessionId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeSessionID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "sessionId")
-			}
-			x.SessionID = t
-		case "update":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, n, err := decodeSessionUpdateAt(it.Rest())
-			if err != nil {
-				return jsonx.AtField(err, "update")
-			}
-			it.Consume(n)
-			x.Update = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsUpdateSessionNotification); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.SessionID, decodeSessionID)
+		case 1:
+			jsonx.Union(&d, &x.Update, decodeSessionUpdateAt)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("sessionId")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("update")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUpdateSessionNotification), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *UpdateSessionNotification) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"sessionId\":"...)
-		b = jsonx.AppendString(b, string(x.SessionID))
-	case 1:
-		if x.Update == nil {
-			return b, jsonx.EncodeError("update", "required union value is nil")
-		}
-		b = jsonx.Sep(b)
-		b = append(b, "\"update\":"...)
-		if b, err = appendSessionUpdate(b, x.Update); err != nil {
-			return b, jsonx.AtField(err, "update")
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+	case i == 1 && x.Update == nil:
+		return b, jsonx.NilUnion()
+	case i == 1:
+		return appendSessionUpdate(jsonx.Key(b, "\"update\":"), x.Update)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysUpdateSessionNotification are the `"name":` prefixes of UpdateSessionNotification's members, by index.
-var keysUpdateSessionNotification = []string{"\"sessionId\":", "\"update\":", "\"_meta\":"}
-
-// memberIndexUpdateSessionNotification maps a member name to its index in UpdateSessionNotification, or -1.
-func memberIndexUpdateSessionNotification(key []byte) int {
-	switch string(key) {
-	case "sessionId":
-		return 0
-	case "update":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *UpdateSessionNotification) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysUpdateSessionNotification, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *UpdateSessionNotification) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *UpdateSessionNotification) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UpdateSessionNotification) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsUpdateSessionNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -32005,204 +11757,52 @@ func (x *UpdateSessionNotification) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = UpdateSessionNotification{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *UsageUpdate) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsUsageUpdate = jsonx.NewFields(
+	jsonx.F("used", jsonx.Required),
+	jsonx.F("size", jsonx.Required),
+	jsonx.F("cost", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *UsageUpdate) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "used":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "used")
-			}
-			x.Used = t
-		case "size":
-			ord.Known(1)
-			seen |= 1 << 1
-			t, err := jsonx.Uint64(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "size")
-			}
-			x.Size = t
-		case "cost":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Cost = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			p := new(Cost)
-			n, err := p.decodeAt(it.Rest(), nil)
-			if err != nil {
-				x.Cost = nil
-				continue
-			}
-			it.Consume(n)
-			x.Cost = p
-		case "_meta":
-			ord.Known(3)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 3
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.Used, jsonx.Uint64)
+		case 1:
+			jsonx.Value(&d, &x.Size, jsonx.Uint64)
+		case 2:
+			jsonx.StructPtr(&d, &x.Cost, (*Cost).decodeAt)
+		case 3:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("used")
-	}
-	if seen&(1<<1) == 0 {
-		return jsonx.Missing("size")
-	}
-	if ord.Disordered() {
-		present := uint64(3)
-		if x.Cost != nil {
-			present |= 1 << 2
-		}
-		if x.Meta != nil {
-			present |= 1 << 3
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUsageUpdate), present, 0, nulls, 4))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"used\":"...)
-		b = jsonx.AppendUint(b, uint64(x.Used))
-	case 1:
-		b = jsonx.Sep(b)
-		b = append(b, "\"size\":"...)
-		b = jsonx.AppendUint(b, uint64(x.Size))
-	case 2:
-		if x.Cost != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"cost\":"...)
-			if b, err = (x.Cost).appendJSON(b); err != nil {
-				return b, jsonx.AtField(err, "cost")
-			}
-		}
-	case 3:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendUint(jsonx.Key(b, "\"used\":"), uint64(x.Used)), nil
+	case i == 1:
+		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(x.Size)), nil
+	case i == 2 && x.Cost != nil:
+		return jsonx.Braces(fieldsCost.Append(append(jsonx.Key(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+	case i == 3 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysUsageUpdate are the `"name":` prefixes of UsageUpdate's members, by index.
-var keysUsageUpdate = []string{"\"used\":", "\"size\":", "\"cost\":", "\"_meta\":"}
-
-// memberIndexUsageUpdate maps a member name to its index in UsageUpdate, or -1.
-func memberIndexUsageUpdate(key []byte) int {
-	switch string(key) {
-	case "used":
-		return 0
-	case "size":
-		return 1
-	case "cost":
-		return 2
-	case "_meta":
-		return 3
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *UsageUpdate) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysUsageUpdate, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *UsageUpdate) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 4; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *UsageUpdate) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UsageUpdate) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsUsageUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -32212,185 +11812,47 @@ func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = UsageUpdate{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
-// decode reads the JSON object data into x; members named in skip belong
-// to an enclosing object or union.
-func (x *UserMessage) decode(data []byte, skip []string) error {
-	_, err := x.decodeAt(data, skip)
-	return err
-}
+var fieldsUserMessage = jsonx.NewFields(
+	jsonx.F("messageId", jsonx.Required),
+	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
+	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+)
 
-// decodeAt decodes the JSON object at the start of data (which may go on
-// after it) and returns its length.
 func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
-	var it jsonx.ObjectIter
-	if err := it.ResetPrefix(data); err != nil {
-		return 0, err
-	}
-	if err := x.decodeMembers(&it, data, skip); err != nil {
-		return 0, err
-	}
-	return it.End(), nil
-}
-
-// decodeMembers reads the members it iterates into x.
-func (x *UserMessage) decodeMembers(it *jsonx.ObjectIter, data []byte, skip []string) error {
-	var ord jsonx.Order
-	var nulls uint64
-	var seen uint64
-	for it.Next() {
-		switch string(it.Key()) {
-		case "messageId":
-			ord.Known(0)
-			seen |= 1 << 0
-			t, err := decodeMessageID(it.Value())
-			if err != nil {
-				return jsonx.AtField(err, "messageId")
-			}
-			x.MessageID = t
-		case "content":
-			ord.Known(1)
-			if it.IsNull() {
-				x.Content = nil
-				nulls |= 1 << 1
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.List(it.Value(), true, decodeContentBlock)
-			if err != nil {
-				x.Content = nil
-				continue
-			}
-			x.Content = t
-		case "_meta":
-			ord.Known(2)
-			if it.IsNull() {
-				x.Meta = nil
-				nulls |= 1 << 2
-				ord.Null()
-				continue
-			}
-			t, err := jsonx.Object(it.Value())
-			if err != nil {
-				x.Meta = nil
-				continue
-			}
-			x.Meta = t
+	var d jsonx.Decoder
+	for d.Begin(data, fieldsUserMessage); d.Next(); {
+		switch d.Field() {
+		case 0:
+			jsonx.Value(&d, &x.MessageID, decodeMessageID)
+		case 1:
+			jsonx.List(&d, &x.Content, decodeContentBlock)
+		case 2:
+			jsonx.Value(&d, &x.Meta, jsonx.Object)
 		default:
-			if jsonx.Skipped(it.Key(), skip) {
-				ord.Skipped(skip)
-				continue
-			}
-			ord.Unknown()
-			jsonx.AddMember(&x.Extra, it.Member())
+			d.Extra(&x.Extra, skip)
 		}
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	// From here on, data is exactly this object.
-	data = data[:it.End()]
-	if seen&(1<<0) == 0 {
-		return jsonx.Missing("messageId")
-	}
-	if ord.Disordered() {
-		present := uint64(1)
-		if x.Content != nil {
-			present |= 1 << 1
-		}
-		if x.Meta != nil {
-			present |= 1 << 2
-		}
-		jsonx.SetLayout(&x.Extra, jsonx.NormalizeLayout(jsonx.BuildLayout(data, skip, memberIndexUserMessage), present, 0, nulls, 3))
-	}
-	return nil
+	return d.End(&x.Extra, skip)
 }
 
-// appendField appends the member with index i (schema order), if it is set.
 func (x *UserMessage) appendField(b []byte, i int) ([]byte, error) {
-	var err error
-	switch i {
-	case 0:
-		b = jsonx.Sep(b)
-		b = append(b, "\"messageId\":"...)
-		b = jsonx.AppendString(b, string(x.MessageID))
-	case 1:
-		if x.Content != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"content\":"...)
-			if b, err = jsonx.EncList(b, x.Content, appendContentBlock); err != nil {
-				return b, jsonx.AtField(err, "content")
-			}
-		}
-	case 2:
-		if x.Meta != nil {
-			b = jsonx.Sep(b)
-			b = append(b, "\"_meta\":"...)
-			if b, err = jsonx.EncObject(b, x.Meta); err != nil {
-				return b, jsonx.AtField(err, "_meta")
-			}
-		}
+	switch {
+	case i == 0:
+		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+	case i == 1 && x.Content != nil:
+		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+	case i == 2 && x.Meta != nil:
+		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
-}
-
-// keysUserMessage are the `"name":` prefixes of UserMessage's members, by index.
-var keysUserMessage = []string{"\"messageId\":", "\"content\":", "\"_meta\":"}
-
-// memberIndexUserMessage maps a member name to its index in UserMessage, or -1.
-func memberIndexUserMessage(key []byte) int {
-	switch string(key) {
-	case "messageId":
-		return 0
-	case "content":
-		return 1
-	case "_meta":
-		return 2
-	}
-	return -1
-}
-
-// appendOrdered appends x's members in the order they arrived (Extra's
-// layout), then any member set since, in schema order.
-func (x *UserMessage) appendOrdered(b []byte, tag string) ([]byte, error) {
-	return jsonx.AppendOrdered(b, x.Extra, tag, keysUserMessage, x.appendField, nil)
-}
-
-// appendMembers appends x's members, each preceded by a separator as needed;
-// tag, when not empty, is the union discriminator member to put first.
-func (x *UserMessage) appendMembers(b []byte, tag string) ([]byte, error) {
-	var err error
-	if jsonx.HasLayout(x.Extra) {
-		return x.appendOrdered(b, tag)
-	}
-	if tag != "" {
-		b = jsonx.Sep(b)
-		b = append(b, tag...)
-	}
-	for i := 0; i < 3; i++ {
-		if b, err = x.appendField(b, i); err != nil {
-			return b, err
-		}
-	}
-	b = jsonx.AppendMembers(b, x.Extra)
-	return b, nil
-}
-
-// appendJSON appends x as a JSON object.
-func (x *UserMessage) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, '{')
-	b, err := x.appendMembers(b, "")
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UserMessage) MarshalJSON() ([]byte, error) {
-	return x.appendJSON(make([]byte, 0, 256))
+	return jsonx.Braces(fieldsUserMessage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
 }
 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
@@ -32400,7 +11862,7 @@ func (x *UserMessage) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*x = UserMessage{}
-	return x.decode(data, nil)
+	return jsonx.Length(x.decodeAt(data, nil))
 }
 
 func decodeAbsolutePath(data []byte) (AbsolutePath, error) {
@@ -32428,7 +11890,7 @@ func decodeCompactionStatus(data []byte) (CompactionStatus, error) {
 
 func decodeDiffChange(data []byte) (DiffChange, error) {
 	var x DiffChange
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32471,13 +11933,13 @@ func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
 
 func decodeEnumOption(data []byte) (EnumOption, error) {
 	var x EnumOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
 func decodeEnvVariable(data []byte) (EnvVariable, error) {
 	var x EnvVariable
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32486,19 +11948,17 @@ func decodeErrorCode(data []byte) (ErrorCode, error) {
 	return ErrorCode(i), err
 }
 
-func decodeErrorData(data []byte) (ErrorData, error) {
-	return ErrorData(jsonx.Raw(data)), nil
-}
+func decodeErrorData(data []byte) (ErrorData, error) { return ErrorData(jsonx.Raw(data)), nil }
 
 func decodeHTTPHeader(data []byte) (HTTPHeader, error) {
 	var x HTTPHeader
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
 func decodeIcon(data []byte) (Icon, error) {
 	var x Icon
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32530,7 +11990,7 @@ func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
 
 func decodePermissionOption(data []byte) (PermissionOption, error) {
 	var x PermissionOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32549,7 +12009,7 @@ func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
 
 func decodePlanEntry(data []byte) (PlanEntry, error) {
 	var x PlanEntry
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32599,7 +12059,7 @@ func decodeSessionConfigID(data []byte) (SessionConfigID, error) {
 
 func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
 	var x SessionConfigOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32613,13 +12073,13 @@ func decodeSessionConfigOptionCategory(data []byte) (SessionConfigOptionCategory
 
 func decodeSessionConfigSelectGroup(data []byte) (SessionConfigSelectGroup, error) {
 	var x SessionConfigSelectGroup
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
 func decodeSessionConfigSelectOption(data []byte) (SessionConfigSelectOption, error) {
 	var x SessionConfigSelectOption
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32635,7 +12095,7 @@ func decodeSessionID(data []byte) (SessionID, error) {
 
 func decodeSessionInfo(data []byte) (SessionInfo, error) {
 	var x SessionInfo
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32664,7 +12124,7 @@ func decodeToolCallID(data []byte) (ToolCallID, error) {
 
 func decodeToolCallLocation(data []byte) (ToolCallLocation, error) {
 	var x ToolCallLocation
-	err := x.decode(data, nil)
+	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
@@ -32688,20 +12148,18 @@ func appendAbsolutePath(b []byte, v AbsolutePath) ([]byte, error) {
 	return jsonx.AppendString(b, string(v)), nil
 }
 
-func appendDiffChange(b []byte, v DiffChange) ([]byte, error) {
-	return v.appendJSON(b)
-}
+func appendDiffChange(b []byte, v DiffChange) ([]byte, error) { return v.appendJSON(b) }
 
 func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte, error) {
 	return jsonx.EncRaw(b, json.RawMessage(v))
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
@@ -32709,45 +12167,43 @@ func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendIcon(b []byte, v Icon) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsIcon.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendProtocolVersion(b []byte, v ProtocolVersion) ([]byte, error) {
 	return jsonx.AppendUint(b, uint64(v)), nil
 }
 
-func appendRole(b []byte, v Role) ([]byte, error) {
-	return jsonx.AppendString(b, string(v)), nil
-}
+func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
 
 func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) {
 	return v.appendJSON(b)
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return v.appendJSON(b)
+	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 }

@@ -1890,9 +1890,7 @@ func marshal(v any) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestSDK2_RoundTripEveryDef: every def (SDK-2) decodes from a full sample and
 // re-encodes byte for byte, unknown members included (SDK-5); a minimal

@@ -31,9 +31,7 @@ type AgentPeer struct {
 }
 
 // NewAgentPeer wraps a connection.
-func NewAgentPeer(c Caller) *AgentPeer {
-	return &AgentPeer{c: c}
-}
+func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
 // LoginAuth calls auth/login and waits for its result.
 func (p *AgentPeer) LoginAuth(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
@@ -241,9 +239,7 @@ type ClientPeer struct {
 }
 
 // NewClientPeer wraps a connection.
-func NewClientPeer(c Caller) *ClientPeer {
-	return &ClientPeer{c: c}
-}
+func NewClientPeer(c Caller) *ClientPeer { return &ClientPeer{c: c} }
 
 // AuthStatusUpdate sends the auth/status_update notification.
 func (p *ClientPeer) AuthStatusUpdate(ctx context.Context, params *AuthStatusUpdateNotification) error {
@@ -294,9 +290,7 @@ type ProxyPeer struct {
 }
 
 // NewProxyPeer wraps a connection.
-func NewProxyPeer(c Caller) *ProxyPeer {
-	return &ProxyPeer{c: c}
-}
+func NewProxyPeer(c Caller) *ProxyPeer { return &ProxyPeer{c: c} }
 
 // InitializeProxy calls proxy/initialize and waits for its result.
 func (p *ProxyPeer) InitializeProxy(ctx context.Context, params *InitializeProxyRequest) (*InitializeProxyResponse, error) {
@@ -467,7 +461,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LoginAuthRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.LoginAuth(ctx, &p)
@@ -482,7 +476,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p LogoutAuthRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.LogoutAuth(ctx, &p)
@@ -497,7 +491,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p AuthStatusRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.AuthStatus(ctx, &p)
@@ -508,7 +502,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodInitialize:
 		var p InitializeRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Initialize(ctx, &p)
@@ -523,7 +517,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p MessageMcpNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.MessageMcpNotification(ctx, &p)
@@ -533,7 +527,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p DisableProviderRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.DisableProvider(ctx, &p)
@@ -548,7 +542,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ListProvidersRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ListProviders(ctx, &p)
@@ -563,7 +557,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetProviderRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetProvider(ctx, &p)
@@ -578,7 +572,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ArchiveSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ArchiveSession(ctx, &p)
@@ -589,7 +583,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionCancel:
 		var p CancelSessionNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.CancelSession(ctx, &p)
@@ -599,7 +593,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CloseSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CloseSession(ctx, &p)
@@ -614,7 +608,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p DeleteSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.DeleteSession(ctx, &p)
@@ -629,7 +623,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ForkSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ForkSession(ctx, &p)
@@ -644,7 +638,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ListSessionsRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ListSessions(ctx, &p)
@@ -655,7 +649,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionNew:
 		var p NewSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.NewSession(ctx, &p)
@@ -666,7 +660,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 		return r, nil
 	case MethodSessionPrompt:
 		var p PromptRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.Prompt(ctx, &p)
@@ -681,7 +675,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ResumeSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ResumeSession(ctx, &p)
@@ -696,7 +690,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionConfigOptionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionConfigOption(ctx, &p)
@@ -711,7 +705,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SetSessionTitleRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SetSessionTitle(ctx, &p)
@@ -726,7 +720,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p SessionStatusRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.SessionStatus(ctx, &p)
@@ -741,7 +735,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p UnarchiveSessionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.UnarchiveSession(ctx, &p)
@@ -756,7 +750,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CancelTerminalRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CancelTerminal(ctx, &p)
@@ -771,7 +765,7 @@ func dispatchAgent(ctx context.Context, impl Agent, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p CancelToolCallRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CancelToolCall(ctx, &p)
@@ -836,7 +830,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p AuthStatusUpdateNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.AuthStatusUpdate(ctx, &p)
@@ -846,7 +840,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CompleteElicitationNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.CompleteElicitation(ctx, &p)
@@ -856,7 +850,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p CreateElicitationRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.CreateElicitation(ctx, &p)
@@ -871,7 +865,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 			return nil, ErrNotImplemented
 		}
 		var p MessageMcpRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.MessageMcp(ctx, &p)
@@ -882,7 +876,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionRequestPermission:
 		var p RequestPermissionRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := impl.RequestPermission(ctx, &p)
@@ -893,7 +887,7 @@ func dispatchClient(ctx context.Context, impl Client, method string, params []by
 		return r, nil
 	case MethodSessionUpdate:
 		var p UpdateSessionNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, impl.UpdateSession(ctx, &p)
@@ -941,7 +935,7 @@ func dispatchProxyNotification(ctx context.Context, impl Proxy, method string, p
 			return nil, ErrNotImplemented
 		}
 		var p ProxySuccessorNotification
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		return nil, h.ProxySuccessorNotification(ctx, &p)
@@ -967,7 +961,7 @@ func dispatchProxy(ctx context.Context, impl Proxy, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p InitializeProxyRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.InitializeProxy(ctx, &p)
@@ -982,7 +976,7 @@ func dispatchProxy(ctx context.Context, impl Proxy, method string, params []byte
 			return nil, ErrNotImplemented
 		}
 		var p ProxySuccessorRequest
-		if err := decodeParams(params, trusted, p.decode); err != nil {
+		if err := decodeParams(params, trusted, p.decodeAt); err != nil {
 			return nil, err
 		}
 		r, err := h.ProxySuccessor(ctx, &p)
@@ -1043,73 +1037,73 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 	switch x := into.(type) {
 	case *LoginAuthResponse:
 		*x = LoginAuthResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *LogoutAuthResponse:
 		*x = LogoutAuthResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *AuthStatusResponse:
 		*x = AuthStatusResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CreateElicitationResponse:
 		*x = CreateElicitationResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *InitializeResponse:
 		*x = InitializeResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *DisableProviderResponse:
 		*x = DisableProviderResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ListProvidersResponse:
 		*x = ListProvidersResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetProviderResponse:
 		*x = SetProviderResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ArchiveSessionResponse:
 		*x = ArchiveSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CloseSessionResponse:
 		*x = CloseSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *DeleteSessionResponse:
 		*x = DeleteSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ForkSessionResponse:
 		*x = ForkSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ListSessionsResponse:
 		*x = ListSessionsResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *NewSessionResponse:
 		*x = NewSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *PromptResponse:
 		*x = PromptResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *RequestPermissionResponse:
 		*x = RequestPermissionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *ResumeSessionResponse:
 		*x = ResumeSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionConfigOptionResponse:
 		*x = SetSessionConfigOptionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SetSessionTitleResponse:
 		*x = SetSessionTitleResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *SessionStatusResponse:
 		*x = SessionStatusResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *UnarchiveSessionResponse:
 		*x = UnarchiveSessionResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CancelTerminalResponse:
 		*x = CancelTerminalResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	case *CancelToolCallResponse:
 		*x = CancelToolCallResponse{}
-		return true, x.decode(data, nil)
+		return true, jsonx.Length(x.decodeAt(data, nil))
 	}
 	return false, nil
 }
@@ -1121,7 +1115,7 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 // trusted params come from a line the connection already validated with
 // jsonx's validator (nesting bound and UTF-8 included, the params counted
 // from their own root, as here), so validating them again is skipped.
-func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error) error {
+func decodeParams(params []byte, trusted bool, dec func([]byte, []string) (int, error)) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
@@ -1130,7 +1124,7 @@ func decodeParams(params []byte, trusted bool, dec func([]byte, []string) error)
 			return jsonx.AtField(err, "params")
 		}
 	}
-	if err := dec(params, nil); err != nil {
+	if _, err := dec(params, nil); err != nil {
 		return jsonx.AtField(err, "params")
 	}
 	return nil

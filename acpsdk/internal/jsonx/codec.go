@@ -27,11 +27,11 @@ func Uint64(data []byte) (uint64, error) { return Uint(data, 64) }
 // RawValue copies any JSON value verbatim.
 func RawValue(data []byte) (json.RawMessage, error) { return Raw(data), nil }
 
-// List decodes a JSON array with dec for each item. With skipInvalid
+// ListOf decodes a JSON array with dec for each item. With skipInvalid
 // (x-deserialize-skip-invalid-items) an item that fails to decode is
 // dropped and the rest kept; otherwise the first failure is returned with
 // its index in the path. An empty array decodes to a non-nil empty slice.
-func List[T any](data []byte, skipInvalid bool, dec func([]byte) (T, error)) ([]T, error) {
+func ListOf[T any](data []byte, skipInvalid bool, dec func([]byte) (T, error)) ([]T, error) {
 	var it ArrayIter
 	if err := it.Reset(data); err != nil {
 		return nil, err
@@ -53,8 +53,8 @@ func List[T any](data []byte, skipInvalid bool, dec func([]byte) (T, error)) ([]
 	return out, nil
 }
 
-// Map decodes a JSON object whose member values all decode with dec.
-func Map[T any](data []byte, dec func([]byte) (T, error)) (map[string]T, error) {
+// MapOf decodes a JSON object whose member values all decode with dec.
+func MapOf[T any](data []byte, dec func([]byte) (T, error)) (map[string]T, error) {
 	var it ObjectIter
 	if err := it.Reset(data); err != nil {
 		return nil, err

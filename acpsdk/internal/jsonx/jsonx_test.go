@@ -138,21 +138,21 @@ func stdNaN() float64 {
 }
 
 func TestListSkipInvalidAndPaths(t *testing.T) {
-	l, err := List([]byte(`[1,"x",2]`), true, Int64)
+	l, err := ListOf([]byte(`[1,"x",2]`), true, Int64)
 	require.NoError(t, err)
 	require.Equal(t, []int64{1, 2}, l)
-	_, err = List([]byte(`[1,"x",2]`), false, Int64)
+	_, err = ListOf([]byte(`[1,"x",2]`), false, Int64)
 	var de *DecodeError
 	require.True(t, errors.As(err, &de))
 	require.Equal(t, "[1]", de.Path)
-	l, err = List([]byte(`[]`), false, Int64)
+	l, err = ListOf([]byte(`[]`), false, Int64)
 	require.NoError(t, err)
 	require.NotNil(t, l)
 
-	m, err := Map([]byte(`{"a":"x","b.c":"y"}`), String)
+	m, err := MapOf([]byte(`{"a":"x","b.c":"y"}`), String)
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"a": "x", "b.c": "y"}, m)
-	_, err = Map([]byte(`{"a.b":1}`), String)
+	_, err = MapOf([]byte(`{"a.b":1}`), String)
 	require.True(t, errors.As(err, &de))
 	require.Equal(t, `"a.b"`, de.Path)
 	out, err := EncMap(nil, map[string]string{"b": "2", "a": "1"}, EncString)

@@ -217,7 +217,7 @@ func canonical(layout []byte) bool {
 	return true
 }
 
-// AppendOrdered appends an object's members following its layout: the tag
+// appendOrdered appends an object's members following its layout: the tag
 // (a pre-rendered discriminator member, or ""), known members through
 // field(b, i) (which appends nothing for an unset member; keys[i] is member
 // i's `"name":` prefix), kept members from m, members that arrived absent
@@ -225,9 +225,10 @@ func canonical(layout []byte) bool {
 // null while they are unset; then whatever the layout did not mention:
 // known members set since decoding, in index order, and remaining kept
 // members.
-func AppendOrdered(b []byte, m Members, tag string, keys []string, field func([]byte, int) ([]byte, error), isDefault func(int) bool) ([]byte, error) {
+func (o *Fields) appendOrdered(b []byte, m Members, tag string, field func([]byte, int) ([]byte, error), isDefault func(int) bool) ([]byte, error) {
 	var done uint64
 	var err error
+	keys := o.keys
 	n := len(keys)
 	layout := layoutOf(m)
 	rest := cursor(m)
@@ -254,7 +255,7 @@ func AppendOrdered(b []byte, m Members, tag string, keys []string, field func([]
 			if isDefault != nil && isDefault(i) {
 				continue
 			}
-			if b, err = field(b, i); err != nil {
+			if b, err = o.field(field, b, i); err != nil {
 				return b, err
 			}
 		case e&0xC0 == LayoutNull:
@@ -264,7 +265,7 @@ func AppendOrdered(b []byte, m Members, tag string, keys []string, field func([]
 			}
 			done |= 1 << i
 			before := len(b)
-			if b, err = field(b, i); err != nil {
+			if b, err = o.field(field, b, i); err != nil {
 				return b, err
 			}
 			if len(b) == before {
@@ -273,14 +274,14 @@ func AppendOrdered(b []byte, m Members, tag string, keys []string, field func([]
 			}
 		case int(e) < n && done&(1<<e) == 0:
 			done |= 1 << e
-			if b, err = field(b, int(e)); err != nil {
+			if b, err = o.field(field, b, int(e)); err != nil {
 				return b, err
 			}
 		}
 	}
 	for i := 0; i < n; i++ {
 		if done&(1<<i) == 0 {
-			if b, err = field(b, i); err != nil {
+			if b, err = o.field(field, b, i); err != nil {
 				return b, err
 			}
 		}

@@ -38,6 +38,31 @@ func MinLength(s string, n int) error {
 	return nil
 }
 
+// MinItems fails a list of n items shorter than the schema's minItems min.
+func MinItems(n, min int) error {
+	if n < min {
+		return Errorf(ErrInvalidValue, "fewer than "+strconv.Itoa(min)+" items")
+	}
+	return nil
+}
+
+// Integer is a Go integer type a schema integer decodes into.
+type Integer interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~int | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint
+}
+
+// Minimum fails an integer v below the schema's minimum min.
+func Minimum[T Integer](v T, min int64) error {
+	below := v < 0 && int64(v) < min
+	if v >= 0 && min >= 0 {
+		below = uint64(v) < uint64(min)
+	}
+	if below {
+		return Errorf(ErrInvalidValue, "less than the minimum "+strconv.FormatInt(min, 10))
+	}
+	return nil
+}
+
 // Bool decodes a JSON boolean.
 func Bool(data []byte) (bool, error) {
 	switch string(data) {
