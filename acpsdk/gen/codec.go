@@ -17,11 +17,11 @@ var fieldsAgentAuthCapabilities = jsonx.NewFields(
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Logout, (*LogoutCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "logout":
+			jsonx.StructPtr(d.At(0), &x.Logout, (*LogoutCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -66,33 +66,37 @@ var fieldsAgentCapabilities = jsonx.NewFields(
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.LoadSession, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "loadSession":
+			if !jsonx.Value(d.At(0), &x.LoadSession, jsonx.Bool) {
 				x.LoadSession = false
 			}
-		case 1:
+		case "promptCapabilities":
+			d.At(1)
 			if !d.Consumed(x.PromptCapabilities.decodeAt(d.Rest(), nil)) {
 				x.PromptCapabilities = PromptCapabilities{}
 				_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
 			}
-		case 2:
+		case "mcpCapabilities":
+			d.At(2)
 			if !d.Consumed(x.McpCapabilities.decodeAt(d.Rest(), nil)) {
 				x.McpCapabilities = McpCapabilities{}
 				_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false}"), nil)
 			}
-		case 3:
+		case "sessionCapabilities":
+			d.At(3)
 			if !d.Consumed(x.SessionCapabilities.decodeAt(d.Rest(), nil)) {
 				x.SessionCapabilities = SessionCapabilities{}
 				_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
 			}
-		case 4:
+		case "auth":
+			d.At(4)
 			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
 				x.Auth = AgentAuthCapabilities{}
 				_, _ = x.Auth.decodeAt([]byte("{}"), nil)
 			}
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -192,11 +196,13 @@ var fieldsAgentNotification = jsonx.NewFields(
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -238,13 +244,17 @@ var fieldsAgentRequest = jsonx.NewFields(
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -351,10 +361,13 @@ var fieldsAgentResponseError = jsonx.NewFields(
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -393,11 +406,15 @@ var fieldsAgentResponseResult = jsonx.NewFields(
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -437,15 +454,15 @@ var fieldsAnnotations = jsonx.NewFields(
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAnnotations); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Audience, decodeRole)
-		case 1:
-			jsonx.Ptr(&d, &x.LastModified, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Priority, jsonx.Float)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "audience":
+			jsonx.List(d.At(0), &x.Audience, decodeRole)
+		case "lastModified":
+			jsonx.Ptr(d.At(1), &x.LastModified, jsonx.String)
+		case "priority":
+			jsonx.Ptr(d.At(2), &x.Priority, jsonx.Float)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -492,15 +509,19 @@ var fieldsAudioContent = jsonx.NewFields(
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAudioContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.MimeType, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "data":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "mimeType":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.MimeType = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -545,13 +566,13 @@ var fieldsAuthCapabilities = jsonx.NewFields(
 func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.Terminal, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "terminal":
+			if !jsonx.Value(d.At(0), &x.Terminal, jsonx.Bool) {
 				x.Terminal = false
 			}
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -702,15 +723,19 @@ var fieldsAuthMethodAgent = jsonx.NewFields(
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -754,19 +779,23 @@ var fieldsAuthMethodTerminal = jsonx.NewFields(
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 4:
-			jsonx.Map(&d, &x.Env, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "args":
+			jsonx.List(d.At(3), &x.Args, jsonx.String)
+		case "env":
+			jsonx.Map(d.At(4), &x.Env, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -828,11 +857,13 @@ var fieldsAuthenticateRequest = jsonx.NewFields(
 func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthenticateRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "methodId":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.MethodID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -872,9 +903,9 @@ var fieldsAuthenticateResponse = jsonx.NewFields(
 func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthenticateResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -915,15 +946,19 @@ var fieldsAvailableCommand = jsonx.NewFields(
 func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAvailableCommand); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Union(&d, &x.Input, decodeAvailableCommandInputAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Description = v
+			}
+		case "input":
+			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1024,11 +1059,11 @@ var fieldsAvailableCommandsUpdate = jsonx.NewFields(
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "availableCommands":
+			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1071,15 +1106,19 @@ var fieldsBlobResourceContents = jsonx.NewFields(
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Blob, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "blob":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Blob = v
+			}
+		case "mimeType":
+			jsonx.Ptr(d.At(1), &x.MimeType, jsonx.String)
+		case "uri":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1118,9 +1157,9 @@ var fieldsBooleanConfigOptionCapabilities = jsonx.NewFields(
 func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBooleanConfigOptionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1161,15 +1200,15 @@ var fieldsBooleanPropertySchema = jsonx.NewFields(
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Default, jsonx.Bool)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "default":
+			jsonx.Ptr(d.At(2), &x.Default, jsonx.Bool)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1214,11 +1253,13 @@ var fieldsCancelNotification = jsonx.NewFields(
 func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1259,11 +1300,13 @@ var fieldsCancelRequestNotification = jsonx.NewFields(
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "requestId":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.RequestID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1310,27 +1353,29 @@ var fieldsClientCapabilities = jsonx.NewFields(
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "fs":
+			d.At(0)
 			if !d.Consumed(x.Fs.decodeAt(d.Rest(), nil)) {
 				x.Fs = FileSystemCapabilities{}
 				_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.Terminal, jsonx.Bool) {
+		case "terminal":
+			if !jsonx.Value(d.At(1), &x.Terminal, jsonx.Bool) {
 				x.Terminal = false
 			}
-		case 2:
-			jsonx.StructPtr(&d, &x.Session, (*ClientSessionCapabilities).decodeAt)
-		case 3:
+		case "session":
+			jsonx.StructPtr(d.At(2), &x.Session, (*ClientSessionCapabilities).decodeAt)
+		case "auth":
+			d.At(3)
 			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
 				x.Auth = AuthCapabilities{}
 				_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
 			}
-		case 4:
-			jsonx.StructPtr(&d, &x.Elicitation, (*ElicitationCapabilities).decodeAt)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "elicitation":
+			jsonx.StructPtr(d.At(4), &x.Elicitation, (*ElicitationCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1414,11 +1459,13 @@ var fieldsClientNotification = jsonx.NewFields(
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1460,13 +1507,17 @@ var fieldsClientRequest = jsonx.NewFields(
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1573,10 +1624,13 @@ var fieldsClientResponseError = jsonx.NewFields(
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -1615,11 +1669,15 @@ var fieldsClientResponseResult = jsonx.NewFields(
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1659,15 +1717,15 @@ var fieldsClientSessionCapabilities = jsonx.NewFields(
 func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientSessionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Compaction, (*CompactionCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.ConfigOptions, (*SessionConfigOptionsCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.Notices, (*NoticeCapabilities).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compaction":
+			jsonx.StructPtr(d.At(0), &x.Compaction, (*CompactionCapabilities).decodeAt)
+		case "configOptions":
+			jsonx.StructPtr(d.At(1), &x.ConfigOptions, (*SessionConfigOptionsCapabilities).decodeAt)
+		case "notices":
+			jsonx.StructPtr(d.At(2), &x.Notices, (*NoticeCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1712,11 +1770,13 @@ var fieldsCloseSessionRequest = jsonx.NewFields(
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1756,9 +1816,9 @@ var fieldsCloseSessionResponse = jsonx.NewFields(
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1794,7 +1854,7 @@ var fieldsCompactionCapabilities = jsonx.NewFields()
 func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionCapabilities); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1826,13 +1886,17 @@ var fieldsCompactionSummaryChunk = jsonx.NewFields(
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
-		case 1:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compactionId":
+			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
+				x.CompactionID = v
+			}
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1880,17 +1944,21 @@ var fieldsCompactionUpdate = jsonx.NewFields(
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
-		case 1:
-			jsonx.Value(&d, &x.Status, decodeCompactionStatus)
-		case 2:
-			jsonx.List(&d, &x.Summary, decodeContentBlock)
-		case 3:
-			jsonx.Ptr(&d, &x.Error, jsonx.String)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compactionId":
+			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
+				x.CompactionID = v
+			}
+		case "status":
+			if v, err := decodeCompactionStatus(d.At(1).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "summary":
+			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
+		case "error":
+			jsonx.Ptr(d.At(3), &x.Error, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1937,11 +2005,13 @@ var fieldsCompleteElicitationNotification = jsonx.NewFields(
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "elicitationId":
+			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
+				x.ElicitationID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1982,11 +2052,11 @@ var fieldsConfigOptionUpdate = jsonx.NewFields(
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configOptions":
+			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2027,11 +2097,13 @@ var fieldsContent = jsonx.NewFields(
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2278,13 +2350,15 @@ var fieldsContentChunk = jsonx.NewFields(
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsContentChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 1:
-			jsonx.Ptr(&d, &x.MessageID, decodeMessageID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "messageId":
+			jsonx.Ptr(d.At(1), &x.MessageID, decodeMessageID)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2330,13 +2404,17 @@ var fieldsCost = jsonx.NewFields(
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCost); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Amount, jsonx.Float)
-		case 1:
-			jsonx.Value(&d, &x.Currency, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "amount":
+			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
+				x.Amount = v
+			}
+		case "currency":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Currency = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2382,11 +2460,13 @@ var ownCreateElicitationRequest = []string{"message", "_meta"}
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "message":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -2609,9 +2689,9 @@ var ownCreateElicitationResponse = []string{"_meta"}
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -2795,7 +2875,7 @@ var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2834,7 +2914,7 @@ var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2899,21 +2979,25 @@ var fieldsCreateTerminalRequest = jsonx.NewFields(
 func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateTerminalRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Command, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Env, decodeEnvVariable)
-		case 4:
-			jsonx.Ptr(&d, &x.Cwd, jsonx.String)
-		case 5:
-			jsonx.Ptr(&d, &x.OutputByteLimit, jsonx.Uint64)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "command":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Command = v
+			}
+		case "args":
+			jsonx.List(d.At(2), &x.Args, jsonx.String)
+		case "env":
+			jsonx.List(d.At(3), &x.Env, decodeEnvVariable)
+		case "cwd":
+			jsonx.Ptr(d.At(4), &x.Cwd, jsonx.String)
+		case "outputByteLimit":
+			jsonx.Ptr(d.At(5), &x.OutputByteLimit, jsonx.Uint64)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2964,11 +3048,13 @@ var fieldsCreateTerminalResponse = jsonx.NewFields(
 func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateTerminalResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3009,11 +3095,13 @@ var fieldsCurrentModeUpdate = jsonx.NewFields(
 func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCurrentModeUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentModeID, decodeSessionModeID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "currentModeId":
+			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
+				x.CurrentModeID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3054,11 +3142,13 @@ var fieldsDeleteSessionRequest = jsonx.NewFields(
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3098,9 +3188,9 @@ var fieldsDeleteSessionResponse = jsonx.NewFields(
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3141,15 +3231,19 @@ var fieldsDiff = jsonx.NewFields(
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDiff); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.OldText, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.NewText, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "path":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "oldText":
+			jsonx.Ptr(d.At(1), &x.OldText, jsonx.String)
+		case "newText":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.NewText = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3193,9 +3287,9 @@ var fieldsElicitationAcceptAction = jsonx.NewFields(
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Map(&d, &x.Content, decodeElicitationContentValue)
+		switch string(d.Key()) {
+		case "content":
+			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3235,13 +3329,13 @@ var fieldsElicitationCapabilities = jsonx.NewFields(
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Form, (*ElicitationFormCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.URL, (*ElicitationURLCapabilities).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "form":
+			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
+		case "url":
+			jsonx.StructPtr(d.At(1), &x.URL, (*ElicitationURLCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3381,9 +3475,9 @@ var fieldsElicitationFormCapabilities = jsonx.NewFields(
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3424,8 +3518,9 @@ var ownElicitationFormMode = []string{"requestedSchema"}
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "requestedSchema":
+			d.At(0)
 			d.Consumed(x.RequestedSchema.decodeAt(d.Rest(), nil))
 		}
 	}
@@ -3704,9 +3799,11 @@ var fieldsElicitationRequestScope = jsonx.NewFields(
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
+		switch string(d.Key()) {
+		case "requestId":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.RequestID = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3751,21 +3848,21 @@ var fieldsElicitationSchema = jsonx.NewFields(
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.Type, decodeElicitationSchemaType) {
+		switch string(d.Key()) {
+		case "type":
+			if !jsonx.Value(d.At(0), &x.Type, decodeElicitationSchemaType) {
 				x.Type = ElicitationSchemaTypeObject
 			}
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Map(&d, &x.Properties, decodeElicitationPropertySchema)
-		case 3:
-			jsonx.List(&d, &x.Required, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "properties":
+			jsonx.Map(d.At(2), &x.Properties, decodeElicitationPropertySchema)
+		case "required":
+			jsonx.List(d.At(3), &x.Required, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(4), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3957,11 +4054,13 @@ var fieldsElicitationSessionScope = jsonx.NewFields(
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Ptr(&d, &x.ToolCallID, decodeToolCallID)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "toolCallId":
+			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4001,9 +4100,9 @@ var fieldsElicitationURLCapabilities = jsonx.NewFields(
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4045,11 +4144,15 @@ var ownElicitationURLMode = []string{"elicitationId", "url"}
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
+		switch string(d.Key()) {
+		case "elicitationId":
+			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
+				x.ElicitationID = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -4128,13 +4231,15 @@ var fieldsEmbeddedResource = jsonx.NewFields(
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Union(&d, &x.Resource, decodeEmbeddedResourceResourceAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "resource":
+			if v, n, err := decodeEmbeddedResourceResourceAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Resource = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4243,15 +4348,19 @@ var fieldsEnumOption = jsonx.NewFields(
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEnumOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Const, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "const":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Const = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4297,13 +4406,17 @@ var fieldsEnvVariable = jsonx.NewFields(
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEnvVariable); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Value, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "value":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4347,13 +4460,17 @@ var fieldsError = jsonx.NewFields(
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Code, decodeErrorCode)
-		case 1:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Data, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "code":
+			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
+				x.Code = v
+			}
+		case "message":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "data":
+			jsonx.Value(d.At(2), &x.Data, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4435,17 +4552,17 @@ var fieldsFileSystemCapabilities = jsonx.NewFields(
 func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsFileSystemCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.ReadTextFile, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "readTextFile":
+			if !jsonx.Value(d.At(0), &x.ReadTextFile, jsonx.Bool) {
 				x.ReadTextFile = false
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.WriteTextFile, jsonx.Bool) {
+		case "writeTextFile":
+			if !jsonx.Value(d.At(1), &x.WriteTextFile, jsonx.Bool) {
 				x.WriteTextFile = false
 			}
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4514,13 +4631,17 @@ var fieldsHTTPHeader = jsonx.NewFields(
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Value, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "value":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4566,17 +4687,21 @@ var fieldsImageContent = jsonx.NewFields(
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsImageContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.MimeType, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.URI, jsonx.String)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "data":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "mimeType":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.MimeType = v
+			}
+		case "uri":
+			jsonx.Ptr(d.At(3), &x.URI, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4625,15 +4750,19 @@ var fieldsImplementation = jsonx.NewFields(
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsImplementation); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Version, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "version":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Version = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4680,18 +4809,21 @@ var fieldsInitializeRequest = jsonx.NewFields(
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
-		case 1:
+		switch string(d.Key()) {
+		case "protocolVersion":
+			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
+				x.ProtocolVersion = v
+			}
+		case "clientCapabilities":
+			d.At(1)
 			if !d.Consumed(x.ClientCapabilities.decodeAt(d.Rest(), nil)) {
 				x.ClientCapabilities = ClientCapabilities{}
 				_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 			}
-		case 2:
-			jsonx.StructPtr(&d, &x.ClientInfo, (*Implementation).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "clientInfo":
+			jsonx.StructPtr(d.At(2), &x.ClientInfo, (*Implementation).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4760,22 +4892,25 @@ var fieldsInitializeResponse = jsonx.NewFields(
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
-		case 1:
+		switch string(d.Key()) {
+		case "protocolVersion":
+			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
+				x.ProtocolVersion = v
+			}
+		case "agentCapabilities":
+			d.At(1)
 			if !d.Consumed(x.AgentCapabilities.decodeAt(d.Rest(), nil)) {
 				x.AgentCapabilities = AgentCapabilities{}
 				_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
 			}
-		case 2:
-			if !jsonx.List(&d, &x.AuthMethods, decodeAuthMethod) {
+		case "authMethods":
+			if !jsonx.List(d.At(2), &x.AuthMethods, decodeAuthMethod) {
 				x.AuthMethods = []AuthMethod{}
 			}
-		case 3:
-			jsonx.StructPtr(&d, &x.AgentInfo, (*Implementation).decodeAt)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "agentInfo":
+			jsonx.StructPtr(d.At(3), &x.AgentInfo, (*Implementation).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4853,19 +4988,19 @@ var fieldsIntegerPropertySchema = jsonx.NewFields(
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Minimum, jsonx.Int64)
-		case 3:
-			jsonx.Ptr(&d, &x.Maximum, jsonx.Int64)
-		case 4:
-			jsonx.Ptr(&d, &x.Default, jsonx.Int64)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minimum":
+			jsonx.Ptr(d.At(2), &x.Minimum, jsonx.Int64)
+		case "maximum":
+			jsonx.Ptr(d.At(3), &x.Maximum, jsonx.Int64)
+		case "default":
+			jsonx.Ptr(d.At(4), &x.Default, jsonx.Int64)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4915,13 +5050,17 @@ var fieldsKillTerminalRequest = jsonx.NewFields(
 func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsKillTerminalRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4963,9 +5102,9 @@ var fieldsKillTerminalResponse = jsonx.NewFields(
 func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsKillTerminalResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5005,13 +5144,13 @@ var fieldsListSessionsRequest = jsonx.NewFields(
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Cwd, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Cursor, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cwd":
+			jsonx.Ptr(d.At(0), &x.Cwd, jsonx.String)
+		case "cursor":
+			jsonx.Ptr(d.At(1), &x.Cursor, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5055,13 +5194,13 @@ var fieldsListSessionsResponse = jsonx.NewFields(
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Sessions, decodeSessionInfo)
-		case 1:
-			jsonx.Ptr(&d, &x.NextCursor, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessions":
+			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
+		case "nextCursor":
+			jsonx.Ptr(d.At(1), &x.NextCursor, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5107,17 +5246,21 @@ var fieldsLoadSessionRequest = jsonx.NewFields(
 func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLoadSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mcpServers":
+			jsonx.List(d.At(0), &x.McpServers, decodeMcpServer)
+		case "cwd":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(3).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5165,13 +5308,13 @@ var fieldsLoadSessionResponse = jsonx.NewFields(
 func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLoadSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
-		case 1:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "modes":
+			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
+		case "configOptions":
+			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5213,9 +5356,9 @@ var fieldsLogoutCapabilities = jsonx.NewFields(
 func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5253,9 +5396,9 @@ var fieldsLogoutRequest = jsonx.NewFields(
 func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5293,9 +5436,9 @@ var fieldsLogoutResponse = jsonx.NewFields(
 func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5335,17 +5478,17 @@ var fieldsMcpCapabilities = jsonx.NewFields(
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.HTTP, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "http":
+			if !jsonx.Value(d.At(0), &x.HTTP, jsonx.Bool) {
 				x.HTTP = false
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.SSE, jsonx.Bool) {
+		case "sse":
+			if !jsonx.Value(d.At(1), &x.SSE, jsonx.Bool) {
 				x.SSE = false
 			}
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5521,15 +5664,19 @@ var fieldsMcpServerHTTP = jsonx.NewFields(
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
+		case "headers":
+			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5571,15 +5718,19 @@ var fieldsMcpServerSSE = jsonx.NewFields(
 func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerSSE); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
+		case "headers":
+			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5622,17 +5773,21 @@ var fieldsMcpServerStdio = jsonx.NewFields(
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Command, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Env, decodeEnvVariable)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "command":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Command = v
+			}
+		case "args":
+			jsonx.List(d.At(2), &x.Args, jsonx.String)
+		case "env":
+			jsonx.List(d.At(3), &x.Env, decodeEnvVariable)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5824,21 +5979,23 @@ var fieldsMultiSelectPropertySchema = jsonx.NewFields(
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MinItems, jsonx.Uint64)
-		case 3:
-			jsonx.Ptr(&d, &x.MaxItems, jsonx.Uint64)
-		case 4:
-			jsonx.Union(&d, &x.Items, decodeMultiSelectItemsAt)
-		case 5:
-			jsonx.List(&d, &x.Default, jsonx.String)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minItems":
+			jsonx.Ptr(d.At(2), &x.MinItems, jsonx.Uint64)
+		case "maxItems":
+			jsonx.Ptr(d.At(3), &x.MaxItems, jsonx.Uint64)
+		case "items":
+			if v, n, err := decodeMultiSelectItemsAt(d.At(4).Rest()); d.Took(n, err) {
+				x.Items = v
+			}
+		case "default":
+			jsonx.List(d.At(5), &x.Default, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5893,15 +6050,17 @@ var fieldsNewSessionRequest = jsonx.NewFields(
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 1:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cwd":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(1), &x.AdditionalDirectories, jsonx.String)
+		case "mcpServers":
+			jsonx.List(d.At(2), &x.McpServers, decodeMcpServer)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5948,15 +6107,17 @@ var fieldsNewSessionResponse = jsonx.NewFields(
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
-		case 2:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "modes":
+			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
+		case "configOptions":
+			jsonx.List(d.At(2), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6003,15 +6164,17 @@ var fieldsNotice = jsonx.NewFields(
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNotice); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Severity, decodeNoticeSeverity)
-		case 1:
-			jsonx.Text(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "severity":
+			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
+				x.Severity = v
+			}
+		case "title":
+			jsonx.Text(d.At(1), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6053,7 +6216,7 @@ var fieldsNoticeCapabilities = jsonx.NewFields()
 func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNoticeCapabilities); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6088,19 +6251,19 @@ var fieldsNumberPropertySchema = jsonx.NewFields(
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Minimum, jsonx.Float)
-		case 3:
-			jsonx.Ptr(&d, &x.Maximum, jsonx.Float)
-		case 4:
-			jsonx.Ptr(&d, &x.Default, jsonx.Float)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minimum":
+			jsonx.Ptr(d.At(2), &x.Minimum, jsonx.Float)
+		case "maximum":
+			jsonx.Ptr(d.At(3), &x.Maximum, jsonx.Float)
+		case "default":
+			jsonx.Ptr(d.At(4), &x.Default, jsonx.Float)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6151,15 +6314,21 @@ var fieldsPermissionOption = jsonx.NewFields(
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPermissionOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Kind, decodePermissionOptionKind)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "optionId":
+			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
+				x.OptionID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "kind":
+			if v, err := decodePermissionOptionKind(d.At(2).Value()); d.Ok(err) {
+				x.Kind = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6216,11 +6385,11 @@ var fieldsPlan = jsonx.NewFields(
 func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlan); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Entries, decodePlanEntry)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "entries":
+			jsonx.List(d.At(0), &x.Entries, decodePlanEntry)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6263,15 +6432,21 @@ var fieldsPlanEntry = jsonx.NewFields(
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanEntry); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Priority, decodePlanEntryPriority)
-		case 2:
-			jsonx.Value(&d, &x.Status, decodePlanEntryStatus)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "priority":
+			if v, err := decodePlanEntryPriority(d.At(1).Value()); d.Ok(err) {
+				x.Priority = v
+			}
+		case "status":
+			if v, err := decodePlanEntryStatus(d.At(2).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6342,21 +6517,21 @@ var fieldsPromptCapabilities = jsonx.NewFields(
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.Image, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "image":
+			if !jsonx.Value(d.At(0), &x.Image, jsonx.Bool) {
 				x.Image = false
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.Audio, jsonx.Bool) {
+		case "audio":
+			if !jsonx.Value(d.At(1), &x.Audio, jsonx.Bool) {
 				x.Audio = false
 			}
-		case 2:
-			if !jsonx.Value(&d, &x.EmbeddedContext, jsonx.Bool) {
+		case "embeddedContext":
+			if !jsonx.Value(d.At(2), &x.EmbeddedContext, jsonx.Bool) {
 				x.EmbeddedContext = false
 			}
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6433,13 +6608,15 @@ var fieldsPromptRequest = jsonx.NewFields(
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.List(&d, &x.Prompt, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "prompt":
+			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6482,11 +6659,13 @@ var fieldsPromptResponse = jsonx.NewFields(
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.StopReason, decodeStopReason)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "stopReason":
+			if v, err := decodeStopReason(d.At(0).Value()); d.Ok(err) {
+				x.StopReason = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6530,17 +6709,21 @@ var fieldsReadTextFileRequest = jsonx.NewFields(
 func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReadTextFileRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Line, jsonx.Uint32)
-		case 3:
-			jsonx.Ptr(&d, &x.Limit, jsonx.Uint32)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "path":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "line":
+			jsonx.Ptr(d.At(2), &x.Line, jsonx.Uint32)
+		case "limit":
+			jsonx.Ptr(d.At(3), &x.Limit, jsonx.Uint32)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6587,11 +6770,13 @@ var fieldsReadTextFileResponse = jsonx.NewFields(
 func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReadTextFileResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6633,13 +6818,17 @@ var fieldsReleaseTerminalRequest = jsonx.NewFields(
 func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReleaseTerminalRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6681,9 +6870,9 @@ var fieldsReleaseTerminalResponse = jsonx.NewFields(
 func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReleaseTerminalResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6874,7 +7063,7 @@ var fieldsRequestPermissionOutcomeCancelled = jsonx.NewFields()
 func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6930,15 +7119,18 @@ var fieldsRequestPermissionRequest = jsonx.NewFields(
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "toolCall":
+			d.At(1)
 			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
-		case 2:
-			jsonx.List(&d, &x.Options, decodePermissionOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "options":
+			jsonx.List(d.At(2), &x.Options, decodePermissionOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6983,11 +7175,13 @@ var fieldsRequestPermissionResponse = jsonx.NewFields(
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Outcome, decodeRequestPermissionOutcomeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "outcome":
+			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Outcome = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7036,23 +7230,27 @@ var fieldsResourceLink = jsonx.NewFields(
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResourceLink); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Size, jsonx.Int64)
-		case 5:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 6:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 7:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "mimeType":
+			jsonx.Ptr(d.At(2), &x.MimeType, jsonx.String)
+		case "name":
+			if v, err := jsonx.String(d.At(3).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "size":
+			jsonx.Ptr(d.At(4), &x.Size, jsonx.Int64)
+		case "title":
+			jsonx.Ptr(d.At(5), &x.Title, jsonx.String)
+		case "uri":
+			if v, err := jsonx.String(d.At(6).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7108,17 +7306,21 @@ var fieldsResumeSessionRequest = jsonx.NewFields(
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
+		case "mcpServers":
+			jsonx.List(d.At(3), &x.McpServers, decodeMcpServer)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7166,13 +7368,13 @@ var fieldsResumeSessionResponse = jsonx.NewFields(
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
-		case 1:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "modes":
+			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
+		case "configOptions":
+			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7227,11 +7429,13 @@ var fieldsSelectedPermissionOutcome = jsonx.NewFields(
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "optionId":
+			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
+				x.OptionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7271,9 +7475,9 @@ var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7316,19 +7520,19 @@ var fieldsSessionCapabilities = jsonx.NewFields(
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.List, (*SessionListCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Delete, (*SessionDeleteCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
-		case 3:
-			jsonx.StructPtr(&d, &x.Resume, (*SessionResumeCapabilities).decodeAt)
-		case 4:
-			jsonx.StructPtr(&d, &x.Close, (*SessionCloseCapabilities).decodeAt)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "list":
+			jsonx.StructPtr(d.At(0), &x.List, (*SessionListCapabilities).decodeAt)
+		case "delete":
+			jsonx.StructPtr(d.At(1), &x.Delete, (*SessionDeleteCapabilities).decodeAt)
+		case "additionalDirectories":
+			jsonx.StructPtr(d.At(2), &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
+		case "resume":
+			jsonx.StructPtr(d.At(3), &x.Resume, (*SessionResumeCapabilities).decodeAt)
+		case "close":
+			jsonx.StructPtr(d.At(4), &x.Close, (*SessionCloseCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7376,9 +7580,9 @@ var fieldsSessionCloseCapabilities = jsonx.NewFields(
 func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionCloseCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7416,9 +7620,11 @@ var fieldsSessionConfigBoolean = jsonx.NewFields(
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentValue, jsonx.Bool)
+		switch string(d.Key()) {
+		case "currentValue":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.CurrentValue = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7463,17 +7669,21 @@ var ownSessionConfigOption = []string{"id", "name", "description", "category", "
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeSessionConfigID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Category, decodeSessionConfigOptionCategory)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "category":
+			jsonx.Ptr(d.At(3), &x.Category, decodeSessionConfigOptionCategory)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -7700,11 +7910,11 @@ var fieldsSessionConfigOptionsCapabilities = jsonx.NewFields(
 func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigOptionsCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "boolean":
+			jsonx.StructPtr(d.At(0), &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7745,11 +7955,15 @@ var fieldsSessionConfigSelect = jsonx.NewFields(
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentValue, decodeSessionConfigValueID)
-		case 1:
-			jsonx.Union(&d, &x.Options, decodeSessionConfigSelectOptionsAt)
+		switch string(d.Key()) {
+		case "currentValue":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.CurrentValue = v
+			}
+		case "options":
+			if v, n, err := decodeSessionConfigSelectOptionsAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Options = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7794,15 +8008,19 @@ var fieldsSessionConfigSelectGroup = jsonx.NewFields(
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Group, decodeSessionConfigGroupID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Options, decodeSessionConfigSelectOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "group":
+			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
+				x.Group = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "options":
+			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7849,15 +8067,19 @@ var fieldsSessionConfigSelectOption = jsonx.NewFields(
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7970,9 +8192,9 @@ var fieldsSessionDeleteCapabilities = jsonx.NewFields(
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8015,19 +8237,23 @@ var fieldsSessionInfo = jsonx.NewFields(
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionInfo); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
+		case "title":
+			jsonx.Ptr(d.At(3), &x.Title, jsonx.String)
+		case "updatedAt":
+			jsonx.Ptr(d.At(4), &x.UpdatedAt, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8077,13 +8303,13 @@ var fieldsSessionInfoUpdate = jsonx.NewFields(
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "updatedAt":
+			jsonx.Ptr(d.At(1), &x.UpdatedAt, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8125,9 +8351,9 @@ var fieldsSessionListCapabilities = jsonx.NewFields(
 func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionListCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8168,15 +8394,19 @@ var fieldsSessionMode = jsonx.NewFields(
 func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionMode); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeSessionModeID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8222,13 +8452,15 @@ var fieldsSessionModeState = jsonx.NewFields(
 func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionModeState); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentModeID, decodeSessionModeID)
-		case 1:
-			jsonx.List(&d, &x.AvailableModes, decodeSessionMode)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "currentModeId":
+			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
+				x.CurrentModeID = v
+			}
+		case "availableModes":
+			jsonx.List(d.At(1), &x.AvailableModes, decodeSessionMode)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8272,13 +8504,17 @@ var fieldsSessionNotification = jsonx.NewFields(
 func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Union(&d, &x.Update, decodeSessionUpdateAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "update":
+			if v, n, err := decodeSessionUpdateAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Update = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8322,9 +8558,9 @@ var fieldsSessionResumeCapabilities = jsonx.NewFields(
 func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionResumeCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8813,13 +9049,17 @@ var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.ConfigID, decodeSessionConfigID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "configId":
+			if v, err := decodeSessionConfigID(d.At(1).Value()); d.Ok(err) {
+				x.ConfigID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -8976,9 +9216,11 @@ var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, jsonx.Bool)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9045,9 +9287,11 @@ var fieldsSetSessionConfigOptionRequestTypeValueID = jsonx.NewFields(
 func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9097,11 +9341,11 @@ var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configOptions":
+			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9143,13 +9387,17 @@ var fieldsSetSessionModeRequest = jsonx.NewFields(
 func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionModeRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.ModeID, decodeSessionModeID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "modeId":
+			if v, err := decodeSessionModeID(d.At(1).Value()); d.Ok(err) {
+				x.ModeID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9191,9 +9439,9 @@ var fieldsSetSessionModeResponse = jsonx.NewFields(
 func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionModeResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9256,11 +9504,11 @@ var fieldsStringMultiSelectItems = jsonx.NewFields(
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Enum, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "enum":
+			jsonx.List(d.At(0), &x.Enum, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9309,27 +9557,27 @@ var fieldsStringPropertySchema = jsonx.NewFields(
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MinLength, jsonx.Uint32)
-		case 3:
-			jsonx.Ptr(&d, &x.MaxLength, jsonx.Uint32)
-		case 4:
-			jsonx.Ptr(&d, &x.Pattern, jsonx.String)
-		case 5:
-			jsonx.Ptr(&d, &x.Format, decodeStringFormat)
-		case 6:
-			jsonx.Ptr(&d, &x.Default, jsonx.String)
-		case 7:
-			jsonx.List(&d, &x.Enum, jsonx.String)
-		case 8:
-			jsonx.List(&d, &x.OneOf, decodeEnumOption)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minLength":
+			jsonx.Ptr(d.At(2), &x.MinLength, jsonx.Uint32)
+		case "maxLength":
+			jsonx.Ptr(d.At(3), &x.MaxLength, jsonx.Uint32)
+		case "pattern":
+			jsonx.Ptr(d.At(4), &x.Pattern, jsonx.String)
+		case "format":
+			jsonx.Ptr(d.At(5), &x.Format, decodeStringFormat)
+		case "default":
+			jsonx.Ptr(d.At(6), &x.Default, jsonx.String)
+		case "enum":
+			jsonx.List(d.At(7), &x.Enum, jsonx.String)
+		case "oneOf":
+			jsonx.List(d.At(8), &x.OneOf, decodeEnumOption)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9386,11 +9634,13 @@ var fieldsTerminal = jsonx.NewFields(
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminal); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9432,13 +9682,13 @@ var fieldsTerminalExitStatus = jsonx.NewFields(
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.ExitCode, jsonx.Uint32)
-		case 1:
-			jsonx.Ptr(&d, &x.Signal, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "exitCode":
+			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
+		case "signal":
+			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9482,13 +9732,17 @@ var fieldsTerminalOutputRequest = jsonx.NewFields(
 func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalOutputRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9533,15 +9787,19 @@ var fieldsTerminalOutputResponse = jsonx.NewFields(
 func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalOutputResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Output, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Truncated, jsonx.Bool)
-		case 2:
-			jsonx.StructPtr(&d, &x.ExitStatus, (*TerminalExitStatus).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "output":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Output = v
+			}
+		case "truncated":
+			if v, err := jsonx.Bool(d.At(1).Value()); d.Ok(err) {
+				x.Truncated = v
+			}
+		case "exitStatus":
+			jsonx.StructPtr(d.At(2), &x.ExitStatus, (*TerminalExitStatus).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9587,13 +9845,15 @@ var fieldsTextContent = jsonx.NewFields(
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTextContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Text, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "text":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Text = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9638,15 +9898,19 @@ var fieldsTextResourceContents = jsonx.NewFields(
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Text, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mimeType":
+			jsonx.Ptr(d.At(0), &x.MimeType, jsonx.String)
+		case "text":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Text = v
+			}
+		case "uri":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9686,11 +9950,11 @@ var fieldsTitledMultiSelectItems = jsonx.NewFields(
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.AnyOf, decodeEnumOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "anyOf":
+			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9739,27 +10003,31 @@ var fieldsToolCall = jsonx.NewFields(
 func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCall); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Name, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
-		case 4:
-			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
-		case 5:
-			jsonx.List(&d, &x.Content, decodeToolCallContent)
-		case 6:
-			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
-		case 7:
-			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
-		case 8:
-			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "name":
+			jsonx.Ptr(d.At(2), &x.Name, jsonx.String)
+		case "kind":
+			jsonx.Ptr(d.At(3), &x.Kind, decodeToolKind)
+		case "status":
+			jsonx.Ptr(d.At(4), &x.Status, decodeToolCallStatus)
+		case "content":
+			jsonx.List(d.At(5), &x.Content, decodeToolCallContent)
+		case "locations":
+			jsonx.List(d.At(6), &x.Locations, decodeToolCallLocation)
+		case "rawInput":
+			jsonx.Value(d.At(7), &x.RawInput, jsonx.RawValue)
+		case "rawOutput":
+			jsonx.Value(d.At(8), &x.RawOutput, jsonx.RawValue)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9966,13 +10234,15 @@ var fieldsToolCallLocation = jsonx.NewFields(
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Line, jsonx.Uint32)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "path":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "line":
+			jsonx.Ptr(d.At(1), &x.Line, jsonx.Uint32)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10035,27 +10305,29 @@ var fieldsToolCallUpdate = jsonx.NewFields(
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 1:
-			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
-		case 2:
-			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
-		case 3:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Name, jsonx.String)
-		case 5:
-			jsonx.List(&d, &x.Content, decodeToolCallContent)
-		case 6:
-			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
-		case 7:
-			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
-		case 8:
-			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "kind":
+			jsonx.Ptr(d.At(1), &x.Kind, decodeToolKind)
+		case "status":
+			jsonx.Ptr(d.At(2), &x.Status, decodeToolCallStatus)
+		case "title":
+			jsonx.Ptr(d.At(3), &x.Title, jsonx.String)
+		case "name":
+			jsonx.Ptr(d.At(4), &x.Name, jsonx.String)
+		case "content":
+			jsonx.List(d.At(5), &x.Content, decodeToolCallContent)
+		case "locations":
+			jsonx.List(d.At(6), &x.Locations, decodeToolCallLocation)
+		case "rawInput":
+			jsonx.Value(d.At(7), &x.RawInput, jsonx.RawValue)
+		case "rawOutput":
+			jsonx.Value(d.At(8), &x.RawOutput, jsonx.RawValue)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10124,11 +10396,13 @@ var fieldsUnstructuredCommandInput = jsonx.NewFields(
 func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnstructuredCommandInput); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Hint, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "hint":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Hint = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10171,15 +10445,19 @@ var fieldsUsageUpdate = jsonx.NewFields(
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Used, jsonx.Uint64)
-		case 1:
-			jsonx.Value(&d, &x.Size, jsonx.Uint64)
-		case 2:
-			jsonx.StructPtr(&d, &x.Cost, (*Cost).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "used":
+			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
+				x.Used = v
+			}
+		case "size":
+			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
+				x.Size = v
+			}
+		case "cost":
+			jsonx.StructPtr(d.At(2), &x.Cost, (*Cost).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10225,13 +10503,17 @@ var fieldsWaitForTerminalExitRequest = jsonx.NewFields(
 func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWaitForTerminalExitRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10275,13 +10557,13 @@ var fieldsWaitForTerminalExitResponse = jsonx.NewFields(
 func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWaitForTerminalExitResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.ExitCode, jsonx.Uint32)
-		case 1:
-			jsonx.Ptr(&d, &x.Signal, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "exitCode":
+			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
+		case "signal":
+			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10326,15 +10608,21 @@ var fieldsWriteTextFileRequest = jsonx.NewFields(
 func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWriteTextFileRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "path":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "content":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10378,9 +10666,9 @@ var fieldsWriteTextFileResponse = jsonx.NewFields(
 func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWriteTextFileResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}

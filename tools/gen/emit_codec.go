@@ -275,7 +275,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 		if err != nil {
 			return fmt.Errorf("%s.%s: %w", t.Name, fd.Go, err)
 		}
-		cases = append(cases, jen.Case(jen.Lit(fd.Bit)).Block(stmt))
+		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(stmt...))
 	}
 	extra := jen.Nil()
 	if !t.NoExtra {
@@ -284,7 +284,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 	}
 	var loop []jen.Code
 	if len(cases) > 0 {
-		loop = append(loop, jen.Switch(jen.Id("d").Dot("Field").Call()).Block(cases...))
+		loop = append(loop, jen.Switch(jen.String().Call(jen.Id("d").Dot("Key").Call())).Block(cases...))
 	}
 	body := []jen.Code{
 		jen.Var().Id("d").Qual(jsonxPkg, "Decoder"),
@@ -497,60 +497,80 @@ func plainKey(name string) bool {
 	return true
 }
 
+// unionDecoder is the decoder of the union u as a member's whole value:
+// func([]byte) (u, int, error). A flattened union's own decoder takes the
+// enclosing object's members to skip; as a member's value it has none.
+func unionDecoder(u *Type) string {
+	if u.Union.Flattened {
+		return "decode" + u.Name + "ObjectAt"
+	}
+	return "decode" + u.Name + "At"
+}
+
 // fieldDecode is a member's case in decodeAt: the jsonx helper for its Go
 // type, and the member's schema default when the helper says it applies.
-func (e *emitter) fieldDecode(f *Field) (jen.Code, error) {
+func (e *emitter) fieldDecode(f *Field) ([]jen.Code, error) {
 	x := jen.Op("&").Id("x").Dot(f.Go)
+	at := func() *jen.Statement { return jen.Id("d").Dot("At").Call(jen.Lit(f.Bit)) }
 	var call *jen.Statement
 	switch {
 	case f.Ref.List:
-		call = jx("List").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref.Elem))
+		call = jx("List").Call(at(), x, e.decFunc(f.Ref.Elem))
 	case f.Ref.Map:
-		call = jx("Map").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref.Elem))
+		call = jx("Map").Call(at(), x, e.decFunc(f.Ref.Elem))
 	case isStructRef(f.Ref) && f.Ptr:
-		call = jx("StructPtr").Call(jen.Op("&").Id("d"), x, jen.Parens(jen.Op("*").Id(f.Ref.Named.Name)).Dot("decodeAt"))
+		call = jx("StructPtr").Call(at(), x, jen.Parens(jen.Op("*").Id(f.Ref.Named.Name)).Dot("decodeAt"))
 	case isStructRef(f.Ref):
 		// Called directly: through a func value x would escape.
 		if f.Nullable && f.Default == nil {
 			return nil, fmt.Errorf("a nullable object member without a default must be a pointer")
 		}
+		// At first, on its own: Consumed reads the index it sets.
 		call = jen.Id("d").Dot("Consumed").Call(jen.Id("x").Dot(f.Go).Dot("decodeAt").Call(jen.Id("d").Dot("Rest").Call(), jen.Nil()))
 		if f.Nullable {
 			call = jen.Id("d").Dot("Null").Call().Op("||").Op("!").Add(call)
 		} else if f.OnError {
 			call = jen.Op("!").Add(call)
 		} else {
-			return call, nil
+			return []jen.Code{at(), call}, nil
 		}
-		return jen.If(call).Block(e.defaultStmts(f)...), nil
+		return []jen.Code{at(), jen.If(call).Block(e.defaultStmts(f)...)}, nil
+	case !f.Nullable && !f.OnNull && !f.OnError && !f.Ptr && f.MinLength == 0 && f.Ref.Min == nil && !f.Ref.List && !f.Ref.Map:
+		// No rule to apply: a direct call (the common required member).
+		if u := f.Ref.Named; u != nil && u.Kind == TUnion {
+			return []jen.Code{jen.If(
+				jen.List(jen.Id("v"), jen.Id("n"), jen.Err()).Op(":=").Id(unionDecoder(u)).Call(at().Dot("Rest").Call()),
+				jen.Id("d").Dot("Took").Call(jen.Id("n"), jen.Err()),
+			).Block(jen.Id("x").Dot(f.Go).Op("=").Id("v"))}, nil
+		}
+		return []jen.Code{jen.If(
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(e.decFunc(f.Ref)).Call(at().Dot("Value").Call()),
+			jen.Id("d").Dot("Ok").Call(jen.Err()),
+		).Block(jen.Id("x").Dot(f.Go).Op("=").Id("v"))}, nil
 	case f.Ref.Named != nil && f.Ref.Named.Kind == TUnion:
 		if f.Ptr {
 			return nil, fmt.Errorf("a union member held by pointer")
 		}
-		dec := "decode" + f.Ref.Named.Name + "At"
-		if f.Ref.Named.Union.Flattened {
-			dec = "decode" + f.Ref.Named.Name + "ObjectAt" // a whole object here
-		}
-		call = jx("Union").Call(jen.Op("&").Id("d"), x, jen.Id(dec))
+		call = jx("Union").Call(at(), x, jen.Id(unionDecoder(f.Ref.Named)))
 	case f.MinLength > 0:
 		if f.Ptr {
 			return nil, fmt.Errorf("minLength on a member held by pointer")
 		}
-		call = jx("Text").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+		call = jx("Text").Call(at(), x, e.decFunc(f.Ref))
 	case f.Ref.Min != nil && f.Ptr:
-		call = jx("IntMinPtr").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+		call = jx("IntMinPtr").Call(at(), x, e.decFunc(f.Ref))
 	case f.Ref.Min != nil:
-		call = jx("IntMin").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+		call = jx("IntMin").Call(at(), x, e.decFunc(f.Ref))
 	case f.Ptr:
-		call = jx("Ptr").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+		call = jx("Ptr").Call(at(), x, e.decFunc(f.Ref))
 	default:
-		call = jx("Value").Call(jen.Op("&").Id("d"), x, e.decFunc(f.Ref))
+		call = jx("Value").Call(at(), x, e.decFunc(f.Ref))
 	}
 	if f.Default != nil && (f.Nullable || f.OnError) {
 		// The helper leaves a null or malformed value's default to us.
-		return jen.If(jen.Op("!").Add(call)).Block(e.defaultStmts(f)...), nil
+		return []jen.Code{jen.If(jen.Op("!").Add(call)).Block(e.defaultStmts(f)...)}, nil
 	}
-	return call, nil
+	return []jen.Code{call}, nil
 }
 
 // fieldCases are a member's cases in appendField's switch on i (and on

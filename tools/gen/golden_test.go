@@ -15,7 +15,7 @@ var goldenFeatures = map[string][]string{
 	"untagged_branch":    {`case "stdio":`, "if !ok {"},
 	"open_enum":          {"return Category(s), nil", "not a Priority"},
 	"default_on_error":   {"jsonx.HasDefault|jsonx.Lenient", "jsonx.Omit|jsonx.Nullable|jsonx.Lenient"},
-	"skip_invalid_items": {"jsonx.SkipInvalid", "jsonx.List(&d, &x.Roles, decodeRole)"},
+	"skip_invalid_items": {"jsonx.SkipInvalid", "jsonx.List(d.At(0), &x.Roles, decodeRole)"},
 	"default_on_null":    {"jsonx.OnNull"},
 	"defaults":           {"d.Absent(", "isDefault", `"{\"depth\":3}"`},
 	"flattened_union":    {"ownSetting", "appendSettingTypeMembers", "verbatim"},

@@ -19,13 +19,13 @@ var fieldsAgentAuthCapabilities = jsonx.NewFields(
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Status, (*AuthStatusCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Logout, (*LogoutCapabilities).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "status":
+			jsonx.StructPtr(d.At(0), &x.Status, (*AuthStatusCapabilities).decodeAt)
+		case "logout":
+			jsonx.StructPtr(d.At(1), &x.Logout, (*LogoutCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -73,35 +73,39 @@ var fieldsAgentCapabilities = jsonx.NewFields(
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.LoadSession, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "loadSession":
+			if !jsonx.Value(d.At(0), &x.LoadSession, jsonx.Bool) {
 				x.LoadSession = false
 			}
-		case 1:
+		case "promptCapabilities":
+			d.At(1)
 			if !d.Consumed(x.PromptCapabilities.decodeAt(d.Rest(), nil)) {
 				x.PromptCapabilities = PromptCapabilities{}
 				_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
 			}
-		case 2:
+		case "mcpCapabilities":
+			d.At(2)
 			if !d.Consumed(x.McpCapabilities.decodeAt(d.Rest(), nil)) {
 				x.McpCapabilities = McpCapabilities{}
 				_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false,\"acp\":false}"), nil)
 			}
-		case 3:
+		case "sessionCapabilities":
+			d.At(3)
 			if !d.Consumed(x.SessionCapabilities.decodeAt(d.Rest(), nil)) {
 				x.SessionCapabilities = SessionCapabilities{}
 				_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
 			}
-		case 4:
+		case "auth":
+			d.At(4)
 			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
 				x.Auth = AgentAuthCapabilities{}
 				_, _ = x.Auth.decodeAt([]byte("{}"), nil)
 			}
-		case 5:
-			jsonx.StructPtr(&d, &x.Providers, (*ProvidersCapabilities).decodeAt)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "providers":
+			jsonx.StructPtr(d.At(5), &x.Providers, (*ProvidersCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -203,11 +207,13 @@ var fieldsAgentNotification = jsonx.NewFields(
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -249,13 +255,17 @@ var fieldsAgentRequest = jsonx.NewFields(
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -362,10 +372,13 @@ var fieldsAgentResponseError = jsonx.NewFields(
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -404,11 +417,15 @@ var fieldsAgentResponseResult = jsonx.NewFields(
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -448,15 +465,15 @@ var fieldsAnnotations = jsonx.NewFields(
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAnnotations); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Audience, decodeRole)
-		case 1:
-			jsonx.Ptr(&d, &x.LastModified, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Priority, jsonx.Float)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "audience":
+			jsonx.List(d.At(0), &x.Audience, decodeRole)
+		case "lastModified":
+			jsonx.Ptr(d.At(1), &x.LastModified, jsonx.String)
+		case "priority":
+			jsonx.Ptr(d.At(2), &x.Priority, jsonx.Float)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -501,11 +518,13 @@ var fieldsArchiveSessionRequest = jsonx.NewFields(
 func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsArchiveSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -545,9 +564,9 @@ var fieldsArchiveSessionResponse = jsonx.NewFields(
 func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsArchiveSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -588,15 +607,19 @@ var fieldsAudioContent = jsonx.NewFields(
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAudioContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.MimeType, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "data":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "mimeType":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.MimeType = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -645,19 +668,21 @@ var fieldsAuthAccount = jsonx.NewFields(
 func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthAccount); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Label, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Active, jsonx.Bool)
-		case 2:
-			jsonx.Ptr(&d, &x.Name, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Email, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Organization, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "label":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Label = v
+			}
+		case "active":
+			jsonx.Ptr(d.At(1), &x.Active, jsonx.Bool)
+		case "name":
+			jsonx.Ptr(d.At(2), &x.Name, jsonx.String)
+		case "email":
+			jsonx.Ptr(d.At(3), &x.Email, jsonx.String)
+		case "organization":
+			jsonx.Ptr(d.At(4), &x.Organization, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -706,13 +731,13 @@ var fieldsAuthCapabilities = jsonx.NewFields(
 func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.Terminal, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "terminal":
+			if !jsonx.Value(d.At(0), &x.Terminal, jsonx.Bool) {
 				x.Terminal = false
 			}
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -863,15 +888,19 @@ var fieldsAuthMethodAgent = jsonx.NewFields(
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -915,19 +944,23 @@ var fieldsAuthMethodTerminal = jsonx.NewFields(
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 4:
-			jsonx.Map(&d, &x.Env, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "args":
+			jsonx.List(d.At(3), &x.Args, jsonx.String)
+		case "env":
+			jsonx.Map(d.At(4), &x.Env, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -988,9 +1021,9 @@ var fieldsAuthStatusCapabilities = jsonx.NewFields(
 func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1028,9 +1061,9 @@ var fieldsAuthStatusRequest = jsonx.NewFields(
 func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1070,13 +1103,15 @@ var fieldsAuthStatusResponse = jsonx.NewFields(
 func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.State, decodeAuthState)
-		case 1:
-			jsonx.List(&d, &x.Accounts, decodeAuthAccount)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "state":
+			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
+				x.State = v
+			}
+		case "accounts":
+			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1120,13 +1155,15 @@ var fieldsAuthStatusUpdateNotification = jsonx.NewFields(
 func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusUpdateNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.State, decodeAuthState)
-		case 1:
-			jsonx.List(&d, &x.Accounts, decodeAuthAccount)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "state":
+			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
+				x.State = v
+			}
+		case "accounts":
+			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1169,11 +1206,13 @@ var fieldsAuthenticateRequest = jsonx.NewFields(
 func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthenticateRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "methodId":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.MethodID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1213,9 +1252,9 @@ var fieldsAuthenticateResponse = jsonx.NewFields(
 func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthenticateResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1256,15 +1295,19 @@ var fieldsAvailableCommand = jsonx.NewFields(
 func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAvailableCommand); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Union(&d, &x.Input, decodeAvailableCommandInputAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Description = v
+			}
+		case "input":
+			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1365,11 +1408,11 @@ var fieldsAvailableCommandsUpdate = jsonx.NewFields(
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "availableCommands":
+			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1412,15 +1455,19 @@ var fieldsBlobResourceContents = jsonx.NewFields(
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Blob, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "blob":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Blob = v
+			}
+		case "mimeType":
+			jsonx.Ptr(d.At(1), &x.MimeType, jsonx.String)
+		case "uri":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1459,9 +1506,9 @@ var fieldsBooleanConfigOptionCapabilities = jsonx.NewFields(
 func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBooleanConfigOptionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1502,15 +1549,15 @@ var fieldsBooleanPropertySchema = jsonx.NewFields(
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Default, jsonx.Bool)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "default":
+			jsonx.Ptr(d.At(2), &x.Default, jsonx.Bool)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1555,11 +1602,13 @@ var fieldsCancelNotification = jsonx.NewFields(
 func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1600,11 +1649,13 @@ var fieldsCancelRequestNotification = jsonx.NewFields(
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "requestId":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.RequestID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1653,31 +1704,33 @@ var fieldsClientCapabilities = jsonx.NewFields(
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "fs":
+			d.At(0)
 			if !d.Consumed(x.Fs.decodeAt(d.Rest(), nil)) {
 				x.Fs = FileSystemCapabilities{}
 				_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.Terminal, jsonx.Bool) {
+		case "terminal":
+			if !jsonx.Value(d.At(1), &x.Terminal, jsonx.Bool) {
 				x.Terminal = false
 			}
-		case 2:
-			jsonx.StructPtr(&d, &x.Session, (*ClientSessionCapabilities).decodeAt)
-		case 3:
-			jsonx.StructPtr(&d, &x.Subagents, (*SubagentCapabilities).decodeAt)
-		case 4:
-			jsonx.StructPtr(&d, &x.Plan, (*PlanCapabilities).decodeAt)
-		case 5:
+		case "session":
+			jsonx.StructPtr(d.At(2), &x.Session, (*ClientSessionCapabilities).decodeAt)
+		case "subagents":
+			jsonx.StructPtr(d.At(3), &x.Subagents, (*SubagentCapabilities).decodeAt)
+		case "plan":
+			jsonx.StructPtr(d.At(4), &x.Plan, (*PlanCapabilities).decodeAt)
+		case "auth":
+			d.At(5)
 			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
 				x.Auth = AuthCapabilities{}
 				_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
 			}
-		case 6:
-			jsonx.StructPtr(&d, &x.Elicitation, (*ElicitationCapabilities).decodeAt)
-		case 7:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "elicitation":
+			jsonx.StructPtr(d.At(6), &x.Elicitation, (*ElicitationCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1765,11 +1818,13 @@ var fieldsClientNotification = jsonx.NewFields(
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1811,13 +1866,17 @@ var fieldsClientRequest = jsonx.NewFields(
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1924,10 +1983,13 @@ var fieldsClientResponseError = jsonx.NewFields(
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -1966,11 +2028,15 @@ var fieldsClientResponseResult = jsonx.NewFields(
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2010,15 +2076,15 @@ var fieldsClientSessionCapabilities = jsonx.NewFields(
 func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientSessionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Compaction, (*CompactionCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.ConfigOptions, (*SessionConfigOptionsCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.Notices, (*NoticeCapabilities).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compaction":
+			jsonx.StructPtr(d.At(0), &x.Compaction, (*CompactionCapabilities).decodeAt)
+		case "configOptions":
+			jsonx.StructPtr(d.At(1), &x.ConfigOptions, (*SessionConfigOptionsCapabilities).decodeAt)
+		case "notices":
+			jsonx.StructPtr(d.At(2), &x.Notices, (*NoticeCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2063,11 +2129,13 @@ var fieldsCloseSessionRequest = jsonx.NewFields(
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2107,9 +2175,9 @@ var fieldsCloseSessionResponse = jsonx.NewFields(
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2145,7 +2213,7 @@ var fieldsCompactionCapabilities = jsonx.NewFields()
 func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionCapabilities); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2177,13 +2245,17 @@ var fieldsCompactionSummaryChunk = jsonx.NewFields(
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
-		case 1:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compactionId":
+			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
+				x.CompactionID = v
+			}
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2231,17 +2303,21 @@ var fieldsCompactionUpdate = jsonx.NewFields(
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
-		case 1:
-			jsonx.Value(&d, &x.Status, decodeCompactionStatus)
-		case 2:
-			jsonx.List(&d, &x.Summary, decodeContentBlock)
-		case 3:
-			jsonx.Ptr(&d, &x.Error, jsonx.String)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compactionId":
+			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
+				x.CompactionID = v
+			}
+		case "status":
+			if v, err := decodeCompactionStatus(d.At(1).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "summary":
+			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
+		case "error":
+			jsonx.Ptr(d.At(3), &x.Error, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2288,11 +2364,13 @@ var fieldsCompleteElicitationNotification = jsonx.NewFields(
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "elicitationId":
+			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
+				x.ElicitationID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2333,11 +2411,11 @@ var fieldsConfigOptionUpdate = jsonx.NewFields(
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configOptions":
+			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2378,11 +2456,13 @@ var fieldsContent = jsonx.NewFields(
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2629,13 +2709,15 @@ var fieldsContentChunk = jsonx.NewFields(
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsContentChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 1:
-			jsonx.Ptr(&d, &x.MessageID, decodeMessageID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "messageId":
+			jsonx.Ptr(d.At(1), &x.MessageID, decodeMessageID)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2681,13 +2763,17 @@ var fieldsCost = jsonx.NewFields(
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCost); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Amount, jsonx.Float)
-		case 1:
-			jsonx.Value(&d, &x.Currency, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "amount":
+			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
+				x.Amount = v
+			}
+		case "currency":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Currency = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2733,11 +2819,13 @@ var ownCreateElicitationRequest = []string{"message", "_meta"}
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "message":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -2960,9 +3048,9 @@ var ownCreateElicitationResponse = []string{"_meta"}
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -3146,7 +3234,7 @@ var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3185,7 +3273,7 @@ var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3250,21 +3338,25 @@ var fieldsCreateTerminalRequest = jsonx.NewFields(
 func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateTerminalRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Command, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Env, decodeEnvVariable)
-		case 4:
-			jsonx.Ptr(&d, &x.Cwd, jsonx.String)
-		case 5:
-			jsonx.Ptr(&d, &x.OutputByteLimit, jsonx.Uint64)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "command":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Command = v
+			}
+		case "args":
+			jsonx.List(d.At(2), &x.Args, jsonx.String)
+		case "env":
+			jsonx.List(d.At(3), &x.Env, decodeEnvVariable)
+		case "cwd":
+			jsonx.Ptr(d.At(4), &x.Cwd, jsonx.String)
+		case "outputByteLimit":
+			jsonx.Ptr(d.At(5), &x.OutputByteLimit, jsonx.Uint64)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3315,11 +3407,13 @@ var fieldsCreateTerminalResponse = jsonx.NewFields(
 func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateTerminalResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3360,11 +3454,13 @@ var fieldsCurrentModeUpdate = jsonx.NewFields(
 func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCurrentModeUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentModeID, decodeSessionModeID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "currentModeId":
+			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
+				x.CurrentModeID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3405,11 +3501,13 @@ var fieldsDeleteSessionRequest = jsonx.NewFields(
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3449,9 +3547,9 @@ var fieldsDeleteSessionResponse = jsonx.NewFields(
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3492,15 +3590,19 @@ var fieldsDiff = jsonx.NewFields(
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDiff); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.OldText, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.NewText, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "path":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "oldText":
+			jsonx.Ptr(d.At(1), &x.OldText, jsonx.String)
+		case "newText":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.NewText = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3545,11 +3647,13 @@ var fieldsDisableProviderRequest = jsonx.NewFields(
 func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDisableProviderRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProviderID, decodeProviderID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providerId":
+			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
+				x.ProviderID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3589,9 +3693,9 @@ var fieldsDisableProviderResponse = jsonx.NewFields(
 func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDisableProviderResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3629,9 +3733,9 @@ var fieldsElicitationAcceptAction = jsonx.NewFields(
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Map(&d, &x.Content, decodeElicitationContentValue)
+		switch string(d.Key()) {
+		case "content":
+			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3671,13 +3775,13 @@ var fieldsElicitationCapabilities = jsonx.NewFields(
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Form, (*ElicitationFormCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.URL, (*ElicitationURLCapabilities).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "form":
+			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
+		case "url":
+			jsonx.StructPtr(d.At(1), &x.URL, (*ElicitationURLCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3817,9 +3921,9 @@ var fieldsElicitationFormCapabilities = jsonx.NewFields(
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3860,8 +3964,9 @@ var ownElicitationFormMode = []string{"requestedSchema"}
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "requestedSchema":
+			d.At(0)
 			d.Consumed(x.RequestedSchema.decodeAt(d.Rest(), nil))
 		}
 	}
@@ -4140,9 +4245,11 @@ var fieldsElicitationRequestScope = jsonx.NewFields(
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
+		switch string(d.Key()) {
+		case "requestId":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.RequestID = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4187,21 +4294,21 @@ var fieldsElicitationSchema = jsonx.NewFields(
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.Type, decodeElicitationSchemaType) {
+		switch string(d.Key()) {
+		case "type":
+			if !jsonx.Value(d.At(0), &x.Type, decodeElicitationSchemaType) {
 				x.Type = ElicitationSchemaTypeObject
 			}
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Map(&d, &x.Properties, decodeElicitationPropertySchema)
-		case 3:
-			jsonx.List(&d, &x.Required, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "properties":
+			jsonx.Map(d.At(2), &x.Properties, decodeElicitationPropertySchema)
+		case "required":
+			jsonx.List(d.At(3), &x.Required, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(4), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4393,11 +4500,13 @@ var fieldsElicitationSessionScope = jsonx.NewFields(
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Ptr(&d, &x.ToolCallID, decodeToolCallID)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "toolCallId":
+			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4437,9 +4546,9 @@ var fieldsElicitationURLCapabilities = jsonx.NewFields(
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4481,11 +4590,15 @@ var ownElicitationURLMode = []string{"elicitationId", "url"}
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
+		switch string(d.Key()) {
+		case "elicitationId":
+			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
+				x.ElicitationID = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -4564,13 +4677,15 @@ var fieldsEmbeddedResource = jsonx.NewFields(
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Union(&d, &x.Resource, decodeEmbeddedResourceResourceAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "resource":
+			if v, n, err := decodeEmbeddedResourceResourceAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Resource = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4679,15 +4794,19 @@ var fieldsEnumOption = jsonx.NewFields(
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEnumOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Const, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "const":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Const = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4733,13 +4852,17 @@ var fieldsEnvVariable = jsonx.NewFields(
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEnvVariable); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Value, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "value":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4783,13 +4906,17 @@ var fieldsError = jsonx.NewFields(
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Code, decodeErrorCode)
-		case 1:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Data, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "code":
+			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
+				x.Code = v
+			}
+		case "message":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "data":
+			jsonx.Value(d.At(2), &x.Data, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4831,9 +4958,9 @@ var fieldsErrorStopReason = jsonx.NewFields(
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsErrorStopReason); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Error, (*Error).decodeAt)
+		switch string(d.Key()) {
+		case "error":
+			jsonx.StructPtr(d.At(0), &x.Error, (*Error).decodeAt)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4911,17 +5038,17 @@ var fieldsFileSystemCapabilities = jsonx.NewFields(
 func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsFileSystemCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.ReadTextFile, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "readTextFile":
+			if !jsonx.Value(d.At(0), &x.ReadTextFile, jsonx.Bool) {
 				x.ReadTextFile = false
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.WriteTextFile, jsonx.Bool) {
+		case "writeTextFile":
+			if !jsonx.Value(d.At(1), &x.WriteTextFile, jsonx.Bool) {
 				x.WriteTextFile = false
 			}
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4993,19 +5120,23 @@ var fieldsForkSessionRequest = jsonx.NewFields(
 func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsForkSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 4:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SystemPrompt).decodeAt)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
+		case "mcpServers":
+			jsonx.List(d.At(3), &x.McpServers, decodeMcpServer)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5056,15 +5187,17 @@ var fieldsForkSessionResponse = jsonx.NewFields(
 func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsForkSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
-		case 2:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "modes":
+			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
+		case "configOptions":
+			jsonx.List(d.At(2), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5110,13 +5243,17 @@ var fieldsHTTPHeader = jsonx.NewFields(
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Value, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "value":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5162,11 +5299,11 @@ var ownIdleStateUpdate = []string{"usage", "_meta"}
 func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Usage, (*Usage).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "usage":
+			jsonx.StructPtr(d.At(0), &x.Usage, (*Usage).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -5387,7 +5524,7 @@ var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5426,7 +5563,7 @@ var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5491,7 +5628,7 @@ var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5530,7 +5667,7 @@ var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5569,7 +5706,7 @@ var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5608,7 +5745,7 @@ var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5671,17 +5808,21 @@ var fieldsImageContent = jsonx.NewFields(
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsImageContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.MimeType, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.URI, jsonx.String)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "data":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "mimeType":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.MimeType = v
+			}
+		case "uri":
+			jsonx.Ptr(d.At(3), &x.URI, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5730,15 +5871,19 @@ var fieldsImplementation = jsonx.NewFields(
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsImplementation); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Version, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "version":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Version = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5785,18 +5930,21 @@ var fieldsInitializeRequest = jsonx.NewFields(
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
-		case 1:
+		switch string(d.Key()) {
+		case "protocolVersion":
+			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
+				x.ProtocolVersion = v
+			}
+		case "clientCapabilities":
+			d.At(1)
 			if !d.Consumed(x.ClientCapabilities.decodeAt(d.Rest(), nil)) {
 				x.ClientCapabilities = ClientCapabilities{}
 				_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 			}
-		case 2:
-			jsonx.StructPtr(&d, &x.ClientInfo, (*Implementation).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "clientInfo":
+			jsonx.StructPtr(d.At(2), &x.ClientInfo, (*Implementation).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5865,22 +6013,25 @@ var fieldsInitializeResponse = jsonx.NewFields(
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
-		case 1:
+		switch string(d.Key()) {
+		case "protocolVersion":
+			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
+				x.ProtocolVersion = v
+			}
+		case "agentCapabilities":
+			d.At(1)
 			if !d.Consumed(x.AgentCapabilities.decodeAt(d.Rest(), nil)) {
 				x.AgentCapabilities = AgentCapabilities{}
 				_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false,\"acp\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
 			}
-		case 2:
-			if !jsonx.List(&d, &x.AuthMethods, decodeAuthMethod) {
+		case "authMethods":
+			if !jsonx.List(d.At(2), &x.AuthMethods, decodeAuthMethod) {
 				x.AuthMethods = []AuthMethod{}
 			}
-		case 3:
-			jsonx.StructPtr(&d, &x.AgentInfo, (*Implementation).decodeAt)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "agentInfo":
+			jsonx.StructPtr(d.At(3), &x.AgentInfo, (*Implementation).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5958,19 +6109,19 @@ var fieldsIntegerPropertySchema = jsonx.NewFields(
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Minimum, jsonx.Int64)
-		case 3:
-			jsonx.Ptr(&d, &x.Maximum, jsonx.Int64)
-		case 4:
-			jsonx.Ptr(&d, &x.Default, jsonx.Int64)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minimum":
+			jsonx.Ptr(d.At(2), &x.Minimum, jsonx.Int64)
+		case "maximum":
+			jsonx.Ptr(d.At(3), &x.Maximum, jsonx.Int64)
+		case "default":
+			jsonx.Ptr(d.At(4), &x.Default, jsonx.Int64)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6020,13 +6171,17 @@ var fieldsKillTerminalRequest = jsonx.NewFields(
 func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsKillTerminalRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6068,9 +6223,9 @@ var fieldsKillTerminalResponse = jsonx.NewFields(
 func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsKillTerminalResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6108,9 +6263,9 @@ var fieldsListProvidersRequest = jsonx.NewFields(
 func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListProvidersRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6149,11 +6304,11 @@ var fieldsListProvidersResponse = jsonx.NewFields(
 func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListProvidersResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Providers, decodeProviderInfo)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providers":
+			jsonx.List(d.At(0), &x.Providers, decodeProviderInfo)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6196,15 +6351,15 @@ var fieldsListSessionsRequest = jsonx.NewFields(
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Cwd, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Cursor, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Archived, decodeSessionArchiveFilter)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cwd":
+			jsonx.Ptr(d.At(0), &x.Cwd, jsonx.String)
+		case "cursor":
+			jsonx.Ptr(d.At(1), &x.Cursor, jsonx.String)
+		case "archived":
+			jsonx.Ptr(d.At(2), &x.Archived, decodeSessionArchiveFilter)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6250,13 +6405,13 @@ var fieldsListSessionsResponse = jsonx.NewFields(
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Sessions, decodeSessionInfo)
-		case 1:
-			jsonx.Ptr(&d, &x.NextCursor, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessions":
+			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
+		case "nextCursor":
+			jsonx.Ptr(d.At(1), &x.NextCursor, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6303,19 +6458,23 @@ var fieldsLoadSessionRequest = jsonx.NewFields(
 func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLoadSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 4:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SystemPrompt).decodeAt)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mcpServers":
+			jsonx.List(d.At(0), &x.McpServers, decodeMcpServer)
+		case "cwd":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(3).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6365,13 +6524,13 @@ var fieldsLoadSessionResponse = jsonx.NewFields(
 func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLoadSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
-		case 1:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "modes":
+			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
+		case "configOptions":
+			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6413,9 +6572,9 @@ var fieldsLogoutCapabilities = jsonx.NewFields(
 func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6453,9 +6612,9 @@ var fieldsLogoutRequest = jsonx.NewFields(
 func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6493,9 +6652,9 @@ var fieldsLogoutResponse = jsonx.NewFields(
 func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6536,21 +6695,21 @@ var fieldsMcpCapabilities = jsonx.NewFields(
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.HTTP, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "http":
+			if !jsonx.Value(d.At(0), &x.HTTP, jsonx.Bool) {
 				x.HTTP = false
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.SSE, jsonx.Bool) {
+		case "sse":
+			if !jsonx.Value(d.At(1), &x.SSE, jsonx.Bool) {
 				x.SSE = false
 			}
-		case 2:
-			if !jsonx.Value(&d, &x.Acp, jsonx.Bool) {
+		case "acp":
+			if !jsonx.Value(d.At(2), &x.Acp, jsonx.Bool) {
 				x.Acp = false
 			}
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6627,13 +6786,19 @@ var fieldsMcpError = jsonx.NewFields(
 func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Code, jsonx.Int32)
-		case 1:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Data, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "code":
+			if v, err := jsonx.Int32(d.At(0).Value()); d.Ok(err) {
+				x.Code = v
+			}
+		case "message":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "data":
+			if v, err := jsonx.RawValue(d.At(2).Value()); d.Ok(err) {
+				x.Data = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6800,13 +6965,17 @@ var fieldsMcpServerAcp = jsonx.NewFields(
 func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerAcp); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.ServerID, decodeMcpServerAcpID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "serverId":
+			if v, err := decodeMcpServerAcpID(d.At(1).Value()); d.Ok(err) {
+				x.ServerID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6846,15 +7015,19 @@ var fieldsMcpServerHTTP = jsonx.NewFields(
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
+		case "headers":
+			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6896,15 +7069,19 @@ var fieldsMcpServerSSE = jsonx.NewFields(
 func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerSSE); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
+		case "headers":
+			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6947,17 +7124,21 @@ var fieldsMcpServerStdio = jsonx.NewFields(
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Command, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Env, decodeEnvVariable)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "command":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Command = v
+			}
+		case "args":
+			jsonx.List(d.At(2), &x.Args, jsonx.String)
+		case "env":
+			jsonx.List(d.At(3), &x.Env, decodeEnvVariable)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7020,17 +7201,23 @@ var fieldsMessageMcpNotification = jsonx.NewFields(
 func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ServerID, decodeMcpServerAcpID)
-		case 1:
-			jsonx.Value(&d, &x.RequestID, decodeMcpRequestID)
-		case 2:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Params, jsonx.Object)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "serverId":
+			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
+				x.ServerID = v
+			}
+		case "requestId":
+			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
+				x.RequestID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7080,17 +7267,23 @@ var fieldsMessageMcpRequest = jsonx.NewFields(
 func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ServerID, decodeMcpServerAcpID)
-		case 1:
-			jsonx.Value(&d, &x.RequestID, decodeMcpRequestID)
-		case 2:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Params, jsonx.Object)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "serverId":
+			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
+				x.ServerID = v
+			}
+		case "requestId":
+			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
+				x.RequestID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7199,11 +7392,12 @@ var fieldsMessageMcpResponseError = jsonx.NewFields(
 func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "error":
+			d.At(0)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7239,11 +7433,13 @@ var fieldsMessageMcpResponseResult = jsonx.NewFields(
 func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "result":
+			if v, err := jsonx.RawValue(d.At(0).Value()); d.Ok(err) {
+				x.Result = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7411,21 +7607,23 @@ var fieldsMultiSelectPropertySchema = jsonx.NewFields(
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MinItems, jsonx.Uint64)
-		case 3:
-			jsonx.Ptr(&d, &x.MaxItems, jsonx.Uint64)
-		case 4:
-			jsonx.Union(&d, &x.Items, decodeMultiSelectItemsAt)
-		case 5:
-			jsonx.List(&d, &x.Default, jsonx.String)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minItems":
+			jsonx.Ptr(d.At(2), &x.MinItems, jsonx.Uint64)
+		case "maxItems":
+			jsonx.Ptr(d.At(3), &x.MaxItems, jsonx.Uint64)
+		case "items":
+			if v, n, err := decodeMultiSelectItemsAt(d.At(4).Rest()); d.Took(n, err) {
+				x.Items = v
+			}
+		case "default":
+			jsonx.List(d.At(5), &x.Default, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7481,17 +7679,19 @@ var fieldsNewSessionRequest = jsonx.NewFields(
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 1:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 3:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SystemPrompt).decodeAt)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cwd":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(1), &x.AdditionalDirectories, jsonx.String)
+		case "mcpServers":
+			jsonx.List(d.At(2), &x.McpServers, decodeMcpServer)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(3), &x.SystemPrompt, (*SystemPrompt).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7540,15 +7740,17 @@ var fieldsNewSessionResponse = jsonx.NewFields(
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
-		case 2:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "modes":
+			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
+		case "configOptions":
+			jsonx.List(d.At(2), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7595,15 +7797,17 @@ var fieldsNotice = jsonx.NewFields(
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNotice); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Severity, decodeNoticeSeverity)
-		case 1:
-			jsonx.Text(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "severity":
+			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
+				x.Severity = v
+			}
+		case "title":
+			jsonx.Text(d.At(1), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7645,7 +7849,7 @@ var fieldsNoticeCapabilities = jsonx.NewFields()
 func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNoticeCapabilities); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7680,19 +7884,19 @@ var fieldsNumberPropertySchema = jsonx.NewFields(
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Minimum, jsonx.Float)
-		case 3:
-			jsonx.Ptr(&d, &x.Maximum, jsonx.Float)
-		case 4:
-			jsonx.Ptr(&d, &x.Default, jsonx.Float)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minimum":
+			jsonx.Ptr(d.At(2), &x.Minimum, jsonx.Float)
+		case "maximum":
+			jsonx.Ptr(d.At(3), &x.Maximum, jsonx.Float)
+		case "default":
+			jsonx.Ptr(d.At(4), &x.Default, jsonx.Float)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7743,15 +7947,21 @@ var fieldsPermissionOption = jsonx.NewFields(
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPermissionOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Kind, decodePermissionOptionKind)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "optionId":
+			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
+				x.OptionID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "kind":
+			if v, err := decodePermissionOptionKind(d.At(2).Value()); d.Ok(err) {
+				x.Kind = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7808,11 +8018,11 @@ var fieldsPlan = jsonx.NewFields(
 func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlan); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Entries, decodePlanEntry)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "entries":
+			jsonx.List(d.At(0), &x.Entries, decodePlanEntry)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7852,9 +8062,9 @@ var fieldsPlanCapabilities = jsonx.NewFields(
 func (x *PlanCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7895,15 +8105,21 @@ var fieldsPlanEntry = jsonx.NewFields(
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanEntry); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Priority, decodePlanEntryPriority)
-		case 2:
-			jsonx.Value(&d, &x.Status, decodePlanEntryStatus)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "priority":
+			if v, err := decodePlanEntryPriority(d.At(1).Value()); d.Ok(err) {
+				x.Priority = v
+			}
+		case "status":
+			if v, err := decodePlanEntryStatus(d.At(2).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7973,13 +8189,17 @@ var fieldsPlanFile = jsonx.NewFields(
 func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanFile); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "uri":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8023,13 +8243,15 @@ var fieldsPlanItems = jsonx.NewFields(
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.List(&d, &x.Entries, decodePlanEntry)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "entries":
+			jsonx.List(d.At(1), &x.Entries, decodePlanEntry)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8073,13 +8295,17 @@ var fieldsPlanMarkdown = jsonx.NewFields(
 func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanMarkdown); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "content":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8122,11 +8348,13 @@ var fieldsPlanRemoved = jsonx.NewFields(
 func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanRemoved); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8167,11 +8395,13 @@ var fieldsPlanUpdate = jsonx.NewFields(
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Plan, decodePlanUpdateContentAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "plan":
+			if v, n, err := decodePlanUpdateContentAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Plan = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8365,21 +8595,21 @@ var fieldsPromptCapabilities = jsonx.NewFields(
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.Image, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "image":
+			if !jsonx.Value(d.At(0), &x.Image, jsonx.Bool) {
 				x.Image = false
 			}
-		case 1:
-			if !jsonx.Value(&d, &x.Audio, jsonx.Bool) {
+		case "audio":
+			if !jsonx.Value(d.At(1), &x.Audio, jsonx.Bool) {
 				x.Audio = false
 			}
-		case 2:
-			if !jsonx.Value(&d, &x.EmbeddedContext, jsonx.Bool) {
+		case "embeddedContext":
+			if !jsonx.Value(d.At(2), &x.EmbeddedContext, jsonx.Bool) {
 				x.EmbeddedContext = false
 			}
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8456,13 +8686,15 @@ var fieldsPromptRequest = jsonx.NewFields(
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.List(&d, &x.Prompt, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "prompt":
+			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8506,13 +8738,15 @@ var fieldsPromptResponse = jsonx.NewFields(
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.StopReason, decodeStopReason)
-		case 1:
-			jsonx.StructPtr(&d, &x.Usage, (*Usage).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "stopReason":
+			if v, err := decodeStopReason(d.At(0).Value()); d.Ok(err) {
+				x.StopReason = v
+			}
+		case "usage":
+			jsonx.StructPtr(d.At(1), &x.Usage, (*Usage).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8556,13 +8790,17 @@ var fieldsProviderCurrentConfig = jsonx.NewFields(
 func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProviderCurrentConfig); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.APIType, decodeLlmProtocol)
-		case 1:
-			jsonx.Value(&d, &x.BaseURL, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "apiType":
+			if v, err := decodeLlmProtocol(d.At(0).Value()); d.Ok(err) {
+				x.APIType = v
+			}
+		case "baseUrl":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.BaseURL = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8608,17 +8846,21 @@ var fieldsProviderInfo = jsonx.NewFields(
 func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProviderInfo); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProviderID, decodeProviderID)
-		case 1:
-			jsonx.List(&d, &x.Supported, decodeLlmProtocol)
-		case 2:
-			jsonx.Value(&d, &x.Required, jsonx.Bool)
-		case 3:
-			jsonx.StructPtr(&d, &x.Current, (*ProviderCurrentConfig).decodeAt)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providerId":
+			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
+				x.ProviderID = v
+			}
+		case "supported":
+			jsonx.List(d.At(1), &x.Supported, decodeLlmProtocol)
+		case "required":
+			if v, err := jsonx.Bool(d.At(2).Value()); d.Ok(err) {
+				x.Required = v
+			}
+		case "current":
+			jsonx.StructPtr(d.At(3), &x.Current, (*ProviderCurrentConfig).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8664,9 +8906,9 @@ var fieldsProvidersCapabilities = jsonx.NewFields(
 func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProvidersCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8705,11 +8947,13 @@ var fieldsProxyNotification = jsonx.NewFields(
 func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8751,13 +8995,17 @@ var fieldsProxyRequest = jsonx.NewFields(
 func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8864,10 +9112,13 @@ var fieldsProxyResponseError = jsonx.NewFields(
 func (x *ProxyResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -8906,11 +9157,15 @@ var fieldsProxyResponseResult = jsonx.NewFields(
 func (x *ProxyResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8949,13 +9204,17 @@ var fieldsProxySuccessorNotification = jsonx.NewFields(
 func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxySuccessorNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Params = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8999,13 +9258,17 @@ var fieldsProxySuccessorRequest = jsonx.NewFields(
 func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxySuccessorRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Params = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9065,17 +9328,21 @@ var fieldsReadTextFileRequest = jsonx.NewFields(
 func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReadTextFileRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Line, jsonx.Uint32)
-		case 3:
-			jsonx.Ptr(&d, &x.Limit, jsonx.Uint32)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "path":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "line":
+			jsonx.Ptr(d.At(2), &x.Line, jsonx.Uint32)
+		case "limit":
+			jsonx.Ptr(d.At(3), &x.Limit, jsonx.Uint32)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9122,11 +9389,13 @@ var fieldsReadTextFileResponse = jsonx.NewFields(
 func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReadTextFileResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9168,13 +9437,17 @@ var fieldsReleaseTerminalRequest = jsonx.NewFields(
 func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReleaseTerminalRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9216,9 +9489,9 @@ var fieldsReleaseTerminalResponse = jsonx.NewFields(
 func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReleaseTerminalResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9409,7 +9682,7 @@ var fieldsRequestPermissionOutcomeCancelled = jsonx.NewFields()
 func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9465,15 +9738,18 @@ var fieldsRequestPermissionRequest = jsonx.NewFields(
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "toolCall":
+			d.At(1)
 			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
-		case 2:
-			jsonx.List(&d, &x.Options, decodePermissionOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "options":
+			jsonx.List(d.At(2), &x.Options, decodePermissionOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9518,11 +9794,13 @@ var fieldsRequestPermissionResponse = jsonx.NewFields(
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Outcome, decodeRequestPermissionOutcomeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "outcome":
+			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Outcome = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9564,9 +9842,9 @@ var fieldsRequiresActionStateUpdate = jsonx.NewFields(
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequiresActionStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9611,23 +9889,27 @@ var fieldsResourceLink = jsonx.NewFields(
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResourceLink); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Size, jsonx.Int64)
-		case 5:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 6:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 7:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "mimeType":
+			jsonx.Ptr(d.At(2), &x.MimeType, jsonx.String)
+		case "name":
+			if v, err := jsonx.String(d.At(3).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "size":
+			jsonx.Ptr(d.At(4), &x.Size, jsonx.Int64)
+		case "title":
+			jsonx.Ptr(d.At(5), &x.Title, jsonx.String)
+		case "uri":
+			if v, err := jsonx.String(d.At(6).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9684,19 +9966,23 @@ var fieldsResumeSessionRequest = jsonx.NewFields(
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 4:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SystemPrompt).decodeAt)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
+		case "mcpServers":
+			jsonx.List(d.At(3), &x.McpServers, decodeMcpServer)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9746,13 +10032,13 @@ var fieldsResumeSessionResponse = jsonx.NewFields(
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Modes, (*SessionModeState).decodeAt)
-		case 1:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "modes":
+			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
+		case "configOptions":
+			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9806,9 +10092,9 @@ var fieldsRunningStateUpdate = jsonx.NewFields(
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRunningStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9847,11 +10133,13 @@ var fieldsSelectedPermissionOutcome = jsonx.NewFields(
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "optionId":
+			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
+				x.OptionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9891,9 +10179,9 @@ var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9931,9 +10219,9 @@ var fieldsSessionArchiveCapabilities = jsonx.NewFields(
 func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionArchiveCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9971,9 +10259,9 @@ var fieldsSessionCancelCapabilities = jsonx.NewFields(
 func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionCancelCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10021,29 +10309,29 @@ var fieldsSessionCapabilities = jsonx.NewFields(
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.List, (*SessionListCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Delete, (*SessionDeleteCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
-		case 3:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SessionSystemPromptCapabilities).decodeAt)
-		case 4:
-			jsonx.StructPtr(&d, &x.Fork, (*SessionForkCapabilities).decodeAt)
-		case 5:
-			jsonx.StructPtr(&d, &x.Archive, (*SessionArchiveCapabilities).decodeAt)
-		case 6:
-			jsonx.StructPtr(&d, &x.Status, (*SessionStatusCapabilities).decodeAt)
-		case 7:
-			jsonx.StructPtr(&d, &x.Title, (*SessionTitleCapabilities).decodeAt)
-		case 8:
-			jsonx.StructPtr(&d, &x.Resume, (*SessionResumeCapabilities).decodeAt)
-		case 9:
-			jsonx.StructPtr(&d, &x.Close, (*SessionCloseCapabilities).decodeAt)
-		case 10:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "list":
+			jsonx.StructPtr(d.At(0), &x.List, (*SessionListCapabilities).decodeAt)
+		case "delete":
+			jsonx.StructPtr(d.At(1), &x.Delete, (*SessionDeleteCapabilities).decodeAt)
+		case "additionalDirectories":
+			jsonx.StructPtr(d.At(2), &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(3), &x.SystemPrompt, (*SessionSystemPromptCapabilities).decodeAt)
+		case "fork":
+			jsonx.StructPtr(d.At(4), &x.Fork, (*SessionForkCapabilities).decodeAt)
+		case "archive":
+			jsonx.StructPtr(d.At(5), &x.Archive, (*SessionArchiveCapabilities).decodeAt)
+		case "status":
+			jsonx.StructPtr(d.At(6), &x.Status, (*SessionStatusCapabilities).decodeAt)
+		case "title":
+			jsonx.StructPtr(d.At(7), &x.Title, (*SessionTitleCapabilities).decodeAt)
+		case "resume":
+			jsonx.StructPtr(d.At(8), &x.Resume, (*SessionResumeCapabilities).decodeAt)
+		case "close":
+			jsonx.StructPtr(d.At(9), &x.Close, (*SessionCloseCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(10), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10101,9 +10389,9 @@ var fieldsSessionCloseCapabilities = jsonx.NewFields(
 func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionCloseCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10141,9 +10429,11 @@ var fieldsSessionConfigBoolean = jsonx.NewFields(
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentValue, jsonx.Bool)
+		switch string(d.Key()) {
+		case "currentValue":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.CurrentValue = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10188,17 +10478,21 @@ var ownSessionConfigOption = []string{"id", "name", "description", "category", "
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeSessionConfigID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Category, decodeSessionConfigOptionCategory)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "category":
+			jsonx.Ptr(d.At(3), &x.Category, decodeSessionConfigOptionCategory)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -10425,11 +10719,11 @@ var fieldsSessionConfigOptionsCapabilities = jsonx.NewFields(
 func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigOptionsCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "boolean":
+			jsonx.StructPtr(d.At(0), &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10470,11 +10764,15 @@ var fieldsSessionConfigSelect = jsonx.NewFields(
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentValue, decodeSessionConfigValueID)
-		case 1:
-			jsonx.Union(&d, &x.Options, decodeSessionConfigSelectOptionsAt)
+		switch string(d.Key()) {
+		case "currentValue":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.CurrentValue = v
+			}
+		case "options":
+			if v, n, err := decodeSessionConfigSelectOptionsAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Options = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10519,15 +10817,19 @@ var fieldsSessionConfigSelectGroup = jsonx.NewFields(
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Group, decodeSessionConfigGroupID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Options, decodeSessionConfigSelectOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "group":
+			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
+				x.Group = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "options":
+			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10574,15 +10876,19 @@ var fieldsSessionConfigSelectOption = jsonx.NewFields(
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10695,9 +11001,9 @@ var fieldsSessionDeleteCapabilities = jsonx.NewFields(
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10735,9 +11041,9 @@ var fieldsSessionForkCapabilities = jsonx.NewFields(
 func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionForkCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10781,21 +11087,25 @@ var fieldsSessionInfo = jsonx.NewFields(
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionInfo); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
-		case 5:
-			jsonx.Ptr(&d, &x.Archived, jsonx.Bool)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
+		case "title":
+			jsonx.Ptr(d.At(3), &x.Title, jsonx.String)
+		case "updatedAt":
+			jsonx.Ptr(d.At(4), &x.UpdatedAt, jsonx.String)
+		case "archived":
+			jsonx.Ptr(d.At(5), &x.Archived, jsonx.Bool)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10847,13 +11157,13 @@ var fieldsSessionInfoUpdate = jsonx.NewFields(
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "updatedAt":
+			jsonx.Ptr(d.At(1), &x.UpdatedAt, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10895,9 +11205,9 @@ var fieldsSessionListCapabilities = jsonx.NewFields(
 func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionListCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10941,21 +11251,23 @@ var fieldsSessionMessage = jsonx.NewFields(
 func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionMessage); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.Ptr(&d, &x.SenderSessionID, decodeSessionID)
-		case 2:
-			jsonx.Ptr(&d, &x.RecipientSessionID, decodeSessionID)
-		case 3:
-			jsonx.Ptr(&d, &x.SenderMessageID, decodeMessageID)
-		case 4:
-			jsonx.Ptr(&d, &x.RecipientMessageID, decodeMessageID)
-		case 5:
-			jsonx.List(&d, &x.Content, decodeContentBlock)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "senderSessionId":
+			jsonx.Ptr(d.At(1), &x.SenderSessionID, decodeSessionID)
+		case "recipientSessionId":
+			jsonx.Ptr(d.At(2), &x.RecipientSessionID, decodeSessionID)
+		case "senderMessageId":
+			jsonx.Ptr(d.At(3), &x.SenderMessageID, decodeMessageID)
+		case "recipientMessageId":
+			jsonx.Ptr(d.At(4), &x.RecipientMessageID, decodeMessageID)
+		case "content":
+			jsonx.List(d.At(5), &x.Content, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11007,13 +11319,17 @@ var fieldsSessionMessageChunk = jsonx.NewFields(
 func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionMessageChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11060,15 +11376,19 @@ var fieldsSessionMode = jsonx.NewFields(
 func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionMode); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, decodeSessionModeID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11114,13 +11434,15 @@ var fieldsSessionModeState = jsonx.NewFields(
 func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionModeState); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentModeID, decodeSessionModeID)
-		case 1:
-			jsonx.List(&d, &x.AvailableModes, decodeSessionMode)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "currentModeId":
+			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
+				x.CurrentModeID = v
+			}
+		case "availableModes":
+			jsonx.List(d.At(1), &x.AvailableModes, decodeSessionMode)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11164,13 +11486,17 @@ var fieldsSessionNotification = jsonx.NewFields(
 func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Union(&d, &x.Update, decodeSessionUpdateAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "update":
+			if v, n, err := decodeSessionUpdateAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Update = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11214,9 +11540,9 @@ var fieldsSessionResumeCapabilities = jsonx.NewFields(
 func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionResumeCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11254,9 +11580,9 @@ var fieldsSessionStatusCapabilities = jsonx.NewFields(
 func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionStatusCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11295,11 +11621,13 @@ var fieldsSessionStatusRequest = jsonx.NewFields(
 func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionStatusRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11340,11 +11668,13 @@ var fieldsSessionStatusResponse = jsonx.NewFields(
 func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionStatusResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Status, decodeSessionStatus)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "status":
+			if v, err := decodeSessionStatus(d.At(0).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11385,11 +11715,11 @@ var fieldsSessionSystemPromptCapabilities = jsonx.NewFields(
 func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionSystemPromptCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mode":
+			jsonx.StructPtr(d.At(0), &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11430,11 +11760,11 @@ var fieldsSessionSystemPromptModeCapabilities = jsonx.NewFields(
 func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "override":
+			jsonx.StructPtr(d.At(0), &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11474,9 +11804,9 @@ var fieldsSessionSystemPromptOverrideCapabilities = jsonx.NewFields(
 func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11514,9 +11844,9 @@ var fieldsSessionTitleCapabilities = jsonx.NewFields(
 func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionTitleCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12139,17 +12469,23 @@ var fieldsSetProviderRequest = jsonx.NewFields(
 func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetProviderRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProviderID, decodeProviderID)
-		case 1:
-			jsonx.Value(&d, &x.APIType, decodeLlmProtocol)
-		case 2:
-			jsonx.Value(&d, &x.BaseURL, jsonx.String)
-		case 3:
-			jsonx.Map(&d, &x.Headers, jsonx.String)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providerId":
+			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
+				x.ProviderID = v
+			}
+		case "apiType":
+			if v, err := decodeLlmProtocol(d.At(1).Value()); d.Ok(err) {
+				x.APIType = v
+			}
+		case "baseUrl":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.BaseURL = v
+			}
+		case "headers":
+			jsonx.Map(d.At(3), &x.Headers, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12195,9 +12531,9 @@ var fieldsSetProviderResponse = jsonx.NewFields(
 func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetProviderResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12240,13 +12576,17 @@ var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.ConfigID, decodeSessionConfigID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "configId":
+			if v, err := decodeSessionConfigID(d.At(1).Value()); d.Ok(err) {
+				x.ConfigID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -12403,9 +12743,11 @@ var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, jsonx.Bool)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12472,9 +12814,11 @@ var fieldsSetSessionConfigOptionRequestTypeValueID = jsonx.NewFields(
 func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12524,11 +12868,11 @@ var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configOptions":
+			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12570,13 +12914,17 @@ var fieldsSetSessionModeRequest = jsonx.NewFields(
 func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionModeRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.ModeID, decodeSessionModeID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "modeId":
+			if v, err := decodeSessionModeID(d.At(1).Value()); d.Ok(err) {
+				x.ModeID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12618,9 +12966,9 @@ var fieldsSetSessionModeResponse = jsonx.NewFields(
 func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionModeResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12660,13 +13008,17 @@ var fieldsSetSessionTitleRequest = jsonx.NewFields(
 func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionTitleRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12709,11 +13061,13 @@ var fieldsSetSessionTitleResponse = jsonx.NewFields(
 func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionTitleResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12954,11 +13308,11 @@ var fieldsStringMultiSelectItems = jsonx.NewFields(
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Enum, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "enum":
+			jsonx.List(d.At(0), &x.Enum, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13007,27 +13361,27 @@ var fieldsStringPropertySchema = jsonx.NewFields(
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MinLength, jsonx.Uint32)
-		case 3:
-			jsonx.Ptr(&d, &x.MaxLength, jsonx.Uint32)
-		case 4:
-			jsonx.Ptr(&d, &x.Pattern, jsonx.String)
-		case 5:
-			jsonx.Ptr(&d, &x.Format, decodeStringFormat)
-		case 6:
-			jsonx.Ptr(&d, &x.Default, jsonx.String)
-		case 7:
-			jsonx.List(&d, &x.Enum, jsonx.String)
-		case 8:
-			jsonx.List(&d, &x.OneOf, decodeEnumOption)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minLength":
+			jsonx.Ptr(d.At(2), &x.MinLength, jsonx.Uint32)
+		case "maxLength":
+			jsonx.Ptr(d.At(3), &x.MaxLength, jsonx.Uint32)
+		case "pattern":
+			jsonx.Ptr(d.At(4), &x.Pattern, jsonx.String)
+		case "format":
+			jsonx.Ptr(d.At(5), &x.Format, decodeStringFormat)
+		case "default":
+			jsonx.Ptr(d.At(6), &x.Default, jsonx.String)
+		case "enum":
+			jsonx.List(d.At(7), &x.Enum, jsonx.String)
+		case "oneOf":
+			jsonx.List(d.At(8), &x.OneOf, decodeEnumOption)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13083,9 +13437,9 @@ var fieldsSubagentCapabilities = jsonx.NewFields(
 func (x *SubagentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSubagentCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13124,11 +13478,11 @@ var fieldsSubagentSessionCapabilities = jsonx.NewFields(
 func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSubagentSessionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Cancel, (*SessionCancelCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cancel":
+			jsonx.StructPtr(d.At(0), &x.Cancel, (*SessionCancelCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13175,23 +13529,25 @@ var fieldsSubagentUpdate = jsonx.NewFields(
 func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSubagentUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.StructPtr(&d, &x.Capabilities, (*SubagentSessionCapabilities).decodeAt)
-		case 4:
-			jsonx.Union(&d, &x.State, decodeStateUpdateAt)
-		case 5:
-			jsonx.Ptr(&d, &x.Cwd, jsonx.String)
-		case 6:
-			jsonx.List(&d, &x.AdditionalDirectories, jsonx.String)
-		case 7:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "capabilities":
+			jsonx.StructPtr(d.At(3), &x.Capabilities, (*SubagentSessionCapabilities).decodeAt)
+		case "state":
+			jsonx.Union(d.At(4), &x.State, decodeStateUpdateAt)
+		case "cwd":
+			jsonx.Ptr(d.At(5), &x.Cwd, jsonx.String)
+		case "additionalDirectories":
+			jsonx.List(d.At(6), &x.AdditionalDirectories, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13245,13 +13601,15 @@ var fieldsSystemPrompt = jsonx.NewFields(
 func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSystemPrompt); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Mode, decodeSystemPromptMode)
-		case 1:
-			jsonx.List(&d, &x.Content, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mode":
+			if v, err := decodeSystemPromptMode(d.At(0).Value()); d.Ok(err) {
+				x.Mode = v
+			}
+		case "content":
+			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13294,11 +13652,13 @@ var fieldsTerminal = jsonx.NewFields(
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminal); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13340,13 +13700,13 @@ var fieldsTerminalExitStatus = jsonx.NewFields(
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.ExitCode, jsonx.Uint32)
-		case 1:
-			jsonx.Ptr(&d, &x.Signal, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "exitCode":
+			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
+		case "signal":
+			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13390,13 +13750,17 @@ var fieldsTerminalOutputRequest = jsonx.NewFields(
 func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalOutputRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13441,15 +13805,19 @@ var fieldsTerminalOutputResponse = jsonx.NewFields(
 func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalOutputResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Output, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Truncated, jsonx.Bool)
-		case 2:
-			jsonx.StructPtr(&d, &x.ExitStatus, (*TerminalExitStatus).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "output":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Output = v
+			}
+		case "truncated":
+			if v, err := jsonx.Bool(d.At(1).Value()); d.Ok(err) {
+				x.Truncated = v
+			}
+		case "exitStatus":
+			jsonx.StructPtr(d.At(2), &x.ExitStatus, (*TerminalExitStatus).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13495,13 +13863,15 @@ var fieldsTextContent = jsonx.NewFields(
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTextContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Text, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "annotations":
+			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
+		case "text":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Text = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13546,15 +13916,19 @@ var fieldsTextResourceContents = jsonx.NewFields(
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.MimeType, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Text, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mimeType":
+			jsonx.Ptr(d.At(0), &x.MimeType, jsonx.String)
+		case "text":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Text = v
+			}
+		case "uri":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13594,11 +13968,11 @@ var fieldsTitledMultiSelectItems = jsonx.NewFields(
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.AnyOf, decodeEnumOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "anyOf":
+			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13647,27 +14021,31 @@ var fieldsToolCall = jsonx.NewFields(
 func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCall); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Name, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
-		case 4:
-			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
-		case 5:
-			jsonx.List(&d, &x.Content, decodeToolCallContent)
-		case 6:
-			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
-		case 7:
-			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
-		case 8:
-			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "name":
+			jsonx.Ptr(d.At(2), &x.Name, jsonx.String)
+		case "kind":
+			jsonx.Ptr(d.At(3), &x.Kind, decodeToolKind)
+		case "status":
+			jsonx.Ptr(d.At(4), &x.Status, decodeToolCallStatus)
+		case "content":
+			jsonx.List(d.At(5), &x.Content, decodeToolCallContent)
+		case "locations":
+			jsonx.List(d.At(6), &x.Locations, decodeToolCallLocation)
+		case "rawInput":
+			jsonx.Value(d.At(7), &x.RawInput, jsonx.RawValue)
+		case "rawOutput":
+			jsonx.Value(d.At(8), &x.RawOutput, jsonx.RawValue)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13874,13 +14252,15 @@ var fieldsToolCallLocation = jsonx.NewFields(
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Line, jsonx.Uint32)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "path":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "line":
+			jsonx.Ptr(d.At(1), &x.Line, jsonx.Uint32)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13943,27 +14323,29 @@ var fieldsToolCallUpdate = jsonx.NewFields(
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 1:
-			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
-		case 2:
-			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
-		case 3:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Name, jsonx.String)
-		case 5:
-			jsonx.List(&d, &x.Content, decodeToolCallContent)
-		case 6:
-			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
-		case 7:
-			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
-		case 8:
-			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "kind":
+			jsonx.Ptr(d.At(1), &x.Kind, decodeToolKind)
+		case "status":
+			jsonx.Ptr(d.At(2), &x.Status, decodeToolCallStatus)
+		case "title":
+			jsonx.Ptr(d.At(3), &x.Title, jsonx.String)
+		case "name":
+			jsonx.Ptr(d.At(4), &x.Name, jsonx.String)
+		case "content":
+			jsonx.List(d.At(5), &x.Content, decodeToolCallContent)
+		case "locations":
+			jsonx.List(d.At(6), &x.Locations, decodeToolCallLocation)
+		case "rawInput":
+			jsonx.Value(d.At(7), &x.RawInput, jsonx.RawValue)
+		case "rawOutput":
+			jsonx.Value(d.At(8), &x.RawOutput, jsonx.RawValue)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14032,11 +14414,13 @@ var fieldsUnarchiveSessionRequest = jsonx.NewFields(
 func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnarchiveSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14076,9 +14460,9 @@ var fieldsUnarchiveSessionResponse = jsonx.NewFields(
 func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnarchiveSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14116,9 +14500,9 @@ var fieldsUnknownStateUpdate = jsonx.NewFields(
 func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnknownStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14157,11 +14541,13 @@ var fieldsUnstructuredCommandInput = jsonx.NewFields(
 func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnstructuredCommandInput); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Hint, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "hint":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Hint = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14207,21 +14593,27 @@ var fieldsUsage = jsonx.NewFields(
 func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUsage); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TotalTokens, jsonx.Uint64)
-		case 1:
-			jsonx.Value(&d, &x.InputTokens, jsonx.Uint64)
-		case 2:
-			jsonx.Value(&d, &x.OutputTokens, jsonx.Uint64)
-		case 3:
-			jsonx.Ptr(&d, &x.ThoughtTokens, jsonx.Uint64)
-		case 4:
-			jsonx.Ptr(&d, &x.CachedReadTokens, jsonx.Uint64)
-		case 5:
-			jsonx.Ptr(&d, &x.CachedWriteTokens, jsonx.Uint64)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "totalTokens":
+			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
+				x.TotalTokens = v
+			}
+		case "inputTokens":
+			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
+				x.InputTokens = v
+			}
+		case "outputTokens":
+			if v, err := jsonx.Uint64(d.At(2).Value()); d.Ok(err) {
+				x.OutputTokens = v
+			}
+		case "thoughtTokens":
+			jsonx.Ptr(d.At(3), &x.ThoughtTokens, jsonx.Uint64)
+		case "cachedReadTokens":
+			jsonx.Ptr(d.At(4), &x.CachedReadTokens, jsonx.Uint64)
+		case "cachedWriteTokens":
+			jsonx.Ptr(d.At(5), &x.CachedWriteTokens, jsonx.Uint64)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14274,15 +14666,19 @@ var fieldsUsageUpdate = jsonx.NewFields(
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Used, jsonx.Uint64)
-		case 1:
-			jsonx.Value(&d, &x.Size, jsonx.Uint64)
-		case 2:
-			jsonx.StructPtr(&d, &x.Cost, (*Cost).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "used":
+			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
+				x.Used = v
+			}
+		case "size":
+			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
+				x.Size = v
+			}
+		case "cost":
+			jsonx.StructPtr(d.At(2), &x.Cost, (*Cost).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14328,13 +14724,17 @@ var fieldsWaitForTerminalExitRequest = jsonx.NewFields(
 func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWaitForTerminalExitRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14378,13 +14778,13 @@ var fieldsWaitForTerminalExitResponse = jsonx.NewFields(
 func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWaitForTerminalExitResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.ExitCode, jsonx.Uint32)
-		case 1:
-			jsonx.Ptr(&d, &x.Signal, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "exitCode":
+			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
+		case "signal":
+			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14429,15 +14829,21 @@ var fieldsWriteTextFileRequest = jsonx.NewFields(
 func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWriteTextFileRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Path, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "path":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "content":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14481,9 +14887,9 @@ var fieldsWriteTextFileResponse = jsonx.NewFields(
 func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsWriteTextFileResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}

@@ -18,11 +18,11 @@ var fieldsAgentAuthCapabilities = jsonx.NewFields(
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Status, (*AuthStatusCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "status":
+			jsonx.StructPtr(d.At(0), &x.Status, (*AuthStatusCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -65,15 +65,15 @@ var fieldsAgentCapabilities = jsonx.NewFields(
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Session, (*SessionCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Auth, (*AgentAuthCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.Providers, (*ProvidersCapabilities).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "session":
+			jsonx.StructPtr(d.At(0), &x.Session, (*SessionCapabilities).decodeAt)
+		case "auth":
+			jsonx.StructPtr(d.At(1), &x.Auth, (*AgentAuthCapabilities).decodeAt)
+		case "providers":
+			jsonx.StructPtr(d.At(2), &x.Providers, (*ProvidersCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -119,13 +119,15 @@ var fieldsAgentMessage = jsonx.NewFields(
 func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentMessage); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.List(&d, &x.Content, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "content":
+			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -168,11 +170,13 @@ var fieldsAgentNotification = jsonx.NewFields(
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -214,13 +218,17 @@ var fieldsAgentRequest = jsonx.NewFields(
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -327,10 +335,11 @@ var fieldsAgentResponseError = jsonx.NewFields(
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, jsonx.RawValue)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -367,11 +376,15 @@ var fieldsAgentResponseResult = jsonx.NewFields(
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -410,13 +423,15 @@ var fieldsAgentThought = jsonx.NewFields(
 func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAgentThought); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.List(&d, &x.Content, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "content":
+			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -461,15 +476,15 @@ var fieldsAnnotations = jsonx.NewFields(
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAnnotations); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Audience, decodeRole)
-		case 1:
-			jsonx.Ptr(&d, &x.LastModified, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Priority, jsonx.Float)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "audience":
+			jsonx.List(d.At(0), &x.Audience, decodeRole)
+		case "lastModified":
+			jsonx.Ptr(d.At(1), &x.LastModified, jsonx.String)
+		case "priority":
+			jsonx.Ptr(d.At(2), &x.Priority, jsonx.Float)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -514,11 +529,13 @@ var fieldsArchiveSessionRequest = jsonx.NewFields(
 func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsArchiveSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -558,9 +575,9 @@ var fieldsArchiveSessionResponse = jsonx.NewFields(
 func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsArchiveSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -601,15 +618,19 @@ var fieldsAudioContent = jsonx.NewFields(
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAudioContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.MimeType, decodeMediaType)
-		case 2:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "data":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "mimeType":
+			if v, err := decodeMediaType(d.At(1).Value()); d.Ok(err) {
+				x.MimeType = v
+			}
+		case "annotations":
+			jsonx.StructPtr(d.At(2), &x.Annotations, (*Annotations).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -658,19 +679,21 @@ var fieldsAuthAccount = jsonx.NewFields(
 func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthAccount); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Label, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Active, jsonx.Bool)
-		case 2:
-			jsonx.Ptr(&d, &x.Name, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Email, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Organization, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "label":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Label = v
+			}
+		case "active":
+			jsonx.Ptr(d.At(1), &x.Active, jsonx.Bool)
+		case "name":
+			jsonx.Ptr(d.At(2), &x.Name, jsonx.String)
+		case "email":
+			jsonx.Ptr(d.At(3), &x.Email, jsonx.String)
+		case "organization":
+			jsonx.Ptr(d.At(4), &x.Organization, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -805,15 +828,19 @@ var fieldsAuthMethodAgent = jsonx.NewFields(
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "methodId":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.MethodID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -857,19 +884,23 @@ var fieldsAuthMethodTerminal = jsonx.NewFields(
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 4:
-			jsonx.List(&d, &x.Env, decodeEnvVariable)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "methodId":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.MethodID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "args":
+			jsonx.List(d.At(3), &x.Args, jsonx.String)
+		case "env":
+			jsonx.List(d.At(4), &x.Env, decodeEnvVariable)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -930,9 +961,9 @@ var fieldsAuthStatusCapabilities = jsonx.NewFields(
 func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -970,9 +1001,9 @@ var fieldsAuthStatusRequest = jsonx.NewFields(
 func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1012,13 +1043,15 @@ var fieldsAuthStatusResponse = jsonx.NewFields(
 func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.State, decodeAuthState)
-		case 1:
-			jsonx.List(&d, &x.Accounts, decodeAuthAccount)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "state":
+			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
+				x.State = v
+			}
+		case "accounts":
+			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1062,13 +1095,15 @@ var fieldsAuthStatusUpdateNotification = jsonx.NewFields(
 func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAuthStatusUpdateNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.State, decodeAuthState)
-		case 1:
-			jsonx.List(&d, &x.Accounts, decodeAuthAccount)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "state":
+			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
+				x.State = v
+			}
+		case "accounts":
+			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1301,11 +1336,11 @@ var fieldsAvailableCommandsUpdate = jsonx.NewFields(
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "availableCommands":
+			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1346,11 +1381,13 @@ var fieldsBackgroundSubagent = jsonx.NewFields(
 func (x *BackgroundSubagent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBackgroundSubagent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1391,11 +1428,13 @@ var fieldsBackgroundTerminal = jsonx.NewFields(
 func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBackgroundTerminal); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1436,11 +1475,13 @@ var fieldsBackgroundToolCall = jsonx.NewFields(
 func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBackgroundToolCall); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1632,15 +1673,19 @@ var fieldsBlobResourceContents = jsonx.NewFields(
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Blob, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "blob":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Blob = v
+			}
+		case "uri":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "mimeType":
+			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1682,15 +1727,15 @@ var fieldsBooleanPropertySchema = jsonx.NewFields(
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Default, jsonx.Bool)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "default":
+			jsonx.Ptr(d.At(2), &x.Default, jsonx.Bool)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1735,11 +1780,13 @@ var fieldsCancelRequestNotification = jsonx.NewFields(
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "requestId":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.RequestID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1782,11 +1829,13 @@ var fieldsCancelSessionNotification = jsonx.NewFields(
 func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelSessionNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1828,13 +1877,17 @@ var fieldsCancelTerminalRequest = jsonx.NewFields(
 func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelTerminalRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1876,9 +1929,9 @@ var fieldsCancelTerminalResponse = jsonx.NewFields(
 func (x *CancelTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelTerminalResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1918,13 +1971,17 @@ var fieldsCancelToolCallRequest = jsonx.NewFields(
 func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelToolCallRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(1).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -1966,9 +2023,9 @@ var fieldsCancelToolCallResponse = jsonx.NewFields(
 func (x *CancelToolCallResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelToolCallResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2006,9 +2063,9 @@ var fieldsCancelledPermissionOutcome = jsonx.NewFields(
 func (x *CancelledPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCancelledPermissionOutcome); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2047,11 +2104,11 @@ var fieldsClientAuthCapabilities = jsonx.NewFields(
 func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientAuthCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Terminal, (*TerminalAuthCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminal":
+			jsonx.StructPtr(d.At(0), &x.Terminal, (*TerminalAuthCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2093,13 +2150,13 @@ var fieldsClientCapabilities = jsonx.NewFields(
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Auth, (*ClientAuthCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Elicitation, (*ElicitationCapabilities).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "auth":
+			jsonx.StructPtr(d.At(0), &x.Auth, (*ClientAuthCapabilities).decodeAt)
+		case "elicitation":
+			jsonx.StructPtr(d.At(1), &x.Elicitation, (*ElicitationCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2142,11 +2199,13 @@ var fieldsClientNotification = jsonx.NewFields(
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2188,13 +2247,17 @@ var fieldsClientRequest = jsonx.NewFields(
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2301,10 +2364,11 @@ var fieldsClientResponseError = jsonx.NewFields(
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, jsonx.RawValue)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -2341,11 +2405,15 @@ var fieldsClientResponseResult = jsonx.NewFields(
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2383,11 +2451,13 @@ var fieldsCloseSessionRequest = jsonx.NewFields(
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2427,9 +2497,9 @@ var fieldsCloseSessionResponse = jsonx.NewFields(
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2470,15 +2540,19 @@ var fieldsCommand = jsonx.NewFields(
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCommand); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Union(&d, &x.Input, decodeAvailableCommandInputAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Description = v
+			}
+		case "input":
+			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2526,17 +2600,21 @@ var fieldsCommandPermissionSubject = jsonx.NewFields(
 func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCommandPermissionSubject); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Command, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
-		case 2:
-			jsonx.Ptr(&d, &x.ToolCallID, decodeToolCallID)
-		case 3:
-			jsonx.Ptr(&d, &x.TerminalID, decodeTerminalID)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "command":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Command = v
+			}
+		case "cwd":
+			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "toolCallId":
+			jsonx.Ptr(d.At(2), &x.ToolCallID, decodeToolCallID)
+		case "terminalId":
+			jsonx.Ptr(d.At(3), &x.TerminalID, decodeTerminalID)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2584,13 +2662,17 @@ var fieldsCompactionSummaryChunk = jsonx.NewFields(
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
-		case 1:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compactionId":
+			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
+				x.CompactionID = v
+			}
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2638,17 +2720,21 @@ var fieldsCompactionUpdate = jsonx.NewFields(
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CompactionID, decodeCompactionID)
-		case 1:
-			jsonx.Value(&d, &x.Status, decodeCompactionStatus)
-		case 2:
-			jsonx.List(&d, &x.Summary, decodeContentBlock)
-		case 3:
-			jsonx.Ptr(&d, &x.Error, jsonx.String)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "compactionId":
+			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
+				x.CompactionID = v
+			}
+		case "status":
+			if v, err := decodeCompactionStatus(d.At(1).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "summary":
+			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
+		case "error":
+			jsonx.Ptr(d.At(3), &x.Error, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2695,11 +2781,13 @@ var fieldsCompleteElicitationNotification = jsonx.NewFields(
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "elicitationId":
+			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
+				x.ElicitationID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2740,11 +2828,11 @@ var fieldsConfigOptionUpdate = jsonx.NewFields(
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configOptions":
+			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -2785,11 +2873,13 @@ var fieldsContent = jsonx.NewFields(
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3036,13 +3126,17 @@ var fieldsContentChunk = jsonx.NewFields(
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsContentChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3088,13 +3182,17 @@ var fieldsCost = jsonx.NewFields(
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCost); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Amount, jsonx.Float)
-		case 1:
-			jsonx.Value(&d, &x.Currency, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "amount":
+			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
+				x.Amount = v
+			}
+		case "currency":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Currency = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3140,11 +3238,13 @@ var ownCreateElicitationRequest = []string{"message", "_meta"}
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "message":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -3367,9 +3467,9 @@ var ownCreateElicitationResponse = []string{"_meta"}
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -3553,7 +3653,7 @@ var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3592,7 +3692,7 @@ var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3652,11 +3752,13 @@ var fieldsDeleteSessionRequest = jsonx.NewFields(
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3696,9 +3798,9 @@ var fieldsDeleteSessionResponse = jsonx.NewFields(
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3738,13 +3840,13 @@ var fieldsDiff = jsonx.NewFields(
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDiff); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Changes, decodeDiffChange)
-		case 1:
-			jsonx.StructPtr(&d, &x.Patch, (*DiffPatch).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "changes":
+			jsonx.List(d.At(0), &x.Changes, decodeDiffChange)
+		case "patch":
+			jsonx.StructPtr(d.At(1), &x.Patch, (*DiffPatch).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -3791,13 +3893,13 @@ var ownDiffChange = []string{"fileType", "mimeType", "_meta"}
 func (x *DiffChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDiffChange); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.FileType, decodeDiffFileType)
-		case 1:
-			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "fileType":
+			jsonx.Ptr(d.At(0), &x.FileType, decodeDiffFileType)
+		case "mimeType":
+			jsonx.Ptr(d.At(1), &x.MimeType, decodeMediaType)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -4133,13 +4235,17 @@ var fieldsDiffPatch = jsonx.NewFields(
 func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDiffPatch); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Format, decodeDiffPatchFormat)
-		case 1:
-			jsonx.Value(&d, &x.Text, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "format":
+			if v, err := decodeDiffPatchFormat(d.At(0).Value()); d.Ok(err) {
+				x.Format = v
+			}
+		case "text":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Text = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4181,9 +4287,11 @@ var fieldsDiffPathChange = jsonx.NewFields(
 func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDiffPathChange); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Path, decodeAbsolutePath)
+		switch string(d.Key()) {
+		case "path":
+			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
+				x.Path = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4222,11 +4330,15 @@ var fieldsDiffPathPairChange = jsonx.NewFields(
 func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDiffPathPairChange); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.OldPath, decodeAbsolutePath)
-		case 1:
-			jsonx.Value(&d, &x.Path, decodeAbsolutePath)
+		switch string(d.Key()) {
+		case "oldPath":
+			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
+				x.OldPath = v
+			}
+		case "path":
+			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
+				x.Path = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4267,11 +4379,13 @@ var fieldsDisableProviderRequest = jsonx.NewFields(
 func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDisableProviderRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProviderID, decodeProviderID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providerId":
+			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
+				x.ProviderID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4311,9 +4425,9 @@ var fieldsDisableProviderResponse = jsonx.NewFields(
 func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDisableProviderResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4351,9 +4465,9 @@ var fieldsElicitationAcceptAction = jsonx.NewFields(
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Map(&d, &x.Content, decodeElicitationContentValue)
+		switch string(d.Key()) {
+		case "content":
+			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4393,13 +4507,13 @@ var fieldsElicitationCapabilities = jsonx.NewFields(
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Form, (*ElicitationFormCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.URL, (*ElicitationURLCapabilities).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "form":
+			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
+		case "url":
+			jsonx.StructPtr(d.At(1), &x.URL, (*ElicitationURLCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4455,9 +4569,9 @@ var fieldsElicitationFormCapabilities = jsonx.NewFields(
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4498,8 +4612,9 @@ var ownElicitationFormMode = []string{"requestedSchema"}
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "requestedSchema":
+			d.At(0)
 			d.Consumed(x.RequestedSchema.decodeAt(d.Rest(), nil))
 		}
 	}
@@ -4778,9 +4893,11 @@ var fieldsElicitationRequestScope = jsonx.NewFields(
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.RequestID, decodeRequestIDAt)
+		switch string(d.Key()) {
+		case "requestId":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.RequestID = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -4825,19 +4942,21 @@ var fieldsElicitationSchema = jsonx.NewFields(
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Type, decodeElicitationSchemaType)
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Map(&d, &x.Properties, decodeElicitationPropertySchema)
-		case 3:
-			jsonx.List(&d, &x.Required, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "type":
+			if v, err := decodeElicitationSchemaType(d.At(0).Value()); d.Ok(err) {
+				x.Type = v
+			}
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "properties":
+			jsonx.Map(d.At(2), &x.Properties, decodeElicitationPropertySchema)
+		case "required":
+			jsonx.List(d.At(3), &x.Required, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(4), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5004,11 +5123,13 @@ var fieldsElicitationSessionScope = jsonx.NewFields(
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Ptr(&d, &x.ToolCallID, decodeToolCallID)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "toolCallId":
+			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5048,9 +5169,9 @@ var fieldsElicitationURLCapabilities = jsonx.NewFields(
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5092,11 +5213,15 @@ var ownElicitationURLMode = []string{"elicitationId", "url"}
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ElicitationID, decodeElicitationID)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
+		switch string(d.Key()) {
+		case "elicitationId":
+			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
+				x.ElicitationID = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -5175,13 +5300,15 @@ var fieldsEmbeddedResource = jsonx.NewFields(
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Resource, decodeEmbeddedResourceResourceAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "resource":
+			if v, n, err := decodeEmbeddedResourceResourceAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Resource = v
+			}
+		case "annotations":
+			jsonx.StructPtr(d.At(1), &x.Annotations, (*Annotations).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5290,15 +5417,19 @@ var fieldsEnumOption = jsonx.NewFields(
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEnumOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Const, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "const":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Const = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5344,13 +5475,17 @@ var fieldsEnvVariable = jsonx.NewFields(
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsEnvVariable); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Value, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "value":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5394,13 +5529,17 @@ var fieldsError = jsonx.NewFields(
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Code, decodeErrorCode)
-		case 1:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Data, decodeErrorData)
+		switch string(d.Key()) {
+		case "code":
+			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
+				x.Code = v
+			}
+		case "message":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "data":
+			jsonx.Value(d.At(2), &x.Data, decodeErrorData)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5454,9 +5593,9 @@ var fieldsErrorStopReason = jsonx.NewFields(
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsErrorStopReason); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Error, (*Error).decodeAt)
+		switch string(d.Key()) {
+		case "error":
+			jsonx.StructPtr(d.At(0), &x.Error, (*Error).decodeAt)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5537,19 +5676,23 @@ var fieldsForkSessionRequest = jsonx.NewFields(
 func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsForkSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
-		case 3:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 4:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SystemPrompt).decodeAt)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
+		case "mcpServers":
+			jsonx.List(d.At(3), &x.McpServers, decodeMcpServer)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5600,15 +5743,17 @@ var fieldsForkSessionResponse = jsonx.NewFields(
 func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsForkSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 2:
-			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "configOptions":
+			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
+		case "availableCommands":
+			jsonx.List(d.At(2), &x.AvailableCommands, decodeAvailableCommand)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5654,13 +5799,17 @@ var fieldsHTTPHeader = jsonx.NewFields(
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Value, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "value":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5706,17 +5855,19 @@ var fieldsIcon = jsonx.NewFields(
 func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIcon); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Src, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
-		case 2:
-			jsonx.List(&d, &x.Sizes, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Theme, decodeIconTheme)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "src":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Src = v
+			}
+		case "mimeType":
+			jsonx.Ptr(d.At(1), &x.MimeType, decodeMediaType)
+		case "sizes":
+			jsonx.List(d.At(2), &x.Sizes, jsonx.String)
+		case "theme":
+			jsonx.Ptr(d.At(3), &x.Theme, decodeIconTheme)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -5767,13 +5918,13 @@ var ownIdleStateUpdate = []string{"usage", "background", "_meta"}
 func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Usage, (*Usage).decodeAt)
-		case 1:
-			jsonx.List(&d, &x.Background, decodeBackgroundWork)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "usage":
+			jsonx.StructPtr(d.At(0), &x.Usage, (*Usage).decodeAt)
+		case "background":
+			jsonx.List(d.At(1), &x.Background, decodeBackgroundWork)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -5996,7 +6147,7 @@ var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6035,7 +6186,7 @@ var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6100,7 +6251,7 @@ var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6139,7 +6290,7 @@ var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6178,7 +6329,7 @@ var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6217,7 +6368,7 @@ var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal); d.Next(); {
-		switch d.Field() {
+		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6280,17 +6431,21 @@ var fieldsImageContent = jsonx.NewFields(
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsImageContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.MimeType, decodeMediaType)
-		case 2:
-			jsonx.Ptr(&d, &x.URI, jsonx.String)
-		case 3:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "data":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "mimeType":
+			if v, err := decodeMediaType(d.At(1).Value()); d.Ok(err) {
+				x.MimeType = v
+			}
+		case "uri":
+			jsonx.Ptr(d.At(2), &x.URI, jsonx.String)
+		case "annotations":
+			jsonx.StructPtr(d.At(3), &x.Annotations, (*Annotations).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6339,15 +6494,19 @@ var fieldsImplementation = jsonx.NewFields(
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsImplementation); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Version, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "version":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Version = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6394,18 +6553,22 @@ var fieldsInitializeRequest = jsonx.NewFields(
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
-		case 1:
+		switch string(d.Key()) {
+		case "protocolVersion":
+			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
+				x.ProtocolVersion = v
+			}
+		case "info":
+			d.At(1)
 			d.Consumed(x.Info.decodeAt(d.Rest(), nil))
-		case 2:
+		case "capabilities":
+			d.At(2)
 			if !d.Consumed(x.Capabilities.decodeAt(d.Rest(), nil)) {
 				x.Capabilities = ClientCapabilities{}
 				_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 			}
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6474,20 +6637,24 @@ var fieldsInitializeResponse = jsonx.NewFields(
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProtocolVersion, decodeProtocolVersion)
-		case 1:
+		switch string(d.Key()) {
+		case "protocolVersion":
+			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
+				x.ProtocolVersion = v
+			}
+		case "info":
+			d.At(1)
 			d.Consumed(x.Info.decodeAt(d.Rest(), nil))
-		case 2:
+		case "capabilities":
+			d.At(2)
 			if !d.Consumed(x.Capabilities.decodeAt(d.Rest(), nil)) {
 				x.Capabilities = AgentCapabilities{}
 				_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 			}
-		case 3:
-			jsonx.List(&d, &x.AuthMethods, decodeAuthMethod)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "authMethods":
+			jsonx.List(d.At(3), &x.AuthMethods, decodeAuthMethod)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6559,19 +6726,19 @@ var fieldsIntegerPropertySchema = jsonx.NewFields(
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Minimum, jsonx.Int64)
-		case 3:
-			jsonx.Ptr(&d, &x.Maximum, jsonx.Int64)
-		case 4:
-			jsonx.Ptr(&d, &x.Default, jsonx.Int64)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minimum":
+			jsonx.Ptr(d.At(2), &x.Minimum, jsonx.Int64)
+		case "maximum":
+			jsonx.Ptr(d.At(3), &x.Maximum, jsonx.Int64)
+		case "default":
+			jsonx.Ptr(d.At(4), &x.Default, jsonx.Int64)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6619,9 +6786,9 @@ var fieldsListProvidersRequest = jsonx.NewFields(
 func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListProvidersRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6660,11 +6827,11 @@ var fieldsListProvidersResponse = jsonx.NewFields(
 func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListProvidersResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Providers, decodeProviderInfo)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providers":
+			jsonx.List(d.At(0), &x.Providers, decodeProviderInfo)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6707,15 +6874,15 @@ var fieldsListSessionsRequest = jsonx.NewFields(
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Cwd, decodeAbsolutePath)
-		case 1:
-			jsonx.Ptr(&d, &x.Cursor, decodeSessionListCursor)
-		case 2:
-			jsonx.Ptr(&d, &x.Archived, decodeSessionArchiveFilter)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cwd":
+			jsonx.Ptr(d.At(0), &x.Cwd, decodeAbsolutePath)
+		case "cursor":
+			jsonx.Ptr(d.At(1), &x.Cursor, decodeSessionListCursor)
+		case "archived":
+			jsonx.Ptr(d.At(2), &x.Archived, decodeSessionArchiveFilter)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6761,13 +6928,13 @@ var fieldsListSessionsResponse = jsonx.NewFields(
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Sessions, decodeSessionInfo)
-		case 1:
-			jsonx.Ptr(&d, &x.NextCursor, decodeSessionListCursor)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessions":
+			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
+		case "nextCursor":
+			jsonx.Ptr(d.At(1), &x.NextCursor, decodeSessionListCursor)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6810,11 +6977,13 @@ var fieldsLoginAuthRequest = jsonx.NewFields(
 func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLoginAuthRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MethodID, decodeAuthMethodID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "methodId":
+			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
+				x.MethodID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6854,9 +7023,9 @@ var fieldsLoginAuthResponse = jsonx.NewFields(
 func (x *LoginAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLoginAuthResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6894,9 +7063,9 @@ var fieldsLogoutAuthRequest = jsonx.NewFields(
 func (x *LogoutAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutAuthRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6934,9 +7103,9 @@ var fieldsLogoutAuthResponse = jsonx.NewFields(
 func (x *LogoutAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLogoutAuthResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -6974,9 +7143,9 @@ var fieldsMcpAcpCapabilities = jsonx.NewFields(
 func (x *McpAcpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpAcpCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7017,15 +7186,15 @@ var fieldsMcpCapabilities = jsonx.NewFields(
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Stdio, (*McpStdioCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.HTTP, (*McpHTTPCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.Acp, (*McpAcpCapabilities).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "stdio":
+			jsonx.StructPtr(d.At(0), &x.Stdio, (*McpStdioCapabilities).decodeAt)
+		case "http":
+			jsonx.StructPtr(d.At(1), &x.HTTP, (*McpHTTPCapabilities).decodeAt)
+		case "acp":
+			jsonx.StructPtr(d.At(2), &x.Acp, (*McpAcpCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7071,13 +7240,19 @@ var fieldsMcpError = jsonx.NewFields(
 func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Code, jsonx.Int32)
-		case 1:
-			jsonx.Value(&d, &x.Message, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Data, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "code":
+			if v, err := jsonx.Int32(d.At(0).Value()); d.Ok(err) {
+				x.Code = v
+			}
+		case "message":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Message = v
+			}
+		case "data":
+			if v, err := jsonx.RawValue(d.At(2).Value()); d.Ok(err) {
+				x.Data = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7119,9 +7294,9 @@ var fieldsMcpHTTPCapabilities = jsonx.NewFields(
 func (x *McpHTTPCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpHTTPCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7262,13 +7437,17 @@ var fieldsMcpServerAcp = jsonx.NewFields(
 func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerAcp); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.ServerID, decodeMcpServerAcpID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "serverId":
+			if v, err := decodeMcpServerAcpID(d.At(1).Value()); d.Ok(err) {
+				x.ServerID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7308,15 +7487,19 @@ var fieldsMcpServerHTTP = jsonx.NewFields(
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URL, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Headers, decodeHTTPHeader)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "url":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URL = v
+			}
+		case "headers":
+			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7359,17 +7542,21 @@ var fieldsMcpServerStdio = jsonx.NewFields(
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Command, decodeAbsolutePath)
-		case 2:
-			jsonx.List(&d, &x.Args, jsonx.String)
-		case 3:
-			jsonx.List(&d, &x.Env, decodeEnvVariable)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "command":
+			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
+				x.Command = v
+			}
+		case "args":
+			jsonx.List(d.At(2), &x.Args, jsonx.String)
+		case "env":
+			jsonx.List(d.At(3), &x.Env, decodeEnvVariable)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7428,9 +7615,9 @@ var fieldsMcpStdioCapabilities = jsonx.NewFields(
 func (x *McpStdioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMcpStdioCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7472,17 +7659,23 @@ var fieldsMessageMcpNotification = jsonx.NewFields(
 func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ServerID, decodeMcpServerAcpID)
-		case 1:
-			jsonx.Value(&d, &x.RequestID, decodeMcpRequestID)
-		case 2:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Params, jsonx.Object)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "serverId":
+			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
+				x.ServerID = v
+			}
+		case "requestId":
+			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
+				x.RequestID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7532,17 +7725,23 @@ var fieldsMessageMcpRequest = jsonx.NewFields(
 func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ServerID, decodeMcpServerAcpID)
-		case 1:
-			jsonx.Value(&d, &x.RequestID, decodeMcpRequestID)
-		case 2:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Params, jsonx.Object)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "serverId":
+			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
+				x.ServerID = v
+			}
+		case "requestId":
+			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
+				x.RequestID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7651,11 +7850,12 @@ var fieldsMessageMcpResponseError = jsonx.NewFields(
 func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "error":
+			d.At(0)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7691,11 +7891,13 @@ var fieldsMessageMcpResponseResult = jsonx.NewFields(
 func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMessageMcpResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "result":
+			if v, err := jsonx.RawValue(d.At(0).Value()); d.Ok(err) {
+				x.Result = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7863,21 +8065,23 @@ var fieldsMultiSelectPropertySchema = jsonx.NewFields(
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MinItems, jsonx.Uint64)
-		case 3:
-			jsonx.Ptr(&d, &x.MaxItems, jsonx.Uint64)
-		case 4:
-			jsonx.Union(&d, &x.Items, decodeMultiSelectItemsAt)
-		case 5:
-			jsonx.List(&d, &x.Default, jsonx.String)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minItems":
+			jsonx.Ptr(d.At(2), &x.MinItems, jsonx.Uint64)
+		case "maxItems":
+			jsonx.Ptr(d.At(3), &x.MaxItems, jsonx.Uint64)
+		case "items":
+			if v, n, err := decodeMultiSelectItemsAt(d.At(4).Rest()); d.Took(n, err) {
+				x.Items = v
+			}
+		case "default":
+			jsonx.List(d.At(5), &x.Default, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7933,17 +8137,19 @@ var fieldsNewSessionRequest = jsonx.NewFields(
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
-		case 1:
-			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
-		case 2:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 3:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SystemPrompt).decodeAt)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cwd":
+			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(1), &x.AdditionalDirectories, decodeAbsolutePath)
+		case "mcpServers":
+			jsonx.List(d.At(2), &x.McpServers, decodeMcpServer)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(3), &x.SystemPrompt, (*SystemPrompt).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -7992,15 +8198,17 @@ var fieldsNewSessionResponse = jsonx.NewFields(
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 2:
-			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "configOptions":
+			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
+		case "availableCommands":
+			jsonx.List(d.At(2), &x.AvailableCommands, decodeAvailableCommand)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8047,15 +8255,17 @@ var fieldsNotice = jsonx.NewFields(
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNotice); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Severity, decodeNoticeSeverity)
-		case 1:
-			jsonx.Text(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "severity":
+			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
+				x.Severity = v
+			}
+		case "title":
+			jsonx.Text(d.At(1), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8104,19 +8314,19 @@ var fieldsNumberPropertySchema = jsonx.NewFields(
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Minimum, jsonx.Float)
-		case 3:
-			jsonx.Ptr(&d, &x.Maximum, jsonx.Float)
-		case 4:
-			jsonx.Ptr(&d, &x.Default, jsonx.Float)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minimum":
+			jsonx.Ptr(d.At(2), &x.Minimum, jsonx.Float)
+		case "maximum":
+			jsonx.Ptr(d.At(3), &x.Maximum, jsonx.Float)
+		case "default":
+			jsonx.Ptr(d.At(4), &x.Default, jsonx.Float)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8167,15 +8377,21 @@ var fieldsPermissionOption = jsonx.NewFields(
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPermissionOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Kind, decodePermissionOptionKind)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "optionId":
+			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
+				x.OptionID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "kind":
+			if v, err := decodePermissionOptionKind(d.At(2).Value()); d.Ok(err) {
+				x.Kind = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8222,15 +8438,21 @@ var fieldsPlanEntry = jsonx.NewFields(
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanEntry); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Priority, decodePlanEntryPriority)
-		case 2:
-			jsonx.Value(&d, &x.Status, decodePlanEntryStatus)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "content":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "priority":
+			if v, err := decodePlanEntryPriority(d.At(1).Value()); d.Ok(err) {
+				x.Priority = v
+			}
+		case "status":
+			if v, err := decodePlanEntryStatus(d.At(2).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8276,13 +8498,17 @@ var fieldsPlanFile = jsonx.NewFields(
 func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanFile); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "uri":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8326,13 +8552,15 @@ var fieldsPlanItems = jsonx.NewFields(
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.List(&d, &x.Entries, decodePlanEntry)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "entries":
+			jsonx.List(d.At(1), &x.Entries, decodePlanEntry)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8376,13 +8604,17 @@ var fieldsPlanMarkdown = jsonx.NewFields(
 func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanMarkdown); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.Value(&d, &x.Content, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "content":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8425,11 +8657,13 @@ var fieldsPlanRemoved = jsonx.NewFields(
 func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanRemoved); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.PlanID, decodePlanID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "planId":
+			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
+				x.PlanID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8470,11 +8704,13 @@ var fieldsPlanUpdate = jsonx.NewFields(
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPlanUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Plan, decodePlanUpdateContentAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "plan":
+			if v, n, err := decodePlanUpdateContentAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Plan = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8665,9 +8901,9 @@ var fieldsPromptAudioCapabilities = jsonx.NewFields(
 func (x *PromptAudioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptAudioCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8708,15 +8944,15 @@ var fieldsPromptCapabilities = jsonx.NewFields(
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Image, (*PromptImageCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Audio, (*PromptAudioCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.EmbeddedContext, (*PromptEmbeddedContextCapabilities).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "image":
+			jsonx.StructPtr(d.At(0), &x.Image, (*PromptImageCapabilities).decodeAt)
+		case "audio":
+			jsonx.StructPtr(d.At(1), &x.Audio, (*PromptAudioCapabilities).decodeAt)
+		case "embeddedContext":
+			jsonx.StructPtr(d.At(2), &x.EmbeddedContext, (*PromptEmbeddedContextCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8760,9 +8996,9 @@ var fieldsPromptEmbeddedContextCapabilities = jsonx.NewFields(
 func (x *PromptEmbeddedContextCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8800,9 +9036,9 @@ var fieldsPromptImageCapabilities = jsonx.NewFields(
 func (x *PromptImageCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptImageCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8842,13 +9078,15 @@ var fieldsPromptRequest = jsonx.NewFields(
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.List(&d, &x.Prompt, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "prompt":
+			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8891,11 +9129,13 @@ var fieldsPromptResponse = jsonx.NewFields(
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsPromptResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8937,13 +9177,17 @@ var fieldsProviderCurrentConfig = jsonx.NewFields(
 func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProviderCurrentConfig); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.APIType, decodeLlmProtocol)
-		case 1:
-			jsonx.Value(&d, &x.BaseURL, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "apiType":
+			if v, err := decodeLlmProtocol(d.At(0).Value()); d.Ok(err) {
+				x.APIType = v
+			}
+		case "baseUrl":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.BaseURL = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -8989,17 +9233,21 @@ var fieldsProviderInfo = jsonx.NewFields(
 func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProviderInfo); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProviderID, decodeProviderID)
-		case 1:
-			jsonx.List(&d, &x.Supported, decodeLlmProtocol)
-		case 2:
-			jsonx.Value(&d, &x.Required, jsonx.Bool)
-		case 3:
-			jsonx.StructPtr(&d, &x.Current, (*ProviderCurrentConfig).decodeAt)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providerId":
+			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
+				x.ProviderID = v
+			}
+		case "supported":
+			jsonx.List(d.At(1), &x.Supported, decodeLlmProtocol)
+		case "required":
+			if v, err := jsonx.Bool(d.At(2).Value()); d.Ok(err) {
+				x.Required = v
+			}
+		case "current":
+			jsonx.StructPtr(d.At(3), &x.Current, (*ProviderCurrentConfig).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9045,9 +9293,9 @@ var fieldsProvidersCapabilities = jsonx.NewFields(
 func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProvidersCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9086,11 +9334,13 @@ var fieldsProxyNotification = jsonx.NewFields(
 func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9132,13 +9382,17 @@ var fieldsProxyRequest = jsonx.NewFields(
 func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "method":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9245,10 +9499,11 @@ var fieldsProxyResponseError = jsonx.NewFields(
 func (x *ProxyResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyResponseError); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, jsonx.RawValue)
-		case 1:
+		switch string(d.Key()) {
+		case "id":
+			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
+		case "error":
+			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)
@@ -9285,11 +9540,15 @@ var fieldsProxyResponseResult = jsonx.NewFields(
 func (x *ProxyResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxyResponseResult); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeRequestIDAt)
-		case 1:
-			jsonx.Value(&d, &x.Result, jsonx.RawValue)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
+		case "result":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Result = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9328,13 +9587,17 @@ var fieldsProxySuccessorNotification = jsonx.NewFields(
 func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxySuccessorNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Params = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9378,13 +9641,17 @@ var fieldsProxySuccessorRequest = jsonx.NewFields(
 func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsProxySuccessorRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Method, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Params, jsonx.RawValue)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "method":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Method = v
+			}
+		case "params":
+			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
+				x.Params = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9507,9 +9774,9 @@ var fieldsReplayFromStart = jsonx.NewFields(
 func (x *ReplayFromStart) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsReplayFromStart); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9743,19 +10010,23 @@ var fieldsRequestPermissionRequest = jsonx.NewFields(
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Union(&d, &x.Subject, decodeRequestPermissionSubjectAt)
-		case 4:
-			jsonx.List(&d, &x.Options, decodePermissionOption)
-		case 5:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "subject":
+			jsonx.Union(d.At(3), &x.Subject, decodeRequestPermissionSubjectAt)
+		case "options":
+			jsonx.List(d.At(4), &x.Options, decodePermissionOption)
+		case "_meta":
+			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9804,11 +10075,13 @@ var fieldsRequestPermissionResponse = jsonx.NewFields(
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Outcome, decodeRequestPermissionOutcomeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "outcome":
+			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Outcome = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -9973,11 +10246,11 @@ var fieldsRequiresActionStateUpdate = jsonx.NewFields(
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRequiresActionStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Background, decodeBackgroundWork)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "background":
+			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10025,25 +10298,29 @@ var fieldsResourceLink = jsonx.NewFields(
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResourceLink); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 4:
-			jsonx.List(&d, &x.Icons, decodeIcon)
-		case 5:
-			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
-		case 6:
-			jsonx.Ptr(&d, &x.Size, jsonx.Uint64)
-		case 7:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 8:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "uri":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "title":
+			jsonx.Ptr(d.At(2), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(3), &x.Description, jsonx.String)
+		case "icons":
+			jsonx.List(d.At(4), &x.Icons, decodeIcon)
+		case "mimeType":
+			jsonx.Ptr(d.At(5), &x.MimeType, decodeMediaType)
+		case "size":
+			jsonx.Ptr(d.At(6), &x.Size, jsonx.Uint64)
+		case "annotations":
+			jsonx.StructPtr(d.At(7), &x.Annotations, (*Annotations).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(8), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10103,21 +10380,25 @@ var fieldsResumeSessionRequest = jsonx.NewFields(
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
-		case 3:
-			jsonx.List(&d, &x.McpServers, decodeMcpServer)
-		case 4:
-			jsonx.Union(&d, &x.ReplayFrom, decodeReplayFromAt)
-		case 5:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SystemPrompt).decodeAt)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
+		case "mcpServers":
+			jsonx.List(d.At(3), &x.McpServers, decodeMcpServer)
+		case "replayFrom":
+			jsonx.Union(d.At(4), &x.ReplayFrom, decodeReplayFromAt)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(5), &x.SystemPrompt, (*SystemPrompt).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10169,13 +10450,13 @@ var fieldsResumeSessionResponse = jsonx.NewFields(
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 1:
-			jsonx.List(&d, &x.AvailableCommands, decodeAvailableCommand)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configOptions":
+			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
+		case "availableCommands":
+			jsonx.List(d.At(1), &x.AvailableCommands, decodeAvailableCommand)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10218,11 +10499,11 @@ var fieldsRunningStateUpdate = jsonx.NewFields(
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRunningStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Background, decodeBackgroundWork)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "background":
+			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10263,11 +10544,13 @@ var fieldsSelectedPermissionOutcome = jsonx.NewFields(
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.OptionID, decodePermissionOptionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "optionId":
+			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
+				x.OptionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10307,9 +10590,9 @@ var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10347,9 +10630,9 @@ var fieldsSessionArchiveCapabilities = jsonx.NewFields(
 func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionArchiveCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10387,9 +10670,9 @@ var fieldsSessionCancelCapabilities = jsonx.NewFields(
 func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionCancelCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10436,27 +10719,27 @@ var fieldsSessionCapabilities = jsonx.NewFields(
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Prompt, (*PromptCapabilities).decodeAt)
-		case 1:
-			jsonx.StructPtr(&d, &x.Mcp, (*McpCapabilities).decodeAt)
-		case 2:
-			jsonx.StructPtr(&d, &x.Delete, (*SessionDeleteCapabilities).decodeAt)
-		case 3:
-			jsonx.StructPtr(&d, &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
-		case 4:
-			jsonx.StructPtr(&d, &x.SystemPrompt, (*SessionSystemPromptCapabilities).decodeAt)
-		case 5:
-			jsonx.StructPtr(&d, &x.Fork, (*SessionForkCapabilities).decodeAt)
-		case 6:
-			jsonx.StructPtr(&d, &x.Archive, (*SessionArchiveCapabilities).decodeAt)
-		case 7:
-			jsonx.StructPtr(&d, &x.Status, (*SessionStatusCapabilities).decodeAt)
-		case 8:
-			jsonx.StructPtr(&d, &x.Title, (*SessionTitleCapabilities).decodeAt)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "prompt":
+			jsonx.StructPtr(d.At(0), &x.Prompt, (*PromptCapabilities).decodeAt)
+		case "mcp":
+			jsonx.StructPtr(d.At(1), &x.Mcp, (*McpCapabilities).decodeAt)
+		case "delete":
+			jsonx.StructPtr(d.At(2), &x.Delete, (*SessionDeleteCapabilities).decodeAt)
+		case "additionalDirectories":
+			jsonx.StructPtr(d.At(3), &x.AdditionalDirectories, (*SessionAdditionalDirectoriesCapabilities).decodeAt)
+		case "systemPrompt":
+			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SessionSystemPromptCapabilities).decodeAt)
+		case "fork":
+			jsonx.StructPtr(d.At(5), &x.Fork, (*SessionForkCapabilities).decodeAt)
+		case "archive":
+			jsonx.StructPtr(d.At(6), &x.Archive, (*SessionArchiveCapabilities).decodeAt)
+		case "status":
+			jsonx.StructPtr(d.At(7), &x.Status, (*SessionStatusCapabilities).decodeAt)
+		case "title":
+			jsonx.StructPtr(d.At(8), &x.Title, (*SessionTitleCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10512,9 +10795,11 @@ var fieldsSessionConfigBoolean = jsonx.NewFields(
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentValue, jsonx.Bool)
+		switch string(d.Key()) {
+		case "currentValue":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.CurrentValue = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10559,17 +10844,21 @@ var ownSessionConfigOption = []string{"configId", "name", "description", "catego
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ConfigID, decodeSessionConfigID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Category, decodeSessionConfigOptionCategory)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configId":
+			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
+				x.ConfigID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "category":
+			jsonx.Ptr(d.At(3), &x.Category, decodeSessionConfigOptionCategory)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -10796,11 +11085,15 @@ var fieldsSessionConfigSelect = jsonx.NewFields(
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.CurrentValue, decodeSessionConfigValueID)
-		case 1:
-			jsonx.Union(&d, &x.Options, decodeSessionConfigSelectOptionsAt)
+		switch string(d.Key()) {
+		case "currentValue":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.CurrentValue = v
+			}
+		case "options":
+			if v, n, err := decodeSessionConfigSelectOptionsAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Options = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10845,15 +11138,19 @@ var fieldsSessionConfigSelectGroup = jsonx.NewFields(
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.GroupID, decodeSessionConfigGroupID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.List(&d, &x.Options, decodeSessionConfigSelectOption)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "groupId":
+			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
+				x.GroupID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "options":
+			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -10900,15 +11197,19 @@ var fieldsSessionConfigSelectOption = jsonx.NewFields(
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11030,9 +11331,9 @@ var fieldsSessionDeleteCapabilities = jsonx.NewFields(
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11070,9 +11371,9 @@ var fieldsSessionForkCapabilities = jsonx.NewFields(
 func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionForkCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11116,21 +11417,25 @@ var fieldsSessionInfo = jsonx.NewFields(
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionInfo); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Cwd, decodeAbsolutePath)
-		case 2:
-			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
-		case 3:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 4:
-			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
-		case 5:
-			jsonx.Ptr(&d, &x.Archived, jsonx.Bool)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "cwd":
+			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
+				x.Cwd = v
+			}
+		case "additionalDirectories":
+			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
+		case "title":
+			jsonx.Ptr(d.At(3), &x.Title, jsonx.String)
+		case "updatedAt":
+			jsonx.Ptr(d.At(4), &x.UpdatedAt, jsonx.String)
+		case "archived":
+			jsonx.Ptr(d.At(5), &x.Archived, jsonx.Bool)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11182,13 +11487,13 @@ var fieldsSessionInfoUpdate = jsonx.NewFields(
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.UpdatedAt, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "updatedAt":
+			jsonx.Ptr(d.At(1), &x.UpdatedAt, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11236,21 +11541,23 @@ var fieldsSessionMessage = jsonx.NewFields(
 func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionMessage); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.Ptr(&d, &x.SenderSessionID, decodeSessionID)
-		case 2:
-			jsonx.Ptr(&d, &x.RecipientSessionID, decodeSessionID)
-		case 3:
-			jsonx.Ptr(&d, &x.SenderMessageID, decodeMessageID)
-		case 4:
-			jsonx.Ptr(&d, &x.RecipientMessageID, decodeMessageID)
-		case 5:
-			jsonx.List(&d, &x.Content, decodeContentBlock)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "senderSessionId":
+			jsonx.Ptr(d.At(1), &x.SenderSessionID, decodeSessionID)
+		case "recipientSessionId":
+			jsonx.Ptr(d.At(2), &x.RecipientSessionID, decodeSessionID)
+		case "senderMessageId":
+			jsonx.Ptr(d.At(3), &x.SenderMessageID, decodeMessageID)
+		case "recipientMessageId":
+			jsonx.Ptr(d.At(4), &x.RecipientMessageID, decodeMessageID)
+		case "content":
+			jsonx.List(d.At(5), &x.Content, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11302,13 +11609,17 @@ var fieldsSessionMessageChunk = jsonx.NewFields(
 func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionMessageChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.Union(&d, &x.Content, decodeContentBlockAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "content":
+			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11353,11 +11664,13 @@ var fieldsSessionNotFoundErrorData = jsonx.NewFields(
 func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionNotFoundErrorData); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11397,9 +11710,9 @@ var fieldsSessionStatusCapabilities = jsonx.NewFields(
 func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionStatusCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11438,11 +11751,13 @@ var fieldsSessionStatusRequest = jsonx.NewFields(
 func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionStatusRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11484,13 +11799,15 @@ var fieldsSessionStatusResponse = jsonx.NewFields(
 func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionStatusResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Status, decodeSessionStatus)
-		case 1:
-			jsonx.Union(&d, &x.State, decodeStateUpdateObjectAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "status":
+			if v, err := decodeSessionStatus(d.At(0).Value()); d.Ok(err) {
+				x.Status = v
+			}
+		case "state":
+			jsonx.Union(d.At(1), &x.State, decodeStateUpdateObjectAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11533,11 +11850,11 @@ var fieldsSessionSystemPromptCapabilities = jsonx.NewFields(
 func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionSystemPromptCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mode":
+			jsonx.StructPtr(d.At(0), &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11578,11 +11895,11 @@ var fieldsSessionSystemPromptModeCapabilities = jsonx.NewFields(
 func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "override":
+			jsonx.StructPtr(d.At(0), &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11622,9 +11939,9 @@ var fieldsSessionSystemPromptOverrideCapabilities = jsonx.NewFields(
 func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -11662,9 +11979,9 @@ var fieldsSessionTitleCapabilities = jsonx.NewFields(
 func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSessionTitleCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12436,17 +12753,23 @@ var fieldsSetProviderRequest = jsonx.NewFields(
 func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetProviderRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ProviderID, decodeProviderID)
-		case 1:
-			jsonx.Value(&d, &x.APIType, decodeLlmProtocol)
-		case 2:
-			jsonx.Value(&d, &x.BaseURL, jsonx.String)
-		case 3:
-			jsonx.Map(&d, &x.Headers, jsonx.String)
-		case 4:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "providerId":
+			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
+				x.ProviderID = v
+			}
+		case "apiType":
+			if v, err := decodeLlmProtocol(d.At(1).Value()); d.Ok(err) {
+				x.APIType = v
+			}
+		case "baseUrl":
+			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
+				x.BaseURL = v
+			}
+		case "headers":
+			jsonx.Map(d.At(3), &x.Headers, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12492,9 +12815,9 @@ var fieldsSetProviderResponse = jsonx.NewFields(
 func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetProviderResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12537,13 +12860,17 @@ var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.ConfigID, decodeSessionConfigID)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "configId":
+			if v, err := decodeSessionConfigID(d.At(1).Value()); d.Ok(err) {
+				x.ConfigID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -12695,9 +13022,11 @@ var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, jsonx.Bool)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12746,9 +13075,11 @@ var fieldsSetSessionConfigOptionRequestTypeID = jsonx.NewFields(
 func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, decodeSessionConfigValueID)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12816,11 +13147,11 @@ var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.ConfigOptions, decodeSessionConfigOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "configOptions":
+			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12862,13 +13193,17 @@ var fieldsSetSessionTitleRequest = jsonx.NewFields(
 func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionTitleRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "title":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -12911,11 +13246,13 @@ var fieldsSetSessionTitleResponse = jsonx.NewFields(
 func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetSessionTitleResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Title = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13198,11 +13535,11 @@ var fieldsStringMultiSelectItems = jsonx.NewFields(
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Enum, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "enum":
+			jsonx.List(d.At(0), &x.Enum, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13251,27 +13588,27 @@ var fieldsStringPropertySchema = jsonx.NewFields(
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 1:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MinLength, jsonx.Uint32)
-		case 3:
-			jsonx.Ptr(&d, &x.MaxLength, jsonx.Uint32)
-		case 4:
-			jsonx.Ptr(&d, &x.Pattern, jsonx.String)
-		case 5:
-			jsonx.Ptr(&d, &x.Format, decodeStringFormat)
-		case 6:
-			jsonx.Ptr(&d, &x.Default, jsonx.String)
-		case 7:
-			jsonx.List(&d, &x.Enum, jsonx.String)
-		case 8:
-			jsonx.List(&d, &x.OneOf, decodeEnumOption)
-		case 9:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "title":
+			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(1), &x.Description, jsonx.String)
+		case "minLength":
+			jsonx.Ptr(d.At(2), &x.MinLength, jsonx.Uint32)
+		case "maxLength":
+			jsonx.Ptr(d.At(3), &x.MaxLength, jsonx.Uint32)
+		case "pattern":
+			jsonx.Ptr(d.At(4), &x.Pattern, jsonx.String)
+		case "format":
+			jsonx.Ptr(d.At(5), &x.Format, decodeStringFormat)
+		case "default":
+			jsonx.Ptr(d.At(6), &x.Default, jsonx.String)
+		case "enum":
+			jsonx.List(d.At(7), &x.Enum, jsonx.String)
+		case "oneOf":
+			jsonx.List(d.At(8), &x.OneOf, decodeEnumOption)
+		case "_meta":
+			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13328,11 +13665,11 @@ var fieldsSubagentSessionCapabilities = jsonx.NewFields(
 func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSubagentSessionCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Cancel, (*SessionCancelCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cancel":
+			jsonx.StructPtr(d.At(0), &x.Cancel, (*SessionCancelCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13379,23 +13716,25 @@ var fieldsSubagentUpdate = jsonx.NewFields(
 func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSubagentUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Description, jsonx.String)
-		case 3:
-			jsonx.StructPtr(&d, &x.Capabilities, (*SubagentSessionCapabilities).decodeAt)
-		case 4:
-			jsonx.Union(&d, &x.State, decodeStateUpdateObjectAt)
-		case 5:
-			jsonx.Ptr(&d, &x.Cwd, decodeAbsolutePath)
-		case 6:
-			jsonx.List(&d, &x.AdditionalDirectories, decodeAbsolutePath)
-		case 7:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "title":
+			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
+		case "description":
+			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
+		case "capabilities":
+			jsonx.StructPtr(d.At(3), &x.Capabilities, (*SubagentSessionCapabilities).decodeAt)
+		case "state":
+			jsonx.Union(d.At(4), &x.State, decodeStateUpdateObjectAt)
+		case "cwd":
+			jsonx.Ptr(d.At(5), &x.Cwd, decodeAbsolutePath)
+		case "additionalDirectories":
+			jsonx.List(d.At(6), &x.AdditionalDirectories, decodeAbsolutePath)
+		case "_meta":
+			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13449,13 +13788,15 @@ var fieldsSystemPrompt = jsonx.NewFields(
 func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSystemPrompt); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Mode, decodeSystemPromptMode)
-		case 1:
-			jsonx.List(&d, &x.Content, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "mode":
+			if v, err := decodeSystemPromptMode(d.At(0).Value()); d.Ok(err) {
+				x.Mode = v
+			}
+		case "content":
+			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13498,11 +13839,13 @@ var fieldsTerminal = jsonx.NewFields(
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminal); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13542,9 +13885,9 @@ var fieldsTerminalAuthCapabilities = jsonx.NewFields(
 func (x *TerminalAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalAuthCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13582,9 +13925,9 @@ var fieldsTerminalCancelCapabilities = jsonx.NewFields(
 func (x *TerminalCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalCancelCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13623,11 +13966,11 @@ var fieldsTerminalCapabilities = jsonx.NewFields(
 func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Cancel, (*TerminalCancelCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cancel":
+			jsonx.StructPtr(d.At(0), &x.Cancel, (*TerminalCancelCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13669,13 +14012,13 @@ var fieldsTerminalExitStatus = jsonx.NewFields(
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.ExitCode, jsonx.Int64)
-		case 1:
-			jsonx.Ptr(&d, &x.Signal, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "exitCode":
+			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Int64)
+		case "signal":
+			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13718,11 +14061,13 @@ var fieldsTerminalOutput = jsonx.NewFields(
 func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalOutput); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "data":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13764,13 +14109,17 @@ var fieldsTerminalOutputChunk = jsonx.NewFields(
 func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalOutputChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Value(&d, &x.Data, jsonx.String)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "data":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Data = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13814,13 +14163,13 @@ var fieldsTerminalSize = jsonx.NewFields(
 func (x *TerminalSize) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalSize); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.IntMin(&d, &x.Cols, jsonx.Uint16)
-		case 1:
-			jsonx.IntMin(&d, &x.Rows, jsonx.Uint16)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cols":
+			jsonx.IntMin(d.At(0), &x.Cols, jsonx.Uint16)
+		case "rows":
+			jsonx.IntMin(d.At(1), &x.Rows, jsonx.Uint16)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13869,23 +14218,25 @@ var fieldsTerminalUpdate = jsonx.NewFields(
 func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTerminalUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TerminalID, decodeTerminalID)
-		case 1:
-			jsonx.Ptr(&d, &x.Command, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Cwd, decodeAbsolutePath)
-		case 3:
-			jsonx.StructPtr(&d, &x.Output, (*TerminalOutput).decodeAt)
-		case 4:
-			jsonx.StructPtr(&d, &x.ExitStatus, (*TerminalExitStatus).decodeAt)
-		case 5:
-			jsonx.StructPtr(&d, &x.Size, (*TerminalSize).decodeAt)
-		case 6:
-			jsonx.StructPtr(&d, &x.Capabilities, (*TerminalCapabilities).decodeAt)
-		case 7:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "terminalId":
+			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
+				x.TerminalID = v
+			}
+		case "command":
+			jsonx.Ptr(d.At(1), &x.Command, jsonx.String)
+		case "cwd":
+			jsonx.Ptr(d.At(2), &x.Cwd, decodeAbsolutePath)
+		case "output":
+			jsonx.StructPtr(d.At(3), &x.Output, (*TerminalOutput).decodeAt)
+		case "exitStatus":
+			jsonx.StructPtr(d.At(4), &x.ExitStatus, (*TerminalExitStatus).decodeAt)
+		case "size":
+			jsonx.StructPtr(d.At(5), &x.Size, (*TerminalSize).decodeAt)
+		case "capabilities":
+			jsonx.StructPtr(d.At(6), &x.Capabilities, (*TerminalCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13938,11 +14289,13 @@ var fieldsTextCommandInput = jsonx.NewFields(
 func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTextCommandInput); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Hint, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "hint":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Hint = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -13984,13 +14337,15 @@ var fieldsTextContent = jsonx.NewFields(
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTextContent); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Text, jsonx.String)
-		case 1:
-			jsonx.StructPtr(&d, &x.Annotations, (*Annotations).decodeAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "text":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Text = v
+			}
+		case "annotations":
+			jsonx.StructPtr(d.At(1), &x.Annotations, (*Annotations).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14035,15 +14390,19 @@ var fieldsTextResourceContents = jsonx.NewFields(
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Text, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.URI, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.MimeType, decodeMediaType)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "text":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Text = v
+			}
+		case "uri":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.URI = v
+			}
+		case "mimeType":
+			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14083,11 +14442,11 @@ var fieldsTitledMultiSelectItems = jsonx.NewFields(
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.AnyOf, decodeEnumOption)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "anyOf":
+			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14127,9 +14486,9 @@ var fieldsToolCallCancelCapabilities = jsonx.NewFields(
 func (x *ToolCallCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallCancelCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14168,11 +14527,11 @@ var fieldsToolCallCapabilities = jsonx.NewFields(
 func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.StructPtr(&d, &x.Cancel, (*ToolCallCancelCapabilities).decodeAt)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "cancel":
+			jsonx.StructPtr(d.At(0), &x.Cancel, (*ToolCallCancelCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14315,13 +14674,17 @@ var fieldsToolCallContentChunk = jsonx.NewFields(
 func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallContentChunk); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 1:
-			jsonx.Union(&d, &x.Content, decodeToolCallContentAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "content":
+			if v, n, err := decodeToolCallContentAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Content = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14415,13 +14778,15 @@ var fieldsToolCallLocation = jsonx.NewFields(
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Path, decodeAbsolutePath)
-		case 1:
-			jsonx.IntMinPtr(&d, &x.Line, jsonx.Uint32)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "path":
+			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
+				x.Path = v
+			}
+		case "line":
+			jsonx.IntMinPtr(d.At(1), &x.Line, jsonx.Uint32)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14464,11 +14829,12 @@ var fieldsToolCallPermissionSubject = jsonx.NewFields(
 func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallPermissionSubject); d.Next(); {
-		switch d.Field() {
-		case 0:
+		switch string(d.Key()) {
+		case "toolCall":
+			d.At(0)
 			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14518,29 +14884,31 @@ var fieldsToolCallUpdate = jsonx.NewFields(
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ToolCallID, decodeToolCallID)
-		case 1:
-			jsonx.Ptr(&d, &x.Name, jsonx.String)
-		case 2:
-			jsonx.Ptr(&d, &x.Title, jsonx.String)
-		case 3:
-			jsonx.Ptr(&d, &x.Kind, decodeToolKind)
-		case 4:
-			jsonx.Ptr(&d, &x.Status, decodeToolCallStatus)
-		case 5:
-			jsonx.List(&d, &x.Content, decodeToolCallContent)
-		case 6:
-			jsonx.List(&d, &x.Locations, decodeToolCallLocation)
-		case 7:
-			jsonx.Value(&d, &x.RawInput, jsonx.RawValue)
-		case 8:
-			jsonx.Value(&d, &x.RawOutput, jsonx.RawValue)
-		case 9:
-			jsonx.StructPtr(&d, &x.Capabilities, (*ToolCallCapabilities).decodeAt)
-		case 10:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "toolCallId":
+			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
+				x.ToolCallID = v
+			}
+		case "name":
+			jsonx.Ptr(d.At(1), &x.Name, jsonx.String)
+		case "title":
+			jsonx.Ptr(d.At(2), &x.Title, jsonx.String)
+		case "kind":
+			jsonx.Ptr(d.At(3), &x.Kind, decodeToolKind)
+		case "status":
+			jsonx.Ptr(d.At(4), &x.Status, decodeToolCallStatus)
+		case "content":
+			jsonx.List(d.At(5), &x.Content, decodeToolCallContent)
+		case "locations":
+			jsonx.List(d.At(6), &x.Locations, decodeToolCallLocation)
+		case "rawInput":
+			jsonx.Value(d.At(7), &x.RawInput, jsonx.RawValue)
+		case "rawOutput":
+			jsonx.Value(d.At(8), &x.RawOutput, jsonx.RawValue)
+		case "capabilities":
+			jsonx.StructPtr(d.At(9), &x.Capabilities, (*ToolCallCapabilities).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(10), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14599,11 +14967,13 @@ var fieldsUnarchiveSessionRequest = jsonx.NewFields(
 func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnarchiveSessionRequest); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14643,9 +15013,9 @@ var fieldsUnarchiveSessionResponse = jsonx.NewFields(
 func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnarchiveSessionResponse); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "_meta":
+			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14684,11 +15054,11 @@ var fieldsUnknownStateUpdate = jsonx.NewFields(
 func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnknownStateUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Background, decodeBackgroundWork)
-		case 1:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "background":
+			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
+		case "_meta":
+			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14730,13 +15100,15 @@ var fieldsUnsupportedProtocolVersionErrorData = jsonx.NewFields(
 func (x *UnsupportedProtocolVersionErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Requested, decodeProtocolVersion)
-		case 1:
-			jsonx.List(&d, &x.Supported, decodeProtocolVersion)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "requested":
+			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
+				x.Requested = v
+			}
+		case "supported":
+			jsonx.List(d.At(1), &x.Supported, decodeProtocolVersion)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14780,13 +15152,17 @@ var fieldsUpdateSessionNotification = jsonx.NewFields(
 func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUpdateSessionNotification); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.SessionID, decodeSessionID)
-		case 1:
-			jsonx.Union(&d, &x.Update, decodeSessionUpdateAt)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "sessionId":
+			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
+				x.SessionID = v
+			}
+		case "update":
+			if v, n, err := decodeSessionUpdateAt(d.At(1).Rest()); d.Took(n, err) {
+				x.Update = v
+			}
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14836,21 +15212,27 @@ var fieldsUsage = jsonx.NewFields(
 func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUsage); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.TotalTokens, jsonx.Uint64)
-		case 1:
-			jsonx.Value(&d, &x.InputTokens, jsonx.Uint64)
-		case 2:
-			jsonx.Value(&d, &x.OutputTokens, jsonx.Uint64)
-		case 3:
-			jsonx.Ptr(&d, &x.ThoughtTokens, jsonx.Uint64)
-		case 4:
-			jsonx.Ptr(&d, &x.CachedReadTokens, jsonx.Uint64)
-		case 5:
-			jsonx.Ptr(&d, &x.CachedWriteTokens, jsonx.Uint64)
-		case 6:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "totalTokens":
+			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
+				x.TotalTokens = v
+			}
+		case "inputTokens":
+			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
+				x.InputTokens = v
+			}
+		case "outputTokens":
+			if v, err := jsonx.Uint64(d.At(2).Value()); d.Ok(err) {
+				x.OutputTokens = v
+			}
+		case "thoughtTokens":
+			jsonx.Ptr(d.At(3), &x.ThoughtTokens, jsonx.Uint64)
+		case "cachedReadTokens":
+			jsonx.Ptr(d.At(4), &x.CachedReadTokens, jsonx.Uint64)
+		case "cachedWriteTokens":
+			jsonx.Ptr(d.At(5), &x.CachedWriteTokens, jsonx.Uint64)
+		case "_meta":
+			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14903,15 +15285,19 @@ var fieldsUsageUpdate = jsonx.NewFields(
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Used, jsonx.Uint64)
-		case 1:
-			jsonx.Value(&d, &x.Size, jsonx.Uint64)
-		case 2:
-			jsonx.StructPtr(&d, &x.Cost, (*Cost).decodeAt)
-		case 3:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "used":
+			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
+				x.Used = v
+			}
+		case "size":
+			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
+				x.Size = v
+			}
+		case "cost":
+			jsonx.StructPtr(d.At(2), &x.Cost, (*Cost).decodeAt)
+		case "_meta":
+			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -14957,13 +15343,15 @@ var fieldsUserMessage = jsonx.NewFields(
 func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsUserMessage); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.MessageID, decodeMessageID)
-		case 1:
-			jsonx.List(&d, &x.Content, decodeContentBlock)
-		case 2:
-			jsonx.Value(&d, &x.Meta, jsonx.Object)
+		switch string(d.Key()) {
+		case "messageId":
+			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
+				x.MessageID = v
+			}
+		case "content":
+			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
+		case "_meta":
+			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		default:
 			d.Extra(&x.Extra, skip)
 		}

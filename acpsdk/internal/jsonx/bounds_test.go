@@ -26,13 +26,13 @@ type bounded struct {
 func (x *bounded) decodeAt(data []byte) error {
 	var d Decoder
 	for d.Begin(data, boundedFields); d.Next(); {
-		switch d.Field() {
-		case 0:
-			List(&d, &x.Items, Int64)
-		case 1:
-			IntMin(&d, &x.N, Uint16)
-		case 2:
-			IntMinPtr(&d, &x.Line, Uint32)
+		switch string(d.Key()) {
+		case "items":
+			List(d.At(0), &x.Items, Int64)
+		case "n":
+			IntMin(d.At(1), &x.N, Uint16)
+		case "line":
+			IntMinPtr(d.At(2), &x.Line, Uint32)
 		}
 	}
 	_, err := d.End(nil, nil)

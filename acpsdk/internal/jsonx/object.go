@@ -120,8 +120,8 @@ func (o *Fields) Append(b []byte, tag string, m Members, field func([]byte, int)
 	}
 	var err error
 	for i := range o.fields {
-		if b, err = o.field(field, b, i); err != nil {
-			return b, err
+		if b, err = field(b, i); err != nil {
+			return b, AtField(err, o.fields[i].name)
 		}
 	}
 	return AppendMembers(b, m), nil
@@ -137,8 +137,8 @@ func (o *Fields) field(field func([]byte, int) ([]byte, error), b []byte, i int)
 }
 
 // Decoder walks the members of one JSON object for a generated decoder:
-// Begin, then for each member Next and Field (the index of a known member,
-// which the generated code decodes with a helper), then End. The first
+// Begin, then for each member Next, and for a known one (found by a switch
+// on Key) At with its index and the helper for its Go type; then End. The first
 // error stops the walk and is End's result, with the member's name in its
 // path.
 type Decoder struct {
@@ -163,16 +163,17 @@ func (d *Decoder) Begin(data []byte, o *Fields) {
 // Next advances to the next member; false at the end or after an error.
 func (d *Decoder) Next() bool { return d.err == nil && d.it.Next() }
 
-// Field is the index of the current member, or -1 for a member the object
-// does not define.
-func (d *Decoder) Field() int {
-	i := d.o.index(d.it.Key())
-	if i >= 0 {
-		d.i = i
-		d.seen |= 1 << i
-		d.ord.Known(i)
-	}
-	return i
+// Key is the current member's (unescaped) name, for the generated switch
+// that picks the member.
+func (d *Decoder) Key() []byte { return d.it.Key() }
+
+// At notes that the current member is the known member with index i (its
+// rules are the descriptor's) and returns d, for the helper that decodes it.
+func (d *Decoder) At(i int) *Decoder {
+	d.i = i
+	d.seen |= 1 << i
+	d.ord.Known(i)
+	return d
 }
 
 // Extra keeps the current (unknown) member in m, unless skip names it: it
@@ -251,6 +252,35 @@ func (d *Decoder) End(m *Members, skip []string) (int, error) {
 
 // Len is the object's length, once Finish succeeded.
 func (d *Decoder) Len() int { return d.it.End() }
+
+// A member with no null or leniency rule (most required ones) is decoded
+// by a direct call, which is faster than a helper's call through a func
+// value:
+//
+//	if v, err := decodeT(d.At(i).Value()); d.Ok(err) { x.F = v }
+
+// Value is the current member's raw value.
+func (d *Decoder) Value() []byte { return d.it.Value() }
+
+// Ok takes the error of decoding the current member's value: it reports
+// whether the value decoded (and is to be stored); a failure stops the walk.
+func (d *Decoder) Ok(err error) bool {
+	if err != nil {
+		d.err = AtField(err, d.o.fields[d.i].name)
+		return false
+	}
+	d.set |= 1 << d.i
+	return true
+}
+
+// Took is Ok for a value decoded from Rest, of length n.
+func (d *Decoder) Took(n int, err error) bool {
+	if !d.Ok(err) {
+		return false
+	}
+	d.it.Consume(n)
+	return true
+}
 
 // nullRule is what a null value of the current member decodes as.
 type nullRule int

@@ -15,13 +15,13 @@ var fieldsCapabilities = jsonx.NewFields(
 func (x *Capabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCapabilities); d.Next(); {
-		switch d.Field() {
-		case 0:
-			if !jsonx.Value(&d, &x.Images, jsonx.Bool) {
+		switch string(d.Key()) {
+		case "images":
+			if !jsonx.Value(d.At(0), &x.Images, jsonx.Bool) {
 				x.Images = false
 			}
-		case 1:
-			jsonx.Ptr(&d, &x.Label, jsonx.String)
+		case "label":
+			jsonx.Ptr(d.At(1), &x.Label, jsonx.String)
 		default:
 			d.Extra(&x.Extra, skip)
 		}

@@ -12,11 +12,13 @@ var fieldsCommand = jsonx.NewFields(
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCommand); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 1:
-			jsonx.List(&d, &x.Args, jsonx.String)
+		switch string(d.Key()) {
+		case "name":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "args":
+			jsonx.List(d.At(1), &x.Args, jsonx.String)
 		default:
 			d.Extra(&x.Extra, skip)
 		}

@@ -14,9 +14,9 @@ var fieldsLimits = jsonx.NewFields(
 func (x *Limits) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsLimits); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Ptr(&d, &x.Depth, jsonx.Uint16)
+		switch string(d.Key()) {
+		case "depth":
+			jsonx.Ptr(d.At(0), &x.Depth, jsonx.Uint16)
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -56,12 +56,17 @@ var fieldsSettings = jsonx.NewFields(
 func (x *Settings) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSettings); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Verbose, jsonx.Bool)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
-		case 2:
+		switch string(d.Key()) {
+		case "verbose":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.Verbose = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
+		case "limits":
+			d.At(2)
 			d.Consumed(x.Limits.decodeAt(d.Rest(), nil))
 		default:
 			d.Extra(&x.Extra, skip)

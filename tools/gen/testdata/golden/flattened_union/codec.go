@@ -11,9 +11,11 @@ var fieldsChoice = jsonx.NewFields(
 func (x *Choice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsChoice); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Value, jsonx.String)
+		switch string(d.Key()) {
+		case "value":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Value = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -55,11 +57,15 @@ var ownSetting = []string{"id", "name"}
 func (x *Setting) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSetting); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.ID, jsonx.String)
-		case 1:
-			jsonx.Value(&d, &x.Name, jsonx.String)
+		switch string(d.Key()) {
+		case "id":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.ID = v
+			}
+		case "name":
+			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
+				x.Name = v
+			}
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -277,9 +283,11 @@ var fieldsToggle = jsonx.NewFields(
 func (x *Toggle) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsToggle); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.On, jsonx.Bool)
+		switch string(d.Key()) {
+		case "on":
+			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
+				x.On = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}

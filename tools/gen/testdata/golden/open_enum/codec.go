@@ -15,11 +15,15 @@ var fieldsOption = jsonx.NewFields(
 func (x *Option) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsOption); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Category, decodeCategory)
-		case 1:
-			jsonx.Value(&d, &x.Priority, decodePriority)
+		switch string(d.Key()) {
+		case "category":
+			if v, err := decodeCategory(d.At(0).Value()); d.Ok(err) {
+				x.Category = v
+			}
+		case "priority":
+			if v, err := decodePriority(d.At(1).Value()); d.Ok(err) {
+				x.Priority = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}

@@ -82,9 +82,11 @@ var fieldsRef = jsonx.NewFields(
 func (x *Ref) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsRef); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.ID, decodeIDAt)
+		switch string(d.Key()) {
+		case "id":
+			if v, n, err := decodeIDAt(d.At(0).Rest()); d.Took(n, err) {
+				x.ID = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}

@@ -14,9 +14,9 @@ var fieldsAudience = jsonx.NewFields(
 func (x *Audience) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsAudience); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.List(&d, &x.Roles, decodeRole)
+		switch string(d.Key()) {
+		case "roles":
+			jsonx.List(d.At(0), &x.Roles, decodeRole)
 		default:
 			d.Extra(&x.Extra, skip)
 		}

@@ -11,9 +11,11 @@ var fieldsCircle = jsonx.NewFields(
 func (x *Circle) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsCircle); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Radius, jsonx.Uint32)
+		switch string(d.Key()) {
+		case "radius":
+			if v, err := jsonx.Uint32(d.At(0).Value()); d.Ok(err) {
+				x.Radius = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -51,9 +53,11 @@ var fieldsDrawing = jsonx.NewFields(
 func (x *Drawing) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsDrawing); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Union(&d, &x.Shape, decodeShapeAt)
+		switch string(d.Key()) {
+		case "shape":
+			if v, n, err := decodeShapeAt(d.At(0).Rest()); d.Took(n, err) {
+				x.Shape = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -211,9 +215,11 @@ var fieldsSquare = jsonx.NewFields(
 func (x *Square) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsSquare); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Side, jsonx.Uint32)
+		switch string(d.Key()) {
+		case "side":
+			if v, err := jsonx.Uint32(d.At(0).Value()); d.Ok(err) {
+				x.Side = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}

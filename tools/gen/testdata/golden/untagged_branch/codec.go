@@ -100,9 +100,11 @@ var fieldsTransportHTTP = jsonx.NewFields(
 func (x *TransportHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTransportHTTP); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.URL, jsonx.String)
+		switch string(d.Key()) {
+		case "url":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.URL = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
@@ -135,9 +137,11 @@ var fieldsTransportStdio = jsonx.NewFields(
 func (x *TransportStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
 	for d.Begin(data, fieldsTransportStdio); d.Next(); {
-		switch d.Field() {
-		case 0:
-			jsonx.Value(&d, &x.Command, jsonx.String)
+		switch string(d.Key()) {
+		case "command":
+			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
+				x.Command = v
+			}
 		default:
 			d.Extra(&x.Extra, skip)
 		}
