@@ -17,6 +17,7 @@ var strictTables = map[string]*strictRules{
 	"schema/v1/schema.json":          v1Rules,
 	"schema/v1/schema.unstable.json": v1UnstableRules,
 	"schema/v2/schema.json":          v2Rules,
+	"schema/v2/schema.unstable.json": v2UnstableRules,
 }
 
 // strictRules is one surface's table.
@@ -272,4 +273,27 @@ var v2Rules = &strictRules{
 		"elicitation/complete": needs("capabilities.elicitation.url"),
 	},
 	setup: set("session/new", "session/resume"),
+}
+
+// v2UnstableRules: the v2 draft plus its unstable features, each row from
+// schema/v2/schema.unstable.json ("Only available if the Agent supports
+// the `session.…` capability", AgentCapabilities.providers,
+// AgentAuthCapabilities.status). Not gated, as on v1 unstable: mcp/message,
+// auth/status_update, proxy/*, and the systemPrompt member of session setup
+// params.
+var v2UnstableRules = &strictRules{
+	agent: with(v2Rules.agent, map[string]gate{
+		"session/fork":      needs("capabilities.session.fork"),
+		"session/set_title": needs("capabilities.session.title"),
+		"session/status":    needs("capabilities.session.status"),
+		"session/archive":   needs("capabilities.session.archive"),
+		"session/unarchive": needs("capabilities.session.archive"),
+		"auth/status":       needs("capabilities.auth.status"),
+		"providers/list":    needs("capabilities.providers"),
+		"providers/set":     needs("capabilities.providers"),
+		"providers/disable": needs("capabilities.providers"),
+	}),
+	client: v2Rules.client,
+	// ForkSessionResponse carries configOptions for the new session.
+	setup: set("session/new", "session/resume", "session/fork"),
 }

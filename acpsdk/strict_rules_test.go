@@ -11,6 +11,8 @@ import (
 
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/acpsdk/gen/v1unstable"
+	"acpkit.dev/acpsdk/gen/v2"
+	"acpkit.dev/acpsdk/gen/v2unstable"
 	"acpkit.dev/acpsdk/internal/surface"
 )
 
@@ -26,7 +28,7 @@ func hooksOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP]) surfaceHooks {
 }
 
 // testedSurfaces is every generated surface in the module.
-var testedSurfaces = []surfaceHooks{hooksOf(gen.Surface), hooksOf(v1unstable.Surface)}
+var testedSurfaces = []surfaceHooks{hooksOf(gen.Surface), hooksOf(v1unstable.Surface), hooksOf(v2.Surface), hooksOf(v2unstable.Surface)}
 
 // TestSDK6_StrictTablesNameRealMembers: every surface has a strict-mode
 // table, and every path a row names is a member of that surface's
