@@ -9,6 +9,7 @@ import (
 
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/acpsdk/internal/jsonx"
+	"acpkit.dev/acpsdk/internal/surface"
 )
 
 // trustedCases are session/update lines whose params the trusted dispatcher
@@ -55,7 +56,7 @@ func checkTrustedAgrees(t *testing.T, line []byte) {
 	}
 	if m.method == gen.MethodFsReadTextFile || m.method == gen.MethodSessionUpdate {
 		want := dispatchOutcome(t, gen.DispatchClient, m)
-		got := dispatchOutcome(t, dispatchClientTrusted, m)
+		got := dispatchOutcome(t, surface.SpecOf(gen.Surface).DispatchClient, m)
 		require.Equal(t, want, got, "line %q", line)
 	}
 }

@@ -13,17 +13,6 @@ import (
 	"acpkit.dev/acpsdk/internal/surface"
 )
 
-// dispatchAgentTrusted and dispatchClientTrusted are gen's dispatchers
-// minus the params validation (every surface's sides use their surface's
-// the same way): a message reaches them only from a line classify
-// validated with the decoders' own validator, so validating its params
-// again would be waste. They are only ever given Request.Params built by
-// classify.
-var (
-	dispatchAgentTrusted  = surface.SpecOf(gen.Surface).DispatchAgent
-	dispatchClientTrusted = surface.SpecOf(gen.Surface).DispatchClient
-)
-
 // decodeTrustedResult decodes a result read from a validated line into a
 // generated result type, of any surface, without validating it again; ok
 // is false for null and for any other destination, which json.Unmarshal

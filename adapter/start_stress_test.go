@@ -4,6 +4,7 @@ package adapter
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -20,6 +21,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/adapter/internal/launch"
+)
+
+// The real start stress test's sizes: make test runs the small defaults,
+// `make stress-start` thousands of starts beside more hogs.
+var (
+	stressStarts = flag.Int("stress-starts", 20, "real starts TestSS1_StartsUnderCPUHogs makes")
+	stressHogs   = flag.Int("stress-hogs", 1, "goroutine and process CPU hogs (each) beside the real starts")
 )
 
 // Bounds of the stress test: a start over slowStart has its debug log

@@ -25,11 +25,6 @@ func keyLit(key string) *jen.Statement {
 	return jen.Lit(string(k) + ":")
 }
 
-// returnErrAt returns err with the member key prefixed to its path.
-func returnErrAt(key string) *jen.Statement {
-	return jen.Return(jen.Id("b"), jx("AtField").Call(jen.Err(), jen.Lit(key)))
-}
-
 // decFunc is a func([]byte) (T, error) value decoding ref (not a list/map).
 func (e *emitter) decFunc(ref *Ref) *jen.Statement { return e.codecFunc(ref, "dec:", "decode", "") }
 
