@@ -183,6 +183,11 @@ func (d *Decoder) Extra(m *Members, skip []string) {
 		d.ord.Skipped(skip)
 		return
 	}
+	d.unknown(m)
+}
+
+// unknown keeps the current member in m.
+func (d *Decoder) unknown(m *Members) {
 	d.ord.Unknown()
 	AddMember(m, d.it.Member())
 }
@@ -241,6 +246,13 @@ func (d *Decoder) Layout(m *Members, skip []string) {
 // End is Finish, then Layout for an object that keeps its unknown members
 // in m (nil for one that drops them); it returns the object's length.
 func (d *Decoder) End(m *Members, skip []string) (int, error) {
+	if d.err == nil && d.it.err == nil && d.o.required&^d.seen == 0 && !d.ord.disorder {
+		return d.it.end, nil // the common case, inlined
+	}
+	return d.end(m, skip)
+}
+
+func (d *Decoder) end(m *Members, skip []string) (int, error) {
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
