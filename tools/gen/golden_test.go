@@ -20,6 +20,8 @@ var goldenFeatures = map[string][]string{
 	"defaults":           {"d.Absent(", "isDefault", `"{\"depth\":3}"`},
 	"flattened_union":    {"ownSetting", "appendSettingTypeMembers", "verbatim"},
 	"shape_union":        {"jsonx.KindNull", "jsonx.KindNumber", "jsonx.KindString"},
+	"bounds":             {".MinItems(1)", ".Min(1)", "jsonx.IntMinPtr(", "jsonx.MinItems(len(s), 1)"},
+	"flattened_member":   {"decodeStatusObjectAt(d.At(0).Rest())", "errors.Is(err, jsonx.ErrType)", "appendStatusMembers"},
 }
 
 // TestGolden regenerates the codec of every golden schema and compares it
