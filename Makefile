@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet release-check
+.PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet lint check release-check
 
 all: test
 
@@ -32,10 +32,21 @@ deps:
 
 ## test: every test of every module, with the race detector; then the
 ## windows/amd64 build and the Windows tests under Wine, and the release check.
-test: deps check-generated vet test-go test-windows release-check
+test: deps check-generated lint test-go test-windows release-check
 
 vet:
 	$(GO) vet $(PKGS)
+
+## lint: go vet on both platforms, then gofmt, staticcheck (staticcheck.conf,
+## the version tools/lint/go.mod pins) and `go mod tidy` in every module.
+lint: vet vet-windows
+	GO=$(GO) ./scripts/lint.sh
+
+## check: the edit loop: generated code, vet, and every test with -short and
+## without -race. -short leaves out the tests of npm packages
+## (internal/npmtest); no npm, apt or Wine runs. `make test` is the gate.
+check: check-generated vet
+	$(GO) test -short -count=1 $(PKGS)
 
 test-go:
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
@@ -76,3 +87,12 @@ fuzz:
 demo:
 	$(GO) build -o bin/ ./adapter/cmd/acprun ./conformance/cmd/acpcheck ./conformance/cmd/refagent
 	./bin/acprun --demo
+
+## stress-start: issue #15's start stress, at full size (make test runs a
+## small version of both tests): 3,000 real starts and stops of the
+## reference agent beside 3 goroutine and 3 process CPU hogs, then 20,000
+## in-memory ones in a synctest bubble; under -race, some minutes on 2 cores.
+.PHONY: stress-start
+stress-start:
+	$(GO) test -race -count=1 -timeout 60m -v -run '^TestSS1_(StartsUnderCPUHogs|InMemoryStartsWaitOnNoTimer)$$' ./adapter \
+	  -args -stress-starts 3000 -stress-hogs 3 -stress-mem-starts 20000

@@ -149,7 +149,17 @@ type Conn struct {
 	done      chan struct{} // closed on reaching phaseDone
 	closeOnce sync.Once     // a second Close waits for the first
 	closeErr  error
-	wg        sync.WaitGroup // dispatcher, request handlers, cancel senders
+	wg        sync.WaitGroup // dispatcher, request goroutines, cancel senders
+
+	// work hands a request to an idle request goroutine (see worker).
+	work        chan *inflight
+	idleWorkers atomic.Int32
+
+	// notifReq is the Request every notification is handed in when
+	// reuseNotifRequest is set: by a side whose own typed dispatch, which
+	// never keeps the Request, is the handler.
+	notifReq          Request
+	reuseNotifRequest bool
 }
 
 // outFrame is one queued write: a complete line, or a flush marker.
@@ -168,32 +178,6 @@ type scope struct {
 }
 
 type scopeKey struct{}
-
-// inflight is an inbound request, cancellable by $/cancel_request from the
-// moment it is read.
-type inflight struct {
-	mu        sync.Mutex
-	cancel    context.CancelFunc
-	cancelled bool
-}
-
-func (f *inflight) start(cancel context.CancelFunc) {
-	f.mu.Lock()
-	f.cancel = cancel
-	if f.cancelled {
-		cancel()
-	}
-	f.mu.Unlock()
-}
-
-func (f *inflight) cancelNow() {
-	f.mu.Lock()
-	f.cancelled = true
-	if f.cancel != nil {
-		f.cancel()
-	}
-	f.mu.Unlock()
-}
 
 var errConnClosed = &ConnError{Op: "close"}
 
@@ -248,6 +232,7 @@ func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		writerDone: make(chan struct{}),
 		readerDone: make(chan struct{}),
 		done:       make(chan struct{}),
+		work:       make(chan *inflight),
 	}
 	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes)
 	if c.inOrder != nil {
@@ -641,13 +626,16 @@ func (c *Conn) handleLine(line []byte) bool {
 		}
 		return c.inbox.push(inItem{msg: m, size: len(line)})
 	case kindRequest:
-		f := c.track(m.id)
+		f := c.track(&m, len(line))
 		if f == nil {
 			c.ev.invalid(line, "duplicate request id")
 			c.answerInvalid(m.id, &Error{Code: CodeInvalidRequest, Message: ErrInvalidRequest.Message + ": duplicate request id"})
 			return true
 		}
-		return c.inbox.push(inItem{msg: m, size: len(line), req: f})
+		if c.inOrder != nil {
+			return c.inbox.push(inItem{msg: m, size: len(line), req: f})
+		}
+		return c.pushRequest(inItem{msg: m, size: len(line), req: f})
 	default:
 		var e *Error
 		switch m.code {
@@ -678,21 +666,22 @@ func (c *Conn) answerInvalid(id json.RawMessage, e *Error) {
 	_ = c.send(c.baseCtx, outFrame{data: appendError(nil, id, e)})
 }
 
-// track registers an inbound request's cancel handle under its id; it
-// returns nil when a request with the same id is still in flight (JSON-RPC
-// ids must be unique among the requests a peer has outstanding). A null id
+// track registers an inbound request's state under its id; it returns
+// nil when a request with the same id is still in flight (JSON-RPC ids
+// must be unique among the requests a peer has outstanding). A null id
 // names no request, so it is neither registered nor a duplicate.
-func (c *Conn) track(id json.RawMessage) *inflight {
-	f := &inflight{}
-	if isNull(id) {
+func (c *Conn) track(m *inMsg, size int) *inflight {
+	f := &inflight{size: size}
+	f.req = Request{Method: m.method, Params: m.params, ID: m.id}
+	if isNull(m.id) {
 		return f
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, dup := c.inflight[string(id)]; dup {
+	if _, dup := c.inflight[string(m.id)]; dup {
 		return nil
 	}
-	c.inflight[string(id)] = f
+	c.inflight[string(m.id)] = f
 	return f
 }
 
@@ -754,7 +743,8 @@ func (c *Conn) cancelInbound(params json.RawMessage) {
 }
 
 // dispatchLoop runs notification handlers in arrival order and starts
-// request handlers in arrival order (each on its own goroutine).
+// request handlers in arrival order (each on a request goroutine of its
+// own, see worker).
 func (c *Conn) dispatchLoop() {
 	for {
 		it, ok := c.inbox.pop()
@@ -773,7 +763,7 @@ func (c *Conn) dispatchLoop() {
 			continue
 		}
 		c.wg.Add(1)
-		go c.runRequest(it)
+		c.startWorker(it.req)
 	}
 	// Every message read before the stream ended has been dispatched.
 	err := c.drainedErr()
@@ -786,7 +776,13 @@ func (c *Conn) dispatchLoop() {
 }
 
 func (c *Conn) runNotification(it *inItem) {
-	req := &Request{Method: it.msg.method, Params: it.msg.params}
+	var req *Request
+	if c.reuseNotifRequest {
+		req = &c.notifReq
+		*req = Request{Method: it.msg.method, Params: it.msg.params}
+	} else {
+		req = &Request{Method: it.msg.method, Params: it.msg.params}
+	}
 	c.notifScope.active.Store(true)
 	_, err := c.invoke(c.notifCtx, req)
 	c.notifScope.active.Store(false)
@@ -797,27 +793,6 @@ func (c *Conn) runNotification(it *inItem) {
 	default:
 		c.ev.notificationFailed(req.Method, err)
 	}
-}
-
-func (c *Conn) runRequest(it inItem) {
-	defer c.wg.Done()
-	ctx, cancel, s, req := c.startRequest(&it)
-	result, err := c.invoke(ctx, req)
-	s.active.Store(false)
-	c.answerRequest(ctx, cancel, req, it.req, it.size, result, err)
-}
-
-// startRequest begins serving a request: its context (cancelled by
-// $/cancel_request through it.req, and carrying an active scope so calls
-// the handler makes are recognised as its own) and the Request handed on.
-// Both the concurrent and the in-order dispatch start requests here.
-func (c *Conn) startRequest(it *inItem) (context.Context, context.CancelFunc, *scope, *Request) {
-	ctx, cancel := context.WithCancel(c.baseCtx)
-	s := &scope{conn: c}
-	s.active.Store(true)
-	ctx = context.WithValue(ctx, scopeKey{}, s)
-	it.req.start(cancel)
-	return ctx, cancel, s, &Request{Method: it.msg.method, Params: it.msg.params, ID: it.msg.id}
 }
 
 // invoke calls the handler, turning a panic into an internal error so one

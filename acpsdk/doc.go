@@ -45,7 +45,11 @@
 //     handler itself, one at a time, so notifications are handled in
 //     arrival order; it starts each request handler on a goroutine of its
 //     own, so a request that waits (for a person, for another call) never
-//     holds up the messages behind it.
+//     holds up the messages behind it. A request goroutine whose handler
+//     has answered waits for the next request (a few do), and when the
+//     dispatcher waits on an empty queue the reader starts a request
+//     itself: nothing read before it is still to be dispatched, so the
+//     order is the same.
 //   - The writer is the only goroutine that writes. Every outgoing message
 //     is queued for it (Options.WriteQueue); senders wait for queue space
 //     under their context. [Conn.Flush] waits until everything queued

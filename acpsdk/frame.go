@@ -10,16 +10,25 @@ import (
 const DefaultMaxLineBytes = 10 << 20
 
 // readBufferSize is the framer's read buffer: big enough that the common
-// line (a few KiB) is returned by a single ReadSlice without copying twice.
-const readBufferSize = 64 << 10
+// line (a few KiB) is returned by a single ReadSlice without copying twice,
+// and small, since the reader may run that far ahead of a slow handler
+// beside what the inbound queue holds.
+const readBufferSize = 32 << 10
+
+// lineSlabSize is the size of the blocks lines are copied into: one
+// allocation serves many small lines. A line longer than a quarter of it
+// gets an allocation of its own, so at most a quarter of a block is left
+// unused when a line does not fit.
+const lineSlabSize = 32 << 10
 
 // lineReader splits an NDJSON stream into lines. A line longer than max is
 // consumed and discarded chunk by chunk, so it never costs more than max
 // bytes of memory, and is reported to the caller instead of ending the
 // stream.
 type lineReader struct {
-	br  *bufio.Reader
-	max int
+	br   *bufio.Reader
+	max  int
+	slab []byte // the free rest of the current block
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -27,7 +36,9 @@ func newLineReader(r io.Reader, max int) *lineReader {
 }
 
 // next returns the next non-blank line without its line terminator ("\n" or
-// "\r\n"). Each returned line is a fresh allocation the caller may keep.
+// "\r\n"). Each returned line is the caller's to keep: it is never written
+// again, and its capacity ends with it, so appending to it cannot reach the
+// next line.
 //
 // When a line exceeds the bound, next returns a nil line and an
 // *OversizeError; the caller reports it and calls next again. A final line
@@ -61,7 +72,7 @@ func (r *lineReader) next() ([]byte, error) {
 				over, line = true, nil
 			case line == nil && err == nil:
 				// Common case: the whole line is in the buffer; one exact copy.
-				line = append(make([]byte, 0, len(body)), body...)
+				line = r.keep(body)
 			default:
 				line = append(line, body...)
 			}
@@ -91,6 +102,23 @@ func (r *lineReader) next() ([]byte, error) {
 			return line, nil
 		}
 	}
+}
+
+// keep copies a line out of the read buffer, into the current block when
+// it fits. A kept line keeps its whole block alive, which is the price of
+// one allocation per block instead of one per line.
+func (r *lineReader) keep(body []byte) []byte {
+	n := len(body)
+	if n > lineSlabSize/4 {
+		return append(make([]byte, 0, n), body...)
+	}
+	if len(r.slab) < n {
+		r.slab = make([]byte, lineSlabSize)
+	}
+	line := r.slab[:n:n]
+	copy(line, body)
+	r.slab = r.slab[n:]
+	return line
 }
 
 // blank reports whether a line holds only JSON whitespace; such lines are

@@ -78,6 +78,16 @@ func (q *inbox) wakeReader() {
 // push queues a message, waiting while the bound is reached. It reports
 // false once the inbox is stopped.
 func (q *inbox) push(it inItem) bool {
+	ok, _ := q.pushOrAdmit(it, nil)
+	return ok
+}
+
+// pushOrAdmit is push, except that when admit is set and the dispatcher
+// waits on an empty queue, the message is admitted without being queued:
+// it counts against the bound as a request being handled does, admit runs
+// (under the inbox's lock, while the dispatcher is known to be alive), and
+// admitted says the caller must start it.
+func (q *inbox) pushOrAdmit(it inItem, admit func()) (ok, admitted bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.full(it.size) {
@@ -86,18 +96,22 @@ func (q *inbox) push(it inItem) bool {
 		q.pushWaits = false
 	}
 	if q.stopped {
-		return false
+		return false, false
 	}
-	q.items = append(q.items, it)
 	q.count++
 	q.bytes += it.size
+	if admit != nil && q.popWaiting && q.head == len(q.items) {
+		admit()
+		return true, true
+	}
+	q.items = append(q.items, it)
 	if it.msg.kind == kindNotification {
 		q.readNotifs++
 	}
 	if q.popWaiting {
 		q.notEmpty.Signal()
 	}
-	return true
+	return true, false
 }
 
 // pushNow queues an item without waiting for room (a mark of

@@ -274,7 +274,7 @@ func (c *Conn) dispatchInOrder(it *inItem) {
 			c.complete(p)
 		}
 	default:
-		ctx, cancel, s, req := c.startRequest(it)
+		ctx, cancel, s, req := c.startRequest(it.req)
 		r := &Reply{c: c, req: req, f: it.req, size: it.size, ctx: ctx, cancel: cancel, scope: s}
 		c.deliverInOrder(&Inbound{Kind: InboundRequest, Request: req, Reply: r})
 	}

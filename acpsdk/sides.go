@@ -95,6 +95,7 @@ func newSide(r io.Reader, w io.Writer, opts *SideOptions, peerIsAgent bool, disp
 		}
 	}
 	s.conn = newConn(r, w, h, &so.Options)
+	s.conn.reuseNotifRequest = so.Middleware == nil // dispatch keeps no Request
 	return s
 }
 

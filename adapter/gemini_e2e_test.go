@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"acpkit.dev/adapter/internal/measure/gemini"
 	"acpkit.dev/internal/fakemodel"
+	"acpkit.dev/internal/npmtest"
 )
 
 // End to end against the real Gemini CLI (pinned in
@@ -31,15 +31,7 @@ var (
 // node_modules is a broken setup `make deps` fixes.
 func geminiCLI(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the Gemini CLI tests need Node.js")
-	}
-	bin, err := filepath.Abs("../conformance/runtimes/gemini-cli/node_modules/.bin/gemini")
-	require.NoError(t, err)
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("Gemini CLI is not installed at %s: run `make deps` (scripts/install-test-deps.sh runs npm ci there)", bin)
-	}
-	return bin
+	return npmtest.Bin(t, "gemini-cli", "gemini")
 }
 
 // geminiEnv starts the fake API and points the CLI at it, with HOME and

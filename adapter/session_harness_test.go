@@ -90,10 +90,15 @@ func (h *harness) stop(s Session) {
 }
 
 // turn runs one turn and returns its result, error and events.
+//
+//lint:ignore ST1008 RunTurn's (result, error) pair stays together; the events trail it because most callers drop them.
 func (h *harness) turn(s Session, prompt string) (TurnResult, error, *events) {
 	return h.turnCtx(context.Background(), s, prompt)
 }
 
+// turnCtx is turn under the caller's context.
+//
+//lint:ignore ST1008 as turn.
 func (h *harness) turnCtx(ctx context.Context, s Session, prompt string) (TurnResult, error, *events) {
 	ev := &events{}
 	r, err := h.a.RunTurn(ctx, s, TurnParams{Prompt: prompt, OnEvent: ev.on})

@@ -18,9 +18,12 @@ import (
 
 // TestMain runs a fake agent scenario when the binary was started as one,
 // the reference agent when its first argument is "refagent" (Example's
-// runtime, as in `acprun refagent`), and otherwise the tests, checking that
-// none leaves a goroutine behind.
+// runtime, as in `acprun refagent`), a CPU hog when it is cpuHogArg, and
+// otherwise the tests, checking that none leaves a goroutine behind.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == cpuHogArg {
+		cpuHog()
+	}
 	realruntime.TapMain()
 	if len(os.Args) > 1 && os.Args[1] == "refagent" {
 		os.Exit(referenceagent.Main(os.Args[2:]))

@@ -3,7 +3,6 @@ package check_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/internal/npmtest"
 )
 
 // TestStandard_TypeScriptSDKAgentConforms grades a third-party peer: the
@@ -20,10 +20,7 @@ import (
 // advertise are skipped.
 func TestStandard_TypeScriptSDKAgentConforms(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
+	node := npmtest.Node(t)
 	dir, err := filepath.Abs(filepath.Join("..", "tsinterop"))
 	require.NoError(t, err)
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {

@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"acpkit.dev/internal/npmtest"
 )
 
 func TestMain(m *testing.M) {
@@ -81,13 +83,11 @@ type transcriptEntry struct {
 }
 
 // peerDir returns this package's directory (go test runs in it) after
-// checking that node and the pinned SDK are installed. Only a missing node
-// skips: a missing node_modules is a broken setup that `make deps` fixes.
+// checking that node and the pinned SDK are installed (npmtest.Node: -short
+// or no node skips; a missing node_modules fails, `make deps` fixes it).
 func peerDir(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the TypeScript SDK interop tests need Node.js")
-	}
+	npmtest.Node(t)
 	dir, err := os.Getwd()
 	require.NoError(t, err)
 	pkg := filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")
@@ -106,6 +106,8 @@ func peerDir(t *testing.T) string {
 
 // runTSClient runs client.mjs against the agent command and decodes its
 // summary line. It returns the summary, the client's exit error and stderr.
+//
+//lint:ignore ST1008 stderr trails the (summary, error) pair: it is only read to explain a failure.
 func runTSClient(t *testing.T, agent ...string) (summary, error, string) {
 	t.Helper()
 	dir := peerDir(t)

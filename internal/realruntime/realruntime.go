@@ -9,13 +9,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"acpkit.dev/internal/fakemodel"
+	"acpkit.dev/internal/npmtest"
 )
 
 // Runtime is one real runtime set up for a test.
@@ -132,17 +132,7 @@ func codex(t testing.TB, fake *fakemodel.Server) Runtime {
 
 func setup(t testing.TB, name string, fake *fakemodel.Server) Runtime {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the real-runtime tests need it")
-	}
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(root, "conformance", "runtimes", name, "node_modules", ".bin", name)
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s is not installed (run scripts/install-test-deps.sh): %v", name, err)
-	}
+	bin := npmtest.Bin(t, name, name)
 	home := t.TempDir()
 	var mark [8]byte
 	_, _ = rand.Read(mark[:])
@@ -203,25 +193,6 @@ func (r Runtime) Survivors() []int {
 		out = append(out, pid)
 	}
 	return out
-}
-
-// repoRoot is the directory holding go.work, found from the working
-// directory up.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("realruntime: no go.work above the working directory")
-		}
-		dir = up
-	}
 }
 
 func writeFile(t testing.TB, path, content string) {

@@ -1,14 +1,19 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"testing"
+	"time"
 
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/gen"
@@ -61,9 +66,15 @@ func (e *buildError) Unwrap() error { return e.err }
 // handshake, with no target, is start without the adapter: the binary
 // started by acpsdk.StartAgent, then initialize and session/new; start
 // minus handshake is what the adapter adds.
+//
+// The adapter's debug log of the start in progress is kept, and printed
+// when a start fails (issue #15: one start timed out once under load); a
+// start still running after stuckStart adds this process's goroutines to
+// it.
 func BenchmarkAdapter(b *testing.B) {
 	bin := refagent(b)
-	a, err := adapter.New(nil)
+	log := &startLog{}
+	a, err := adapter.New(nil, adapter.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,9 +84,12 @@ func BenchmarkAdapter(b *testing.B) {
 	}
 	ctx := context.Background()
 	start := func(b *testing.B) adapter.Session {
+		log.reset()
+		stuck := time.AfterFunc(stuckStart, log.addGoroutines)
 		s, err := a.StartSession(ctx, params)
+		stuck.Stop()
 		if err != nil {
-			b.Fatal(err)
+			b.Fatalf("StartSession: %v\nadapter debug log of this start:\n%s", err, log)
 		}
 		return s
 	}
@@ -131,6 +145,40 @@ func BenchmarkAdapter(b *testing.B) {
 			}
 		}
 	})
+}
+
+// stuckStart is how long a start may run before the benchmark dumps its
+// goroutines into the start's log: a start takes milliseconds.
+const stuckStart = 10 * time.Second
+
+// startLog is the adapter's debug log of the start in progress.
+type startLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *startLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *startLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *startLog) reset() {
+	l.mu.Lock()
+	l.b.Reset()
+	l.mu.Unlock()
+}
+
+// addGoroutines appends every goroutine's stack, for a start that is stuck.
+func (l *startLog) addGoroutines() {
+	fmt.Fprintf(l, "--- start still running after %v; goroutines:\n", stuckStart)
+	_ = pprof.Lookup("goroutine").WriteTo(l, 2)
 }
 
 // spawnAndExit starts bin with its stdin, stdout and stderr on pipes, as the

@@ -52,4 +52,4 @@ func TestSDK9_FloodHoldsTheReaderBack(t *testing.T) {
 
 // acpsdkReadBuffer is the connection's read buffer (acpsdk's
 // readBufferSize), which the reader may fill beyond the queue.
-const acpsdkReadBuffer = 64 << 10
+const acpsdkReadBuffer = 32 << 10

@@ -9,15 +9,17 @@
 //
 //   - BenchmarkCodec/{decode,encode}/{ours,coder,floor}: one ~200-byte
 //     agent_message_chunk session/update params object (issue #2).
-//   - BenchmarkRoundTrip/{acpsdk,echo}: a request round trip between two
-//     connections over OS pipes, and a raw line echo over the same pipes
-//     (issue #3).
-//   - BenchmarkNotifications/{ours,coder,floor}: 100,000 session/update
-//     notifications read, decoded to typed values and handed to a handler,
-//     and a bare line scan of the same bytes (issue #3); scandecode, with
-//     no target, scans and decodes each line into plain structs.
+//   - BenchmarkRoundTrip/{acpsdk,topologyecho,rawecho}: a request round
+//     trip between two connections over OS pipes; the same line through
+//     SP-8's goroutine topology without JSON; and a raw line echo over the
+//     same pipes, for information (issue #15).
+//   - BenchmarkNotifications/{ours,coder,scandecode}: 100,000 session/update
+//     notifications read, decoded to typed values and handed to a handler;
+//     and as the floor, a line scan of the same OS pipe that validates and
+//     decodes each line into plain structs (issue #15).
 //   - BenchmarkFlood: 1 GiB of notifications into a slow handler, reporting
-//     the peak heap (issue #3).
+//     the peak heap, the bytes allocated per input byte and how far the
+//     reader got ahead of the handler (issue #15).
 //   - BenchmarkAdapter/{start,teardown,spawn}: the adapter starting and
 //     stopping a session with the reference agent, and a bare spawn-and-exit
 //     of the same binary (issue #6); handshake, with no target, is start

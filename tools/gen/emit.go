@@ -165,7 +165,7 @@ func (e *emitter) doc(f *jen.File) error {
 	if e.m.byName["ProtocolVersion"] == nil {
 		return fmt.Errorf("the schema has no ProtocolVersion def")
 	}
-	f.Comment(fmt.Sprintf("LatestProtocolVersion is the protocol version the pinned schema describes"))
+	f.Comment("LatestProtocolVersion is the protocol version the pinned schema describes")
 	f.Comment(fmt.Sprintf("(taken from its path %s in the pin).", p.File))
 	f.Const().Id("LatestProtocolVersion").Id("ProtocolVersion").Op("=").Lit(e.m.Schema.version)
 	f.Line()

@@ -140,10 +140,6 @@ func (s *sampler) variantMembers(v *Variant, full bool) []string {
 
 func (e *emitter) roundTripTest(f *jen.File) {
 	s := &sampler{}
-	type row struct {
-		name, full, min string
-		decode          jen.Code
-	}
 	var rows []jen.Code
 	add := func(name string, decode jen.Code, full, min string) {
 		rows = append(rows, jen.Values(jen.Dict{

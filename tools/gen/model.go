@@ -178,7 +178,7 @@ func buildModel(sf *schemaFile) (*Model, error) {
 
 func (r *resolver) add(t *Type) error {
 	if prev, ok := r.m.byName[t.Name]; ok {
-		return fmt.Errorf("Go name %s used twice (%q and %q)", t.Name, prev.Schema, t.Schema)
+		return fmt.Errorf("the Go name %s is used twice (%q and %q)", t.Name, prev.Schema, t.Schema)
 	}
 	r.m.byName[t.Name] = t
 	r.m.Types = append(r.m.Types, t)

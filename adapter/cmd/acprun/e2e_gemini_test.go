@@ -16,6 +16,7 @@ import (
 
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
 	"acpkit.dev/internal/fakemodel"
+	"acpkit.dev/internal/npmtest"
 )
 
 // TestE2E_MS10_GeminiCLITurnReportsTheFiguresTheCLIRecorded runs acprun on
@@ -23,14 +24,7 @@ import (
 // the fake Gemini API: the --json stream carries a token_usage line with
 // the run-cumulative figure and model, before the turn's terminal line.
 func TestE2E_MS10_GeminiCLITurnReportsTheFiguresTheCLIRecorded(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the Gemini CLI tests need Node.js")
-	}
-	gemini, err := filepath.Abs("../../../conformance/runtimes/gemini-cli/node_modules/.bin/gemini")
-	require.NoError(t, err)
-	if _, err := os.Stat(gemini); err != nil {
-		t.Fatalf("Gemini CLI is not installed at %s: run `make deps`", gemini)
-	}
+	gemini := npmtest.Bin(t, "gemini-cli", "gemini")
 	router := fakemodel.GeminiUsage{Prompt: 50, Output: 7}
 	main := fakemodel.GeminiUsage{Prompt: 100, Output: 10, Cached: 5, Thoughts: 3}
 	api, err := fakemodel.NewGeminiAPI(func(r fakemodel.GeminiRequest) fakemodel.GeminiReply {

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,12 +48,8 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	exe := ""
-	if runtime.GOOS == "windows" {
-		exe = ".exe"
-	}
 	for _, b := range []struct{ out, pkg string }{
-		{"acprun" + exe, "acpkit.dev/adapter/cmd/acprun"},
+		{"acprun", "acpkit.dev/adapter/cmd/acprun"},
 	} {
 		out, err := exec.Command("go", "build", "-race", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput()
 		if err != nil {

@@ -18,11 +18,9 @@ import (
 // RefAgent is the reference agent's package path.
 const RefAgent = "acpkit.dev/conformance/cmd/refagent"
 
-// goTool finds the go command that is running the tests.
+// goTool finds the go command that is running the tests: go test puts its
+// own GOROOT/bin first on the test binary's PATH.
 func goTool() (string, error) {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p, nil
-	}
 	return exec.LookPath("go")
 }
 

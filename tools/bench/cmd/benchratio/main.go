@@ -1,7 +1,9 @@
 // Command benchratio reads `go test -bench` output on stdin and prints each
 // of acpkit's benchmark comparisons (tools/bench) as a ratio or a value
-// against its target, with PASS or MISS. Each figure is the median over
-// every run of a benchmark in the input (go test -count). Verdicts are on
+// against its target, with PASS or MISS (INFO for a comparison printed
+// without a goal). Each figure is the median over every run of a benchmark
+// in the input (go test -count), or for a target judged on its worst run
+// (a peak), the largest value. Verdicts are on
 // the wall clock (ns/op); where the benchmarks also reported their CPU time
 // (cpu-ns/op), the same ratio over CPU times is printed beside it, which
 // stays meaningful on a loaded machine where wall times are noise.
@@ -51,6 +53,8 @@ func (o outcome) verdict() string {
 	switch {
 	case len(o.missing) > 0:
 		return "NO DATA"
+	case o.t.info:
+		return "INFO"
 	case o.t.cmp.holds(o.value, o.t.goal):
 		return "PASS"
 	default:
@@ -70,7 +74,7 @@ func run(r io.Reader, w io.Writer) (bool, error) {
 	for _, t := range targets {
 		o := evaluate(res, t)
 		v := o.verdict()
-		if v != "PASS" {
+		if v != "PASS" && v != "INFO" {
 			all = false
 		}
 		measured := "-"
@@ -81,7 +85,7 @@ func run(r io.Reader, w io.Writer) (bool, error) {
 		if o.hasCPU {
 			cpu = format(t, o.cpu)
 		}
-		fmt.Fprintf(tw, "#%d%s\t%s\t%s\t%s %s\t%s\t%s\t%s\n", t.issue, spec(t), t.what, measured, t.cmp, goal(t), v, cpu, o.detail)
+		fmt.Fprintf(tw, "#%d%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.issue, spec(t), t.what, measured, goal(t), v, cpu, o.detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return false, fmt.Errorf("benchratio: writing report: %w", err)
@@ -94,7 +98,7 @@ func evaluate(res results, t target) outcome {
 	sum := func(terms []term) float64 {
 		var s float64
 		for _, tm := range terms {
-			m, ok := res.median(tm.bench, tm.unit)
+			m, ok := res.value(tm.bench, tm.unit, t.worst)
 			if !ok {
 				o.missing = append(o.missing, tm)
 				continue
@@ -189,12 +193,16 @@ func spec(t target) string {
 	return " " + t.spec
 }
 
-// goal prints a target's goal as briefly as it was written ("15x", "64 MiB").
+// goal prints a target's goal as briefly as it was written (">= 15x",
+// "< 64 MiB"), or "-" for a comparison printed for information.
 func goal(t target) string {
-	if t.den != nil {
-		return fmt.Sprintf("%gx", t.goal)
+	switch {
+	case t.info:
+		return "-"
+	case t.den != nil:
+		return fmt.Sprintf("%s %gx", t.cmp, t.goal)
 	}
-	return fmt.Sprintf("%g %s", t.goal, t.unit)
+	return fmt.Sprintf("%s %g %s", t.cmp, t.goal, t.unit)
 }
 
 // format prints a measured value: ratios to two decimals, values to four digits.

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// TestSample runs benchratio on a committed `go test -bench -count 3` output
+// TestSample runs benchratio on a committed `go test -bench -count 5` output
 // of tools/bench and compares its report with the golden file: medians over
 // runs, sums, ratios, scaled values and verdicts all show there.
 func TestSample(t *testing.T) {
@@ -202,4 +202,25 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("run after a clean parse: %v", err)
 		}
 	})
+}
+
+// TestWorstRunAndInfo checks a target judged on its worst run takes the
+// largest value, not the median, and that an information-only comparison
+// prints INFO and never fails the run.
+func TestWorstRunAndInfo(t *testing.T) {
+	res := results{
+		"BenchmarkF": {"peak-MiB": {10, 70, 12}},
+		"BenchmarkA": {ns: {30}},
+		"BenchmarkB": {ns: {20}},
+	}
+	peak := target{num: []term{{"BenchmarkF", "peak-MiB"}}, scale: 1, unit: "MiB", cmp: below, goal: 64}
+	require.Equal(t, "PASS", evaluate(res, peak).verdict(), "the median passes")
+	peak.worst = true
+	o := evaluate(res, peak)
+	require.Equal(t, "MISS", o.verdict(), "the worst run misses")
+	require.Equal(t, 70.0, o.value)
+
+	info := target{num: []term{{"BenchmarkA", ns}}, den: []term{{"BenchmarkB", ns}}, info: true}
+	require.Equal(t, "INFO", evaluate(res, info).verdict())
+	require.Equal(t, "-", goal(info))
 }

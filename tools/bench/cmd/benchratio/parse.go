@@ -106,3 +106,16 @@ func (r results) median(bench, unit string) (float64, bool) {
 	}
 	return (s[m-1] + s[m]) / 2, true
 }
+
+// value is the median of bench's values in unit, or with worst their
+// largest, and whether there were any.
+func (r results) value(bench, unit string, worst bool) (float64, bool) {
+	if !worst {
+		return r.median(bench, unit)
+	}
+	vs := r[bench][unit]
+	if len(vs) == 0 {
+		return 0, false
+	}
+	return slices.Max(vs), true
+}

@@ -50,12 +50,21 @@ type target struct {
 	unit  string
 	cmp   cmp
 	goal  float64
+	// worst judges the largest value over the runs instead of the
+	// median (a peak that must hold on every run).
+	worst bool
+	// info prints the comparison without a goal; it never fails.
+	info bool
 }
+
+// notifications is how many notifications one BenchmarkNotifications op
+// carries.
+const notifications = 100_000
 
 const ns = "ns/op"
 
-// targets are the goals of issues #2, #3 and #6; the benchmarks that feed
-// them live in tools/bench.
+// targets are the goals of issues #2, #3 and #15; the benchmarks that
+// feed them live in tools/bench.
 var targets = []target{
 	{
 		issue: 2, spec: "SDK-11", what: "codec decode+encode speed, coder / ours",
@@ -75,40 +84,78 @@ var targets = []target{
 		scale: 1, unit: "allocs",
 		cmp: atMost, goal: 8,
 	},
+	// Issue #15's connection goals, against floors that do the same
+	// mandatory work in the same run (see tools/bench): the goroutine
+	// topology SP-8 asks for, without JSON, for a round trip; a scan plus
+	// a plain-struct decode, over the same OS pipe, for the stream.
 	{
-		issue: 3, spec: "SDK-11", what: "request round trip over pipes, acpsdk / raw echo",
+		issue: 15, spec: "SDK-11", what: "request round trip over pipes, acpsdk / topology echo",
 		num: []term{{"BenchmarkRoundTrip/acpsdk", ns}},
-		den: []term{{"BenchmarkRoundTrip/echo", ns}},
+		den: []term{{"BenchmarkRoundTrip/topologyecho", ns}},
 		cmp: atMost, goal: 1.5,
 	},
 	{
-		issue: 3, spec: "SDK-11", what: "100k notifications throughput, ours / line-scan floor",
-		num: []term{{"BenchmarkNotifications/floor", ns}},
-		den: []term{{"BenchmarkNotifications/ours", ns}},
-		cmp: atLeast, goal: 0.4,
+		issue: 15, spec: "SDK-11", what: "request round trip over pipes, acpsdk / raw echo",
+		num:  []term{{"BenchmarkRoundTrip/acpsdk", ns}},
+		den:  []term{{"BenchmarkRoundTrip/rawecho", ns}},
+		info: true,
 	},
 	{
-		issue: 3, spec: "SDK-11", what: "100k notifications throughput, ours / coder",
+		issue: 15, spec: "SDK-11", what: "allocations per request round trip, acpsdk",
+		num:   []term{{"BenchmarkRoundTrip/acpsdk", "allocs/op"}},
+		scale: 1, unit: "allocs",
+		cmp: atMost, goal: 10,
+	},
+	{
+		issue: 15, spec: "SDK-11", what: "100k notifications throughput over a pipe, ours / scan+decode",
+		num: []term{{"BenchmarkNotifications/scandecode", ns}},
+		den: []term{{"BenchmarkNotifications/ours", ns}},
+		cmp: atLeast, goal: 0.75,
+	},
+	{
+		issue: 15, spec: "SDK-11", what: "100k notifications throughput, ours / coder",
 		num: []term{{"BenchmarkNotifications/coder", ns}},
 		den: []term{{"BenchmarkNotifications/ours", ns}},
-		cmp: atLeast, goal: 10,
+		cmp: atLeast, goal: 12,
 	},
 	{
-		issue: 3, spec: "SDK-9", what: "1 GiB flood into a slow handler, peak heap",
+		issue: 15, spec: "SDK-11", what: "allocations per notification through the connection, ours",
+		num:   []term{{"BenchmarkNotifications/ours", "allocs/op"}},
+		scale: 1.0 / notifications, unit: "allocs",
+		cmp: atMost, goal: 5,
+	},
+	{
+		issue: 15, spec: "SDK-9", what: "1 GiB flood, bytes allocated per input byte (worst run)", worst: true,
+		num:   []term{{"BenchmarkFlood", "alloc-B/in-B"}},
+		scale: 1, unit: "B/B",
+		cmp: atMost, goal: 1.2,
+	},
+	{
+		issue: 15, spec: "SDK-9", what: "1 GiB flood, reader ahead of the handler (worst run)", worst: true,
+		num:   []term{{"BenchmarkFlood", "peak-lag-KiB"}},
+		scale: 1, unit: "KiB",
+		cmp: atMost, goal: 128,
+	},
+	{
+		issue: 15, spec: "SDK-9", what: "1 GiB flood into a slow handler, peak heap (worst run)", worst: true,
 		num:   []term{{"BenchmarkFlood", "peak-heap-MiB"}},
 		scale: 1, unit: "MiB",
 		cmp: below, goal: 64,
 	},
+	// Issue #15's adapter goals, against the physical floor: starting the
+	// reference agent through the adapter costs at most a fifth more than
+	// spawning the same binary bare and waiting for its exit, and stopping
+	// a cooperative one takes under 10 ms (issue #6 asked 1.3x and 100 ms).
 	{
-		issue: 6, what: "adapter teardown of a cooperative agent",
+		issue: 15, what: "adapter teardown of a cooperative agent",
 		num:   []term{{"BenchmarkAdapter/teardown", ns}},
 		scale: 1e-6, unit: "ms",
-		cmp: below, goal: 100,
+		cmp: below, goal: 10,
 	},
 	{
-		issue: 6, what: "adapter start / bare spawn-and-exit",
+		issue: 15, what: "adapter start / bare spawn-and-exit",
 		num: []term{{"BenchmarkAdapter/start", ns}},
 		den: []term{{"BenchmarkAdapter/spawn", ns}},
-		cmp: atMost, goal: 1.3,
+		cmp: atMost, goal: 1.2,
 	},
 }

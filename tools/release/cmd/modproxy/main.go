@@ -44,7 +44,7 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	if *out == "" || *version == "" || fs.NArg() == 0 {
-		return errors.New("usage: modproxy -out DIR -version vX.Y.Z MODDIR...")
+		return errors.New("usage: modproxy -out DIR -version vX.Y.Z MODDIR [MODDIR]")
 	}
 	var released []modzip.Release
 	for _, dir := range fs.Args() {

@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"testing"
+)
+
+// topologyEcho is the round trip's floor: a request line and its answer
+// through exactly the goroutine topology SP-8 asks of a connection, with
+// no JSON. The caller hands its line to a writer goroutine; the far side's
+// reader starts a goroutine per request, which hands the answer (the
+// request's id spliced into a fixed result) to the far side's writer
+// goroutine; the near side's reader hands the answer line to the caller.
+// Lines are copied out of the read buffers where they change goroutine,
+// as any design must; nothing is parsed beyond finding the id.
+type topologyEcho struct {
+	p       *pipePair
+	out     chan []byte // to the near writer
+	answers chan []byte // near reader to the caller
+	done    chan error  // one per goroutine that can fail
+}
+
+func newTopologyEcho(tb testing.TB) *topologyEcho {
+	t := &topologyEcho{
+		p:       newPipePair(tb),
+		out:     make(chan []byte, 64),
+		answers: make(chan []byte, 1),
+		done:    make(chan error, 3),
+	}
+	farOut := make(chan []byte, 64)
+	go func() { t.done <- writeFrames(t.p.aW, t.out) }()
+	go func() { t.done <- writeFrames(t.p.bW, farOut) }()
+	go func() {
+		// The far reader: a goroutine per request; it closes farOut once
+		// every request it started has answered.
+		var handlers sync.WaitGroup
+		err := readLines(t.p.bR, func(line []byte) {
+			handlers.Go(func() { farOut <- answerLine(line) })
+		})
+		handlers.Wait()
+		close(farOut)
+		t.done <- err
+	}()
+	go func() {
+		// The near reader hands each answer to the caller.
+		_ = readLines(t.p.aR, func(line []byte) { t.answers <- line })
+		close(t.answers)
+	}()
+	return t
+}
+
+// call makes one round trip.
+func (t *topologyEcho) call(tb testing.TB, id int) {
+	t.out <- appendPingLine(make([]byte, 0, frameCap), id)
+	if _, ok := <-t.answers; !ok {
+		tb.Fatal("topologyecho: the answer stream ended")
+	}
+}
+
+// close ends both sides and waits for every goroutine.
+func (t *topologyEcho) close(tb testing.TB) {
+	tb.Helper()
+	close(t.out) // the near writer closes aW: the far reader sees EOF
+	var errs []error
+	for range 3 {
+		errs = append(errs, <-t.done)
+	}
+	// The far writer closed bW once farOut ended: the near reader sees EOF.
+	for range t.answers {
+	}
+	closeAll(tb, t.p.aR, t.p.bR)
+	if err := errors.Join(errs...); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// frameCap matches acpsdk's initial frame capacity.
+const frameCap = 512
+
+// writeFrames writes each frame from frames to w, and closes w when frames
+// is closed.
+func writeFrames(w *os.File, frames <-chan []byte) error {
+	var err error
+	for f := range frames {
+		if err == nil {
+			_, err = w.Write(f)
+		}
+	}
+	return errors.Join(err, w.Close())
+}
+
+// readLines calls f with a copy of each line of r, newline included, until
+// r ends.
+func readLines(r io.Reader, f func(line []byte)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		f(append(make([]byte, 0, len(line)), line...))
+	}
+}
+
+var (
+	idMember     = []byte(`"id":`)
+	answerPrefix = []byte(`{"jsonrpc":"2.0","id":`)
+	answerSuffix = []byte(`,"result":{}}` + "\n")
+)
+
+// answerLine is the answer to a request line: its id, found by searching
+// for the member rather than parsing, with an empty result.
+func answerLine(req []byte) []byte {
+	id := req[bytes.Index(req, idMember)+len(idMember):]
+	id = id[:bytes.IndexByte(id, ',')]
+	a := make([]byte, 0, frameCap)
+	a = append(a, answerPrefix...)
+	a = append(a, id...)
+	return append(a, answerSuffix...)
+}
