@@ -31,7 +31,9 @@ const MethodCancelRequest = "$/cancel_request"
 type Request struct {
 	// Method is the JSON-RPC method name.
 	Method string
-	// Params is the raw params member; nil when absent.
+	// Params is the raw params member; nil when absent. It is a slice of
+	// the line read, which the typed dispatch's decoded strings share:
+	// treat it as read-only (copy it to change it).
 	Params json.RawMessage
 	// ID is the peer's id exactly as sent; nil for a notification.
 	ID json.RawMessage

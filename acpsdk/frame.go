@@ -40,6 +40,13 @@ func newLineReader(r io.Reader, max int) *lineReader {
 // again, and its capacity ends with it, so appending to it cannot reach the
 // next line.
 //
+// The trusted decoders rely on this: the strings they decode from a line
+// share its bytes instead of copying them (jsonx.String), which is sound
+// only because nothing writes those bytes afterwards. keep hands out each
+// part of a block once and moves past it, a long line is a fresh
+// allocation owned by its caller alone, and the connection passes lines on
+// read-only (Request.Params and Options.Tap say so to handlers).
+//
 // When a line exceeds the bound, next returns a nil line and an
 // *OversizeError; the caller reports it and calls next again. A final line
 // without a newline before EOF is returned as a line; the EOF follows on the

@@ -16,8 +16,10 @@ import (
 // dispatchAgentTrusted and dispatchClientTrusted are gen's dispatchers
 // minus the params validation: a message reaches them only from a line
 // classify validated with the decoders' own validator, so validating its
-// params again would be waste.
-// They are only ever given Request.Params built by classify.
+// params again would be waste. The strings they decode share the line's
+// bytes (a line is never written once read; see lineReader.next).
+// They are only ever given Request.Params built by classify, or params a
+// middleware replaced, validated and copied by the side first.
 var (
 	dispatchAgentTrusted  = trusted.Agent.(trusted.Dispatcher[gen.Agent])
 	dispatchClientTrusted = trusted.Client.(trusted.Dispatcher[gen.Client])

@@ -47,7 +47,7 @@ func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentAuthCapabilities{}
@@ -177,7 +177,7 @@ func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentCapabilities{}
@@ -222,7 +222,7 @@ func (x AgentNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentNotification{}
@@ -274,7 +274,7 @@ func (x AgentRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentRequest{}
@@ -337,7 +337,7 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 
 // UnmarshalAgentResponse decodes one AgentResponse value.
 func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAgentResponse(jsonx.TrimSpace(data))
@@ -475,7 +475,7 @@ func (x Annotations) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Annotations) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Annotations{}
@@ -530,7 +530,7 @@ func (x AudioContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AudioContent{}
@@ -596,7 +596,7 @@ func (x AuthCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthCapabilities{}
@@ -686,7 +686,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 
 // UnmarshalAuthMethod decodes one AuthMethod value.
 func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAuthMethod(jsonx.TrimSpace(data))
@@ -858,7 +858,7 @@ func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthenticateRequest{}
@@ -898,7 +898,7 @@ func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthenticateResponse{}
@@ -953,7 +953,7 @@ func (x AvailableCommand) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AvailableCommand{}
@@ -1000,7 +1000,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 
 // UnmarshalAvailableCommandInput decodes one AvailableCommandInput value.
 func UnmarshalAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAvailableCommandInput(jsonx.TrimSpace(data))
@@ -1054,7 +1054,7 @@ func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AvailableCommandsUpdate{}
@@ -1144,7 +1144,7 @@ func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = BooleanConfigOptionCapabilities{}
@@ -1199,7 +1199,7 @@ func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = BooleanPropertySchema{}
@@ -1244,7 +1244,7 @@ func (x CancelNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelNotification{}
@@ -1291,7 +1291,7 @@ func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelRequestNotification{}
@@ -1399,7 +1399,7 @@ func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientCapabilities{}
@@ -1444,7 +1444,7 @@ func (x ClientNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientNotification{}
@@ -1496,7 +1496,7 @@ func (x ClientRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientRequest{}
@@ -1559,7 +1559,7 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 
 // UnmarshalClientResponse decodes one ClientResponse value.
 func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeClientResponse(jsonx.TrimSpace(data))
@@ -1697,7 +1697,7 @@ func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientSessionCapabilities{}
@@ -1742,7 +1742,7 @@ func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CloseSessionRequest{}
@@ -1782,7 +1782,7 @@ func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CloseSessionResponse{}
@@ -1810,7 +1810,7 @@ func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionCapabilities{}
@@ -1862,7 +1862,7 @@ func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionSummaryChunk{}
@@ -1922,7 +1922,7 @@ func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionUpdate{}
@@ -1967,7 +1967,7 @@ func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompleteElicitationNotification{}
@@ -2012,7 +2012,7 @@ func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ConfigOptionUpdate{}
@@ -2059,7 +2059,7 @@ func (x Content) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Content) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Content{}
@@ -2195,7 +2195,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 
 // UnmarshalContentBlock decodes one ContentBlock value.
 func UnmarshalContentBlock(data []byte) (ContentBlock, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeContentBlock(jsonx.TrimSpace(data))
@@ -2314,7 +2314,7 @@ func (x ContentChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ContentChunk{}
@@ -2364,7 +2364,7 @@ func (x Cost) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Cost) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Cost{}
@@ -2449,7 +2449,7 @@ func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateElicitationRequest{}
@@ -2540,7 +2540,7 @@ func (x CreateElicitationRequestModeForm) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeForm) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
@@ -2566,7 +2566,7 @@ func (x CreateElicitationRequestModeURL) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
@@ -2672,7 +2672,7 @@ func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateElicitationResponse{}
@@ -2775,7 +2775,7 @@ func (x CreateElicitationResponseActionAccept) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -2814,7 +2814,7 @@ func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -2853,7 +2853,7 @@ func (x CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -2949,7 +2949,7 @@ func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateTerminalRequest{}
@@ -2994,7 +2994,7 @@ func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateTerminalResponse{}
@@ -3039,7 +3039,7 @@ func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CurrentModeUpdate{}
@@ -3084,7 +3084,7 @@ func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DeleteSessionRequest{}
@@ -3124,7 +3124,7 @@ func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DeleteSessionResponse{}
@@ -3179,7 +3179,7 @@ func (x Diff) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Diff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Diff{}
@@ -3219,7 +3219,7 @@ func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationAcceptAction{}
@@ -3269,7 +3269,7 @@ func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationCapabilities{}
@@ -3368,7 +3368,7 @@ func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte,
 
 // UnmarshalElicitationContentValue decodes one ElicitationContentValue value.
 func UnmarshalElicitationContentValue(data []byte) (ElicitationContentValue, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeElicitationContentValue(jsonx.TrimSpace(data))
@@ -3407,7 +3407,7 @@ func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationFormCapabilities{}
@@ -3487,7 +3487,7 @@ func (x ElicitationFormMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationFormMode{}
@@ -3623,7 +3623,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 
 // UnmarshalElicitationPropertySchema decodes one ElicitationPropertySchema value.
 func UnmarshalElicitationPropertySchema(data []byte) (ElicitationPropertySchema, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeElicitationPropertySchema(jsonx.TrimSpace(data))
@@ -3732,7 +3732,7 @@ func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationRequestScope{}
@@ -3824,7 +3824,7 @@ func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationSchema{}
@@ -3833,7 +3833,7 @@ func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeElicitationSchemaType(data)
@@ -3908,7 +3908,7 @@ func (x ElicitationScopeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
@@ -3934,7 +3934,7 @@ func (x ElicitationScopeSession) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
@@ -3987,7 +3987,7 @@ func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationSessionScope{}
@@ -4027,7 +4027,7 @@ func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationURLCapabilities{}
@@ -4112,7 +4112,7 @@ func (x ElicitationURLMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationURLMode{}
@@ -4164,7 +4164,7 @@ func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EmbeddedResource{}
@@ -4227,7 +4227,7 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 
 // UnmarshalEmbeddedResourceResource decodes one EmbeddedResourceResource value.
 func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
@@ -4281,7 +4281,7 @@ func (x EnumOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EnumOption{}
@@ -4331,7 +4331,7 @@ func (x EnvVariable) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EnvVariable{}
@@ -4381,7 +4381,7 @@ func (x Error) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Error) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Error{}
@@ -4498,7 +4498,7 @@ func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = FileSystemCapabilities{}
@@ -4548,7 +4548,7 @@ func (x HTTPHeader) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = HTTPHeader{}
@@ -4608,7 +4608,7 @@ func (x ImageContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ImageContent{}
@@ -4663,7 +4663,7 @@ func (x Implementation) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Implementation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Implementation{}
@@ -4742,7 +4742,7 @@ func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = InitializeRequest{}
@@ -4834,7 +4834,7 @@ func (x InitializeResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = InitializeResponse{}
@@ -4899,7 +4899,7 @@ func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = IntegerPropertySchema{}
@@ -4949,7 +4949,7 @@ func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = KillTerminalRequest{}
@@ -4989,7 +4989,7 @@ func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = KillTerminalResponse{}
@@ -5039,7 +5039,7 @@ func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListSessionsRequest{}
@@ -5089,7 +5089,7 @@ func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListSessionsResponse{}
@@ -5149,7 +5149,7 @@ func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LoadSessionRequest{}
@@ -5199,7 +5199,7 @@ func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LoadSessionResponse{}
@@ -5239,7 +5239,7 @@ func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutCapabilities{}
@@ -5279,7 +5279,7 @@ func (x LogoutRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutRequest{}
@@ -5319,7 +5319,7 @@ func (x LogoutResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutResponse{}
@@ -5398,7 +5398,7 @@ func (x McpCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = McpCapabilities{}
@@ -5505,7 +5505,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 
 // UnmarshalMcpServer decodes one McpServer value.
 func UnmarshalMcpServer(data []byte) (McpServer, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeMcpServer(jsonx.TrimSpace(data))
@@ -5767,7 +5767,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 
 // UnmarshalMultiSelectItems decodes one MultiSelectItems value.
 func UnmarshalMultiSelectItems(data []byte) (MultiSelectItems, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeMultiSelectItems(jsonx.TrimSpace(data))
@@ -5876,7 +5876,7 @@ func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = MultiSelectPropertySchema{}
@@ -5931,7 +5931,7 @@ func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NewSessionRequest{}
@@ -5986,7 +5986,7 @@ func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NewSessionResponse{}
@@ -6041,7 +6041,7 @@ func (x Notice) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Notice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Notice{}
@@ -6069,7 +6069,7 @@ func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NoticeCapabilities{}
@@ -6134,7 +6134,7 @@ func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NumberPropertySchema{}
@@ -6189,7 +6189,7 @@ func (x PermissionOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PermissionOption{}
@@ -6198,7 +6198,7 @@ func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodePermissionOptionKind(data)
@@ -6246,7 +6246,7 @@ func (x Plan) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Plan) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Plan{}
@@ -6301,7 +6301,7 @@ func (x PlanEntry) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanEntry) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanEntry{}
@@ -6310,7 +6310,7 @@ func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodePlanEntryPriority(data)
@@ -6322,7 +6322,7 @@ func (x *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodePlanEntryStatus(data)
@@ -6417,7 +6417,7 @@ func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptCapabilities{}
@@ -6467,7 +6467,7 @@ func (x PromptRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptRequest{}
@@ -6512,7 +6512,7 @@ func (x PromptResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptResponse{}
@@ -6572,7 +6572,7 @@ func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReadTextFileRequest{}
@@ -6617,7 +6617,7 @@ func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReadTextFileResponse{}
@@ -6667,7 +6667,7 @@ func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReleaseTerminalRequest{}
@@ -6707,7 +6707,7 @@ func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReleaseTerminalResponse{}
@@ -6768,7 +6768,7 @@ func appendRequestID(b []byte, v RequestID) ([]byte, error) {
 
 // UnmarshalRequestID decodes one RequestID value.
 func UnmarshalRequestID(data []byte) (RequestID, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeRequestID(jsonx.TrimSpace(data))
@@ -6863,7 +6863,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 
 // UnmarshalRequestPermissionOutcome decodes one RequestPermissionOutcome value.
 func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
@@ -6968,7 +6968,7 @@ func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequestPermissionRequest{}
@@ -7015,7 +7015,7 @@ func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequestPermissionResponse{}
@@ -7090,7 +7090,7 @@ func (x ResourceLink) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResourceLink{}
@@ -7150,7 +7150,7 @@ func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResumeSessionRequest{}
@@ -7200,7 +7200,7 @@ func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResumeSessionResponse{}
@@ -7209,7 +7209,7 @@ func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *Role) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeRole(data)
@@ -7257,7 +7257,7 @@ func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SelectedPermissionOutcome{}
@@ -7297,7 +7297,7 @@ func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionAdditionalDirectoriesCapabilities{}
@@ -7362,7 +7362,7 @@ func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionCapabilities{}
@@ -7402,7 +7402,7 @@ func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionCloseCapabilities{}
@@ -7442,7 +7442,7 @@ func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigBoolean{}
@@ -7542,7 +7542,7 @@ func (x SessionConfigOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigOption{}
@@ -7633,7 +7633,7 @@ func (x SessionConfigOptionTypeBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
@@ -7659,7 +7659,7 @@ func (x SessionConfigOptionTypeSelect) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
@@ -7730,7 +7730,7 @@ func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigOptionsCapabilities{}
@@ -7777,7 +7777,7 @@ func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelect{}
@@ -7832,7 +7832,7 @@ func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelectGroup{}
@@ -7887,7 +7887,7 @@ func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelectOption{}
@@ -7957,7 +7957,7 @@ func appendSessionConfigSelectOptions(b []byte, v SessionConfigSelectOptions) ([
 
 // UnmarshalSessionConfigSelectOptions decodes one SessionConfigSelectOptions value.
 func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOptions, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
@@ -7996,7 +7996,7 @@ func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionDeleteCapabilities{}
@@ -8061,7 +8061,7 @@ func (x SessionInfo) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionInfo{}
@@ -8111,7 +8111,7 @@ func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionInfoUpdate{}
@@ -8151,7 +8151,7 @@ func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionListCapabilities{}
@@ -8206,7 +8206,7 @@ func (x SessionMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionMode{}
@@ -8256,7 +8256,7 @@ func (x SessionModeState) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionModeState) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionModeState{}
@@ -8308,7 +8308,7 @@ func (x SessionNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionNotification{}
@@ -8348,7 +8348,7 @@ func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionResumeCapabilities{}
@@ -8637,7 +8637,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 
 // UnmarshalSessionUpdate decodes one SessionUpdate value.
 func UnmarshalSessionUpdate(data []byte) (SessionUpdate, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeSessionUpdate(jsonx.TrimSpace(data))
@@ -8884,7 +8884,7 @@ func (x SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionConfigOptionRequest{}
@@ -9005,7 +9005,7 @@ func (x SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
@@ -9074,7 +9074,7 @@ func (x SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
@@ -9127,7 +9127,7 @@ func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionConfigOptionResponse{}
@@ -9177,7 +9177,7 @@ func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionModeRequest{}
@@ -9217,7 +9217,7 @@ func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionModeResponse{}
@@ -9226,7 +9226,7 @@ func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StopReason) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeStopReason(data)
@@ -9238,7 +9238,7 @@ func (x *StopReason) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StringFormat) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeStringFormat(data)
@@ -9286,7 +9286,7 @@ func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = StringMultiSelectItems{}
@@ -9371,7 +9371,7 @@ func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = StringPropertySchema{}
@@ -9416,7 +9416,7 @@ func (x Terminal) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Terminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Terminal{}
@@ -9466,7 +9466,7 @@ func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalExitStatus{}
@@ -9516,7 +9516,7 @@ func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalOutputRequest{}
@@ -9571,7 +9571,7 @@ func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalOutputResponse{}
@@ -9621,7 +9621,7 @@ func (x TextContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TextContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TextContent{}
@@ -9716,7 +9716,7 @@ func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TitledMultiSelectItems{}
@@ -9801,7 +9801,7 @@ func (x ToolCall) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCall{}
@@ -9903,7 +9903,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 
 // UnmarshalToolCallContent decodes one ToolCallContent value.
 func UnmarshalToolCallContent(data []byte) (ToolCallContent, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeToolCallContent(jsonx.TrimSpace(data))
@@ -10000,7 +10000,7 @@ func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallLocation{}
@@ -10009,7 +10009,7 @@ func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeToolCallStatus(data)
@@ -10097,7 +10097,7 @@ func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallUpdate{}
@@ -10106,7 +10106,7 @@ func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolKind) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeToolKind(data)
@@ -10154,7 +10154,7 @@ func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UnstructuredCommandInput{}
@@ -10209,7 +10209,7 @@ func (x UsageUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UsageUpdate{}
@@ -10259,7 +10259,7 @@ func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WaitForTerminalExitRequest{}
@@ -10309,7 +10309,7 @@ func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WaitForTerminalExitResponse{}
@@ -10364,7 +10364,7 @@ func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WriteTextFileRequest{}
@@ -10404,7 +10404,7 @@ func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WriteTextFileResponse{}

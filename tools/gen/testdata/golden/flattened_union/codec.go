@@ -37,7 +37,7 @@ func (x Choice) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Choice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Choice{}
@@ -120,7 +120,7 @@ func (x Setting) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Setting) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Setting{}
@@ -211,7 +211,7 @@ func (x SettingTypeChoice) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SettingType value that must be this variant.
 func (x *SettingTypeChoice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSettingType(jsonx.TrimSpace(data), nil)
@@ -237,7 +237,7 @@ func (x SettingTypeToggle) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SettingType value that must be this variant.
 func (x *SettingTypeToggle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSettingType(jsonx.TrimSpace(data), nil)
@@ -303,7 +303,7 @@ func (x Toggle) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Toggle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Toggle{}
