@@ -31,7 +31,9 @@ const MethodCancelRequest = "$/cancel_request"
 type Request struct {
 	// Method is the JSON-RPC method name.
 	Method string
-	// Params is the raw params member; nil when absent.
+	// Params is the raw params member; nil when absent. It is a slice of
+	// the line read, which the typed dispatch's decoded strings share:
+	// treat it as read-only (copy it to change it).
 	Params json.RawMessage
 	// ID is the peer's id exactly as sent; nil for a notification.
 	ID json.RawMessage
@@ -253,8 +255,9 @@ func (c *Conn) run() {
 }
 
 // Call sends a request and waits for its answer, decoding the result into
-// result (a pointer; nil discards it; *json.RawMessage takes the raw bytes).
-// An error answer is returned as an *Error.
+// result (a pointer; nil discards it; *json.RawMessage takes the raw bytes,
+// a read-only slice of the line read, which strings decoded from the same
+// result share). An error answer is returned as an *Error.
 //
 // If ctx ends first, Call sends $/cancel_request for the request and
 // returns ctx's error; a late answer is dropped. To send the cancellation

@@ -1,7 +1,11 @@
 package acpsdk
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -88,4 +92,64 @@ func FuzzTrustedDispatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkTrustedAgrees(t, line)
 	})
+}
+
+// keptClient is a gen.Client that keeps every session/update it is given.
+type keptClient struct {
+	gen.Client // nil: only SessionUpdate is called
+	got        []*gen.SessionNotification
+}
+
+func (c *keptClient) SessionUpdate(_ context.Context, n *gen.SessionNotification) error {
+	c.got = append(c.got, n)
+	return nil
+}
+
+// TestSDK11_DecodedStringsShareTheirLineSafely: the typed side's strings
+// share the lines they were read from, so no line may be written again
+// once handed out. Many notifications of varied sizes (several blocks'
+// worth, some lines longer than a block's quarter and read in chunks, one
+// with an escape) are kept by the handler and checked after the stream.
+func TestSDK11_DecodedStringsShareTheirLineSafely(t *testing.T) {
+	const n = 3000
+	text := func(i int) string {
+		s := fmt.Sprintf("chunk %d ", i) + strings.Repeat("abcdefgh", i%97)
+		if i%500 == 0 {
+			s += strings.Repeat("L", lineSlabSize/3) // a line of its own
+		}
+		if i%7 == 0 {
+			s += "\n\"escaped\""
+		}
+		return s
+	}
+	var in bytes.Buffer
+	for i := range n {
+		params, err := json.Marshal(map[string]any{"sessionId": fmt.Sprintf("s%d", i), "update": map[string]any{
+			"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text(i)}}})
+		require.NoError(t, err)
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"session/update","params":%s}`+"\n", params)
+	}
+	c := &keptClient{}
+	r, w := io.Pipe()
+	side := NewClientSide(r, io.Discard, c, nil)
+	go func() {
+		// Odd-sized writes, so lines straddle the reader's buffer.
+		data := in.Bytes()
+		for len(data) > 0 {
+			k := min(len(data), 1+len(data)%4093)
+			_, _ = w.Write(data[:k])
+			data = data[k:]
+		}
+		_ = w.Close()
+	}()
+	// The stream's end is seen after every notification read before it
+	// was handled.
+	<-side.Done()
+	require.NoError(t, side.Close())
+	require.Equal(t, n, len(c.got), "notifications handled")
+	for i, got := range c.got {
+		require.Equal(t, gen.SessionID(fmt.Sprintf("s%d", i)), got.SessionID)
+		chunk := got.Update.(*gen.SessionUpdateAgentMessageChunk)
+		require.Equal(t, text(i), chunk.Content.(*gen.ContentBlockText).Text, "notification %d", i)
+	}
 }

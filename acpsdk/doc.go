@@ -129,6 +129,11 @@
 // is reported instead), a deeper result or error fails its call with
 // [ErrMalformedResponse], and a deeper other member makes the line -32700.
 //
+// Lines are kept in shared 64 KiB blocks that are never written again, so
+// the typed sides decode strings without copying them: a decoded string
+// shares its line's block and keeps it alive. A handler that keeps a few
+// small strings from many messages for long can strings.Clone them.
+//
 // Handlers must not call [Conn.Close] (or a side's Close) themselves:
 // Close waits for running handlers, so a handler would wait on itself;
 // start it on a new goroutine instead. Handlers should return when their

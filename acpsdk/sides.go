@@ -92,10 +92,14 @@ func newSide[A, C, AP, CP any](spec *surface.Spec[A, C, AP, CP], r io.Reader, w 
 			return mw(ctx, req, func(ctx context.Context, next *Request) (any, error) {
 				// dispatch skips re-validating params that came out of a
 				// validated line; params the middleware replaced did not.
+				// They are copied too: the trusted decoders' strings share
+				// their input, and the middleware may reuse its buffer.
 				if len(next.Params) > 0 && !sameBytes(next.Params, req.Params) {
-					if err := jsonx.Validate(next.Params); err != nil {
+					params := next.Params
+					if err := jsonx.Own((*[]byte)(&params)); err != nil {
 						return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error(), Data: json.RawMessage(`{"path":"params"}`), cause: err}
 					}
+					next = &Request{Method: next.Method, Params: params, ID: next.ID}
 				}
 				return dispatch(ctx, next)
 			})

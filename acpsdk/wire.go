@@ -16,7 +16,8 @@ import (
 // decodeTrustedResult decodes a result read from a validated line into a
 // generated result type, of any surface, without validating it again; ok
 // is false for null and for any other destination, which json.Unmarshal
-// then handles.
+// then handles. The strings it decodes share the line's bytes (a line is
+// never written once read; see lineReader.next).
 func decodeTrustedResult(result []byte, into any) (ok bool, err error) {
 	if jsonx.IsNull(result) {
 		return false, nil

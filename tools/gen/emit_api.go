@@ -159,13 +159,15 @@ func (e *emitter) decodeParams(f *jen.File) {
 	f.Comment("")
 	f.Comment("trusted params come from a line the connection already validated with")
 	f.Comment("jsonx's validator (nesting bound and UTF-8 included, the params counted")
-	f.Comment("from their own root, as here), so validating them again is skipped.")
+	f.Comment("from their own root, as here), so validating them again is skipped, and")
+	f.Comment("the decoded strings share them (the connection never writes a line it")
+	f.Comment("read again); other params are validated and copied first (jsonx.Own).")
 	f.Func().Id("decodeParams").Params(jen.Id("params").Index().Byte(), jen.Id("trusted").Bool(), jen.Id("dec").Func().Params(jen.Index().Byte(), jen.Index().String()).Params(jen.Int(), jen.Error())).Error().Block(
 		jen.If(jen.Len(jx("TrimSpace").Call(jen.Id("params"))).Op("==").Lit(0).Op("||").Add(jx("IsNull")).Call(jen.Id("params"))).Block(
 			jen.Id("params").Op("=").Index().Byte().Call(jen.Lit("{}")),
 		),
 		jen.If(jen.Op("!").Id("trusted")).Block(
-			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("params")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("params")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jx("AtField").Call(jen.Err(), jen.Lit("params"))),
 			),
 		),

@@ -213,7 +213,7 @@ func (e *emitter) codecs(f *jen.File) error {
 			if !t.Open {
 				f.Comment("UnmarshalJSON accepts only the listed values.")
 				f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-					jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+					jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 					jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("decode"+t.Name).Call(jen.Id("data")),
 					jen.If(jen.Err().Op("==").Nil()).Block(jen.Op("*").Id("x").Op("=").Id("v")),
 					jen.Return(jen.Err()),
@@ -420,7 +420,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 	f.Comment("UnmarshalJSON checks that data is valid JSON, then decodes it into x,")
 	f.Comment("replacing its contents.")
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
 		jen.Return(jx("Length").Call(jen.Id("x").Dot("decodeAt").Call(jen.Id("data"), jen.Nil()))),
 	)
@@ -691,7 +691,7 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 		return
 	}
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(args...),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("u").Assert(jen.Op("*").Id(t.Name)),
@@ -815,7 +815,7 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 	if !u.Flattened {
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
 		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
-			jen.If(jen.Err().Op(":=").Add(jx("Validate")).Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.Return(jen.Id("decode"+t.Name).Call(jx("TrimSpace").Call(jen.Id("data")))),
 		)
 		f.Line()

@@ -1345,13 +1345,15 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 //
 // trusted params come from a line the connection already validated with
 // jsonx's validator (nesting bound and UTF-8 included, the params counted
-// from their own root, as here), so validating them again is skipped.
+// from their own root, as here), so validating them again is skipped, and
+// the decoded strings share them (the connection never writes a line it
+// read again); other params are validated and copied first (jsonx.Own).
 func decodeParams(params []byte, trusted bool, dec func([]byte, []string) (int, error)) error {
 	if len(jsonx.TrimSpace(params)) == 0 || jsonx.IsNull(params) {
 		params = []byte("{}")
 	}
 	if !trusted {
-		if err := jsonx.Validate(params); err != nil {
+		if err := jsonx.Own(&params); err != nil {
 			return jsonx.AtField(err, "params")
 		}
 	}

@@ -53,7 +53,7 @@ func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentAuthCapabilities{}
@@ -192,7 +192,7 @@ func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentCapabilities{}
@@ -239,7 +239,7 @@ func (x AgentNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentNotification{}
@@ -295,7 +295,7 @@ func (x AgentRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentRequest{}
@@ -358,7 +358,7 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 
 // UnmarshalAgentResponse decodes one AgentResponse value.
 func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAgentResponse(jsonx.TrimSpace(data))
@@ -503,7 +503,7 @@ func (x Annotations) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Annotations) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Annotations{}
@@ -550,7 +550,7 @@ func (x ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ArchiveSessionRequest{}
@@ -590,7 +590,7 @@ func (x ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ArchiveSessionResponse{}
@@ -649,7 +649,7 @@ func (x AudioContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AudioContent{}
@@ -716,7 +716,7 @@ func (x AuthAccount) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthAccount) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthAccount{}
@@ -782,7 +782,7 @@ func (x AuthCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthCapabilities{}
@@ -872,7 +872,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 
 // UnmarshalAuthMethod decodes one AuthMethod value.
 func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAuthMethod(jsonx.TrimSpace(data))
@@ -1047,7 +1047,7 @@ func (x AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthStatusCapabilities{}
@@ -1087,7 +1087,7 @@ func (x AuthStatusRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthStatusRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthStatusRequest{}
@@ -1139,7 +1139,7 @@ func (x AuthStatusResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthStatusResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthStatusResponse{}
@@ -1191,7 +1191,7 @@ func (x AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthStatusUpdateNotification{}
@@ -1238,7 +1238,7 @@ func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthenticateRequest{}
@@ -1278,7 +1278,7 @@ func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AuthenticateResponse{}
@@ -1337,7 +1337,7 @@ func (x AvailableCommand) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AvailableCommand{}
@@ -1384,7 +1384,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 
 // UnmarshalAvailableCommandInput decodes one AvailableCommandInput value.
 func UnmarshalAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAvailableCommandInput(jsonx.TrimSpace(data))
@@ -1438,7 +1438,7 @@ func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AvailableCommandsUpdate{}
@@ -1532,7 +1532,7 @@ func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = BooleanConfigOptionCapabilities{}
@@ -1587,7 +1587,7 @@ func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = BooleanPropertySchema{}
@@ -1634,7 +1634,7 @@ func (x CancelNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelNotification{}
@@ -1683,7 +1683,7 @@ func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelRequestNotification{}
@@ -1803,7 +1803,7 @@ func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientCapabilities{}
@@ -1850,7 +1850,7 @@ func (x ClientNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientNotification{}
@@ -1906,7 +1906,7 @@ func (x ClientRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientRequest{}
@@ -1969,7 +1969,7 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 
 // UnmarshalClientResponse decodes one ClientResponse value.
 func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeClientResponse(jsonx.TrimSpace(data))
@@ -2114,7 +2114,7 @@ func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientSessionCapabilities{}
@@ -2161,7 +2161,7 @@ func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CloseSessionRequest{}
@@ -2201,7 +2201,7 @@ func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CloseSessionResponse{}
@@ -2229,7 +2229,7 @@ func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionCapabilities{}
@@ -2285,7 +2285,7 @@ func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionSummaryChunk{}
@@ -2349,7 +2349,7 @@ func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionUpdate{}
@@ -2396,7 +2396,7 @@ func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompleteElicitationNotification{}
@@ -2441,7 +2441,7 @@ func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ConfigOptionUpdate{}
@@ -2490,7 +2490,7 @@ func (x Content) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Content) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Content{}
@@ -2626,7 +2626,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 
 // UnmarshalContentBlock decodes one ContentBlock value.
 func UnmarshalContentBlock(data []byte) (ContentBlock, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeContentBlock(jsonx.TrimSpace(data))
@@ -2747,7 +2747,7 @@ func (x ContentChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ContentChunk{}
@@ -2801,7 +2801,7 @@ func (x Cost) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Cost) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Cost{}
@@ -2888,7 +2888,7 @@ func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateElicitationRequest{}
@@ -2979,7 +2979,7 @@ func (x CreateElicitationRequestModeForm) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeForm) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
@@ -3005,7 +3005,7 @@ func (x CreateElicitationRequestModeURL) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
@@ -3111,7 +3111,7 @@ func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateElicitationResponse{}
@@ -3214,7 +3214,7 @@ func (x CreateElicitationResponseActionAccept) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -3253,7 +3253,7 @@ func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -3292,7 +3292,7 @@ func (x CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -3392,7 +3392,7 @@ func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateTerminalRequest{}
@@ -3439,7 +3439,7 @@ func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateTerminalResponse{}
@@ -3486,7 +3486,7 @@ func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CurrentModeUpdate{}
@@ -3533,7 +3533,7 @@ func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DeleteSessionRequest{}
@@ -3573,7 +3573,7 @@ func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DeleteSessionResponse{}
@@ -3632,7 +3632,7 @@ func (x Diff) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Diff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Diff{}
@@ -3679,7 +3679,7 @@ func (x DisableProviderRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DisableProviderRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DisableProviderRequest{}
@@ -3719,7 +3719,7 @@ func (x DisableProviderResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DisableProviderResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DisableProviderResponse{}
@@ -3759,7 +3759,7 @@ func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationAcceptAction{}
@@ -3809,7 +3809,7 @@ func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationCapabilities{}
@@ -3908,7 +3908,7 @@ func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte,
 
 // UnmarshalElicitationContentValue decodes one ElicitationContentValue value.
 func UnmarshalElicitationContentValue(data []byte) (ElicitationContentValue, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeElicitationContentValue(jsonx.TrimSpace(data))
@@ -3947,7 +3947,7 @@ func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationFormCapabilities{}
@@ -4028,7 +4028,7 @@ func (x ElicitationFormMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationFormMode{}
@@ -4164,7 +4164,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 
 // UnmarshalElicitationPropertySchema decodes one ElicitationPropertySchema value.
 func UnmarshalElicitationPropertySchema(data []byte) (ElicitationPropertySchema, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeElicitationPropertySchema(jsonx.TrimSpace(data))
@@ -4275,7 +4275,7 @@ func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationRequestScope{}
@@ -4367,7 +4367,7 @@ func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationSchema{}
@@ -4376,7 +4376,7 @@ func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeElicitationSchemaType(data)
@@ -4451,7 +4451,7 @@ func (x ElicitationScopeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
@@ -4477,7 +4477,7 @@ func (x ElicitationScopeSession) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
@@ -4532,7 +4532,7 @@ func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationSessionScope{}
@@ -4572,7 +4572,7 @@ func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationURLCapabilities{}
@@ -4661,7 +4661,7 @@ func (x ElicitationURLMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationURLMode{}
@@ -4715,7 +4715,7 @@ func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EmbeddedResource{}
@@ -4778,7 +4778,7 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 
 // UnmarshalEmbeddedResourceResource decodes one EmbeddedResourceResource value.
 func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
@@ -4836,7 +4836,7 @@ func (x EnumOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EnumOption{}
@@ -4890,7 +4890,7 @@ func (x EnvVariable) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EnvVariable{}
@@ -4944,7 +4944,7 @@ func (x Error) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Error) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Error{}
@@ -4984,7 +4984,7 @@ func (x ErrorStopReason) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ErrorStopReason) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ErrorStopReason{}
@@ -5101,7 +5101,7 @@ func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = FileSystemCapabilities{}
@@ -5170,7 +5170,7 @@ func (x ForkSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ForkSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ForkSessionRequest{}
@@ -5227,7 +5227,7 @@ func (x ForkSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ForkSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ForkSessionResponse{}
@@ -5281,7 +5281,7 @@ func (x HTTPHeader) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = HTTPHeader{}
@@ -5364,7 +5364,7 @@ func (x IdleStateUpdate) MarshalJSON() ([]byte, error) { return x.appendJSON(mak
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *IdleStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = IdleStateUpdate{}
@@ -5543,7 +5543,7 @@ func (x IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5582,7 +5582,7 @@ func (x IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5608,7 +5608,7 @@ func (x IdleStateUpdateStopReasonError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5647,7 +5647,7 @@ func (x IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5686,7 +5686,7 @@ func (x IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5725,7 +5725,7 @@ func (x IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5764,7 +5764,7 @@ func (x IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5854,7 +5854,7 @@ func (x ImageContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ImageContent{}
@@ -5913,7 +5913,7 @@ func (x Implementation) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Implementation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Implementation{}
@@ -5995,7 +5995,7 @@ func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = InitializeRequest{}
@@ -6090,7 +6090,7 @@ func (x InitializeResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = InitializeResponse{}
@@ -6155,7 +6155,7 @@ func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = IntegerPropertySchema{}
@@ -6209,7 +6209,7 @@ func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = KillTerminalRequest{}
@@ -6249,7 +6249,7 @@ func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = KillTerminalResponse{}
@@ -6289,7 +6289,7 @@ func (x ListProvidersRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListProvidersRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListProvidersRequest{}
@@ -6334,7 +6334,7 @@ func (x ListProvidersResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListProvidersResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListProvidersResponse{}
@@ -6389,7 +6389,7 @@ func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListSessionsRequest{}
@@ -6439,7 +6439,7 @@ func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListSessionsResponse{}
@@ -6508,7 +6508,7 @@ func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LoadSessionRequest{}
@@ -6558,7 +6558,7 @@ func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LoadSessionResponse{}
@@ -6598,7 +6598,7 @@ func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutCapabilities{}
@@ -6638,7 +6638,7 @@ func (x LogoutRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutRequest{}
@@ -6678,7 +6678,7 @@ func (x LogoutResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutResponse{}
@@ -6770,7 +6770,7 @@ func (x McpCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = McpCapabilities{}
@@ -6826,7 +6826,7 @@ func (x McpError) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *McpError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = McpError{}
@@ -6950,7 +6950,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 
 // UnmarshalMcpServer decodes one McpServer value.
 func UnmarshalMcpServer(data []byte) (McpServer, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeMcpServer(jsonx.TrimSpace(data))
@@ -7249,7 +7249,7 @@ func (x MessageMcpNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *MessageMcpNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = MessageMcpNotification{}
@@ -7315,7 +7315,7 @@ func (x MessageMcpRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *MessageMcpRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = MessageMcpRequest{}
@@ -7378,7 +7378,7 @@ func appendMessageMcpResponse(b []byte, v MessageMcpResponse) ([]byte, error) {
 
 // UnmarshalMessageMcpResponse decodes one MessageMcpResponse value.
 func UnmarshalMessageMcpResponse(data []byte) (MessageMcpResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeMessageMcpResponse(jsonx.TrimSpace(data))
@@ -7550,7 +7550,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 
 // UnmarshalMultiSelectItems decodes one MultiSelectItems value.
 func UnmarshalMultiSelectItems(data []byte) (MultiSelectItems, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeMultiSelectItems(jsonx.TrimSpace(data))
@@ -7661,7 +7661,7 @@ func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = MultiSelectPropertySchema{}
@@ -7723,7 +7723,7 @@ func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NewSessionRequest{}
@@ -7780,7 +7780,7 @@ func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NewSessionResponse{}
@@ -7837,7 +7837,7 @@ func (x Notice) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Notice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Notice{}
@@ -7865,7 +7865,7 @@ func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NoticeCapabilities{}
@@ -7930,7 +7930,7 @@ func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NumberPropertySchema{}
@@ -7991,7 +7991,7 @@ func (x PermissionOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PermissionOption{}
@@ -8000,7 +8000,7 @@ func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodePermissionOptionKind(data)
@@ -8048,7 +8048,7 @@ func (x Plan) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Plan) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Plan{}
@@ -8088,7 +8088,7 @@ func (x PlanCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanCapabilities{}
@@ -8149,7 +8149,7 @@ func (x PlanEntry) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanEntry) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanEntry{}
@@ -8158,7 +8158,7 @@ func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodePlanEntryPriority(data)
@@ -8170,7 +8170,7 @@ func (x *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodePlanEntryStatus(data)
@@ -8227,7 +8227,7 @@ func (x PlanFile) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanFile) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanFile{}
@@ -8279,7 +8279,7 @@ func (x PlanItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanItems{}
@@ -8333,7 +8333,7 @@ func (x PlanMarkdown) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanMarkdown) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanMarkdown{}
@@ -8380,7 +8380,7 @@ func (x PlanRemoved) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanRemoved) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanRemoved{}
@@ -8429,7 +8429,7 @@ func (x PlanUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanUpdate{}
@@ -8531,7 +8531,7 @@ func appendPlanUpdateContent(b []byte, v PlanUpdateContent) ([]byte, error) {
 
 // UnmarshalPlanUpdateContent decodes one PlanUpdateContent value.
 func UnmarshalPlanUpdateContent(data []byte) (PlanUpdateContent, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodePlanUpdateContent(jsonx.TrimSpace(data))
@@ -8670,7 +8670,7 @@ func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptCapabilities{}
@@ -8722,7 +8722,7 @@ func (x PromptRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptRequest{}
@@ -8774,7 +8774,7 @@ func (x PromptResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptResponse{}
@@ -8828,7 +8828,7 @@ func (x ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ProviderCurrentConfig{}
@@ -8892,7 +8892,7 @@ func (x ProviderInfo) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ProviderInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ProviderInfo{}
@@ -8932,7 +8932,7 @@ func (x ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ProvidersCapabilities{}
@@ -8979,7 +8979,7 @@ func (x ProxyNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ProxyNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ProxyNotification{}
@@ -9035,7 +9035,7 @@ func (x ProxyRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ProxyRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ProxyRequest{}
@@ -9098,7 +9098,7 @@ func appendProxyResponse(b []byte, v ProxyResponse) ([]byte, error) {
 
 // UnmarshalProxyResponse decodes one ProxyResponse value.
 func UnmarshalProxyResponse(data []byte) (ProxyResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeProxyResponse(jsonx.TrimSpace(data))
@@ -9242,7 +9242,7 @@ func (x ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ProxySuccessorNotification{}
@@ -9296,7 +9296,7 @@ func (x ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ProxySuccessorRequest{}
@@ -9374,7 +9374,7 @@ func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReadTextFileRequest{}
@@ -9421,7 +9421,7 @@ func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReadTextFileResponse{}
@@ -9475,7 +9475,7 @@ func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReleaseTerminalRequest{}
@@ -9515,7 +9515,7 @@ func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ReleaseTerminalResponse{}
@@ -9576,7 +9576,7 @@ func appendRequestID(b []byte, v RequestID) ([]byte, error) {
 
 // UnmarshalRequestID decodes one RequestID value.
 func UnmarshalRequestID(data []byte) (RequestID, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeRequestID(jsonx.TrimSpace(data))
@@ -9671,7 +9671,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 
 // UnmarshalRequestPermissionOutcome decodes one RequestPermissionOutcome value.
 func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
@@ -9779,7 +9779,7 @@ func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequestPermissionRequest{}
@@ -9828,7 +9828,7 @@ func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequestPermissionResponse{}
@@ -9868,7 +9868,7 @@ func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequiresActionStateUpdate{}
@@ -9947,7 +9947,7 @@ func (x ResourceLink) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResourceLink{}
@@ -10016,7 +10016,7 @@ func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResumeSessionRequest{}
@@ -10066,7 +10066,7 @@ func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResumeSessionResponse{}
@@ -10075,7 +10075,7 @@ func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *Role) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeRole(data)
@@ -10118,7 +10118,7 @@ func (x RunningStateUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RunningStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RunningStateUpdate{}
@@ -10165,7 +10165,7 @@ func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SelectedPermissionOutcome{}
@@ -10205,7 +10205,7 @@ func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionAdditionalDirectoriesCapabilities{}
@@ -10245,7 +10245,7 @@ func (x SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionArchiveCapabilities{}
@@ -10285,7 +10285,7 @@ func (x SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionCancelCapabilities{}
@@ -10375,7 +10375,7 @@ func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionCapabilities{}
@@ -10415,7 +10415,7 @@ func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionCloseCapabilities{}
@@ -10457,7 +10457,7 @@ func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigBoolean{}
@@ -10561,7 +10561,7 @@ func (x SessionConfigOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigOption{}
@@ -10652,7 +10652,7 @@ func (x SessionConfigOptionTypeBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
@@ -10678,7 +10678,7 @@ func (x SessionConfigOptionTypeSelect) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
@@ -10749,7 +10749,7 @@ func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigOptionsCapabilities{}
@@ -10800,7 +10800,7 @@ func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelect{}
@@ -10859,7 +10859,7 @@ func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelectGroup{}
@@ -10918,7 +10918,7 @@ func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelectOption{}
@@ -10988,7 +10988,7 @@ func appendSessionConfigSelectOptions(b []byte, v SessionConfigSelectOptions) ([
 
 // UnmarshalSessionConfigSelectOptions decodes one SessionConfigSelectOptions value.
 func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOptions, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
@@ -11027,7 +11027,7 @@ func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionDeleteCapabilities{}
@@ -11067,7 +11067,7 @@ func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionForkCapabilities{}
@@ -11141,7 +11141,7 @@ func (x SessionInfo) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionInfo{}
@@ -11191,7 +11191,7 @@ func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionInfoUpdate{}
@@ -11231,7 +11231,7 @@ func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionListCapabilities{}
@@ -11303,7 +11303,7 @@ func (x SessionMessage) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionMessage{}
@@ -11359,7 +11359,7 @@ func (x SessionMessageChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionMessageChunk{}
@@ -11418,7 +11418,7 @@ func (x SessionMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionMode{}
@@ -11470,7 +11470,7 @@ func (x SessionModeState) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionModeState) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionModeState{}
@@ -11526,7 +11526,7 @@ func (x SessionNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionNotification{}
@@ -11566,7 +11566,7 @@ func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionResumeCapabilities{}
@@ -11606,7 +11606,7 @@ func (x SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionStatusCapabilities{}
@@ -11653,7 +11653,7 @@ func (x SessionStatusRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionStatusRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionStatusRequest{}
@@ -11700,7 +11700,7 @@ func (x SessionStatusResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionStatusResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionStatusResponse{}
@@ -11745,7 +11745,7 @@ func (x SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionSystemPromptCapabilities{}
@@ -11790,7 +11790,7 @@ func (x SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionSystemPromptModeCapabilities{}
@@ -11830,7 +11830,7 @@ func (x SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionSystemPromptOverrideCapabilities{}
@@ -11870,7 +11870,7 @@ func (x SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionTitleCapabilities{}
@@ -12244,7 +12244,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 
 // UnmarshalSessionUpdate decodes one SessionUpdate value.
 func UnmarshalSessionUpdate(data []byte) (SessionUpdate, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeSessionUpdate(jsonx.TrimSpace(data))
@@ -12517,7 +12517,7 @@ func (x SetProviderRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetProviderRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetProviderRequest{}
@@ -12557,7 +12557,7 @@ func (x SetProviderResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetProviderResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetProviderResponse{}
@@ -12651,7 +12651,7 @@ func (x SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionConfigOptionRequest{}
@@ -12774,7 +12774,7 @@ func (x SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
@@ -12845,7 +12845,7 @@ func (x SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
@@ -12898,7 +12898,7 @@ func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionConfigOptionResponse{}
@@ -12952,7 +12952,7 @@ func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionModeRequest{}
@@ -12992,7 +12992,7 @@ func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionModeResponse{}
@@ -13046,7 +13046,7 @@ func (x SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionTitleRequest{}
@@ -13093,7 +13093,7 @@ func (x SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionTitleResponse{}
@@ -13212,7 +13212,7 @@ func appendStateUpdate(b []byte, v StateUpdate) ([]byte, error) {
 
 // UnmarshalStateUpdate decodes one StateUpdate value.
 func UnmarshalStateUpdate(data []byte) (StateUpdate, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeStateUpdate(jsonx.TrimSpace(data))
@@ -13278,7 +13278,7 @@ func (x *StateUpdateUnknown) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StopReason) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeStopReason(data)
@@ -13290,7 +13290,7 @@ func (x *StopReason) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StringFormat) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeStringFormat(data)
@@ -13338,7 +13338,7 @@ func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = StringMultiSelectItems{}
@@ -13423,7 +13423,7 @@ func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = StringPropertySchema{}
@@ -13463,7 +13463,7 @@ func (x SubagentCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SubagentCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SubagentCapabilities{}
@@ -13508,7 +13508,7 @@ func (x SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SubagentSessionCapabilities{}
@@ -13585,7 +13585,7 @@ func (x SubagentUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SubagentUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SubagentUpdate{}
@@ -13637,7 +13637,7 @@ func (x SystemPrompt) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SystemPrompt) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SystemPrompt{}
@@ -13684,7 +13684,7 @@ func (x Terminal) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Terminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Terminal{}
@@ -13734,7 +13734,7 @@ func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalExitStatus{}
@@ -13788,7 +13788,7 @@ func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalOutputRequest{}
@@ -13847,7 +13847,7 @@ func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalOutputResponse{}
@@ -13899,7 +13899,7 @@ func (x TextContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TextContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TextContent{}
@@ -13998,7 +13998,7 @@ func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TitledMultiSelectItems{}
@@ -14087,7 +14087,7 @@ func (x ToolCall) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCall{}
@@ -14189,7 +14189,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 
 // UnmarshalToolCallContent decodes one ToolCallContent value.
 func UnmarshalToolCallContent(data []byte) (ToolCallContent, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeToolCallContent(jsonx.TrimSpace(data))
@@ -14288,7 +14288,7 @@ func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallLocation{}
@@ -14297,7 +14297,7 @@ func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeToolCallStatus(data)
@@ -14387,7 +14387,7 @@ func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallUpdate{}
@@ -14396,7 +14396,7 @@ func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolKind) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeToolKind(data)
@@ -14446,7 +14446,7 @@ func (x UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UnarchiveSessionRequest{}
@@ -14486,7 +14486,7 @@ func (x UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UnarchiveSessionResponse{}
@@ -14526,7 +14526,7 @@ func (x UnknownStateUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UnknownStateUpdate{}
@@ -14573,7 +14573,7 @@ func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UnstructuredCommandInput{}
@@ -14649,7 +14649,7 @@ func (x Usage) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Usage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Usage{}
@@ -14708,7 +14708,7 @@ func (x UsageUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UsageUpdate{}
@@ -14762,7 +14762,7 @@ func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WaitForTerminalExitRequest{}
@@ -14812,7 +14812,7 @@ func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WaitForTerminalExitResponse{}
@@ -14873,7 +14873,7 @@ func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WriteTextFileRequest{}
@@ -14913,7 +14913,7 @@ func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = WriteTextFileResponse{}

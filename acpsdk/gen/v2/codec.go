@@ -43,7 +43,7 @@ func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentAuthCapabilities{}
@@ -93,7 +93,7 @@ func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentCapabilities{}
@@ -145,7 +145,7 @@ func (x AgentMessage) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentMessage{}
@@ -192,7 +192,7 @@ func (x AgentNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentNotification{}
@@ -248,7 +248,7 @@ func (x AgentRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentRequest{}
@@ -311,7 +311,7 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 
 // UnmarshalAgentResponse decodes one AgentResponse value.
 func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAgentResponse(jsonx.TrimSpace(data))
@@ -449,7 +449,7 @@ func (x AgentThought) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AgentThought) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AgentThought{}
@@ -504,7 +504,7 @@ func (x Annotations) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Annotations) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Annotations{}
@@ -563,7 +563,7 @@ func (x AudioContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AudioContent{}
@@ -648,7 +648,7 @@ func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 
 // UnmarshalAuthMethod decodes one AuthMethod value.
 func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAuthMethod(jsonx.TrimSpace(data))
@@ -851,7 +851,7 @@ func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
 
 // UnmarshalAvailableCommand decodes one AvailableCommand value.
 func UnmarshalAvailableCommand(data []byte) (AvailableCommand, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAvailableCommand(jsonx.TrimSpace(data))
@@ -928,7 +928,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 
 // UnmarshalAvailableCommandInput decodes one AvailableCommandInput value.
 func UnmarshalAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeAvailableCommandInput(jsonx.TrimSpace(data))
@@ -1018,7 +1018,7 @@ func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = AvailableCommandsUpdate{}
@@ -1065,7 +1065,7 @@ func (x BackgroundTerminal) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *BackgroundTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = BackgroundTerminal{}
@@ -1112,7 +1112,7 @@ func (x BackgroundToolCall) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *BackgroundToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = BackgroundToolCall{}
@@ -1197,7 +1197,7 @@ func appendBackgroundWork(b []byte, v BackgroundWork) ([]byte, error) {
 
 // UnmarshalBackgroundWork decodes one BackgroundWork value.
 func UnmarshalBackgroundWork(data []byte) (BackgroundWork, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeBackgroundWork(jsonx.TrimSpace(data))
@@ -1343,7 +1343,7 @@ func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = BooleanPropertySchema{}
@@ -1392,7 +1392,7 @@ func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelRequestNotification{}
@@ -1439,7 +1439,7 @@ func (x CancelSessionNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelSessionNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelSessionNotification{}
@@ -1493,7 +1493,7 @@ func (x CancelTerminalRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelTerminalRequest{}
@@ -1533,7 +1533,7 @@ func (x CancelTerminalResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelTerminalResponse{}
@@ -1587,7 +1587,7 @@ func (x CancelToolCallRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelToolCallRequest{}
@@ -1627,7 +1627,7 @@ func (x CancelToolCallResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelToolCallResponse{}
@@ -1667,7 +1667,7 @@ func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CancelledPermissionOutcome{}
@@ -1712,7 +1712,7 @@ func (x ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientAuthCapabilities{}
@@ -1762,7 +1762,7 @@ func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientCapabilities{}
@@ -1809,7 +1809,7 @@ func (x ClientNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientNotification{}
@@ -1865,7 +1865,7 @@ func (x ClientRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ClientRequest{}
@@ -1928,7 +1928,7 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 
 // UnmarshalClientResponse decodes one ClientResponse value.
 func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeClientResponse(jsonx.TrimSpace(data))
@@ -2061,7 +2061,7 @@ func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CloseSessionRequest{}
@@ -2101,7 +2101,7 @@ func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CloseSessionResponse{}
@@ -2160,7 +2160,7 @@ func (x Command) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Command) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Command{}
@@ -2224,7 +2224,7 @@ func (x CommandPermissionSubject) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CommandPermissionSubject{}
@@ -2280,7 +2280,7 @@ func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionSummaryChunk{}
@@ -2344,7 +2344,7 @@ func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompactionUpdate{}
@@ -2391,7 +2391,7 @@ func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CompleteElicitationNotification{}
@@ -2436,7 +2436,7 @@ func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ConfigOptionUpdate{}
@@ -2485,7 +2485,7 @@ func (x Content) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Content) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Content{}
@@ -2621,7 +2621,7 @@ func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 
 // UnmarshalContentBlock decodes one ContentBlock value.
 func UnmarshalContentBlock(data []byte) (ContentBlock, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeContentBlock(jsonx.TrimSpace(data))
@@ -2744,7 +2744,7 @@ func (x ContentChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ContentChunk{}
@@ -2798,7 +2798,7 @@ func (x Cost) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Cost) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Cost{}
@@ -2885,7 +2885,7 @@ func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateElicitationRequest{}
@@ -2976,7 +2976,7 @@ func (x CreateElicitationRequestModeForm) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeForm) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
@@ -3002,7 +3002,7 @@ func (x CreateElicitationRequestModeURL) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
@@ -3108,7 +3108,7 @@ func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = CreateElicitationResponse{}
@@ -3211,7 +3211,7 @@ func (x CreateElicitationResponseActionAccept) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -3250,7 +3250,7 @@ func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -3289,7 +3289,7 @@ func (x CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
@@ -3362,7 +3362,7 @@ func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DeleteSessionRequest{}
@@ -3402,7 +3402,7 @@ func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DeleteSessionResponse{}
@@ -3452,7 +3452,7 @@ func (x Diff) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Diff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Diff{}
@@ -3540,7 +3540,7 @@ func (x DiffChange) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]b
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DiffChange) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DiffChange{}
@@ -3667,7 +3667,7 @@ func (x DiffChangeOperationAdd) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationAdd) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
@@ -3693,7 +3693,7 @@ func (x DiffChangeOperationCopy) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationCopy) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
@@ -3719,7 +3719,7 @@ func (x DiffChangeOperationDelete) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationDelete) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
@@ -3745,7 +3745,7 @@ func (x DiffChangeOperationModify) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationModify) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
@@ -3771,7 +3771,7 @@ func (x DiffChangeOperationMove) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationMove) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
@@ -3851,7 +3851,7 @@ func (x DiffPatch) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DiffPatch) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DiffPatch{}
@@ -3893,7 +3893,7 @@ func (x DiffPathChange) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DiffPathChange) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DiffPathChange{}
@@ -3942,7 +3942,7 @@ func (x DiffPathPairChange) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *DiffPathPairChange) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = DiffPathPairChange{}
@@ -3982,7 +3982,7 @@ func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationAcceptAction{}
@@ -4032,7 +4032,7 @@ func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationCapabilities{}
@@ -4086,7 +4086,7 @@ func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationFormCapabilities{}
@@ -4167,7 +4167,7 @@ func (x ElicitationFormMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationFormMode{}
@@ -4303,7 +4303,7 @@ func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]b
 
 // UnmarshalElicitationPropertySchema decodes one ElicitationPropertySchema value.
 func UnmarshalElicitationPropertySchema(data []byte) (ElicitationPropertySchema, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeElicitationPropertySchema(jsonx.TrimSpace(data))
@@ -4414,7 +4414,7 @@ func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationRequestScope{}
@@ -4481,7 +4481,7 @@ func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationSchema{}
@@ -4490,7 +4490,7 @@ func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeElicitationSchemaType(data)
@@ -4565,7 +4565,7 @@ func (x ElicitationScopeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
@@ -4591,7 +4591,7 @@ func (x ElicitationScopeSession) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
@@ -4646,7 +4646,7 @@ func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationSessionScope{}
@@ -4686,7 +4686,7 @@ func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationURLCapabilities{}
@@ -4775,7 +4775,7 @@ func (x ElicitationURLMode) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ElicitationURLMode{}
@@ -4829,7 +4829,7 @@ func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EmbeddedResource{}
@@ -4892,7 +4892,7 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 
 // UnmarshalEmbeddedResourceResource decodes one EmbeddedResourceResource value.
 func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
@@ -4950,7 +4950,7 @@ func (x EnumOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EnumOption{}
@@ -5004,7 +5004,7 @@ func (x EnvVariable) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = EnvVariable{}
@@ -5058,7 +5058,7 @@ func (x Error) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Error) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Error{}
@@ -5110,7 +5110,7 @@ func (x ErrorStopReason) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ErrorStopReason) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ErrorStopReason{}
@@ -5202,7 +5202,7 @@ func (x HTTPHeader) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = HTTPHeader{}
@@ -5264,7 +5264,7 @@ func (x Icon) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Icon) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Icon{}
@@ -5347,7 +5347,7 @@ func (x IdleStateUpdate) MarshalJSON() ([]byte, error) { return x.appendJSON(mak
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *IdleStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = IdleStateUpdate{}
@@ -5526,7 +5526,7 @@ func (x IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5565,7 +5565,7 @@ func (x IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5591,7 +5591,7 @@ func (x IdleStateUpdateStopReasonError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5630,7 +5630,7 @@ func (x IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5669,7 +5669,7 @@ func (x IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5708,7 +5708,7 @@ func (x IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5747,7 +5747,7 @@ func (x IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
@@ -5837,7 +5837,7 @@ func (x ImageContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ImageContent{}
@@ -5896,7 +5896,7 @@ func (x Implementation) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Implementation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Implementation{}
@@ -5979,7 +5979,7 @@ func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = InitializeRequest{}
@@ -6067,7 +6067,7 @@ func (x InitializeResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = InitializeResponse{}
@@ -6132,7 +6132,7 @@ func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = IntegerPropertySchema{}
@@ -6182,7 +6182,7 @@ func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListSessionsRequest{}
@@ -6232,7 +6232,7 @@ func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ListSessionsResponse{}
@@ -6279,7 +6279,7 @@ func (x LoginAuthRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LoginAuthRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LoginAuthRequest{}
@@ -6319,7 +6319,7 @@ func (x LoginAuthResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LoginAuthResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LoginAuthResponse{}
@@ -6359,7 +6359,7 @@ func (x LogoutAuthRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutAuthRequest{}
@@ -6399,7 +6399,7 @@ func (x LogoutAuthResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = LogoutAuthResponse{}
@@ -6449,7 +6449,7 @@ func (x McpCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = McpCapabilities{}
@@ -6489,7 +6489,7 @@ func (x McpHTTPCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *McpHTTPCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = McpHTTPCapabilities{}
@@ -6574,7 +6574,7 @@ func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 
 // UnmarshalMcpServer decodes one McpServer value.
 func UnmarshalMcpServer(data []byte) (McpServer, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeMcpServer(jsonx.TrimSpace(data))
@@ -6744,7 +6744,7 @@ func (x McpStdioCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *McpStdioCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = McpStdioCapabilities{}
@@ -6834,7 +6834,7 @@ func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 
 // UnmarshalMultiSelectItems decodes one MultiSelectItems value.
 func UnmarshalMultiSelectItems(data []byte) (MultiSelectItems, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeMultiSelectItems(jsonx.TrimSpace(data))
@@ -6945,7 +6945,7 @@ func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = MultiSelectPropertySchema{}
@@ -7002,7 +7002,7 @@ func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NewSessionRequest{}
@@ -7059,7 +7059,7 @@ func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NewSessionResponse{}
@@ -7116,7 +7116,7 @@ func (x Notice) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Notice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Notice{}
@@ -7181,7 +7181,7 @@ func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = NumberPropertySchema{}
@@ -7242,7 +7242,7 @@ func (x PermissionOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PermissionOption{}
@@ -7303,7 +7303,7 @@ func (x PlanEntry) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanEntry) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanEntry{}
@@ -7355,7 +7355,7 @@ func (x PlanItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanItems{}
@@ -7404,7 +7404,7 @@ func (x PlanUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PlanUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PlanUpdate{}
@@ -7472,7 +7472,7 @@ func appendPlanUpdateContent(b []byte, v PlanUpdateContent) ([]byte, error) {
 
 // UnmarshalPlanUpdateContent decodes one PlanUpdateContent value.
 func UnmarshalPlanUpdateContent(data []byte) (PlanUpdateContent, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodePlanUpdateContent(jsonx.TrimSpace(data))
@@ -7539,7 +7539,7 @@ func (x PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptAudioCapabilities{}
@@ -7594,7 +7594,7 @@ func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptCapabilities{}
@@ -7634,7 +7634,7 @@ func (x PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptEmbeddedContextCapabilities{}
@@ -7674,7 +7674,7 @@ func (x PromptImageCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptImageCapabilities{}
@@ -7726,7 +7726,7 @@ func (x PromptRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptRequest{}
@@ -7773,7 +7773,7 @@ func (x PromptResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = PromptResponse{}
@@ -7841,7 +7841,7 @@ func appendReplayFrom(b []byte, v ReplayFrom) ([]byte, error) {
 
 // UnmarshalReplayFrom decodes one ReplayFrom value.
 func UnmarshalReplayFrom(data []byte) (ReplayFrom, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeReplayFrom(jsonx.TrimSpace(data))
@@ -7950,7 +7950,7 @@ func appendRequestID(b []byte, v RequestID) ([]byte, error) {
 
 // UnmarshalRequestID decodes one RequestID value.
 func UnmarshalRequestID(data []byte) (RequestID, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeRequestID(jsonx.TrimSpace(data))
@@ -8034,7 +8034,7 @@ func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byt
 
 // UnmarshalRequestPermissionOutcome decodes one RequestPermissionOutcome value.
 func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
@@ -8140,7 +8140,7 @@ func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequestPermissionRequest{}
@@ -8189,7 +8189,7 @@ func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequestPermissionResponse{}
@@ -8274,7 +8274,7 @@ func appendRequestPermissionSubject(b []byte, v RequestPermissionSubject) ([]byt
 
 // UnmarshalRequestPermissionSubject decodes one RequestPermissionSubject value.
 func UnmarshalRequestPermissionSubject(data []byte) (RequestPermissionSubject, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeRequestPermissionSubject(jsonx.TrimSpace(data))
@@ -8356,7 +8356,7 @@ func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RequiresActionStateUpdate{}
@@ -8440,7 +8440,7 @@ func (x ResourceLink) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResourceLink{}
@@ -8509,7 +8509,7 @@ func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResumeSessionRequest{}
@@ -8559,7 +8559,7 @@ func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ResumeSessionResponse{}
@@ -8604,7 +8604,7 @@ func (x RunningStateUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *RunningStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = RunningStateUpdate{}
@@ -8651,7 +8651,7 @@ func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SelectedPermissionOutcome{}
@@ -8691,7 +8691,7 @@ func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionAdditionalDirectoriesCapabilities{}
@@ -8751,7 +8751,7 @@ func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionCapabilities{}
@@ -8793,7 +8793,7 @@ func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigBoolean{}
@@ -8897,7 +8897,7 @@ func (x SessionConfigOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigOption{}
@@ -8988,7 +8988,7 @@ func (x SessionConfigOptionTypeBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
@@ -9014,7 +9014,7 @@ func (x SessionConfigOptionTypeSelect) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
@@ -9091,7 +9091,7 @@ func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelect{}
@@ -9150,7 +9150,7 @@ func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelectGroup{}
@@ -9209,7 +9209,7 @@ func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionConfigSelectOption{}
@@ -9288,7 +9288,7 @@ func appendSessionConfigSelectOptions(b []byte, v SessionConfigSelectOptions) ([
 
 // UnmarshalSessionConfigSelectOptions decodes one SessionConfigSelectOptions value.
 func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOptions, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
@@ -9327,7 +9327,7 @@ func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionDeleteCapabilities{}
@@ -9396,7 +9396,7 @@ func (x SessionInfo) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionInfo{}
@@ -9446,7 +9446,7 @@ func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionInfoUpdate{}
@@ -9493,7 +9493,7 @@ func (x SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SessionNotFoundErrorData{}
@@ -9867,7 +9867,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 
 // UnmarshalSessionUpdate decodes one SessionUpdate value.
 func UnmarshalSessionUpdate(data []byte) (SessionUpdate, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeSessionUpdate(jsonx.TrimSpace(data))
@@ -10209,7 +10209,7 @@ func (x SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionConfigOptionRequest{}
@@ -10327,7 +10327,7 @@ func (x SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
@@ -10380,7 +10380,7 @@ func (x SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
@@ -10451,7 +10451,7 @@ func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = SetSessionConfigOptionResponse{}
@@ -10577,7 +10577,7 @@ func (x StateUpdateIdle) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
 func (x *StateUpdateIdle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeStateUpdate(jsonx.TrimSpace(data), nil)
@@ -10603,7 +10603,7 @@ func (x StateUpdateRequiresAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
 func (x *StateUpdateRequiresAction) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeStateUpdate(jsonx.TrimSpace(data), nil)
@@ -10629,7 +10629,7 @@ func (x StateUpdateRunning) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
 func (x *StateUpdateRunning) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeStateUpdate(jsonx.TrimSpace(data), nil)
@@ -10700,7 +10700,7 @@ func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = StringMultiSelectItems{}
@@ -10785,7 +10785,7 @@ func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = StringPropertySchema{}
@@ -10832,7 +10832,7 @@ func (x Terminal) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Terminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Terminal{}
@@ -10872,7 +10872,7 @@ func (x TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalAuthCapabilities{}
@@ -10912,7 +10912,7 @@ func (x TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalCancelCapabilities{}
@@ -10957,7 +10957,7 @@ func (x TerminalCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalCapabilities{}
@@ -11007,7 +11007,7 @@ func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalExitStatus{}
@@ -11054,7 +11054,7 @@ func (x TerminalOutput) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalOutput) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalOutput{}
@@ -11108,7 +11108,7 @@ func (x TerminalOutputChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalOutputChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalOutputChunk{}
@@ -11158,7 +11158,7 @@ func (x TerminalSize) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalSize) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalSize{}
@@ -11235,7 +11235,7 @@ func (x TerminalUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TerminalUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TerminalUpdate{}
@@ -11282,7 +11282,7 @@ func (x TextCommandInput) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TextCommandInput) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TextCommandInput{}
@@ -11334,7 +11334,7 @@ func (x TextContent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TextContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TextContent{}
@@ -11433,7 +11433,7 @@ func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = TitledMultiSelectItems{}
@@ -11473,7 +11473,7 @@ func (x ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallCancelCapabilities{}
@@ -11518,7 +11518,7 @@ func (x ToolCallCapabilities) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallCapabilities{}
@@ -11620,7 +11620,7 @@ func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 
 // UnmarshalToolCallContent decodes one ToolCallContent value.
 func UnmarshalToolCallContent(data []byte) (ToolCallContent, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeToolCallContent(jsonx.TrimSpace(data))
@@ -11675,7 +11675,7 @@ func (x ToolCallContentChunk) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallContentChunk{}
@@ -11775,7 +11775,7 @@ func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallLocation{}
@@ -11821,7 +11821,7 @@ func (x ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallPermissionSubject{}
@@ -11913,7 +11913,7 @@ func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = ToolCallUpdate{}
@@ -11965,7 +11965,7 @@ func (x UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UnsupportedProtocolVersionErrorData{}
@@ -12021,7 +12021,7 @@ func (x UpdateSessionNotification) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UpdateSessionNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UpdateSessionNotification{}
@@ -12080,7 +12080,7 @@ func (x UsageUpdate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UsageUpdate{}
@@ -12132,7 +12132,7 @@ func (x UserMessage) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *UserMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = UserMessage{}

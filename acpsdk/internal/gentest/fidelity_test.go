@@ -1,6 +1,7 @@
 package gentest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -267,4 +268,53 @@ func TestSDK5_MemberOrderIsKept(t *testing.T) {
 	out, err = (&gen.SessionNotification{SessionID: "s", Update: &gen.SessionUpdatePlan{Entries: []gen.PlanEntry{}}}).MarshalJSON()
 	require.NoError(t, err)
 	require.Equal(t, `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}`, string(out))
+}
+
+// TestSDK11_PublicDecodeOwnsItsInput: the decoders' strings share their
+// input, so the public entry points decode a private copy: a caller that
+// reuses its buffer after UnmarshalJSON, an Unmarshal function or
+// DispatchClient does not change what was decoded.
+func TestSDK11_PublicDecodeOwnsItsInput(t *testing.T) {
+	wipe := func(b []byte) {
+		for i := range b {
+			b[i] = 'X'
+		}
+	}
+	buf := []byte(chunk)
+	var n gen.SessionNotification
+	require.NoError(t, n.UnmarshalJSON(buf))
+	wipe(buf)
+	require.Equal(t, gen.SessionID("sess_01HZY8M3Q4T7W2X9K5R6B1C0DE"), n.SessionID)
+	text := n.Update.(*gen.SessionUpdateAgentMessageChunk).Content.(*gen.ContentBlockText).Text
+	require.True(t, strings.HasPrefix(text, "Sure, I can help"), text)
+
+	buf = []byte(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"union"}}`)
+	u, err := gen.UnmarshalSessionUpdate(buf)
+	require.NoError(t, err)
+	wipe(buf)
+	require.Equal(t, "union", u.(*gen.SessionUpdateAgentMessageChunk).Content.(*gen.ContentBlockText).Text)
+
+	buf = []byte(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"variant"}}`)
+	var v gen.SessionUpdateAgentMessageChunk
+	require.NoError(t, v.UnmarshalJSON(buf))
+	wipe(buf)
+	require.Equal(t, "variant", v.Content.(*gen.ContentBlockText).Text)
+
+	buf = []byte(chunk)
+	var got *gen.SessionNotification
+	_, err = gen.DispatchClient(t.Context(), keepClient{keep: &got}, gen.MethodSessionUpdate, buf)
+	require.NoError(t, err)
+	wipe(buf)
+	require.Equal(t, gen.SessionID("sess_01HZY8M3Q4T7W2X9K5R6B1C0DE"), got.SessionID)
+}
+
+// keepClient is a gen.Client that keeps the session/update it is given.
+type keepClient struct {
+	gen.Client // nil: only SessionUpdate is called
+	keep       **gen.SessionNotification
+}
+
+func (c keepClient) SessionUpdate(_ context.Context, n *gen.SessionNotification) error {
+	*c.keep = n
+	return nil
 }

@@ -65,7 +65,7 @@ func MapOf[T any](data []byte, dec func([]byte) (T, error)) (map[string]T, error
 		if err != nil {
 			return nil, AtField(err, string(it.Key()))
 		}
-		out[string(it.Key())] = v
+		out[alias(it.Key())] = v // a key is a slice of data, or unescaped afresh
 	}
 	if err := it.Err(); err != nil {
 		return nil, err

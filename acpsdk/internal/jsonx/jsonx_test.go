@@ -271,3 +271,19 @@ func TestSwarSpecialAgreesWithTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSDK10_StringScanFindsEverySpecialByte: the string scan tests eight
+// and sixteen bytes at a time; a byte it must look at (a control
+// character, an escape, invalid UTF-8) is found at every offset of a long
+// string, as encoding/json finds it.
+func TestSDK10_StringScanFindsEverySpecialByte(t *testing.T) {
+	for _, special := range []string{"\x01", "\x1f", `\n`, `\q`, "\xff", "é", `\"`, `"`} {
+		for at := range 40 {
+			in := []byte(`"` + strings.Repeat("a", at) + special + strings.Repeat("b", 40-at) + `"`)
+			want := stdjson.Valid(in) && utf8.Valid(in)
+			if got := Validate(in) == nil; got != want {
+				t.Fatalf("Validate(%q) = %v, want %v", in, got, want)
+			}
+		}
+	}
+}

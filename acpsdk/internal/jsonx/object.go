@@ -575,7 +575,7 @@ func Length(_ int, err error) error { return err }
 // UnmarshalVariant is the UnmarshalJSON of a union variant T (named name):
 // it decodes a union value with dec, which must be that variant.
 func UnmarshalVariant[U, T any](data []byte, x *T, dec func([]byte) (U, error), name string) error {
-	if err := Validate(data); err != nil {
+	if err := Own(&data); err != nil {
 		return err
 	}
 	u, err := dec(TrimSpace(data))

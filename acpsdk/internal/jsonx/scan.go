@@ -15,6 +15,9 @@ const MaxDepth = 1000
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func skipSpace(data []byte, i int) int {
+	if i < len(data) && data[i] > ' ' {
+		return i // compact JSON: no whitespace between tokens
+	}
 	for i < len(data) && isSpace(data[i]) {
 		i++
 	}
@@ -639,8 +642,18 @@ func FirstItem(data []byte) ([]byte, bool) {
 }
 
 // fastString finds the end of the string at data[i] == '"' in a validated
-// document, using IndexByte to jump between quotes.
+// document and whether it holds escapes. Keys are short: one plain pass
+// over them beats IndexByte's setup, twice.
 func fastString(data []byte, i int) (int, bool, error) {
+	for j, end := i+1, min(i+33, len(data)); j < end; j++ {
+		switch data[j] {
+		case '"':
+			return j + 1, false, nil
+		case '\\':
+			end, err := fastStringEnd(data, i)
+			return end, true, err
+		}
+	}
 	end, err := fastStringEnd(data, i)
 	if err != nil {
 		return end, false, err
@@ -651,16 +664,17 @@ func fastString(data []byte, i int) (int, bool, error) {
 // fastStringEnd is fastString without looking for escapes.
 func fastStringEnd(data []byte, i int) (int, error) {
 	j := i + 1
-	// Keys and tags are short: a plain loop beats IndexByte's setup there.
+	// Short strings: a plain loop beats IndexByte's setup there.
 	for end := min(j+16, len(data)); j < end; j++ {
 		switch data[j] {
 		case '"':
 			return j + 1, nil
 		case '\\':
-			j = end // escapes: take the careful path below
+			j = i + 1 // escapes: take the careful path below from the start
+			goto careful
 		}
 	}
-	j = i + 1
+careful:
 	for {
 		k := bytes.IndexByte(data[j:], '"')
 		if k < 0 {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/segmentio/encoding/json"
 )
@@ -15,8 +16,9 @@ func unescape(quoted []byte) []byte {
 	return json.Unescape(quoted)
 }
 
-// String decodes a JSON string. Unescaped strings cost one allocation (the
-// Go string); escaped ones go through segmentio's unescaper.
+// String decodes a JSON string. An escape-free string is not copied: it
+// shares data's bytes, which the decoders' input always allows (see Own);
+// an escaped one costs one allocation, the unescaped text.
 //
 // data is a value span of a validated document.
 func String(data []byte) (string, error) {
@@ -25,9 +27,42 @@ func String(data []byte) (string, error) {
 	}
 	body := data[1 : len(data)-1]
 	if bytes.IndexByte(body, '\\') < 0 {
-		return string(body), nil
+		return alias(body), nil
 	}
-	return string(unescape(data)), nil
+	return alias(unescape(data)), nil
+}
+
+// alias is b as a string without a copy; b must never be written again.
+func alias(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// Own validates data, the input of a public decoding entry point
+// (UnmarshalJSON and the like), and replaces it with a private copy: the
+// decoders' strings share their input's bytes (see String), and a caller
+// may reuse its buffer once the call returns. A decoded value's strings
+// then keep that one copy alive, instead of one allocation each.
+//
+// The connection's trusted decoders skip it: a line it read is validated
+// once and never written again, so its decoded strings share the line.
+func Own(data *[]byte) error {
+	var err error
+	*data, err = owned(*data)
+	return err
+}
+
+// owned is Own's work: data validated and copied, or data and the error.
+// Kept out of Own, so that Own is inlined.
+//
+//go:noinline
+func owned(data []byte) ([]byte, error) {
+	if err := Validate(data); err != nil {
+		return data, err
+	}
+	return append(make([]byte, 0, len(data)), data...), nil
 }
 
 // MinLength enforces a schema minLength (in Unicode code points).

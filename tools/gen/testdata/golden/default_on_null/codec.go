@@ -44,7 +44,7 @@ func (x Command) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Command) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Command{}

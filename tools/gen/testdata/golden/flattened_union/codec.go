@@ -39,7 +39,7 @@ func (x Choice) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Choice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Choice{}
@@ -126,7 +126,7 @@ func (x Setting) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Setting) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Setting{}
@@ -217,7 +217,7 @@ func (x SettingTypeChoice) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SettingType value that must be this variant.
 func (x *SettingTypeChoice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSettingType(jsonx.TrimSpace(data), nil)
@@ -243,7 +243,7 @@ func (x SettingTypeToggle) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SettingType value that must be this variant.
 func (x *SettingTypeToggle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeSettingType(jsonx.TrimSpace(data), nil)
@@ -311,7 +311,7 @@ func (x Toggle) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Toggle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Toggle{}

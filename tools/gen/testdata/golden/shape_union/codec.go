@@ -58,7 +58,7 @@ func appendID(b []byte, v ID) ([]byte, error) {
 
 // UnmarshalID decodes one ID value.
 func UnmarshalID(data []byte) (ID, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeID(jsonx.TrimSpace(data))
@@ -112,7 +112,7 @@ func (x Ref) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Ref) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Ref{}

@@ -40,7 +40,7 @@ func (x Audience) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Audience) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Audience{}
@@ -49,7 +49,7 @@ func (x *Audience) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *Role) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	v, err := decodeRole(data)

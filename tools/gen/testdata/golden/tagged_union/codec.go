@@ -39,7 +39,7 @@ func (x Circle) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Circle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Circle{}
@@ -83,7 +83,7 @@ func (x Drawing) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Drawing) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Drawing{}
@@ -168,7 +168,7 @@ func appendShape(b []byte, v Shape) ([]byte, error) {
 
 // UnmarshalShape decodes one Shape value.
 func UnmarshalShape(data []byte) (Shape, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeShape(jsonx.TrimSpace(data))
@@ -243,7 +243,7 @@ func (x Square) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Square) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Square{}

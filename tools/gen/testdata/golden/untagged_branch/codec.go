@@ -87,7 +87,7 @@ func appendTransport(b []byte, v Transport) ([]byte, error) {
 
 // UnmarshalTransport decodes one Transport value.
 func UnmarshalTransport(data []byte) (Transport, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeTransport(jsonx.TrimSpace(data))
