@@ -57,7 +57,7 @@ func appendPick(b []byte, v Pick) ([]byte, error) {
 
 // UnmarshalPick decodes one Pick value.
 func UnmarshalPick(data []byte) (Pick, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodePick(jsonx.TrimSpace(data))
@@ -115,7 +115,7 @@ func (x Size) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Size) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Size{}

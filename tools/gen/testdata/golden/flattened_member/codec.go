@@ -85,7 +85,7 @@ func appendEvent(b []byte, v Event) ([]byte, error) {
 
 // UnmarshalEvent decodes one Event value.
 func UnmarshalEvent(data []byte) (Event, error) {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return nil, err
 	}
 	return decodeEvent(jsonx.TrimSpace(data))
@@ -223,7 +223,7 @@ func (x Idle) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Idle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Idle{}
@@ -342,7 +342,7 @@ func (x IdleReasonDone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleReason value that must be this variant.
 func (x *IdleReasonDone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleReason(jsonx.TrimSpace(data), nil)
@@ -381,7 +381,7 @@ func (x IdleReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleReason value that must be this variant.
 func (x *IdleReasonNone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeIdleReason(jsonx.TrimSpace(data), nil)
@@ -449,7 +449,7 @@ func (x Note) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Note) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Note{}
@@ -493,7 +493,7 @@ func (x Report) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Report) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Report{}
@@ -533,7 +533,7 @@ func (x Running) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON checks that data is valid JSON, then decodes it into x,
 // replacing its contents.
 func (x *Running) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	*x = Running{}
@@ -645,7 +645,7 @@ func (x StatusIdle) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a Status value that must be this variant.
 func (x *StatusIdle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeStatus(jsonx.TrimSpace(data), nil)
@@ -671,7 +671,7 @@ func (x StatusRunning) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a Status value that must be this variant.
 func (x *StatusRunning) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Validate(data); err != nil {
+	if err := jsonx.Own(&data); err != nil {
 		return err
 	}
 	u, err := decodeStatus(jsonx.TrimSpace(data), nil)
