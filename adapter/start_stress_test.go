@@ -4,6 +4,7 @@ package adapter
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -30,6 +31,12 @@ import (
 const (
 	slowStart  = time.Second
 	stuckStart = 10 * time.Second
+)
+
+// The real-process start stress test's sizes (Unix only, like the test).
+var (
+	stressStarts = flag.Int("stress-starts", 20, "real starts TestSS1_StartsUnderCPUHogs makes")
+	stressHogs   = flag.Int("stress-hogs", 1, "goroutine and process CPU hogs (each) beside the real starts")
 )
 
 // TestSS1_StartsUnderCPUHogs looks for a lost wake-up in the start path

@@ -21,12 +21,11 @@ import (
 	referenceagent "acpkit.dev/conformance/refagent"
 )
 
-// The start stress tests' sizes. make test runs the small defaults; `make
-// stress-start` runs thousands of starts beside more hogs.
+// The in-memory start stress test's sizes. make test runs the small
+// defaults; `make stress-start` runs thousands of starts beside more hogs
+// (the real-process test's sizes are in start_stress_test.go).
 var (
-	stressStarts    = flag.Int("stress-starts", 20, "real starts TestSS1_StartsUnderCPUHogs makes")
 	stressMemStarts = flag.Int("stress-mem-starts", 300, "in-memory starts TestSS1_InMemoryStartsWaitOnNoTimer makes")
-	stressHogs      = flag.Int("stress-hogs", 1, "goroutine and process CPU hogs (each) beside the real starts")
 	stressMemHogs   = flag.Int("stress-mem-hogs", 0, "goroutine CPU hogs beside the in-memory starts")
 )
 
