@@ -8,6 +8,8 @@ package jsonx
 // the members, the member-order bookkeeping, required members, nulls, the
 // leniency keywords and the error paths live here, once.
 
+import "bytes"
+
 // Flag is a decoding or encoding rule of one member.
 type Flag uint16
 
@@ -145,10 +147,37 @@ type Decoder struct {
 }
 
 // Begin starts decoding the object at the start of data (which may go on
-// after it), described by o.
-func (d *Decoder) Begin(data []byte, o *Fields) {
+// after it), described by o; skip is the decoder's (members that belong to
+// an enclosing object or union).
+func (d *Decoder) Begin(data []byte, o *Fields, skip []string) {
 	d.o, d.data = o, data
 	d.err = d.it.ResetPrefix(data)
+	if len(skip) == 1 && d.err == nil {
+		d.skipFirst(skip[0])
+	}
+}
+
+// skipFirst starts the walk after the first member when it is key with a
+// string value, written compactly and without escapes: a union's tag as
+// peers send it, which the union's decoder has read already. The walk
+// would only skip it (see Extra), and it comes first, where it leaves the
+// member order canonical; this saves scanning it a second time.
+func (d *Decoder) skipFirst(key string) {
+	data, n := d.data, len(key)
+	if len(data) <= n+5 || data[0] != '{' || data[1] != '"' || string(data[2:2+n]) != key ||
+		data[2+n] != '"' || data[3+n] != ':' || data[4+n] != '"' {
+		return
+	}
+	q := bytes.IndexByte(data[5+n:], '"')
+	if q < 0 || bytes.IndexByte(data[5+n:5+n+q], '\\') >= 0 {
+		return
+	}
+	switch i := 5 + n + q + 1; {
+	case i < len(data) && data[i] == ',':
+		d.it.i = skipSpace(data, i+1)
+	case i < len(data) && data[i] == '}':
+		d.it.finish(i + 1)
+	}
 }
 
 // Next advances to the next member; false at the end or after an error.
