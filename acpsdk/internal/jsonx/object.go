@@ -8,8 +8,6 @@ package jsonx
 // the members, the member-order bookkeeping, required members, nulls, the
 // leniency keywords and the error paths live here, once.
 
-import "bytes"
-
 // Flag is a decoding or encoding rule of one member.
 type Flag uint16
 
@@ -168,11 +166,14 @@ func (d *Decoder) skipFirst(key string) {
 		data[2+n] != '"' || data[3+n] != ':' || data[4+n] != '"' {
 		return
 	}
-	q := bytes.IndexByte(data[5+n:], '"')
-	if q < 0 || bytes.IndexByte(data[5+n:5+n+q], '\\') >= 0 {
-		return
+	// Tags are short: a plain loop beats IndexByte's setup.
+	i := 5 + n
+	for ; i < len(data) && data[i] != '"'; i++ {
+		if data[i] == '\\' {
+			return
+		}
 	}
-	switch i := 5 + n + q + 1; {
+	switch i++; {
 	case i < len(data) && data[i] == ',':
 		d.it.i = skipSpace(data, i+1)
 	case i < len(data) && data[i] == '}':
