@@ -16,7 +16,7 @@ var fieldsAgentAuthCapabilities = jsonx.NewFields(
 
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "logout":
 			jsonx.StructPtr(d.At(0), &x.Logout, (*LogoutCapabilities).decodeAt)
@@ -65,7 +65,7 @@ var fieldsAgentCapabilities = jsonx.NewFields(
 
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "loadSession":
 			if !jsonx.Value(d.At(0), &x.LoadSession, jsonx.Bool) {
@@ -195,7 +195,7 @@ var fieldsAgentNotification = jsonx.NewFields(
 
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentNotification); d.Next(); {
+	for d.Begin(data, fieldsAgentNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -243,7 +243,7 @@ var fieldsAgentRequest = jsonx.NewFields(
 
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentRequest); d.Next(); {
+	for d.Begin(data, fieldsAgentRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -360,7 +360,7 @@ var fieldsAgentResponseError = jsonx.NewFields(
 
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -405,7 +405,7 @@ var fieldsAgentResponseResult = jsonx.NewFields(
 
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -453,7 +453,7 @@ var fieldsAnnotations = jsonx.NewFields(
 
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAnnotations); d.Next(); {
+	for d.Begin(data, fieldsAnnotations, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "audience":
 			jsonx.List(d.At(0), &x.Audience, decodeRole)
@@ -508,7 +508,7 @@ var fieldsAudioContent = jsonx.NewFields(
 
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudioContent); d.Next(); {
+	for d.Begin(data, fieldsAudioContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -565,7 +565,7 @@ var fieldsAuthCapabilities = jsonx.NewFields(
 
 func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminal":
 			if !jsonx.Value(d.At(0), &x.Terminal, jsonx.Bool) {
@@ -722,7 +722,7 @@ var fieldsAuthMethodAgent = jsonx.NewFields(
 
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodAgent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -778,7 +778,7 @@ var fieldsAuthMethodTerminal = jsonx.NewFields(
 
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -856,7 +856,7 @@ var fieldsAuthenticateRequest = jsonx.NewFields(
 
 func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthenticateRequest); d.Next(); {
+	for d.Begin(data, fieldsAuthenticateRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -902,7 +902,7 @@ var fieldsAuthenticateResponse = jsonx.NewFields(
 
 func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthenticateResponse); d.Next(); {
+	for d.Begin(data, fieldsAuthenticateResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -945,7 +945,7 @@ var fieldsAvailableCommand = jsonx.NewFields(
 
 func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommand); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommand, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1058,7 +1058,7 @@ var fieldsAvailableCommandsUpdate = jsonx.NewFields(
 
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "availableCommands":
 			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
@@ -1105,7 +1105,7 @@ var fieldsBlobResourceContents = jsonx.NewFields(
 
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
+	for d.Begin(data, fieldsBlobResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "blob":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1156,7 +1156,7 @@ var fieldsBooleanConfigOptionCapabilities = jsonx.NewFields(
 
 func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanConfigOptionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsBooleanConfigOptionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1199,7 +1199,7 @@ var fieldsBooleanPropertySchema = jsonx.NewFields(
 
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -1252,7 +1252,7 @@ var fieldsCancelNotification = jsonx.NewFields(
 
 func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1299,7 +1299,7 @@ var fieldsCancelRequestNotification = jsonx.NewFields(
 
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelRequestNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1352,7 +1352,7 @@ var fieldsClientCapabilities = jsonx.NewFields(
 
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "fs":
 			d.At(0)
@@ -1458,7 +1458,7 @@ var fieldsClientNotification = jsonx.NewFields(
 
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientNotification); d.Next(); {
+	for d.Begin(data, fieldsClientNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1506,7 +1506,7 @@ var fieldsClientRequest = jsonx.NewFields(
 
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientRequest); d.Next(); {
+	for d.Begin(data, fieldsClientRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1623,7 +1623,7 @@ var fieldsClientResponseError = jsonx.NewFields(
 
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseError); d.Next(); {
+	for d.Begin(data, fieldsClientResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1668,7 +1668,7 @@ var fieldsClientResponseResult = jsonx.NewFields(
 
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
+	for d.Begin(data, fieldsClientResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1716,7 +1716,7 @@ var fieldsClientSessionCapabilities = jsonx.NewFields(
 
 func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compaction":
 			jsonx.StructPtr(d.At(0), &x.Compaction, (*CompactionCapabilities).decodeAt)
@@ -1769,7 +1769,7 @@ var fieldsCloseSessionRequest = jsonx.NewFields(
 
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1815,7 +1815,7 @@ var fieldsCloseSessionResponse = jsonx.NewFields(
 
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1853,7 +1853,7 @@ var fieldsCompactionCapabilities = jsonx.NewFields()
 
 func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsCompactionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -1885,7 +1885,7 @@ var fieldsCompactionSummaryChunk = jsonx.NewFields(
 
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
+	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -1943,7 +1943,7 @@ var fieldsCompactionUpdate = jsonx.NewFields(
 
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
+	for d.Begin(data, fieldsCompactionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -2004,7 +2004,7 @@ var fieldsCompleteElicitationNotification = jsonx.NewFields(
 
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
+	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -2051,7 +2051,7 @@ var fieldsConfigOptionUpdate = jsonx.NewFields(
 
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
+	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -2096,7 +2096,7 @@ var fieldsContent = jsonx.NewFields(
 
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContent); d.Next(); {
+	for d.Begin(data, fieldsContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2349,7 +2349,7 @@ var fieldsContentChunk = jsonx.NewFields(
 
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContentChunk); d.Next(); {
+	for d.Begin(data, fieldsContentChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2403,7 +2403,7 @@ var fieldsCost = jsonx.NewFields(
 
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCost); d.Next(); {
+	for d.Begin(data, fieldsCost, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "amount":
 			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
@@ -2459,7 +2459,7 @@ var ownCreateElicitationRequest = []string{"message", "_meta"}
 
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -2688,7 +2688,7 @@ var ownCreateElicitationResponse = []string{"_meta"}
 
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -2874,7 +2874,7 @@ var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -2913,7 +2913,7 @@ var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -2978,7 +2978,7 @@ var fieldsCreateTerminalRequest = jsonx.NewFields(
 
 func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsCreateTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -3047,7 +3047,7 @@ var fieldsCreateTerminalResponse = jsonx.NewFields(
 
 func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsCreateTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -3094,7 +3094,7 @@ var fieldsCurrentModeUpdate = jsonx.NewFields(
 
 func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCurrentModeUpdate); d.Next(); {
+	for d.Begin(data, fieldsCurrentModeUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentModeId":
 			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
@@ -3141,7 +3141,7 @@ var fieldsDeleteSessionRequest = jsonx.NewFields(
 
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -3187,7 +3187,7 @@ var fieldsDeleteSessionResponse = jsonx.NewFields(
 
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3230,7 +3230,7 @@ var fieldsDiff = jsonx.NewFields(
 
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiff); d.Next(); {
+	for d.Begin(data, fieldsDiff, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -3286,7 +3286,7 @@ var fieldsElicitationAcceptAction = jsonx.NewFields(
 
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
+	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
@@ -3328,7 +3328,7 @@ var fieldsElicitationCapabilities = jsonx.NewFields(
 
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "form":
 			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
@@ -3474,7 +3474,7 @@ var fieldsElicitationFormCapabilities = jsonx.NewFields(
 
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3517,7 +3517,7 @@ var ownElicitationFormMode = []string{"requestedSchema"}
 
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestedSchema":
 			d.At(0)
@@ -3798,7 +3798,7 @@ var fieldsElicitationRequestScope = jsonx.NewFields(
 
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationRequestScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -3847,7 +3847,7 @@ var fieldsElicitationSchema = jsonx.NewFields(
 
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
+	for d.Begin(data, fieldsElicitationSchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "type":
 			if !jsonx.Value(d.At(0), &x.Type, decodeElicitationSchemaType) {
@@ -4053,7 +4053,7 @@ var fieldsElicitationSessionScope = jsonx.NewFields(
 
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationSessionScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -4099,7 +4099,7 @@ var fieldsElicitationURLCapabilities = jsonx.NewFields(
 
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -4143,7 +4143,7 @@ var ownElicitationURLMode = []string{"elicitationId", "url"}
 
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -4230,7 +4230,7 @@ var fieldsEmbeddedResource = jsonx.NewFields(
 
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
+	for d.Begin(data, fieldsEmbeddedResource, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -4347,7 +4347,7 @@ var fieldsEnumOption = jsonx.NewFields(
 
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnumOption); d.Next(); {
+	for d.Begin(data, fieldsEnumOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "const":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -4405,7 +4405,7 @@ var fieldsEnvVariable = jsonx.NewFields(
 
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnvVariable); d.Next(); {
+	for d.Begin(data, fieldsEnvVariable, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -4459,7 +4459,7 @@ var fieldsError = jsonx.NewFields(
 
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsError); d.Next(); {
+	for d.Begin(data, fieldsError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "code":
 			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
@@ -4551,7 +4551,7 @@ var fieldsFileSystemCapabilities = jsonx.NewFields(
 
 func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsFileSystemCapabilities); d.Next(); {
+	for d.Begin(data, fieldsFileSystemCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "readTextFile":
 			if !jsonx.Value(d.At(0), &x.ReadTextFile, jsonx.Bool) {
@@ -4630,7 +4630,7 @@ var fieldsHTTPHeader = jsonx.NewFields(
 
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
+	for d.Begin(data, fieldsHTTPHeader, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -4686,7 +4686,7 @@ var fieldsImageContent = jsonx.NewFields(
 
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImageContent); d.Next(); {
+	for d.Begin(data, fieldsImageContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -4749,7 +4749,7 @@ var fieldsImplementation = jsonx.NewFields(
 
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImplementation); d.Next(); {
+	for d.Begin(data, fieldsImplementation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -4808,7 +4808,7 @@ var fieldsInitializeRequest = jsonx.NewFields(
 
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
+	for d.Begin(data, fieldsInitializeRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -4891,7 +4891,7 @@ var fieldsInitializeResponse = jsonx.NewFields(
 
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
+	for d.Begin(data, fieldsInitializeResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -4987,7 +4987,7 @@ var fieldsIntegerPropertySchema = jsonx.NewFields(
 
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -5049,7 +5049,7 @@ var fieldsKillTerminalRequest = jsonx.NewFields(
 
 func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsKillTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsKillTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -5101,7 +5101,7 @@ var fieldsKillTerminalResponse = jsonx.NewFields(
 
 func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsKillTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsKillTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -5143,7 +5143,7 @@ var fieldsListSessionsRequest = jsonx.NewFields(
 
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
+	for d.Begin(data, fieldsListSessionsRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			jsonx.Ptr(d.At(0), &x.Cwd, jsonx.String)
@@ -5193,7 +5193,7 @@ var fieldsListSessionsResponse = jsonx.NewFields(
 
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
+	for d.Begin(data, fieldsListSessionsResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessions":
 			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
@@ -5245,7 +5245,7 @@ var fieldsLoadSessionRequest = jsonx.NewFields(
 
 func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoadSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsLoadSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mcpServers":
 			jsonx.List(d.At(0), &x.McpServers, decodeMcpServer)
@@ -5307,7 +5307,7 @@ var fieldsLoadSessionResponse = jsonx.NewFields(
 
 func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoadSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsLoadSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "modes":
 			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
@@ -5355,7 +5355,7 @@ var fieldsLogoutCapabilities = jsonx.NewFields(
 
 func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutCapabilities); d.Next(); {
+	for d.Begin(data, fieldsLogoutCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -5395,7 +5395,7 @@ var fieldsLogoutRequest = jsonx.NewFields(
 
 func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutRequest); d.Next(); {
+	for d.Begin(data, fieldsLogoutRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -5435,7 +5435,7 @@ var fieldsLogoutResponse = jsonx.NewFields(
 
 func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutResponse); d.Next(); {
+	for d.Begin(data, fieldsLogoutResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -5477,7 +5477,7 @@ var fieldsMcpCapabilities = jsonx.NewFields(
 
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "http":
 			if !jsonx.Value(d.At(0), &x.HTTP, jsonx.Bool) {
@@ -5663,7 +5663,7 @@ var fieldsMcpServerHTTP = jsonx.NewFields(
 
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
+	for d.Begin(data, fieldsMcpServerHTTP, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5717,7 +5717,7 @@ var fieldsMcpServerSSE = jsonx.NewFields(
 
 func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerSSE); d.Next(); {
+	for d.Begin(data, fieldsMcpServerSSE, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5772,7 +5772,7 @@ var fieldsMcpServerStdio = jsonx.NewFields(
 
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
+	for d.Begin(data, fieldsMcpServerStdio, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5978,7 +5978,7 @@ var fieldsMultiSelectPropertySchema = jsonx.NewFields(
 
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6049,7 +6049,7 @@ var fieldsNewSessionRequest = jsonx.NewFields(
 
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsNewSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -6106,7 +6106,7 @@ var fieldsNewSessionResponse = jsonx.NewFields(
 
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsNewSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -6163,7 +6163,7 @@ var fieldsNotice = jsonx.NewFields(
 
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNotice); d.Next(); {
+	for d.Begin(data, fieldsNotice, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "severity":
 			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
@@ -6215,7 +6215,7 @@ var fieldsNoticeCapabilities = jsonx.NewFields()
 
 func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNoticeCapabilities); d.Next(); {
+	for d.Begin(data, fieldsNoticeCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -6250,7 +6250,7 @@ var fieldsNumberPropertySchema = jsonx.NewFields(
 
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsNumberPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6313,7 +6313,7 @@ var fieldsPermissionOption = jsonx.NewFields(
 
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPermissionOption); d.Next(); {
+	for d.Begin(data, fieldsPermissionOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -6384,7 +6384,7 @@ var fieldsPlan = jsonx.NewFields(
 
 func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlan); d.Next(); {
+	for d.Begin(data, fieldsPlan, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "entries":
 			jsonx.List(d.At(0), &x.Entries, decodePlanEntry)
@@ -6431,7 +6431,7 @@ var fieldsPlanEntry = jsonx.NewFields(
 
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanEntry); d.Next(); {
+	for d.Begin(data, fieldsPlanEntry, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -6516,7 +6516,7 @@ var fieldsPromptCapabilities = jsonx.NewFields(
 
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "image":
 			if !jsonx.Value(d.At(0), &x.Image, jsonx.Bool) {
@@ -6607,7 +6607,7 @@ var fieldsPromptRequest = jsonx.NewFields(
 
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptRequest); d.Next(); {
+	for d.Begin(data, fieldsPromptRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -6658,7 +6658,7 @@ var fieldsPromptResponse = jsonx.NewFields(
 
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptResponse); d.Next(); {
+	for d.Begin(data, fieldsPromptResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "stopReason":
 			if v, err := decodeStopReason(d.At(0).Value()); d.Ok(err) {
@@ -6708,7 +6708,7 @@ var fieldsReadTextFileRequest = jsonx.NewFields(
 
 func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReadTextFileRequest); d.Next(); {
+	for d.Begin(data, fieldsReadTextFileRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -6769,7 +6769,7 @@ var fieldsReadTextFileResponse = jsonx.NewFields(
 
 func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReadTextFileResponse); d.Next(); {
+	for d.Begin(data, fieldsReadTextFileResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -6817,7 +6817,7 @@ var fieldsReleaseTerminalRequest = jsonx.NewFields(
 
 func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReleaseTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsReleaseTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -6869,7 +6869,7 @@ var fieldsReleaseTerminalResponse = jsonx.NewFields(
 
 func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReleaseTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsReleaseTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7062,7 +7062,7 @@ var fieldsRequestPermissionOutcomeCancelled = jsonx.NewFields()
 
 func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -7118,7 +7118,7 @@ var fieldsRequestPermissionRequest = jsonx.NewFields(
 
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -7174,7 +7174,7 @@ var fieldsRequestPermissionResponse = jsonx.NewFields(
 
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "outcome":
 			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
@@ -7229,7 +7229,7 @@ var fieldsResourceLink = jsonx.NewFields(
 
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResourceLink); d.Next(); {
+	for d.Begin(data, fieldsResourceLink, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -7305,7 +7305,7 @@ var fieldsResumeSessionRequest = jsonx.NewFields(
 
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -7367,7 +7367,7 @@ var fieldsResumeSessionResponse = jsonx.NewFields(
 
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "modes":
 			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
@@ -7428,7 +7428,7 @@ var fieldsSelectedPermissionOutcome = jsonx.NewFields(
 
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
+	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -7474,7 +7474,7 @@ var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
 
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7519,7 +7519,7 @@ var fieldsSessionCapabilities = jsonx.NewFields(
 
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "list":
 			jsonx.StructPtr(d.At(0), &x.List, (*SessionListCapabilities).decodeAt)
@@ -7579,7 +7579,7 @@ var fieldsSessionCloseCapabilities = jsonx.NewFields(
 
 func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCloseCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCloseCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7619,7 +7619,7 @@ var fieldsSessionConfigBoolean = jsonx.NewFields(
 
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -7668,7 +7668,7 @@ var ownSessionConfigOption = []string{"id", "name", "description", "category", "
 
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
@@ -7909,7 +7909,7 @@ var fieldsSessionConfigOptionsCapabilities = jsonx.NewFields(
 
 func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigOptionsCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigOptionsCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "boolean":
 			jsonx.StructPtr(d.At(0), &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
@@ -7954,7 +7954,7 @@ var fieldsSessionConfigSelect = jsonx.NewFields(
 
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelect, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -8007,7 +8007,7 @@ var fieldsSessionConfigSelectGroup = jsonx.NewFields(
 
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "group":
 			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
@@ -8066,7 +8066,7 @@ var fieldsSessionConfigSelectOption = jsonx.NewFields(
 
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -8191,7 +8191,7 @@ var fieldsSessionDeleteCapabilities = jsonx.NewFields(
 
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -8236,7 +8236,7 @@ var fieldsSessionInfo = jsonx.NewFields(
 
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfo); d.Next(); {
+	for d.Begin(data, fieldsSessionInfo, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -8302,7 +8302,7 @@ var fieldsSessionInfoUpdate = jsonx.NewFields(
 
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
+	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -8350,7 +8350,7 @@ var fieldsSessionListCapabilities = jsonx.NewFields(
 
 func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionListCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionListCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -8393,7 +8393,7 @@ var fieldsSessionMode = jsonx.NewFields(
 
 func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMode); d.Next(); {
+	for d.Begin(data, fieldsSessionMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
@@ -8451,7 +8451,7 @@ var fieldsSessionModeState = jsonx.NewFields(
 
 func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionModeState); d.Next(); {
+	for d.Begin(data, fieldsSessionModeState, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentModeId":
 			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
@@ -8503,7 +8503,7 @@ var fieldsSessionNotification = jsonx.NewFields(
 
 func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionNotification); d.Next(); {
+	for d.Begin(data, fieldsSessionNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -8557,7 +8557,7 @@ var fieldsSessionResumeCapabilities = jsonx.NewFields(
 
 func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionResumeCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionResumeCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9048,7 +9048,7 @@ var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"
 
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9215,7 +9215,7 @@ var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -9286,7 +9286,7 @@ var fieldsSetSessionConfigOptionRequestTypeValueID = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -9340,7 +9340,7 @@ var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -9386,7 +9386,7 @@ var fieldsSetSessionModeRequest = jsonx.NewFields(
 
 func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionModeRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionModeRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9438,7 +9438,7 @@ var fieldsSetSessionModeResponse = jsonx.NewFields(
 
 func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionModeResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionModeResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9503,7 +9503,7 @@ var fieldsStringMultiSelectItems = jsonx.NewFields(
 
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "enum":
 			jsonx.List(d.At(0), &x.Enum, jsonx.String)
@@ -9556,7 +9556,7 @@ var fieldsStringPropertySchema = jsonx.NewFields(
 
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsStringPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -9633,7 +9633,7 @@ var fieldsTerminal = jsonx.NewFields(
 
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminal); d.Next(); {
+	for d.Begin(data, fieldsTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -9681,7 +9681,7 @@ var fieldsTerminalExitStatus = jsonx.NewFields(
 
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
+	for d.Begin(data, fieldsTerminalExitStatus, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
@@ -9731,7 +9731,7 @@ var fieldsTerminalOutputRequest = jsonx.NewFields(
 
 func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputRequest); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9786,7 +9786,7 @@ var fieldsTerminalOutputResponse = jsonx.NewFields(
 
 func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputResponse); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "output":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -9844,7 +9844,7 @@ var fieldsTextContent = jsonx.NewFields(
 
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextContent); d.Next(); {
+	for d.Begin(data, fieldsTextContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -9897,7 +9897,7 @@ var fieldsTextResourceContents = jsonx.NewFields(
 
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
+	for d.Begin(data, fieldsTextResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mimeType":
 			jsonx.Ptr(d.At(0), &x.MimeType, jsonx.String)
@@ -9949,7 +9949,7 @@ var fieldsTitledMultiSelectItems = jsonx.NewFields(
 
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "anyOf":
 			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
@@ -10002,7 +10002,7 @@ var fieldsToolCall = jsonx.NewFields(
 
 func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCall); d.Next(); {
+	for d.Begin(data, fieldsToolCall, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -10233,7 +10233,7 @@ var fieldsToolCallLocation = jsonx.NewFields(
 
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
+	for d.Begin(data, fieldsToolCallLocation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -10304,7 +10304,7 @@ var fieldsToolCallUpdate = jsonx.NewFields(
 
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
+	for d.Begin(data, fieldsToolCallUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -10395,7 +10395,7 @@ var fieldsUnstructuredCommandInput = jsonx.NewFields(
 
 func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnstructuredCommandInput); d.Next(); {
+	for d.Begin(data, fieldsUnstructuredCommandInput, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "hint":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -10444,7 +10444,7 @@ var fieldsUsageUpdate = jsonx.NewFields(
 
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
+	for d.Begin(data, fieldsUsageUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "used":
 			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
@@ -10502,7 +10502,7 @@ var fieldsWaitForTerminalExitRequest = jsonx.NewFields(
 
 func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWaitForTerminalExitRequest); d.Next(); {
+	for d.Begin(data, fieldsWaitForTerminalExitRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -10556,7 +10556,7 @@ var fieldsWaitForTerminalExitResponse = jsonx.NewFields(
 
 func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWaitForTerminalExitResponse); d.Next(); {
+	for d.Begin(data, fieldsWaitForTerminalExitResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
@@ -10607,7 +10607,7 @@ var fieldsWriteTextFileRequest = jsonx.NewFields(
 
 func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWriteTextFileRequest); d.Next(); {
+	for d.Begin(data, fieldsWriteTextFileRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -10665,7 +10665,7 @@ var fieldsWriteTextFileResponse = jsonx.NewFields(
 
 func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWriteTextFileResponse); d.Next(); {
+	for d.Begin(data, fieldsWriteTextFileResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)

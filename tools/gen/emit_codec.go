@@ -283,7 +283,7 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 	}
 	body := []jen.Code{
 		jen.Var().Id("d").Qual(jsonxPkg, "Decoder"),
-		jen.For(jen.Id("d").Dot("Begin").Call(jen.Id("data"), jen.Id(desc)), jen.Id("d").Dot("Next").Call(), jen.Empty()).Block(loop...),
+		jen.For(jen.Id("d").Dot("Begin").Call(jen.Id("data"), jen.Id(desc), jen.Id("skip")), jen.Id("d").Dot("Next").Call(), jen.Empty()).Block(loop...),
 	}
 	var defaults []jen.Code
 	for _, fd := range t.Fields {

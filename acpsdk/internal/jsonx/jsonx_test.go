@@ -93,6 +93,55 @@ func TestTagFirstMember(t *testing.T) {
 	require.Error(t, err)
 }
 
+// tagSkipFields describes a variant with one member, a, for
+// TestDecoderSkipsLeadingTag.
+var tagSkipFields = NewFields(F("a", Omit))
+
+// decodeTagSkip is a generated-style decodeAt for tagSkipFields.
+func decodeTagSkip(data []byte, skip []string) (a string, m Members, n int, err error) {
+	var d Decoder
+	for d.Begin(data, tagSkipFields, skip); d.Next(); {
+		switch string(d.Key()) {
+		case "a":
+			if v, err := String(d.At(0).Value()); d.Ok(err) {
+				a = v
+			}
+		default:
+			d.Extra(&m, skip)
+		}
+	}
+	n, err = d.End(&m, skip)
+	return a, m, n, err
+}
+
+// A leading compact tag is stepped over by Begin; every other spelling
+// takes the member-by-member walk. Both must decode alike: the tag is
+// dropped, the rest kept, the length and the member order right.
+func TestDecoderSkipsLeadingTag(t *testing.T) {
+	for _, c := range []struct {
+		data, a    string
+		extra, n   int
+		disordered bool
+	}{
+		{`{"type":"x","a":"1"}`, "1", 0, 20, false},
+		{`{"type":"x"},"after"`, "", 0, 12, false},
+		{`{"type":"x","b":2,"a":"1"}`, "1", 1, 26, true},
+		{`{"type":"x\"y","a":"1"}`, "1", 0, 23, false},
+		{`{"type": "x","a":"1"}`, "1", 0, 21, false},
+		{`{"type":"x" ,"a":"1"}`, "1", 0, 21, false},
+		{`{"type":1,"a":"1"}`, "1", 0, 18, false},
+		{`{"a":"1","type":"x"}`, "1", 0, 20, true},
+		{`{"typ":"x","a":"1"}`, "1", 1, 19, true},
+	} {
+		a, m, n, err := decodeTagSkip([]byte(c.data), []string{"type"})
+		require.NoError(t, err, c.data)
+		require.Equal(t, c.a, a, c.data)
+		require.Equal(t, c.extra, m.Len(), c.data)
+		require.Equal(t, c.n, n, c.data)
+		require.Equal(t, c.disordered, HasLayout(m), c.data)
+	}
+}
+
 func TestScalars(t *testing.T) {
 	s, err := String([]byte(`"a\tb"`))
 	require.NoError(t, err)

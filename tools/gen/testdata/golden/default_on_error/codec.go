@@ -14,7 +14,7 @@ var fieldsCapabilities = jsonx.NewFields(
 
 func (x *Capabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCapabilities); d.Next(); {
+	for d.Begin(data, fieldsCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "images":
 			if !jsonx.Value(d.At(0), &x.Images, jsonx.Bool) {

@@ -11,7 +11,7 @@ var fieldsCommand = jsonx.NewFields(
 
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommand); d.Next(); {
+	for d.Begin(data, fieldsCommand, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {

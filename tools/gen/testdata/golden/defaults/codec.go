@@ -13,7 +13,7 @@ var fieldsLimits = jsonx.NewFields(
 
 func (x *Limits) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLimits); d.Next(); {
+	for d.Begin(data, fieldsLimits, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "depth":
 			jsonx.Ptr(d.At(0), &x.Depth, jsonx.Uint16)
@@ -55,7 +55,7 @@ var fieldsSettings = jsonx.NewFields(
 
 func (x *Settings) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSettings); d.Next(); {
+	for d.Begin(data, fieldsSettings, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "verbose":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {

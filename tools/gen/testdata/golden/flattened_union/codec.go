@@ -10,7 +10,7 @@ var fieldsChoice = jsonx.NewFields(
 
 func (x *Choice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsChoice); d.Next(); {
+	for d.Begin(data, fieldsChoice, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -56,7 +56,7 @@ var ownSetting = []string{"id", "name"}
 
 func (x *Setting) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetting); d.Next(); {
+	for d.Begin(data, fieldsSetting, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -282,7 +282,7 @@ var fieldsToggle = jsonx.NewFields(
 
 func (x *Toggle) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToggle); d.Next(); {
+	for d.Begin(data, fieldsToggle, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "on":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {

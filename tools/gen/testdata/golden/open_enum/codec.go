@@ -14,7 +14,7 @@ var fieldsOption = jsonx.NewFields(
 
 func (x *Option) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsOption); d.Next(); {
+	for d.Begin(data, fieldsOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "category":
 			if v, err := decodeCategory(d.At(0).Value()); d.Ok(err) {

@@ -81,7 +81,7 @@ var fieldsRef = jsonx.NewFields(
 
 func (x *Ref) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRef); d.Next(); {
+	for d.Begin(data, fieldsRef, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeIDAt(d.At(0).Rest()); d.Took(n, err) {

@@ -13,7 +13,7 @@ var fieldsAudience = jsonx.NewFields(
 
 func (x *Audience) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudience); d.Next(); {
+	for d.Begin(data, fieldsAudience, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "roles":
 			jsonx.List(d.At(0), &x.Roles, decodeRole)

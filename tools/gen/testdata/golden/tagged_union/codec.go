@@ -10,7 +10,7 @@ var fieldsCircle = jsonx.NewFields(
 
 func (x *Circle) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCircle); d.Next(); {
+	for d.Begin(data, fieldsCircle, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "radius":
 			if v, err := jsonx.Uint32(d.At(0).Value()); d.Ok(err) {
@@ -52,7 +52,7 @@ var fieldsDrawing = jsonx.NewFields(
 
 func (x *Drawing) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDrawing); d.Next(); {
+	for d.Begin(data, fieldsDrawing, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "shape":
 			if v, n, err := decodeShapeAt(d.At(0).Rest()); d.Took(n, err) {
@@ -214,7 +214,7 @@ var fieldsSquare = jsonx.NewFields(
 
 func (x *Square) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSquare); d.Next(); {
+	for d.Begin(data, fieldsSquare, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "side":
 			if v, err := jsonx.Uint32(d.At(0).Value()); d.Ok(err) {

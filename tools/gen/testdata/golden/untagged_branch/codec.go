@@ -99,7 +99,7 @@ var fieldsTransportHTTP = jsonx.NewFields(
 
 func (x *TransportHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTransportHTTP); d.Next(); {
+	for d.Begin(data, fieldsTransportHTTP, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "url":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -136,7 +136,7 @@ var fieldsTransportStdio = jsonx.NewFields(
 
 func (x *TransportStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTransportStdio); d.Next(); {
+	for d.Begin(data, fieldsTransportStdio, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "command":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
