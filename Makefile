@@ -9,15 +9,22 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet lint check release-check
+.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet lint check release-check
 
 all: test
 
 ## generate: regenerate acpsdk/gen and every other pinned surface (schema/pin.json).
 # The generator itself, not go generate: a surface newly added to the pin
 # has no package (and so no //go:generate line) yet.
-generate:
+generate: golden
 	$(GO) run ./tools/gen
+
+## golden: regenerate the generator's per-feature golden outputs
+## (tools/gen/testdata/golden; TestGolden fails on a stale one).
+golden:
+	@for s in tools/gen/testdata/golden/*.json; do \
+	  $(GO) run ./tools/gen -schema $$s -pkg golden -out $${s%.json} || exit 1; \
+	done
 
 ## check-generated: regenerate every surface and fail, printing a diff, on any difference.
 check-generated:

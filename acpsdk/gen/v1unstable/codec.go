@@ -18,7 +18,7 @@ var fieldsAgentAuthCapabilities = jsonx.NewFields(
 
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "status":
 			jsonx.StructPtr(d.At(0), &x.Status, (*AuthStatusCapabilities).decodeAt)
@@ -72,7 +72,7 @@ var fieldsAgentCapabilities = jsonx.NewFields(
 
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "loadSession":
 			if !jsonx.Value(d.At(0), &x.LoadSession, jsonx.Bool) {
@@ -206,7 +206,7 @@ var fieldsAgentNotification = jsonx.NewFields(
 
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentNotification); d.Next(); {
+	for d.Begin(data, fieldsAgentNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -254,7 +254,7 @@ var fieldsAgentRequest = jsonx.NewFields(
 
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentRequest); d.Next(); {
+	for d.Begin(data, fieldsAgentRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -371,7 +371,7 @@ var fieldsAgentResponseError = jsonx.NewFields(
 
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -416,7 +416,7 @@ var fieldsAgentResponseResult = jsonx.NewFields(
 
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -464,7 +464,7 @@ var fieldsAnnotations = jsonx.NewFields(
 
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAnnotations); d.Next(); {
+	for d.Begin(data, fieldsAnnotations, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "audience":
 			jsonx.List(d.At(0), &x.Audience, decodeRole)
@@ -517,7 +517,7 @@ var fieldsArchiveSessionRequest = jsonx.NewFields(
 
 func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -563,7 +563,7 @@ var fieldsArchiveSessionResponse = jsonx.NewFields(
 
 func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -606,7 +606,7 @@ var fieldsAudioContent = jsonx.NewFields(
 
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudioContent); d.Next(); {
+	for d.Begin(data, fieldsAudioContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -667,7 +667,7 @@ var fieldsAuthAccount = jsonx.NewFields(
 
 func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthAccount); d.Next(); {
+	for d.Begin(data, fieldsAuthAccount, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "label":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -730,7 +730,7 @@ var fieldsAuthCapabilities = jsonx.NewFields(
 
 func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminal":
 			if !jsonx.Value(d.At(0), &x.Terminal, jsonx.Bool) {
@@ -887,7 +887,7 @@ var fieldsAuthMethodAgent = jsonx.NewFields(
 
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodAgent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -943,7 +943,7 @@ var fieldsAuthMethodTerminal = jsonx.NewFields(
 
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -1020,7 +1020,7 @@ var fieldsAuthStatusCapabilities = jsonx.NewFields(
 
 func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1060,7 +1060,7 @@ var fieldsAuthStatusRequest = jsonx.NewFields(
 
 func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusRequest); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1102,7 +1102,7 @@ var fieldsAuthStatusResponse = jsonx.NewFields(
 
 func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusResponse); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "state":
 			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
@@ -1154,7 +1154,7 @@ var fieldsAuthStatusUpdateNotification = jsonx.NewFields(
 
 func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusUpdateNotification); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "state":
 			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
@@ -1205,7 +1205,7 @@ var fieldsAuthenticateRequest = jsonx.NewFields(
 
 func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthenticateRequest); d.Next(); {
+	for d.Begin(data, fieldsAuthenticateRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -1251,7 +1251,7 @@ var fieldsAuthenticateResponse = jsonx.NewFields(
 
 func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthenticateResponse); d.Next(); {
+	for d.Begin(data, fieldsAuthenticateResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1294,7 +1294,7 @@ var fieldsAvailableCommand = jsonx.NewFields(
 
 func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommand); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommand, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1407,7 +1407,7 @@ var fieldsAvailableCommandsUpdate = jsonx.NewFields(
 
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "availableCommands":
 			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
@@ -1454,7 +1454,7 @@ var fieldsBlobResourceContents = jsonx.NewFields(
 
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
+	for d.Begin(data, fieldsBlobResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "blob":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1505,7 +1505,7 @@ var fieldsBooleanConfigOptionCapabilities = jsonx.NewFields(
 
 func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanConfigOptionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsBooleanConfigOptionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1548,7 +1548,7 @@ var fieldsBooleanPropertySchema = jsonx.NewFields(
 
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -1601,7 +1601,7 @@ var fieldsCancelNotification = jsonx.NewFields(
 
 func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1648,7 +1648,7 @@ var fieldsCancelRequestNotification = jsonx.NewFields(
 
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelRequestNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1703,7 +1703,7 @@ var fieldsClientCapabilities = jsonx.NewFields(
 
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "fs":
 			d.At(0)
@@ -1817,7 +1817,7 @@ var fieldsClientNotification = jsonx.NewFields(
 
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientNotification); d.Next(); {
+	for d.Begin(data, fieldsClientNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1865,7 +1865,7 @@ var fieldsClientRequest = jsonx.NewFields(
 
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientRequest); d.Next(); {
+	for d.Begin(data, fieldsClientRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1982,7 +1982,7 @@ var fieldsClientResponseError = jsonx.NewFields(
 
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseError); d.Next(); {
+	for d.Begin(data, fieldsClientResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2027,7 +2027,7 @@ var fieldsClientResponseResult = jsonx.NewFields(
 
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
+	for d.Begin(data, fieldsClientResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2075,7 +2075,7 @@ var fieldsClientSessionCapabilities = jsonx.NewFields(
 
 func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compaction":
 			jsonx.StructPtr(d.At(0), &x.Compaction, (*CompactionCapabilities).decodeAt)
@@ -2128,7 +2128,7 @@ var fieldsCloseSessionRequest = jsonx.NewFields(
 
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -2174,7 +2174,7 @@ var fieldsCloseSessionResponse = jsonx.NewFields(
 
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -2212,7 +2212,7 @@ var fieldsCompactionCapabilities = jsonx.NewFields()
 
 func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsCompactionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -2244,7 +2244,7 @@ var fieldsCompactionSummaryChunk = jsonx.NewFields(
 
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
+	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -2302,7 +2302,7 @@ var fieldsCompactionUpdate = jsonx.NewFields(
 
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
+	for d.Begin(data, fieldsCompactionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -2363,7 +2363,7 @@ var fieldsCompleteElicitationNotification = jsonx.NewFields(
 
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
+	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -2410,7 +2410,7 @@ var fieldsConfigOptionUpdate = jsonx.NewFields(
 
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
+	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -2455,7 +2455,7 @@ var fieldsContent = jsonx.NewFields(
 
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContent); d.Next(); {
+	for d.Begin(data, fieldsContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2708,7 +2708,7 @@ var fieldsContentChunk = jsonx.NewFields(
 
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContentChunk); d.Next(); {
+	for d.Begin(data, fieldsContentChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2762,7 +2762,7 @@ var fieldsCost = jsonx.NewFields(
 
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCost); d.Next(); {
+	for d.Begin(data, fieldsCost, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "amount":
 			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
@@ -2818,7 +2818,7 @@ var ownCreateElicitationRequest = []string{"message", "_meta"}
 
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -3047,7 +3047,7 @@ var ownCreateElicitationResponse = []string{"_meta"}
 
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3233,7 +3233,7 @@ var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -3272,7 +3272,7 @@ var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -3337,7 +3337,7 @@ var fieldsCreateTerminalRequest = jsonx.NewFields(
 
 func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsCreateTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -3406,7 +3406,7 @@ var fieldsCreateTerminalResponse = jsonx.NewFields(
 
 func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsCreateTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -3453,7 +3453,7 @@ var fieldsCurrentModeUpdate = jsonx.NewFields(
 
 func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCurrentModeUpdate); d.Next(); {
+	for d.Begin(data, fieldsCurrentModeUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentModeId":
 			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
@@ -3500,7 +3500,7 @@ var fieldsDeleteSessionRequest = jsonx.NewFields(
 
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -3546,7 +3546,7 @@ var fieldsDeleteSessionResponse = jsonx.NewFields(
 
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3589,7 +3589,7 @@ var fieldsDiff = jsonx.NewFields(
 
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiff); d.Next(); {
+	for d.Begin(data, fieldsDiff, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -3646,7 +3646,7 @@ var fieldsDisableProviderRequest = jsonx.NewFields(
 
 func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderRequest); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providerId":
 			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
@@ -3692,7 +3692,7 @@ var fieldsDisableProviderResponse = jsonx.NewFields(
 
 func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderResponse); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3732,7 +3732,7 @@ var fieldsElicitationAcceptAction = jsonx.NewFields(
 
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
+	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
@@ -3774,7 +3774,7 @@ var fieldsElicitationCapabilities = jsonx.NewFields(
 
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "form":
 			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
@@ -3920,7 +3920,7 @@ var fieldsElicitationFormCapabilities = jsonx.NewFields(
 
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3963,7 +3963,7 @@ var ownElicitationFormMode = []string{"requestedSchema"}
 
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestedSchema":
 			d.At(0)
@@ -4244,7 +4244,7 @@ var fieldsElicitationRequestScope = jsonx.NewFields(
 
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationRequestScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -4293,7 +4293,7 @@ var fieldsElicitationSchema = jsonx.NewFields(
 
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
+	for d.Begin(data, fieldsElicitationSchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "type":
 			if !jsonx.Value(d.At(0), &x.Type, decodeElicitationSchemaType) {
@@ -4499,7 +4499,7 @@ var fieldsElicitationSessionScope = jsonx.NewFields(
 
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationSessionScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -4545,7 +4545,7 @@ var fieldsElicitationURLCapabilities = jsonx.NewFields(
 
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -4589,7 +4589,7 @@ var ownElicitationURLMode = []string{"elicitationId", "url"}
 
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -4676,7 +4676,7 @@ var fieldsEmbeddedResource = jsonx.NewFields(
 
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
+	for d.Begin(data, fieldsEmbeddedResource, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -4793,7 +4793,7 @@ var fieldsEnumOption = jsonx.NewFields(
 
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnumOption); d.Next(); {
+	for d.Begin(data, fieldsEnumOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "const":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -4851,7 +4851,7 @@ var fieldsEnvVariable = jsonx.NewFields(
 
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnvVariable); d.Next(); {
+	for d.Begin(data, fieldsEnvVariable, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -4905,7 +4905,7 @@ var fieldsError = jsonx.NewFields(
 
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsError); d.Next(); {
+	for d.Begin(data, fieldsError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "code":
 			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
@@ -4957,7 +4957,7 @@ var fieldsErrorStopReason = jsonx.NewFields(
 
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsErrorStopReason); d.Next(); {
+	for d.Begin(data, fieldsErrorStopReason, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "error":
 			jsonx.StructPtr(d.At(0), &x.Error, (*Error).decodeAt)
@@ -5037,7 +5037,7 @@ var fieldsFileSystemCapabilities = jsonx.NewFields(
 
 func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsFileSystemCapabilities); d.Next(); {
+	for d.Begin(data, fieldsFileSystemCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "readTextFile":
 			if !jsonx.Value(d.At(0), &x.ReadTextFile, jsonx.Bool) {
@@ -5119,7 +5119,7 @@ var fieldsForkSessionRequest = jsonx.NewFields(
 
 func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsForkSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -5186,7 +5186,7 @@ var fieldsForkSessionResponse = jsonx.NewFields(
 
 func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsForkSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -5242,7 +5242,7 @@ var fieldsHTTPHeader = jsonx.NewFields(
 
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
+	for d.Begin(data, fieldsHTTPHeader, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5298,7 +5298,7 @@ var ownIdleStateUpdate = []string{"usage", "_meta"}
 
 func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "usage":
 			jsonx.StructPtr(d.At(0), &x.Usage, (*Usage).decodeAt)
@@ -5523,7 +5523,7 @@ var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5562,7 +5562,7 @@ var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5627,7 +5627,7 @@ var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5666,7 +5666,7 @@ var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5705,7 +5705,7 @@ var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5744,7 +5744,7 @@ var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5807,7 +5807,7 @@ var fieldsImageContent = jsonx.NewFields(
 
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImageContent); d.Next(); {
+	for d.Begin(data, fieldsImageContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -5870,7 +5870,7 @@ var fieldsImplementation = jsonx.NewFields(
 
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImplementation); d.Next(); {
+	for d.Begin(data, fieldsImplementation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5929,7 +5929,7 @@ var fieldsInitializeRequest = jsonx.NewFields(
 
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
+	for d.Begin(data, fieldsInitializeRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -6012,7 +6012,7 @@ var fieldsInitializeResponse = jsonx.NewFields(
 
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
+	for d.Begin(data, fieldsInitializeResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -6108,7 +6108,7 @@ var fieldsIntegerPropertySchema = jsonx.NewFields(
 
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6170,7 +6170,7 @@ var fieldsKillTerminalRequest = jsonx.NewFields(
 
 func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsKillTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsKillTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -6222,7 +6222,7 @@ var fieldsKillTerminalResponse = jsonx.NewFields(
 
 func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsKillTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsKillTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6262,7 +6262,7 @@ var fieldsListProvidersRequest = jsonx.NewFields(
 
 func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersRequest); d.Next(); {
+	for d.Begin(data, fieldsListProvidersRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6303,7 +6303,7 @@ var fieldsListProvidersResponse = jsonx.NewFields(
 
 func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersResponse); d.Next(); {
+	for d.Begin(data, fieldsListProvidersResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providers":
 			jsonx.List(d.At(0), &x.Providers, decodeProviderInfo)
@@ -6350,7 +6350,7 @@ var fieldsListSessionsRequest = jsonx.NewFields(
 
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
+	for d.Begin(data, fieldsListSessionsRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			jsonx.Ptr(d.At(0), &x.Cwd, jsonx.String)
@@ -6404,7 +6404,7 @@ var fieldsListSessionsResponse = jsonx.NewFields(
 
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
+	for d.Begin(data, fieldsListSessionsResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessions":
 			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
@@ -6457,7 +6457,7 @@ var fieldsLoadSessionRequest = jsonx.NewFields(
 
 func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoadSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsLoadSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mcpServers":
 			jsonx.List(d.At(0), &x.McpServers, decodeMcpServer)
@@ -6523,7 +6523,7 @@ var fieldsLoadSessionResponse = jsonx.NewFields(
 
 func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoadSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsLoadSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "modes":
 			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
@@ -6571,7 +6571,7 @@ var fieldsLogoutCapabilities = jsonx.NewFields(
 
 func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutCapabilities); d.Next(); {
+	for d.Begin(data, fieldsLogoutCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6611,7 +6611,7 @@ var fieldsLogoutRequest = jsonx.NewFields(
 
 func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutRequest); d.Next(); {
+	for d.Begin(data, fieldsLogoutRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6651,7 +6651,7 @@ var fieldsLogoutResponse = jsonx.NewFields(
 
 func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutResponse); d.Next(); {
+	for d.Begin(data, fieldsLogoutResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6694,7 +6694,7 @@ var fieldsMcpCapabilities = jsonx.NewFields(
 
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "http":
 			if !jsonx.Value(d.At(0), &x.HTTP, jsonx.Bool) {
@@ -6785,7 +6785,7 @@ var fieldsMcpError = jsonx.NewFields(
 
 func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpError); d.Next(); {
+	for d.Begin(data, fieldsMcpError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "code":
 			if v, err := jsonx.Int32(d.At(0).Value()); d.Ok(err) {
@@ -6964,7 +6964,7 @@ var fieldsMcpServerAcp = jsonx.NewFields(
 
 func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerAcp); d.Next(); {
+	for d.Begin(data, fieldsMcpServerAcp, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7014,7 +7014,7 @@ var fieldsMcpServerHTTP = jsonx.NewFields(
 
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
+	for d.Begin(data, fieldsMcpServerHTTP, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7068,7 +7068,7 @@ var fieldsMcpServerSSE = jsonx.NewFields(
 
 func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerSSE); d.Next(); {
+	for d.Begin(data, fieldsMcpServerSSE, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7123,7 +7123,7 @@ var fieldsMcpServerStdio = jsonx.NewFields(
 
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
+	for d.Begin(data, fieldsMcpServerStdio, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7200,7 +7200,7 @@ var fieldsMessageMcpNotification = jsonx.NewFields(
 
 func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpNotification); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "serverId":
 			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
@@ -7266,7 +7266,7 @@ var fieldsMessageMcpRequest = jsonx.NewFields(
 
 func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpRequest); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "serverId":
 			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
@@ -7391,7 +7391,7 @@ var fieldsMessageMcpResponseError = jsonx.NewFields(
 
 func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseError); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "error":
 			d.At(0)
@@ -7432,7 +7432,7 @@ var fieldsMessageMcpResponseResult = jsonx.NewFields(
 
 func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseResult); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "result":
 			if v, err := jsonx.RawValue(d.At(0).Value()); d.Ok(err) {
@@ -7606,7 +7606,7 @@ var fieldsMultiSelectPropertySchema = jsonx.NewFields(
 
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -7678,7 +7678,7 @@ var fieldsNewSessionRequest = jsonx.NewFields(
 
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsNewSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7739,7 +7739,7 @@ var fieldsNewSessionResponse = jsonx.NewFields(
 
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsNewSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -7796,7 +7796,7 @@ var fieldsNotice = jsonx.NewFields(
 
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNotice); d.Next(); {
+	for d.Begin(data, fieldsNotice, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "severity":
 			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
@@ -7848,7 +7848,7 @@ var fieldsNoticeCapabilities = jsonx.NewFields()
 
 func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNoticeCapabilities); d.Next(); {
+	for d.Begin(data, fieldsNoticeCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -7883,7 +7883,7 @@ var fieldsNumberPropertySchema = jsonx.NewFields(
 
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsNumberPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -7946,7 +7946,7 @@ var fieldsPermissionOption = jsonx.NewFields(
 
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPermissionOption); d.Next(); {
+	for d.Begin(data, fieldsPermissionOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -8017,7 +8017,7 @@ var fieldsPlan = jsonx.NewFields(
 
 func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlan); d.Next(); {
+	for d.Begin(data, fieldsPlan, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "entries":
 			jsonx.List(d.At(0), &x.Entries, decodePlanEntry)
@@ -8061,7 +8061,7 @@ var fieldsPlanCapabilities = jsonx.NewFields(
 
 func (x *PlanCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPlanCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -8104,7 +8104,7 @@ var fieldsPlanEntry = jsonx.NewFields(
 
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanEntry); d.Next(); {
+	for d.Begin(data, fieldsPlanEntry, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -8188,7 +8188,7 @@ var fieldsPlanFile = jsonx.NewFields(
 
 func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanFile); d.Next(); {
+	for d.Begin(data, fieldsPlanFile, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8242,7 +8242,7 @@ var fieldsPlanItems = jsonx.NewFields(
 
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanItems); d.Next(); {
+	for d.Begin(data, fieldsPlanItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8294,7 +8294,7 @@ var fieldsPlanMarkdown = jsonx.NewFields(
 
 func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanMarkdown); d.Next(); {
+	for d.Begin(data, fieldsPlanMarkdown, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8347,7 +8347,7 @@ var fieldsPlanRemoved = jsonx.NewFields(
 
 func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanRemoved); d.Next(); {
+	for d.Begin(data, fieldsPlanRemoved, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8394,7 +8394,7 @@ var fieldsPlanUpdate = jsonx.NewFields(
 
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanUpdate); d.Next(); {
+	for d.Begin(data, fieldsPlanUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "plan":
 			if v, n, err := decodePlanUpdateContentAt(d.At(0).Rest()); d.Took(n, err) {
@@ -8594,7 +8594,7 @@ var fieldsPromptCapabilities = jsonx.NewFields(
 
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "image":
 			if !jsonx.Value(d.At(0), &x.Image, jsonx.Bool) {
@@ -8685,7 +8685,7 @@ var fieldsPromptRequest = jsonx.NewFields(
 
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptRequest); d.Next(); {
+	for d.Begin(data, fieldsPromptRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -8737,7 +8737,7 @@ var fieldsPromptResponse = jsonx.NewFields(
 
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptResponse); d.Next(); {
+	for d.Begin(data, fieldsPromptResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "stopReason":
 			if v, err := decodeStopReason(d.At(0).Value()); d.Ok(err) {
@@ -8789,7 +8789,7 @@ var fieldsProviderCurrentConfig = jsonx.NewFields(
 
 func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderCurrentConfig); d.Next(); {
+	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "apiType":
 			if v, err := decodeLlmProtocol(d.At(0).Value()); d.Ok(err) {
@@ -8845,7 +8845,7 @@ var fieldsProviderInfo = jsonx.NewFields(
 
 func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderInfo); d.Next(); {
+	for d.Begin(data, fieldsProviderInfo, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providerId":
 			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
@@ -8905,7 +8905,7 @@ var fieldsProvidersCapabilities = jsonx.NewFields(
 
 func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProvidersCapabilities); d.Next(); {
+	for d.Begin(data, fieldsProvidersCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -8946,7 +8946,7 @@ var fieldsProxyNotification = jsonx.NewFields(
 
 func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyNotification); d.Next(); {
+	for d.Begin(data, fieldsProxyNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -8994,7 +8994,7 @@ var fieldsProxyRequest = jsonx.NewFields(
 
 func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyRequest); d.Next(); {
+	for d.Begin(data, fieldsProxyRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -9111,7 +9111,7 @@ var fieldsProxyResponseError = jsonx.NewFields(
 
 func (x *ProxyResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseError); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -9156,7 +9156,7 @@ var fieldsProxyResponseResult = jsonx.NewFields(
 
 func (x *ProxyResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseResult); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -9203,7 +9203,7 @@ var fieldsProxySuccessorNotification = jsonx.NewFields(
 
 func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorNotification); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -9257,7 +9257,7 @@ var fieldsProxySuccessorRequest = jsonx.NewFields(
 
 func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorRequest); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -9327,7 +9327,7 @@ var fieldsReadTextFileRequest = jsonx.NewFields(
 
 func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReadTextFileRequest); d.Next(); {
+	for d.Begin(data, fieldsReadTextFileRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9388,7 +9388,7 @@ var fieldsReadTextFileResponse = jsonx.NewFields(
 
 func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReadTextFileResponse); d.Next(); {
+	for d.Begin(data, fieldsReadTextFileResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -9436,7 +9436,7 @@ var fieldsReleaseTerminalRequest = jsonx.NewFields(
 
 func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReleaseTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsReleaseTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9488,7 +9488,7 @@ var fieldsReleaseTerminalResponse = jsonx.NewFields(
 
 func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReleaseTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsReleaseTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9681,7 +9681,7 @@ var fieldsRequestPermissionOutcomeCancelled = jsonx.NewFields()
 
 func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -9737,7 +9737,7 @@ var fieldsRequestPermissionRequest = jsonx.NewFields(
 
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9793,7 +9793,7 @@ var fieldsRequestPermissionResponse = jsonx.NewFields(
 
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "outcome":
 			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
@@ -9841,7 +9841,7 @@ var fieldsRequiresActionStateUpdate = jsonx.NewFields(
 
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequiresActionStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsRequiresActionStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9888,7 +9888,7 @@ var fieldsResourceLink = jsonx.NewFields(
 
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResourceLink); d.Next(); {
+	for d.Begin(data, fieldsResourceLink, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -9965,7 +9965,7 @@ var fieldsResumeSessionRequest = jsonx.NewFields(
 
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -10031,7 +10031,7 @@ var fieldsResumeSessionResponse = jsonx.NewFields(
 
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "modes":
 			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
@@ -10091,7 +10091,7 @@ var fieldsRunningStateUpdate = jsonx.NewFields(
 
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRunningStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsRunningStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10132,7 +10132,7 @@ var fieldsSelectedPermissionOutcome = jsonx.NewFields(
 
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
+	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -10178,7 +10178,7 @@ var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
 
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10218,7 +10218,7 @@ var fieldsSessionArchiveCapabilities = jsonx.NewFields(
 
 func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionArchiveCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionArchiveCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10258,7 +10258,7 @@ var fieldsSessionCancelCapabilities = jsonx.NewFields(
 
 func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCancelCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCancelCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10308,7 +10308,7 @@ var fieldsSessionCapabilities = jsonx.NewFields(
 
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "list":
 			jsonx.StructPtr(d.At(0), &x.List, (*SessionListCapabilities).decodeAt)
@@ -10388,7 +10388,7 @@ var fieldsSessionCloseCapabilities = jsonx.NewFields(
 
 func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCloseCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCloseCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10428,7 +10428,7 @@ var fieldsSessionConfigBoolean = jsonx.NewFields(
 
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -10477,7 +10477,7 @@ var ownSessionConfigOption = []string{"id", "name", "description", "category", "
 
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
@@ -10718,7 +10718,7 @@ var fieldsSessionConfigOptionsCapabilities = jsonx.NewFields(
 
 func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigOptionsCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigOptionsCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "boolean":
 			jsonx.StructPtr(d.At(0), &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
@@ -10763,7 +10763,7 @@ var fieldsSessionConfigSelect = jsonx.NewFields(
 
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelect, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -10816,7 +10816,7 @@ var fieldsSessionConfigSelectGroup = jsonx.NewFields(
 
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "group":
 			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
@@ -10875,7 +10875,7 @@ var fieldsSessionConfigSelectOption = jsonx.NewFields(
 
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -11000,7 +11000,7 @@ var fieldsSessionDeleteCapabilities = jsonx.NewFields(
 
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11040,7 +11040,7 @@ var fieldsSessionForkCapabilities = jsonx.NewFields(
 
 func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionForkCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionForkCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11086,7 +11086,7 @@ var fieldsSessionInfo = jsonx.NewFields(
 
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfo); d.Next(); {
+	for d.Begin(data, fieldsSessionInfo, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -11156,7 +11156,7 @@ var fieldsSessionInfoUpdate = jsonx.NewFields(
 
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
+	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -11204,7 +11204,7 @@ var fieldsSessionListCapabilities = jsonx.NewFields(
 
 func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionListCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionListCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11250,7 +11250,7 @@ var fieldsSessionMessage = jsonx.NewFields(
 
 func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessage); d.Next(); {
+	for d.Begin(data, fieldsSessionMessage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -11318,7 +11318,7 @@ var fieldsSessionMessageChunk = jsonx.NewFields(
 
 func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessageChunk); d.Next(); {
+	for d.Begin(data, fieldsSessionMessageChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -11375,7 +11375,7 @@ var fieldsSessionMode = jsonx.NewFields(
 
 func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMode); d.Next(); {
+	for d.Begin(data, fieldsSessionMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
@@ -11433,7 +11433,7 @@ var fieldsSessionModeState = jsonx.NewFields(
 
 func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionModeState); d.Next(); {
+	for d.Begin(data, fieldsSessionModeState, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentModeId":
 			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
@@ -11485,7 +11485,7 @@ var fieldsSessionNotification = jsonx.NewFields(
 
 func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionNotification); d.Next(); {
+	for d.Begin(data, fieldsSessionNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -11539,7 +11539,7 @@ var fieldsSessionResumeCapabilities = jsonx.NewFields(
 
 func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionResumeCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionResumeCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11579,7 +11579,7 @@ var fieldsSessionStatusCapabilities = jsonx.NewFields(
 
 func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11620,7 +11620,7 @@ var fieldsSessionStatusRequest = jsonx.NewFields(
 
 func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusRequest); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -11667,7 +11667,7 @@ var fieldsSessionStatusResponse = jsonx.NewFields(
 
 func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusResponse); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "status":
 			if v, err := decodeSessionStatus(d.At(0).Value()); d.Ok(err) {
@@ -11714,7 +11714,7 @@ var fieldsSessionSystemPromptCapabilities = jsonx.NewFields(
 
 func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mode":
 			jsonx.StructPtr(d.At(0), &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
@@ -11759,7 +11759,7 @@ var fieldsSessionSystemPromptModeCapabilities = jsonx.NewFields(
 
 func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "override":
 			jsonx.StructPtr(d.At(0), &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
@@ -11803,7 +11803,7 @@ var fieldsSessionSystemPromptOverrideCapabilities = jsonx.NewFields(
 
 func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11843,7 +11843,7 @@ var fieldsSessionTitleCapabilities = jsonx.NewFields(
 
 func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionTitleCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionTitleCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -12468,7 +12468,7 @@ var fieldsSetProviderRequest = jsonx.NewFields(
 
 func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderRequest); d.Next(); {
+	for d.Begin(data, fieldsSetProviderRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providerId":
 			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
@@ -12530,7 +12530,7 @@ var fieldsSetProviderResponse = jsonx.NewFields(
 
 func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderResponse); d.Next(); {
+	for d.Begin(data, fieldsSetProviderResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -12575,7 +12575,7 @@ var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"
 
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -12742,7 +12742,7 @@ var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -12813,7 +12813,7 @@ var fieldsSetSessionConfigOptionRequestTypeValueID = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -12867,7 +12867,7 @@ var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -12913,7 +12913,7 @@ var fieldsSetSessionModeRequest = jsonx.NewFields(
 
 func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionModeRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionModeRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -12965,7 +12965,7 @@ var fieldsSetSessionModeResponse = jsonx.NewFields(
 
 func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionModeResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionModeResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -13007,7 +13007,7 @@ var fieldsSetSessionTitleRequest = jsonx.NewFields(
 
 func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -13060,7 +13060,7 @@ var fieldsSetSessionTitleResponse = jsonx.NewFields(
 
 func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -13307,7 +13307,7 @@ var fieldsStringMultiSelectItems = jsonx.NewFields(
 
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "enum":
 			jsonx.List(d.At(0), &x.Enum, jsonx.String)
@@ -13360,7 +13360,7 @@ var fieldsStringPropertySchema = jsonx.NewFields(
 
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsStringPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -13436,7 +13436,7 @@ var fieldsSubagentCapabilities = jsonx.NewFields(
 
 func (x *SubagentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSubagentCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -13477,7 +13477,7 @@ var fieldsSubagentSessionCapabilities = jsonx.NewFields(
 
 func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSubagentSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*SessionCancelCapabilities).decodeAt)
@@ -13528,7 +13528,7 @@ var fieldsSubagentUpdate = jsonx.NewFields(
 
 func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentUpdate); d.Next(); {
+	for d.Begin(data, fieldsSubagentUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -13600,7 +13600,7 @@ var fieldsSystemPrompt = jsonx.NewFields(
 
 func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSystemPrompt); d.Next(); {
+	for d.Begin(data, fieldsSystemPrompt, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mode":
 			if v, err := decodeSystemPromptMode(d.At(0).Value()); d.Ok(err) {
@@ -13651,7 +13651,7 @@ var fieldsTerminal = jsonx.NewFields(
 
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminal); d.Next(); {
+	for d.Begin(data, fieldsTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -13699,7 +13699,7 @@ var fieldsTerminalExitStatus = jsonx.NewFields(
 
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
+	for d.Begin(data, fieldsTerminalExitStatus, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
@@ -13749,7 +13749,7 @@ var fieldsTerminalOutputRequest = jsonx.NewFields(
 
 func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputRequest); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -13804,7 +13804,7 @@ var fieldsTerminalOutputResponse = jsonx.NewFields(
 
 func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputResponse); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "output":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -13862,7 +13862,7 @@ var fieldsTextContent = jsonx.NewFields(
 
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextContent); d.Next(); {
+	for d.Begin(data, fieldsTextContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -13915,7 +13915,7 @@ var fieldsTextResourceContents = jsonx.NewFields(
 
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
+	for d.Begin(data, fieldsTextResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mimeType":
 			jsonx.Ptr(d.At(0), &x.MimeType, jsonx.String)
@@ -13967,7 +13967,7 @@ var fieldsTitledMultiSelectItems = jsonx.NewFields(
 
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "anyOf":
 			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
@@ -14020,7 +14020,7 @@ var fieldsToolCall = jsonx.NewFields(
 
 func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCall); d.Next(); {
+	for d.Begin(data, fieldsToolCall, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -14251,7 +14251,7 @@ var fieldsToolCallLocation = jsonx.NewFields(
 
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
+	for d.Begin(data, fieldsToolCallLocation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -14322,7 +14322,7 @@ var fieldsToolCallUpdate = jsonx.NewFields(
 
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
+	for d.Begin(data, fieldsToolCallUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -14413,7 +14413,7 @@ var fieldsUnarchiveSessionRequest = jsonx.NewFields(
 
 func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -14459,7 +14459,7 @@ var fieldsUnarchiveSessionResponse = jsonx.NewFields(
 
 func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -14499,7 +14499,7 @@ var fieldsUnknownStateUpdate = jsonx.NewFields(
 
 func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnknownStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsUnknownStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -14540,7 +14540,7 @@ var fieldsUnstructuredCommandInput = jsonx.NewFields(
 
 func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnstructuredCommandInput); d.Next(); {
+	for d.Begin(data, fieldsUnstructuredCommandInput, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "hint":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -14592,7 +14592,7 @@ var fieldsUsage = jsonx.NewFields(
 
 func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsage); d.Next(); {
+	for d.Begin(data, fieldsUsage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "totalTokens":
 			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
@@ -14665,7 +14665,7 @@ var fieldsUsageUpdate = jsonx.NewFields(
 
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
+	for d.Begin(data, fieldsUsageUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "used":
 			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
@@ -14723,7 +14723,7 @@ var fieldsWaitForTerminalExitRequest = jsonx.NewFields(
 
 func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWaitForTerminalExitRequest); d.Next(); {
+	for d.Begin(data, fieldsWaitForTerminalExitRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -14777,7 +14777,7 @@ var fieldsWaitForTerminalExitResponse = jsonx.NewFields(
 
 func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWaitForTerminalExitResponse); d.Next(); {
+	for d.Begin(data, fieldsWaitForTerminalExitResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
@@ -14828,7 +14828,7 @@ var fieldsWriteTextFileRequest = jsonx.NewFields(
 
 func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWriteTextFileRequest); d.Next(); {
+	for d.Begin(data, fieldsWriteTextFileRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -14886,7 +14886,7 @@ var fieldsWriteTextFileResponse = jsonx.NewFields(
 
 func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWriteTextFileResponse); d.Next(); {
+	for d.Begin(data, fieldsWriteTextFileResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)

@@ -16,7 +16,7 @@ var fieldsAgentAuthCapabilities = jsonx.NewFields(
 
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -58,7 +58,7 @@ var fieldsAgentCapabilities = jsonx.NewFields(
 
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "session":
 			jsonx.StructPtr(d.At(0), &x.Session, (*SessionCapabilities).decodeAt)
@@ -108,7 +108,7 @@ var fieldsAgentMessage = jsonx.NewFields(
 
 func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentMessage); d.Next(); {
+	for d.Begin(data, fieldsAgentMessage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -159,7 +159,7 @@ var fieldsAgentNotification = jsonx.NewFields(
 
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentNotification); d.Next(); {
+	for d.Begin(data, fieldsAgentNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -207,7 +207,7 @@ var fieldsAgentRequest = jsonx.NewFields(
 
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentRequest); d.Next(); {
+	for d.Begin(data, fieldsAgentRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -324,7 +324,7 @@ var fieldsAgentResponseError = jsonx.NewFields(
 
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
@@ -365,7 +365,7 @@ var fieldsAgentResponseResult = jsonx.NewFields(
 
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -412,7 +412,7 @@ var fieldsAgentThought = jsonx.NewFields(
 
 func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentThought); d.Next(); {
+	for d.Begin(data, fieldsAgentThought, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -465,7 +465,7 @@ var fieldsAnnotations = jsonx.NewFields(
 
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAnnotations); d.Next(); {
+	for d.Begin(data, fieldsAnnotations, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "audience":
 			jsonx.List(d.At(0), &x.Audience, decodeRole)
@@ -520,7 +520,7 @@ var fieldsAudioContent = jsonx.NewFields(
 
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudioContent); d.Next(); {
+	for d.Begin(data, fieldsAudioContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "data":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -663,7 +663,7 @@ var fieldsAuthMethodAgent = jsonx.NewFields(
 
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodAgent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -719,7 +719,7 @@ var fieldsAuthMethodTerminal = jsonx.NewFields(
 
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -987,7 +987,7 @@ var fieldsAvailableCommandsUpdate = jsonx.NewFields(
 
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "availableCommands":
 			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
@@ -1032,7 +1032,7 @@ var fieldsBackgroundTerminal = jsonx.NewFields(
 
 func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundTerminal); d.Next(); {
+	for d.Begin(data, fieldsBackgroundTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -1079,7 +1079,7 @@ var fieldsBackgroundToolCall = jsonx.NewFields(
 
 func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundToolCall); d.Next(); {
+	for d.Begin(data, fieldsBackgroundToolCall, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -1250,7 +1250,7 @@ var fieldsBlobResourceContents = jsonx.NewFields(
 
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
+	for d.Begin(data, fieldsBlobResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "blob":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1304,7 +1304,7 @@ var fieldsBooleanPropertySchema = jsonx.NewFields(
 
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -1357,7 +1357,7 @@ var fieldsCancelRequestNotification = jsonx.NewFields(
 
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelRequestNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1406,7 +1406,7 @@ var fieldsCancelSessionNotification = jsonx.NewFields(
 
 func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelSessionNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelSessionNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1454,7 +1454,7 @@ var fieldsCancelTerminalRequest = jsonx.NewFields(
 
 func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsCancelTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1506,7 +1506,7 @@ var fieldsCancelTerminalResponse = jsonx.NewFields(
 
 func (x *CancelTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsCancelTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1548,7 +1548,7 @@ var fieldsCancelToolCallRequest = jsonx.NewFields(
 
 func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelToolCallRequest); d.Next(); {
+	for d.Begin(data, fieldsCancelToolCallRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1600,7 +1600,7 @@ var fieldsCancelToolCallResponse = jsonx.NewFields(
 
 func (x *CancelToolCallResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelToolCallResponse); d.Next(); {
+	for d.Begin(data, fieldsCancelToolCallResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1640,7 +1640,7 @@ var fieldsCancelledPermissionOutcome = jsonx.NewFields(
 
 func (x *CancelledPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelledPermissionOutcome); d.Next(); {
+	for d.Begin(data, fieldsCancelledPermissionOutcome, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1681,7 +1681,7 @@ var fieldsClientAuthCapabilities = jsonx.NewFields(
 
 func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminal":
 			jsonx.StructPtr(d.At(0), &x.Terminal, (*TerminalAuthCapabilities).decodeAt)
@@ -1727,7 +1727,7 @@ var fieldsClientCapabilities = jsonx.NewFields(
 
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "auth":
 			jsonx.StructPtr(d.At(0), &x.Auth, (*ClientAuthCapabilities).decodeAt)
@@ -1776,7 +1776,7 @@ var fieldsClientNotification = jsonx.NewFields(
 
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientNotification); d.Next(); {
+	for d.Begin(data, fieldsClientNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1824,7 +1824,7 @@ var fieldsClientRequest = jsonx.NewFields(
 
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientRequest); d.Next(); {
+	for d.Begin(data, fieldsClientRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1941,7 +1941,7 @@ var fieldsClientResponseError = jsonx.NewFields(
 
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseError); d.Next(); {
+	for d.Begin(data, fieldsClientResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
@@ -1982,7 +1982,7 @@ var fieldsClientResponseResult = jsonx.NewFields(
 
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
+	for d.Begin(data, fieldsClientResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2028,7 +2028,7 @@ var fieldsCloseSessionRequest = jsonx.NewFields(
 
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -2074,7 +2074,7 @@ var fieldsCloseSessionResponse = jsonx.NewFields(
 
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -2117,7 +2117,7 @@ var fieldsCommand = jsonx.NewFields(
 
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommand); d.Next(); {
+	for d.Begin(data, fieldsCommand, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -2177,7 +2177,7 @@ var fieldsCommandPermissionSubject = jsonx.NewFields(
 
 func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommandPermissionSubject); d.Next(); {
+	for d.Begin(data, fieldsCommandPermissionSubject, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "command":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -2239,7 +2239,7 @@ var fieldsCompactionSummaryChunk = jsonx.NewFields(
 
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
+	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -2297,7 +2297,7 @@ var fieldsCompactionUpdate = jsonx.NewFields(
 
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
+	for d.Begin(data, fieldsCompactionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -2358,7 +2358,7 @@ var fieldsCompleteElicitationNotification = jsonx.NewFields(
 
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
+	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -2405,7 +2405,7 @@ var fieldsConfigOptionUpdate = jsonx.NewFields(
 
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
+	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -2450,7 +2450,7 @@ var fieldsContent = jsonx.NewFields(
 
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContent); d.Next(); {
+	for d.Begin(data, fieldsContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2703,7 +2703,7 @@ var fieldsContentChunk = jsonx.NewFields(
 
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContentChunk); d.Next(); {
+	for d.Begin(data, fieldsContentChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -2759,7 +2759,7 @@ var fieldsCost = jsonx.NewFields(
 
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCost); d.Next(); {
+	for d.Begin(data, fieldsCost, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "amount":
 			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
@@ -2815,7 +2815,7 @@ var ownCreateElicitationRequest = []string{"message", "_meta"}
 
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -3044,7 +3044,7 @@ var ownCreateElicitationResponse = []string{"_meta"}
 
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3230,7 +3230,7 @@ var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -3269,7 +3269,7 @@ var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -3329,7 +3329,7 @@ var fieldsDeleteSessionRequest = jsonx.NewFields(
 
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -3375,7 +3375,7 @@ var fieldsDeleteSessionResponse = jsonx.NewFields(
 
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3417,7 +3417,7 @@ var fieldsDiff = jsonx.NewFields(
 
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiff); d.Next(); {
+	for d.Begin(data, fieldsDiff, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "changes":
 			jsonx.List(d.At(0), &x.Changes, decodeDiffChange)
@@ -3470,7 +3470,7 @@ var ownDiffChange = []string{"fileType", "mimeType", "_meta"}
 
 func (x *DiffChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffChange); d.Next(); {
+	for d.Begin(data, fieldsDiffChange, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "fileType":
 			jsonx.Ptr(d.At(0), &x.FileType, decodeDiffFileType)
@@ -3812,7 +3812,7 @@ var fieldsDiffPatch = jsonx.NewFields(
 
 func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPatch); d.Next(); {
+	for d.Begin(data, fieldsDiffPatch, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "format":
 			if v, err := decodeDiffPatchFormat(d.At(0).Value()); d.Ok(err) {
@@ -3864,7 +3864,7 @@ var fieldsDiffPathChange = jsonx.NewFields(
 
 func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPathChange); d.Next(); {
+	for d.Begin(data, fieldsDiffPathChange, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -3907,7 +3907,7 @@ var fieldsDiffPathPairChange = jsonx.NewFields(
 
 func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPathPairChange); d.Next(); {
+	for d.Begin(data, fieldsDiffPathPairChange, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "oldPath":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -3955,7 +3955,7 @@ var fieldsElicitationAcceptAction = jsonx.NewFields(
 
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
+	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
@@ -3997,7 +3997,7 @@ var fieldsElicitationCapabilities = jsonx.NewFields(
 
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "form":
 			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
@@ -4059,7 +4059,7 @@ var fieldsElicitationFormCapabilities = jsonx.NewFields(
 
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -4102,7 +4102,7 @@ var ownElicitationFormMode = []string{"requestedSchema"}
 
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestedSchema":
 			d.At(0)
@@ -4383,7 +4383,7 @@ var fieldsElicitationRequestScope = jsonx.NewFields(
 
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationRequestScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -4432,7 +4432,7 @@ var fieldsElicitationSchema = jsonx.NewFields(
 
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
+	for d.Begin(data, fieldsElicitationSchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "type":
 			if v, err := decodeElicitationSchemaType(d.At(0).Value()); d.Ok(err) {
@@ -4613,7 +4613,7 @@ var fieldsElicitationSessionScope = jsonx.NewFields(
 
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationSessionScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -4659,7 +4659,7 @@ var fieldsElicitationURLCapabilities = jsonx.NewFields(
 
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -4703,7 +4703,7 @@ var ownElicitationURLMode = []string{"elicitationId", "url"}
 
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -4790,7 +4790,7 @@ var fieldsEmbeddedResource = jsonx.NewFields(
 
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
+	for d.Begin(data, fieldsEmbeddedResource, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "resource":
 			if v, n, err := decodeEmbeddedResourceResourceAt(d.At(0).Rest()); d.Took(n, err) {
@@ -4907,7 +4907,7 @@ var fieldsEnumOption = jsonx.NewFields(
 
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnumOption); d.Next(); {
+	for d.Begin(data, fieldsEnumOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "const":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -4965,7 +4965,7 @@ var fieldsEnvVariable = jsonx.NewFields(
 
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnvVariable); d.Next(); {
+	for d.Begin(data, fieldsEnvVariable, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5019,7 +5019,7 @@ var fieldsError = jsonx.NewFields(
 
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsError); d.Next(); {
+	for d.Begin(data, fieldsError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "code":
 			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
@@ -5083,7 +5083,7 @@ var fieldsErrorStopReason = jsonx.NewFields(
 
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsErrorStopReason); d.Next(); {
+	for d.Begin(data, fieldsErrorStopReason, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "error":
 			jsonx.StructPtr(d.At(0), &x.Error, (*Error).decodeAt)
@@ -5163,7 +5163,7 @@ var fieldsHTTPHeader = jsonx.NewFields(
 
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
+	for d.Begin(data, fieldsHTTPHeader, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5219,7 +5219,7 @@ var fieldsIcon = jsonx.NewFields(
 
 func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIcon); d.Next(); {
+	for d.Begin(data, fieldsIcon, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "src":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5281,7 +5281,7 @@ var ownIdleStateUpdate = []string{"background", "_meta"}
 
 func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
@@ -5506,7 +5506,7 @@ var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5545,7 +5545,7 @@ var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5610,7 +5610,7 @@ var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5649,7 +5649,7 @@ var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5688,7 +5688,7 @@ var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5727,7 +5727,7 @@ var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -5790,7 +5790,7 @@ var fieldsImageContent = jsonx.NewFields(
 
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImageContent); d.Next(); {
+	for d.Begin(data, fieldsImageContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "data":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5853,7 +5853,7 @@ var fieldsImplementation = jsonx.NewFields(
 
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImplementation); d.Next(); {
+	for d.Begin(data, fieldsImplementation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5912,7 +5912,7 @@ var fieldsInitializeRequest = jsonx.NewFields(
 
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
+	for d.Begin(data, fieldsInitializeRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -5996,7 +5996,7 @@ var fieldsInitializeResponse = jsonx.NewFields(
 
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
+	for d.Begin(data, fieldsInitializeResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -6085,7 +6085,7 @@ var fieldsIntegerPropertySchema = jsonx.NewFields(
 
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6147,7 +6147,7 @@ var fieldsListSessionsRequest = jsonx.NewFields(
 
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
+	for d.Begin(data, fieldsListSessionsRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			jsonx.Ptr(d.At(0), &x.Cwd, decodeAbsolutePath)
@@ -6197,7 +6197,7 @@ var fieldsListSessionsResponse = jsonx.NewFields(
 
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
+	for d.Begin(data, fieldsListSessionsResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessions":
 			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
@@ -6246,7 +6246,7 @@ var fieldsLoginAuthRequest = jsonx.NewFields(
 
 func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoginAuthRequest); d.Next(); {
+	for d.Begin(data, fieldsLoginAuthRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -6292,7 +6292,7 @@ var fieldsLoginAuthResponse = jsonx.NewFields(
 
 func (x *LoginAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoginAuthResponse); d.Next(); {
+	for d.Begin(data, fieldsLoginAuthResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6332,7 +6332,7 @@ var fieldsLogoutAuthRequest = jsonx.NewFields(
 
 func (x *LogoutAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutAuthRequest); d.Next(); {
+	for d.Begin(data, fieldsLogoutAuthRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6372,7 +6372,7 @@ var fieldsLogoutAuthResponse = jsonx.NewFields(
 
 func (x *LogoutAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutAuthResponse); d.Next(); {
+	for d.Begin(data, fieldsLogoutAuthResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6414,7 +6414,7 @@ var fieldsMcpCapabilities = jsonx.NewFields(
 
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "stdio":
 			jsonx.StructPtr(d.At(0), &x.Stdio, (*McpStdioCapabilities).decodeAt)
@@ -6462,7 +6462,7 @@ var fieldsMcpHTTPCapabilities = jsonx.NewFields(
 
 func (x *McpHTTPCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpHTTPCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpHTTPCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6589,7 +6589,7 @@ var fieldsMcpServerHTTP = jsonx.NewFields(
 
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
+	for d.Begin(data, fieldsMcpServerHTTP, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -6644,7 +6644,7 @@ var fieldsMcpServerStdio = jsonx.NewFields(
 
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
+	for d.Begin(data, fieldsMcpServerStdio, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -6717,7 +6717,7 @@ var fieldsMcpStdioCapabilities = jsonx.NewFields(
 
 func (x *McpStdioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpStdioCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpStdioCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6890,7 +6890,7 @@ var fieldsMultiSelectPropertySchema = jsonx.NewFields(
 
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6961,7 +6961,7 @@ var fieldsNewSessionRequest = jsonx.NewFields(
 
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsNewSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -7018,7 +7018,7 @@ var fieldsNewSessionResponse = jsonx.NewFields(
 
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsNewSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -7075,7 +7075,7 @@ var fieldsNotice = jsonx.NewFields(
 
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNotice); d.Next(); {
+	for d.Begin(data, fieldsNotice, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "severity":
 			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
@@ -7134,7 +7134,7 @@ var fieldsNumberPropertySchema = jsonx.NewFields(
 
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsNumberPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -7197,7 +7197,7 @@ var fieldsPermissionOption = jsonx.NewFields(
 
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPermissionOption); d.Next(); {
+	for d.Begin(data, fieldsPermissionOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -7258,7 +7258,7 @@ var fieldsPlanEntry = jsonx.NewFields(
 
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanEntry); d.Next(); {
+	for d.Begin(data, fieldsPlanEntry, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7318,7 +7318,7 @@ var fieldsPlanItems = jsonx.NewFields(
 
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanItems); d.Next(); {
+	for d.Begin(data, fieldsPlanItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -7369,7 +7369,7 @@ var fieldsPlanUpdate = jsonx.NewFields(
 
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanUpdate); d.Next(); {
+	for d.Begin(data, fieldsPlanUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "plan":
 			if v, n, err := decodePlanUpdateContentAt(d.At(0).Rest()); d.Took(n, err) {
@@ -7512,7 +7512,7 @@ var fieldsPromptAudioCapabilities = jsonx.NewFields(
 
 func (x *PromptAudioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptAudioCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptAudioCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7555,7 +7555,7 @@ var fieldsPromptCapabilities = jsonx.NewFields(
 
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "image":
 			jsonx.StructPtr(d.At(0), &x.Image, (*PromptImageCapabilities).decodeAt)
@@ -7607,7 +7607,7 @@ var fieldsPromptEmbeddedContextCapabilities = jsonx.NewFields(
 
 func (x *PromptEmbeddedContextCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7647,7 +7647,7 @@ var fieldsPromptImageCapabilities = jsonx.NewFields(
 
 func (x *PromptImageCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptImageCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptImageCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7689,7 +7689,7 @@ var fieldsPromptRequest = jsonx.NewFields(
 
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptRequest); d.Next(); {
+	for d.Begin(data, fieldsPromptRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -7740,7 +7740,7 @@ var fieldsPromptResponse = jsonx.NewFields(
 
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptResponse); d.Next(); {
+	for d.Begin(data, fieldsPromptResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -7853,7 +7853,7 @@ var fieldsReplayFromStart = jsonx.NewFields(
 
 func (x *ReplayFromStart) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReplayFromStart); d.Next(); {
+	for d.Begin(data, fieldsReplayFromStart, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -8089,7 +8089,7 @@ var fieldsRequestPermissionRequest = jsonx.NewFields(
 
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -8154,7 +8154,7 @@ var fieldsRequestPermissionResponse = jsonx.NewFields(
 
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "outcome":
 			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
@@ -8325,7 +8325,7 @@ var fieldsRequiresActionStateUpdate = jsonx.NewFields(
 
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequiresActionStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsRequiresActionStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
@@ -8377,7 +8377,7 @@ var fieldsResourceLink = jsonx.NewFields(
 
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResourceLink); d.Next(); {
+	for d.Begin(data, fieldsResourceLink, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -8458,7 +8458,7 @@ var fieldsResumeSessionRequest = jsonx.NewFields(
 
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -8524,7 +8524,7 @@ var fieldsResumeSessionResponse = jsonx.NewFields(
 
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -8573,7 +8573,7 @@ var fieldsRunningStateUpdate = jsonx.NewFields(
 
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRunningStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsRunningStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
@@ -8618,7 +8618,7 @@ var fieldsSelectedPermissionOutcome = jsonx.NewFields(
 
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
+	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -8664,7 +8664,7 @@ var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
 
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -8708,7 +8708,7 @@ var fieldsSessionCapabilities = jsonx.NewFields(
 
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "prompt":
 			jsonx.StructPtr(d.At(0), &x.Prompt, (*PromptCapabilities).decodeAt)
@@ -8764,7 +8764,7 @@ var fieldsSessionConfigBoolean = jsonx.NewFields(
 
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -8813,7 +8813,7 @@ var ownSessionConfigOption = []string{"configId", "name", "description", "catego
 
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configId":
 			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
@@ -9054,7 +9054,7 @@ var fieldsSessionConfigSelect = jsonx.NewFields(
 
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelect, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -9107,7 +9107,7 @@ var fieldsSessionConfigSelectGroup = jsonx.NewFields(
 
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "groupId":
 			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
@@ -9166,7 +9166,7 @@ var fieldsSessionConfigSelectOption = jsonx.NewFields(
 
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -9300,7 +9300,7 @@ var fieldsSessionDeleteCapabilities = jsonx.NewFields(
 
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9345,7 +9345,7 @@ var fieldsSessionInfo = jsonx.NewFields(
 
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfo); d.Next(); {
+	for d.Begin(data, fieldsSessionInfo, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9411,7 +9411,7 @@ var fieldsSessionInfoUpdate = jsonx.NewFields(
 
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
+	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -9460,7 +9460,7 @@ var fieldsSessionNotFoundErrorData = jsonx.NewFields(
 
 func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionNotFoundErrorData); d.Next(); {
+	for d.Begin(data, fieldsSessionNotFoundErrorData, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9990,7 +9990,7 @@ var ownSessionUpdateStateUpdate = []string{}
 
 func (x *SessionUpdateStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionUpdateStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsSessionUpdateStateUpdate, skip); d.Next(); {
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
@@ -10133,7 +10133,7 @@ var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"
 
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -10295,7 +10295,7 @@ var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -10348,7 +10348,7 @@ var fieldsSetSessionConfigOptionRequestTypeID = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -10420,7 +10420,7 @@ var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -10669,7 +10669,7 @@ var fieldsStringMultiSelectItems = jsonx.NewFields(
 
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "enum":
 			jsonx.List(d.At(0), &x.Enum, jsonx.String)
@@ -10722,7 +10722,7 @@ var fieldsStringPropertySchema = jsonx.NewFields(
 
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsStringPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -10799,7 +10799,7 @@ var fieldsTerminal = jsonx.NewFields(
 
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminal); d.Next(); {
+	for d.Begin(data, fieldsTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -10845,7 +10845,7 @@ var fieldsTerminalAuthCapabilities = jsonx.NewFields(
 
 func (x *TerminalAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsTerminalAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10885,7 +10885,7 @@ var fieldsTerminalCancelCapabilities = jsonx.NewFields(
 
 func (x *TerminalCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalCancelCapabilities); d.Next(); {
+	for d.Begin(data, fieldsTerminalCancelCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10926,7 +10926,7 @@ var fieldsTerminalCapabilities = jsonx.NewFields(
 
 func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalCapabilities); d.Next(); {
+	for d.Begin(data, fieldsTerminalCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*TerminalCancelCapabilities).decodeAt)
@@ -10972,7 +10972,7 @@ var fieldsTerminalExitStatus = jsonx.NewFields(
 
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
+	for d.Begin(data, fieldsTerminalExitStatus, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Int64)
@@ -11021,7 +11021,7 @@ var fieldsTerminalOutput = jsonx.NewFields(
 
 func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutput); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutput, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "data":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -11069,7 +11069,7 @@ var fieldsTerminalOutputChunk = jsonx.NewFields(
 
 func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputChunk); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -11123,7 +11123,7 @@ var fieldsTerminalSize = jsonx.NewFields(
 
 func (x *TerminalSize) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalSize); d.Next(); {
+	for d.Begin(data, fieldsTerminalSize, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cols":
 			jsonx.IntMin(d.At(0), &x.Cols, jsonx.Uint16)
@@ -11178,7 +11178,7 @@ var fieldsTerminalUpdate = jsonx.NewFields(
 
 func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalUpdate); d.Next(); {
+	for d.Begin(data, fieldsTerminalUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -11249,7 +11249,7 @@ var fieldsTextCommandInput = jsonx.NewFields(
 
 func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextCommandInput); d.Next(); {
+	for d.Begin(data, fieldsTextCommandInput, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "hint":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -11297,7 +11297,7 @@ var fieldsTextContent = jsonx.NewFields(
 
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextContent); d.Next(); {
+	for d.Begin(data, fieldsTextContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "text":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -11350,7 +11350,7 @@ var fieldsTextResourceContents = jsonx.NewFields(
 
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
+	for d.Begin(data, fieldsTextResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "text":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -11402,7 +11402,7 @@ var fieldsTitledMultiSelectItems = jsonx.NewFields(
 
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "anyOf":
 			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
@@ -11446,7 +11446,7 @@ var fieldsToolCallCancelCapabilities = jsonx.NewFields(
 
 func (x *ToolCallCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallCancelCapabilities); d.Next(); {
+	for d.Begin(data, fieldsToolCallCancelCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11487,7 +11487,7 @@ var fieldsToolCallCapabilities = jsonx.NewFields(
 
 func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallCapabilities); d.Next(); {
+	for d.Begin(data, fieldsToolCallCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*ToolCallCancelCapabilities).decodeAt)
@@ -11634,7 +11634,7 @@ var fieldsToolCallContentChunk = jsonx.NewFields(
 
 func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallContentChunk); d.Next(); {
+	for d.Begin(data, fieldsToolCallContentChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -11738,7 +11738,7 @@ var fieldsToolCallLocation = jsonx.NewFields(
 
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
+	for d.Begin(data, fieldsToolCallLocation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -11789,7 +11789,7 @@ var fieldsToolCallPermissionSubject = jsonx.NewFields(
 
 func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallPermissionSubject); d.Next(); {
+	for d.Begin(data, fieldsToolCallPermissionSubject, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCall":
 			d.At(0)
@@ -11844,7 +11844,7 @@ var fieldsToolCallUpdate = jsonx.NewFields(
 
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
+	for d.Begin(data, fieldsToolCallUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -11928,7 +11928,7 @@ var fieldsUnsupportedProtocolVersionErrorData = jsonx.NewFields(
 
 func (x *UnsupportedProtocolVersionErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData); d.Next(); {
+	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requested":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -11980,7 +11980,7 @@ var fieldsUpdateSessionNotification = jsonx.NewFields(
 
 func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUpdateSessionNotification); d.Next(); {
+	for d.Begin(data, fieldsUpdateSessionNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -12037,7 +12037,7 @@ var fieldsUsageUpdate = jsonx.NewFields(
 
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
+	for d.Begin(data, fieldsUsageUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "used":
 			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
@@ -12095,7 +12095,7 @@ var fieldsUserMessage = jsonx.NewFields(
 
 func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUserMessage); d.Next(); {
+	for d.Begin(data, fieldsUserMessage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {

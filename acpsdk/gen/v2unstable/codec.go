@@ -17,7 +17,7 @@ var fieldsAgentAuthCapabilities = jsonx.NewFields(
 
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "status":
 			jsonx.StructPtr(d.At(0), &x.Status, (*AuthStatusCapabilities).decodeAt)
@@ -64,7 +64,7 @@ var fieldsAgentCapabilities = jsonx.NewFields(
 
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAgentCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "session":
 			jsonx.StructPtr(d.At(0), &x.Session, (*SessionCapabilities).decodeAt)
@@ -118,7 +118,7 @@ var fieldsAgentMessage = jsonx.NewFields(
 
 func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentMessage); d.Next(); {
+	for d.Begin(data, fieldsAgentMessage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -169,7 +169,7 @@ var fieldsAgentNotification = jsonx.NewFields(
 
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentNotification); d.Next(); {
+	for d.Begin(data, fieldsAgentNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -217,7 +217,7 @@ var fieldsAgentRequest = jsonx.NewFields(
 
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentRequest); d.Next(); {
+	for d.Begin(data, fieldsAgentRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -334,7 +334,7 @@ var fieldsAgentResponseError = jsonx.NewFields(
 
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseError); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
@@ -375,7 +375,7 @@ var fieldsAgentResponseResult = jsonx.NewFields(
 
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseResult); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -422,7 +422,7 @@ var fieldsAgentThought = jsonx.NewFields(
 
 func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentThought); d.Next(); {
+	for d.Begin(data, fieldsAgentThought, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -475,7 +475,7 @@ var fieldsAnnotations = jsonx.NewFields(
 
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAnnotations); d.Next(); {
+	for d.Begin(data, fieldsAnnotations, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "audience":
 			jsonx.List(d.At(0), &x.Audience, decodeRole)
@@ -528,7 +528,7 @@ var fieldsArchiveSessionRequest = jsonx.NewFields(
 
 func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -574,7 +574,7 @@ var fieldsArchiveSessionResponse = jsonx.NewFields(
 
 func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -617,7 +617,7 @@ var fieldsAudioContent = jsonx.NewFields(
 
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudioContent); d.Next(); {
+	for d.Begin(data, fieldsAudioContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "data":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -678,7 +678,7 @@ var fieldsAuthAccount = jsonx.NewFields(
 
 func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthAccount); d.Next(); {
+	for d.Begin(data, fieldsAuthAccount, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "label":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -827,7 +827,7 @@ var fieldsAuthMethodAgent = jsonx.NewFields(
 
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodAgent); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodAgent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -883,7 +883,7 @@ var fieldsAuthMethodTerminal = jsonx.NewFields(
 
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodTerminal); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -960,7 +960,7 @@ var fieldsAuthStatusCapabilities = jsonx.NewFields(
 
 func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusCapabilities); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1000,7 +1000,7 @@ var fieldsAuthStatusRequest = jsonx.NewFields(
 
 func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusRequest); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1042,7 +1042,7 @@ var fieldsAuthStatusResponse = jsonx.NewFields(
 
 func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusResponse); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "state":
 			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
@@ -1094,7 +1094,7 @@ var fieldsAuthStatusUpdateNotification = jsonx.NewFields(
 
 func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusUpdateNotification); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "state":
 			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
@@ -1335,7 +1335,7 @@ var fieldsAvailableCommandsUpdate = jsonx.NewFields(
 
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommandsUpdate); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "availableCommands":
 			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
@@ -1380,7 +1380,7 @@ var fieldsBackgroundSubagent = jsonx.NewFields(
 
 func (x *BackgroundSubagent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundSubagent); d.Next(); {
+	for d.Begin(data, fieldsBackgroundSubagent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1427,7 +1427,7 @@ var fieldsBackgroundTerminal = jsonx.NewFields(
 
 func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundTerminal); d.Next(); {
+	for d.Begin(data, fieldsBackgroundTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -1474,7 +1474,7 @@ var fieldsBackgroundToolCall = jsonx.NewFields(
 
 func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundToolCall); d.Next(); {
+	for d.Begin(data, fieldsBackgroundToolCall, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -1672,7 +1672,7 @@ var fieldsBlobResourceContents = jsonx.NewFields(
 
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBlobResourceContents); d.Next(); {
+	for d.Begin(data, fieldsBlobResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "blob":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -1726,7 +1726,7 @@ var fieldsBooleanPropertySchema = jsonx.NewFields(
 
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -1779,7 +1779,7 @@ var fieldsCancelRequestNotification = jsonx.NewFields(
 
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelRequestNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelRequestNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -1828,7 +1828,7 @@ var fieldsCancelSessionNotification = jsonx.NewFields(
 
 func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelSessionNotification); d.Next(); {
+	for d.Begin(data, fieldsCancelSessionNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1876,7 +1876,7 @@ var fieldsCancelTerminalRequest = jsonx.NewFields(
 
 func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelTerminalRequest); d.Next(); {
+	for d.Begin(data, fieldsCancelTerminalRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -1928,7 +1928,7 @@ var fieldsCancelTerminalResponse = jsonx.NewFields(
 
 func (x *CancelTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelTerminalResponse); d.Next(); {
+	for d.Begin(data, fieldsCancelTerminalResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -1970,7 +1970,7 @@ var fieldsCancelToolCallRequest = jsonx.NewFields(
 
 func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelToolCallRequest); d.Next(); {
+	for d.Begin(data, fieldsCancelToolCallRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -2022,7 +2022,7 @@ var fieldsCancelToolCallResponse = jsonx.NewFields(
 
 func (x *CancelToolCallResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelToolCallResponse); d.Next(); {
+	for d.Begin(data, fieldsCancelToolCallResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -2062,7 +2062,7 @@ var fieldsCancelledPermissionOutcome = jsonx.NewFields(
 
 func (x *CancelledPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelledPermissionOutcome); d.Next(); {
+	for d.Begin(data, fieldsCancelledPermissionOutcome, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -2103,7 +2103,7 @@ var fieldsClientAuthCapabilities = jsonx.NewFields(
 
 func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminal":
 			jsonx.StructPtr(d.At(0), &x.Terminal, (*TerminalAuthCapabilities).decodeAt)
@@ -2149,7 +2149,7 @@ var fieldsClientCapabilities = jsonx.NewFields(
 
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientCapabilities); d.Next(); {
+	for d.Begin(data, fieldsClientCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "auth":
 			jsonx.StructPtr(d.At(0), &x.Auth, (*ClientAuthCapabilities).decodeAt)
@@ -2198,7 +2198,7 @@ var fieldsClientNotification = jsonx.NewFields(
 
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientNotification); d.Next(); {
+	for d.Begin(data, fieldsClientNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -2246,7 +2246,7 @@ var fieldsClientRequest = jsonx.NewFields(
 
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientRequest); d.Next(); {
+	for d.Begin(data, fieldsClientRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2363,7 +2363,7 @@ var fieldsClientResponseError = jsonx.NewFields(
 
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseError); d.Next(); {
+	for d.Begin(data, fieldsClientResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
@@ -2404,7 +2404,7 @@ var fieldsClientResponseResult = jsonx.NewFields(
 
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseResult); d.Next(); {
+	for d.Begin(data, fieldsClientResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -2450,7 +2450,7 @@ var fieldsCloseSessionRequest = jsonx.NewFields(
 
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -2496,7 +2496,7 @@ var fieldsCloseSessionResponse = jsonx.NewFields(
 
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -2539,7 +2539,7 @@ var fieldsCommand = jsonx.NewFields(
 
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommand); d.Next(); {
+	for d.Begin(data, fieldsCommand, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -2599,7 +2599,7 @@ var fieldsCommandPermissionSubject = jsonx.NewFields(
 
 func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommandPermissionSubject); d.Next(); {
+	for d.Begin(data, fieldsCommandPermissionSubject, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "command":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -2661,7 +2661,7 @@ var fieldsCompactionSummaryChunk = jsonx.NewFields(
 
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionSummaryChunk); d.Next(); {
+	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -2719,7 +2719,7 @@ var fieldsCompactionUpdate = jsonx.NewFields(
 
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionUpdate); d.Next(); {
+	for d.Begin(data, fieldsCompactionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "compactionId":
 			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
@@ -2780,7 +2780,7 @@ var fieldsCompleteElicitationNotification = jsonx.NewFields(
 
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompleteElicitationNotification); d.Next(); {
+	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -2827,7 +2827,7 @@ var fieldsConfigOptionUpdate = jsonx.NewFields(
 
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsConfigOptionUpdate); d.Next(); {
+	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -2872,7 +2872,7 @@ var fieldsContent = jsonx.NewFields(
 
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContent); d.Next(); {
+	for d.Begin(data, fieldsContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
@@ -3125,7 +3125,7 @@ var fieldsContentChunk = jsonx.NewFields(
 
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContentChunk); d.Next(); {
+	for d.Begin(data, fieldsContentChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -3181,7 +3181,7 @@ var fieldsCost = jsonx.NewFields(
 
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCost); d.Next(); {
+	for d.Begin(data, fieldsCost, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "amount":
 			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
@@ -3237,7 +3237,7 @@ var ownCreateElicitationRequest = []string{"message", "_meta"}
 
 func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationRequest); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -3466,7 +3466,7 @@ var ownCreateElicitationResponse = []string{"_meta"}
 
 func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponse); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3652,7 +3652,7 @@ var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionCancel); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -3691,7 +3691,7 @@ var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionDecline); d.Next(); {
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -3751,7 +3751,7 @@ var fieldsDeleteSessionRequest = jsonx.NewFields(
 
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -3797,7 +3797,7 @@ var fieldsDeleteSessionResponse = jsonx.NewFields(
 
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -3839,7 +3839,7 @@ var fieldsDiff = jsonx.NewFields(
 
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiff); d.Next(); {
+	for d.Begin(data, fieldsDiff, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "changes":
 			jsonx.List(d.At(0), &x.Changes, decodeDiffChange)
@@ -3892,7 +3892,7 @@ var ownDiffChange = []string{"fileType", "mimeType", "_meta"}
 
 func (x *DiffChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffChange); d.Next(); {
+	for d.Begin(data, fieldsDiffChange, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "fileType":
 			jsonx.Ptr(d.At(0), &x.FileType, decodeDiffFileType)
@@ -4234,7 +4234,7 @@ var fieldsDiffPatch = jsonx.NewFields(
 
 func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPatch); d.Next(); {
+	for d.Begin(data, fieldsDiffPatch, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "format":
 			if v, err := decodeDiffPatchFormat(d.At(0).Value()); d.Ok(err) {
@@ -4286,7 +4286,7 @@ var fieldsDiffPathChange = jsonx.NewFields(
 
 func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPathChange); d.Next(); {
+	for d.Begin(data, fieldsDiffPathChange, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -4329,7 +4329,7 @@ var fieldsDiffPathPairChange = jsonx.NewFields(
 
 func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPathPairChange); d.Next(); {
+	for d.Begin(data, fieldsDiffPathPairChange, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "oldPath":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -4378,7 +4378,7 @@ var fieldsDisableProviderRequest = jsonx.NewFields(
 
 func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderRequest); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providerId":
 			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
@@ -4424,7 +4424,7 @@ var fieldsDisableProviderResponse = jsonx.NewFields(
 
 func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderResponse); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -4464,7 +4464,7 @@ var fieldsElicitationAcceptAction = jsonx.NewFields(
 
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationAcceptAction); d.Next(); {
+	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
@@ -4506,7 +4506,7 @@ var fieldsElicitationCapabilities = jsonx.NewFields(
 
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "form":
 			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
@@ -4568,7 +4568,7 @@ var fieldsElicitationFormCapabilities = jsonx.NewFields(
 
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -4611,7 +4611,7 @@ var ownElicitationFormMode = []string{"requestedSchema"}
 
 func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestedSchema":
 			d.At(0)
@@ -4892,7 +4892,7 @@ var fieldsElicitationRequestScope = jsonx.NewFields(
 
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationRequestScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationRequestScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requestId":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -4941,7 +4941,7 @@ var fieldsElicitationSchema = jsonx.NewFields(
 
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSchema); d.Next(); {
+	for d.Begin(data, fieldsElicitationSchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "type":
 			if v, err := decodeElicitationSchemaType(d.At(0).Value()); d.Ok(err) {
@@ -5122,7 +5122,7 @@ var fieldsElicitationSessionScope = jsonx.NewFields(
 
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSessionScope); d.Next(); {
+	for d.Begin(data, fieldsElicitationSessionScope, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -5168,7 +5168,7 @@ var fieldsElicitationURLCapabilities = jsonx.NewFields(
 
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLCapabilities); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -5212,7 +5212,7 @@ var ownElicitationURLMode = []string{"elicitationId", "url"}
 
 func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLMode); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
 			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
@@ -5299,7 +5299,7 @@ var fieldsEmbeddedResource = jsonx.NewFields(
 
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEmbeddedResource); d.Next(); {
+	for d.Begin(data, fieldsEmbeddedResource, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "resource":
 			if v, n, err := decodeEmbeddedResourceResourceAt(d.At(0).Rest()); d.Took(n, err) {
@@ -5416,7 +5416,7 @@ var fieldsEnumOption = jsonx.NewFields(
 
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnumOption); d.Next(); {
+	for d.Begin(data, fieldsEnumOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "const":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5474,7 +5474,7 @@ var fieldsEnvVariable = jsonx.NewFields(
 
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnvVariable); d.Next(); {
+	for d.Begin(data, fieldsEnvVariable, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5528,7 +5528,7 @@ var fieldsError = jsonx.NewFields(
 
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsError); d.Next(); {
+	for d.Begin(data, fieldsError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "code":
 			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
@@ -5592,7 +5592,7 @@ var fieldsErrorStopReason = jsonx.NewFields(
 
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsErrorStopReason); d.Next(); {
+	for d.Begin(data, fieldsErrorStopReason, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "error":
 			jsonx.StructPtr(d.At(0), &x.Error, (*Error).decodeAt)
@@ -5675,7 +5675,7 @@ var fieldsForkSessionRequest = jsonx.NewFields(
 
 func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsForkSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -5742,7 +5742,7 @@ var fieldsForkSessionResponse = jsonx.NewFields(
 
 func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsForkSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -5798,7 +5798,7 @@ var fieldsHTTPHeader = jsonx.NewFields(
 
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsHTTPHeader); d.Next(); {
+	for d.Begin(data, fieldsHTTPHeader, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5854,7 +5854,7 @@ var fieldsIcon = jsonx.NewFields(
 
 func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIcon); d.Next(); {
+	for d.Begin(data, fieldsIcon, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "src":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -5917,7 +5917,7 @@ var ownIdleStateUpdate = []string{"usage", "background", "_meta"}
 
 func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "usage":
 			jsonx.StructPtr(d.At(0), &x.Usage, (*Usage).decodeAt)
@@ -6146,7 +6146,7 @@ var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -6185,7 +6185,7 @@ var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -6250,7 +6250,7 @@ var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -6289,7 +6289,7 @@ var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -6328,7 +6328,7 @@ var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -6367,7 +6367,7 @@ var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal); d.Next(); {
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -6430,7 +6430,7 @@ var fieldsImageContent = jsonx.NewFields(
 
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImageContent); d.Next(); {
+	for d.Begin(data, fieldsImageContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "data":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -6493,7 +6493,7 @@ var fieldsImplementation = jsonx.NewFields(
 
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImplementation); d.Next(); {
+	for d.Begin(data, fieldsImplementation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -6552,7 +6552,7 @@ var fieldsInitializeRequest = jsonx.NewFields(
 
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeRequest); d.Next(); {
+	for d.Begin(data, fieldsInitializeRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -6636,7 +6636,7 @@ var fieldsInitializeResponse = jsonx.NewFields(
 
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeResponse); d.Next(); {
+	for d.Begin(data, fieldsInitializeResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "protocolVersion":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -6725,7 +6725,7 @@ var fieldsIntegerPropertySchema = jsonx.NewFields(
 
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIntegerPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6785,7 +6785,7 @@ var fieldsListProvidersRequest = jsonx.NewFields(
 
 func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersRequest); d.Next(); {
+	for d.Begin(data, fieldsListProvidersRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -6826,7 +6826,7 @@ var fieldsListProvidersResponse = jsonx.NewFields(
 
 func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersResponse); d.Next(); {
+	for d.Begin(data, fieldsListProvidersResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providers":
 			jsonx.List(d.At(0), &x.Providers, decodeProviderInfo)
@@ -6873,7 +6873,7 @@ var fieldsListSessionsRequest = jsonx.NewFields(
 
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsRequest); d.Next(); {
+	for d.Begin(data, fieldsListSessionsRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			jsonx.Ptr(d.At(0), &x.Cwd, decodeAbsolutePath)
@@ -6927,7 +6927,7 @@ var fieldsListSessionsResponse = jsonx.NewFields(
 
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsResponse); d.Next(); {
+	for d.Begin(data, fieldsListSessionsResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessions":
 			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
@@ -6976,7 +6976,7 @@ var fieldsLoginAuthRequest = jsonx.NewFields(
 
 func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoginAuthRequest); d.Next(); {
+	for d.Begin(data, fieldsLoginAuthRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "methodId":
 			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
@@ -7022,7 +7022,7 @@ var fieldsLoginAuthResponse = jsonx.NewFields(
 
 func (x *LoginAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoginAuthResponse); d.Next(); {
+	for d.Begin(data, fieldsLoginAuthResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7062,7 +7062,7 @@ var fieldsLogoutAuthRequest = jsonx.NewFields(
 
 func (x *LogoutAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutAuthRequest); d.Next(); {
+	for d.Begin(data, fieldsLogoutAuthRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7102,7 +7102,7 @@ var fieldsLogoutAuthResponse = jsonx.NewFields(
 
 func (x *LogoutAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutAuthResponse); d.Next(); {
+	for d.Begin(data, fieldsLogoutAuthResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7142,7 +7142,7 @@ var fieldsMcpAcpCapabilities = jsonx.NewFields(
 
 func (x *McpAcpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpAcpCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpAcpCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7185,7 +7185,7 @@ var fieldsMcpCapabilities = jsonx.NewFields(
 
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "stdio":
 			jsonx.StructPtr(d.At(0), &x.Stdio, (*McpStdioCapabilities).decodeAt)
@@ -7239,7 +7239,7 @@ var fieldsMcpError = jsonx.NewFields(
 
 func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpError); d.Next(); {
+	for d.Begin(data, fieldsMcpError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "code":
 			if v, err := jsonx.Int32(d.At(0).Value()); d.Ok(err) {
@@ -7293,7 +7293,7 @@ var fieldsMcpHTTPCapabilities = jsonx.NewFields(
 
 func (x *McpHTTPCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpHTTPCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpHTTPCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7436,7 +7436,7 @@ var fieldsMcpServerAcp = jsonx.NewFields(
 
 func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerAcp); d.Next(); {
+	for d.Begin(data, fieldsMcpServerAcp, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7486,7 +7486,7 @@ var fieldsMcpServerHTTP = jsonx.NewFields(
 
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerHTTP); d.Next(); {
+	for d.Begin(data, fieldsMcpServerHTTP, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7541,7 +7541,7 @@ var fieldsMcpServerStdio = jsonx.NewFields(
 
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerStdio); d.Next(); {
+	for d.Begin(data, fieldsMcpServerStdio, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -7614,7 +7614,7 @@ var fieldsMcpStdioCapabilities = jsonx.NewFields(
 
 func (x *McpStdioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpStdioCapabilities); d.Next(); {
+	for d.Begin(data, fieldsMcpStdioCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -7658,7 +7658,7 @@ var fieldsMessageMcpNotification = jsonx.NewFields(
 
 func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpNotification); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "serverId":
 			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
@@ -7724,7 +7724,7 @@ var fieldsMessageMcpRequest = jsonx.NewFields(
 
 func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpRequest); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "serverId":
 			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
@@ -7849,7 +7849,7 @@ var fieldsMessageMcpResponseError = jsonx.NewFields(
 
 func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseError); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "error":
 			d.At(0)
@@ -7890,7 +7890,7 @@ var fieldsMessageMcpResponseResult = jsonx.NewFields(
 
 func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseResult); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "result":
 			if v, err := jsonx.RawValue(d.At(0).Value()); d.Ok(err) {
@@ -8064,7 +8064,7 @@ var fieldsMultiSelectPropertySchema = jsonx.NewFields(
 
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMultiSelectPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -8136,7 +8136,7 @@ var fieldsNewSessionRequest = jsonx.NewFields(
 
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsNewSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cwd":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -8197,7 +8197,7 @@ var fieldsNewSessionResponse = jsonx.NewFields(
 
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsNewSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -8254,7 +8254,7 @@ var fieldsNotice = jsonx.NewFields(
 
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNotice); d.Next(); {
+	for d.Begin(data, fieldsNotice, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "severity":
 			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
@@ -8313,7 +8313,7 @@ var fieldsNumberPropertySchema = jsonx.NewFields(
 
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNumberPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsNumberPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -8376,7 +8376,7 @@ var fieldsPermissionOption = jsonx.NewFields(
 
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPermissionOption); d.Next(); {
+	for d.Begin(data, fieldsPermissionOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -8437,7 +8437,7 @@ var fieldsPlanEntry = jsonx.NewFields(
 
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanEntry); d.Next(); {
+	for d.Begin(data, fieldsPlanEntry, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "content":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -8497,7 +8497,7 @@ var fieldsPlanFile = jsonx.NewFields(
 
 func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanFile); d.Next(); {
+	for d.Begin(data, fieldsPlanFile, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8551,7 +8551,7 @@ var fieldsPlanItems = jsonx.NewFields(
 
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanItems); d.Next(); {
+	for d.Begin(data, fieldsPlanItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8603,7 +8603,7 @@ var fieldsPlanMarkdown = jsonx.NewFields(
 
 func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanMarkdown); d.Next(); {
+	for d.Begin(data, fieldsPlanMarkdown, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8656,7 +8656,7 @@ var fieldsPlanRemoved = jsonx.NewFields(
 
 func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanRemoved); d.Next(); {
+	for d.Begin(data, fieldsPlanRemoved, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "planId":
 			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
@@ -8703,7 +8703,7 @@ var fieldsPlanUpdate = jsonx.NewFields(
 
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanUpdate); d.Next(); {
+	for d.Begin(data, fieldsPlanUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "plan":
 			if v, n, err := decodePlanUpdateContentAt(d.At(0).Rest()); d.Took(n, err) {
@@ -8900,7 +8900,7 @@ var fieldsPromptAudioCapabilities = jsonx.NewFields(
 
 func (x *PromptAudioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptAudioCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptAudioCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -8943,7 +8943,7 @@ var fieldsPromptCapabilities = jsonx.NewFields(
 
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "image":
 			jsonx.StructPtr(d.At(0), &x.Image, (*PromptImageCapabilities).decodeAt)
@@ -8995,7 +8995,7 @@ var fieldsPromptEmbeddedContextCapabilities = jsonx.NewFields(
 
 func (x *PromptEmbeddedContextCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9035,7 +9035,7 @@ var fieldsPromptImageCapabilities = jsonx.NewFields(
 
 func (x *PromptImageCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptImageCapabilities); d.Next(); {
+	for d.Begin(data, fieldsPromptImageCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9077,7 +9077,7 @@ var fieldsPromptRequest = jsonx.NewFields(
 
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptRequest); d.Next(); {
+	for d.Begin(data, fieldsPromptRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -9128,7 +9128,7 @@ var fieldsPromptResponse = jsonx.NewFields(
 
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptResponse); d.Next(); {
+	for d.Begin(data, fieldsPromptResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -9176,7 +9176,7 @@ var fieldsProviderCurrentConfig = jsonx.NewFields(
 
 func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderCurrentConfig); d.Next(); {
+	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "apiType":
 			if v, err := decodeLlmProtocol(d.At(0).Value()); d.Ok(err) {
@@ -9232,7 +9232,7 @@ var fieldsProviderInfo = jsonx.NewFields(
 
 func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderInfo); d.Next(); {
+	for d.Begin(data, fieldsProviderInfo, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providerId":
 			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
@@ -9292,7 +9292,7 @@ var fieldsProvidersCapabilities = jsonx.NewFields(
 
 func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProvidersCapabilities); d.Next(); {
+	for d.Begin(data, fieldsProvidersCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -9333,7 +9333,7 @@ var fieldsProxyNotification = jsonx.NewFields(
 
 func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyNotification); d.Next(); {
+	for d.Begin(data, fieldsProxyNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -9381,7 +9381,7 @@ var fieldsProxyRequest = jsonx.NewFields(
 
 func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyRequest); d.Next(); {
+	for d.Begin(data, fieldsProxyRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -9498,7 +9498,7 @@ var fieldsProxyResponseError = jsonx.NewFields(
 
 func (x *ProxyResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseError); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseError, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
@@ -9539,7 +9539,7 @@ var fieldsProxyResponseResult = jsonx.NewFields(
 
 func (x *ProxyResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseResult); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseResult, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
 			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
@@ -9586,7 +9586,7 @@ var fieldsProxySuccessorNotification = jsonx.NewFields(
 
 func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorNotification); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -9640,7 +9640,7 @@ var fieldsProxySuccessorRequest = jsonx.NewFields(
 
 func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorRequest); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "method":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -9773,7 +9773,7 @@ var fieldsReplayFromStart = jsonx.NewFields(
 
 func (x *ReplayFromStart) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReplayFromStart); d.Next(); {
+	for d.Begin(data, fieldsReplayFromStart, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10009,7 +10009,7 @@ var fieldsRequestPermissionRequest = jsonx.NewFields(
 
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionRequest); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -10074,7 +10074,7 @@ var fieldsRequestPermissionResponse = jsonx.NewFields(
 
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionResponse); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "outcome":
 			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
@@ -10245,7 +10245,7 @@ var fieldsRequiresActionStateUpdate = jsonx.NewFields(
 
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequiresActionStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsRequiresActionStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
@@ -10297,7 +10297,7 @@ var fieldsResourceLink = jsonx.NewFields(
 
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResourceLink); d.Next(); {
+	for d.Begin(data, fieldsResourceLink, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "name":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -10379,7 +10379,7 @@ var fieldsResumeSessionRequest = jsonx.NewFields(
 
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -10449,7 +10449,7 @@ var fieldsResumeSessionResponse = jsonx.NewFields(
 
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -10498,7 +10498,7 @@ var fieldsRunningStateUpdate = jsonx.NewFields(
 
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRunningStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsRunningStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
@@ -10543,7 +10543,7 @@ var fieldsSelectedPermissionOutcome = jsonx.NewFields(
 
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSelectedPermissionOutcome); d.Next(); {
+	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "optionId":
 			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
@@ -10589,7 +10589,7 @@ var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
 
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10629,7 +10629,7 @@ var fieldsSessionArchiveCapabilities = jsonx.NewFields(
 
 func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionArchiveCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionArchiveCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10669,7 +10669,7 @@ var fieldsSessionCancelCapabilities = jsonx.NewFields(
 
 func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCancelCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCancelCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -10718,7 +10718,7 @@ var fieldsSessionCapabilities = jsonx.NewFields(
 
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "prompt":
 			jsonx.StructPtr(d.At(0), &x.Prompt, (*PromptCapabilities).decodeAt)
@@ -10794,7 +10794,7 @@ var fieldsSessionConfigBoolean = jsonx.NewFields(
 
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigBoolean); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -10843,7 +10843,7 @@ var ownSessionConfigOption = []string{"configId", "name", "description", "catego
 
 func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configId":
 			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
@@ -11084,7 +11084,7 @@ var fieldsSessionConfigSelect = jsonx.NewFields(
 
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelect); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelect, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "currentValue":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -11137,7 +11137,7 @@ var fieldsSessionConfigSelectGroup = jsonx.NewFields(
 
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectGroup); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "groupId":
 			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
@@ -11196,7 +11196,7 @@ var fieldsSessionConfigSelectOption = jsonx.NewFields(
 
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectOption); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -11330,7 +11330,7 @@ var fieldsSessionDeleteCapabilities = jsonx.NewFields(
 
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionDeleteCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11370,7 +11370,7 @@ var fieldsSessionForkCapabilities = jsonx.NewFields(
 
 func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionForkCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionForkCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11416,7 +11416,7 @@ var fieldsSessionInfo = jsonx.NewFields(
 
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfo); d.Next(); {
+	for d.Begin(data, fieldsSessionInfo, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -11486,7 +11486,7 @@ var fieldsSessionInfoUpdate = jsonx.NewFields(
 
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfoUpdate); d.Next(); {
+	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -11540,7 +11540,7 @@ var fieldsSessionMessage = jsonx.NewFields(
 
 func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessage); d.Next(); {
+	for d.Begin(data, fieldsSessionMessage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -11608,7 +11608,7 @@ var fieldsSessionMessageChunk = jsonx.NewFields(
 
 func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessageChunk); d.Next(); {
+	for d.Begin(data, fieldsSessionMessageChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
@@ -11663,7 +11663,7 @@ var fieldsSessionNotFoundErrorData = jsonx.NewFields(
 
 func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionNotFoundErrorData); d.Next(); {
+	for d.Begin(data, fieldsSessionNotFoundErrorData, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -11709,7 +11709,7 @@ var fieldsSessionStatusCapabilities = jsonx.NewFields(
 
 func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11750,7 +11750,7 @@ var fieldsSessionStatusRequest = jsonx.NewFields(
 
 func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusRequest); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -11798,7 +11798,7 @@ var fieldsSessionStatusResponse = jsonx.NewFields(
 
 func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusResponse); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "status":
 			if v, err := decodeSessionStatus(d.At(0).Value()); d.Ok(err) {
@@ -11849,7 +11849,7 @@ var fieldsSessionSystemPromptCapabilities = jsonx.NewFields(
 
 func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mode":
 			jsonx.StructPtr(d.At(0), &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
@@ -11894,7 +11894,7 @@ var fieldsSessionSystemPromptModeCapabilities = jsonx.NewFields(
 
 func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "override":
 			jsonx.StructPtr(d.At(0), &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
@@ -11938,7 +11938,7 @@ var fieldsSessionSystemPromptOverrideCapabilities = jsonx.NewFields(
 
 func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -11978,7 +11978,7 @@ var fieldsSessionTitleCapabilities = jsonx.NewFields(
 
 func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionTitleCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSessionTitleCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -12600,7 +12600,7 @@ var ownSessionUpdateStateUpdate = []string{}
 
 func (x *SessionUpdateStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionUpdateStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsSessionUpdateStateUpdate, skip); d.Next(); {
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
@@ -12752,7 +12752,7 @@ var fieldsSetProviderRequest = jsonx.NewFields(
 
 func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderRequest); d.Next(); {
+	for d.Begin(data, fieldsSetProviderRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "providerId":
 			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
@@ -12814,7 +12814,7 @@ var fieldsSetProviderResponse = jsonx.NewFields(
 
 func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderResponse); d.Next(); {
+	for d.Begin(data, fieldsSetProviderResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -12859,7 +12859,7 @@ var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"
 
 func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -13021,7 +13021,7 @@ var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
@@ -13074,7 +13074,7 @@ var fieldsSetSessionConfigOptionRequestTypeID = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "value":
 			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
@@ -13146,7 +13146,7 @@ var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
 
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -13192,7 +13192,7 @@ var fieldsSetSessionTitleRequest = jsonx.NewFields(
 
 func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleRequest); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -13245,7 +13245,7 @@ var fieldsSetSessionTitleResponse = jsonx.NewFields(
 
 func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleResponse); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -13534,7 +13534,7 @@ var fieldsStringMultiSelectItems = jsonx.NewFields(
 
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "enum":
 			jsonx.List(d.At(0), &x.Enum, jsonx.String)
@@ -13587,7 +13587,7 @@ var fieldsStringPropertySchema = jsonx.NewFields(
 
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringPropertySchema); d.Next(); {
+	for d.Begin(data, fieldsStringPropertySchema, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -13664,7 +13664,7 @@ var fieldsSubagentSessionCapabilities = jsonx.NewFields(
 
 func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentSessionCapabilities); d.Next(); {
+	for d.Begin(data, fieldsSubagentSessionCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*SessionCancelCapabilities).decodeAt)
@@ -13715,7 +13715,7 @@ var fieldsSubagentUpdate = jsonx.NewFields(
 
 func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentUpdate); d.Next(); {
+	for d.Begin(data, fieldsSubagentUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -13787,7 +13787,7 @@ var fieldsSystemPrompt = jsonx.NewFields(
 
 func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSystemPrompt); d.Next(); {
+	for d.Begin(data, fieldsSystemPrompt, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "mode":
 			if v, err := decodeSystemPromptMode(d.At(0).Value()); d.Ok(err) {
@@ -13838,7 +13838,7 @@ var fieldsTerminal = jsonx.NewFields(
 
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminal); d.Next(); {
+	for d.Begin(data, fieldsTerminal, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -13884,7 +13884,7 @@ var fieldsTerminalAuthCapabilities = jsonx.NewFields(
 
 func (x *TerminalAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalAuthCapabilities); d.Next(); {
+	for d.Begin(data, fieldsTerminalAuthCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -13924,7 +13924,7 @@ var fieldsTerminalCancelCapabilities = jsonx.NewFields(
 
 func (x *TerminalCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalCancelCapabilities); d.Next(); {
+	for d.Begin(data, fieldsTerminalCancelCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -13965,7 +13965,7 @@ var fieldsTerminalCapabilities = jsonx.NewFields(
 
 func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalCapabilities); d.Next(); {
+	for d.Begin(data, fieldsTerminalCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*TerminalCancelCapabilities).decodeAt)
@@ -14011,7 +14011,7 @@ var fieldsTerminalExitStatus = jsonx.NewFields(
 
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalExitStatus); d.Next(); {
+	for d.Begin(data, fieldsTerminalExitStatus, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Int64)
@@ -14060,7 +14060,7 @@ var fieldsTerminalOutput = jsonx.NewFields(
 
 func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutput); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutput, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "data":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -14108,7 +14108,7 @@ var fieldsTerminalOutputChunk = jsonx.NewFields(
 
 func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputChunk); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -14162,7 +14162,7 @@ var fieldsTerminalSize = jsonx.NewFields(
 
 func (x *TerminalSize) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalSize); d.Next(); {
+	for d.Begin(data, fieldsTerminalSize, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cols":
 			jsonx.IntMin(d.At(0), &x.Cols, jsonx.Uint16)
@@ -14217,7 +14217,7 @@ var fieldsTerminalUpdate = jsonx.NewFields(
 
 func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalUpdate); d.Next(); {
+	for d.Begin(data, fieldsTerminalUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "terminalId":
 			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
@@ -14288,7 +14288,7 @@ var fieldsTextCommandInput = jsonx.NewFields(
 
 func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextCommandInput); d.Next(); {
+	for d.Begin(data, fieldsTextCommandInput, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "hint":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -14336,7 +14336,7 @@ var fieldsTextContent = jsonx.NewFields(
 
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextContent); d.Next(); {
+	for d.Begin(data, fieldsTextContent, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "text":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -14389,7 +14389,7 @@ var fieldsTextResourceContents = jsonx.NewFields(
 
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextResourceContents); d.Next(); {
+	for d.Begin(data, fieldsTextResourceContents, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "text":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -14441,7 +14441,7 @@ var fieldsTitledMultiSelectItems = jsonx.NewFields(
 
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTitledMultiSelectItems); d.Next(); {
+	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "anyOf":
 			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
@@ -14485,7 +14485,7 @@ var fieldsToolCallCancelCapabilities = jsonx.NewFields(
 
 func (x *ToolCallCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallCancelCapabilities); d.Next(); {
+	for d.Begin(data, fieldsToolCallCancelCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -14526,7 +14526,7 @@ var fieldsToolCallCapabilities = jsonx.NewFields(
 
 func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallCapabilities); d.Next(); {
+	for d.Begin(data, fieldsToolCallCapabilities, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*ToolCallCancelCapabilities).decodeAt)
@@ -14673,7 +14673,7 @@ var fieldsToolCallContentChunk = jsonx.NewFields(
 
 func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallContentChunk); d.Next(); {
+	for d.Begin(data, fieldsToolCallContentChunk, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -14777,7 +14777,7 @@ var fieldsToolCallLocation = jsonx.NewFields(
 
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallLocation); d.Next(); {
+	for d.Begin(data, fieldsToolCallLocation, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "path":
 			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
@@ -14828,7 +14828,7 @@ var fieldsToolCallPermissionSubject = jsonx.NewFields(
 
 func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallPermissionSubject); d.Next(); {
+	for d.Begin(data, fieldsToolCallPermissionSubject, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCall":
 			d.At(0)
@@ -14883,7 +14883,7 @@ var fieldsToolCallUpdate = jsonx.NewFields(
 
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallUpdate); d.Next(); {
+	for d.Begin(data, fieldsToolCallUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "toolCallId":
 			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
@@ -14966,7 +14966,7 @@ var fieldsUnarchiveSessionRequest = jsonx.NewFields(
 
 func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionRequest); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -15012,7 +15012,7 @@ var fieldsUnarchiveSessionResponse = jsonx.NewFields(
 
 func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionResponse); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionResponse, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
@@ -15053,7 +15053,7 @@ var fieldsUnknownStateUpdate = jsonx.NewFields(
 
 func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnknownStateUpdate); d.Next(); {
+	for d.Begin(data, fieldsUnknownStateUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
@@ -15099,7 +15099,7 @@ var fieldsUnsupportedProtocolVersionErrorData = jsonx.NewFields(
 
 func (x *UnsupportedProtocolVersionErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData); d.Next(); {
+	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "requested":
 			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
@@ -15151,7 +15151,7 @@ var fieldsUpdateSessionNotification = jsonx.NewFields(
 
 func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUpdateSessionNotification); d.Next(); {
+	for d.Begin(data, fieldsUpdateSessionNotification, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
 			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
@@ -15211,7 +15211,7 @@ var fieldsUsage = jsonx.NewFields(
 
 func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsage); d.Next(); {
+	for d.Begin(data, fieldsUsage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "totalTokens":
 			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
@@ -15284,7 +15284,7 @@ var fieldsUsageUpdate = jsonx.NewFields(
 
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsageUpdate); d.Next(); {
+	for d.Begin(data, fieldsUsageUpdate, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "used":
 			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
@@ -15342,7 +15342,7 @@ var fieldsUserMessage = jsonx.NewFields(
 
 func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUserMessage); d.Next(); {
+	for d.Begin(data, fieldsUserMessage, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "messageId":
 			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {

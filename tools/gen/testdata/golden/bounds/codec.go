@@ -72,7 +72,7 @@ var fieldsSize = jsonx.NewFields(
 
 func (x *Size) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSize); d.Next(); {
+	for d.Begin(data, fieldsSize, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "cols":
 			jsonx.IntMin(d.At(0), &x.Cols, jsonx.Uint16)

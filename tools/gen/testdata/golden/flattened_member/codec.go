@@ -106,7 +106,7 @@ var ownEventStatus = []string{}
 
 func (x *EventStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEventStatus); d.Next(); {
+	for d.Begin(data, fieldsEventStatus, skip); d.Next(); {
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
@@ -173,7 +173,7 @@ var ownIdle = []string{}
 
 func (x *Idle) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdle); d.Next(); {
+	for d.Begin(data, fieldsIdle, skip); d.Next(); {
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
@@ -322,7 +322,7 @@ var fieldsIdleReasonDone = jsonx.NewFields()
 
 func (x *IdleReasonDone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleReasonDone); d.Next(); {
+	for d.Begin(data, fieldsIdleReasonDone, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -361,7 +361,7 @@ var fieldsIdleReasonNone = jsonx.NewFields()
 
 func (x *IdleReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleReasonNone); d.Next(); {
+	for d.Begin(data, fieldsIdleReasonNone, skip); d.Next(); {
 		switch string(d.Key()) {
 		default:
 			d.Extra(&x.Extra, skip)
@@ -420,7 +420,7 @@ var fieldsNote = jsonx.NewFields(
 
 func (x *Note) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNote); d.Next(); {
+	for d.Begin(data, fieldsNote, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "text":
 			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
@@ -462,7 +462,7 @@ var fieldsReport = jsonx.NewFields(
 
 func (x *Report) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReport); d.Next(); {
+	for d.Begin(data, fieldsReport, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "status":
 			if v, n, err := decodeStatusObjectAt(d.At(0).Rest()); d.Took(n, err) {
@@ -506,7 +506,7 @@ var fieldsRunning = jsonx.NewFields(
 
 func (x *Running) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRunning); d.Next(); {
+	for d.Begin(data, fieldsRunning, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "step":
 			jsonx.Ptr(d.At(0), &x.Step, jsonx.Uint32)
