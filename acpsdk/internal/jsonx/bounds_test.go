@@ -25,7 +25,7 @@ type bounded struct {
 
 func (x *bounded) decodeAt(data []byte) error {
 	var d Decoder
-	for d.Begin(data, boundedFields); d.Next(); {
+	for d.Begin(data, boundedFields, nil); d.Next(); {
 		switch string(d.Key()) {
 		case "items":
 			List(d.At(0), &x.Items, Int64)
