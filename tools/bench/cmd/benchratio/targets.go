@@ -73,10 +73,12 @@ var targets = []target{
 		cmp: atLeast, goal: 15,
 	},
 	{
-		issue: 2, spec: "SDK-11", what: "codec decode+encode time, ours / floor",
+		// Issue #2 asked for 2x; #14 halved the generated codec and #15
+		// holds it to 1.25x (it was 1.11-1.13x before either).
+		issue: 15, spec: "SDK-11", what: "codec decode+encode time, ours / floor",
 		num: []term{{"BenchmarkCodec/decode/ours", ns}, {"BenchmarkCodec/encode/ours", ns}},
 		den: []term{{"BenchmarkCodec/decode/floor", ns}, {"BenchmarkCodec/encode/floor", ns}},
-		cmp: atMost, goal: 2,
+		cmp: atMost, goal: 1.25,
 	},
 	{
 		issue: 2, spec: "SDK-11", what: "codec allocations per decode, ours",
