@@ -3,7 +3,6 @@ package tsinterop_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -46,20 +45,8 @@ type forkSummary struct {
 // runForkClient runs fork_client.mjs against the agent command.
 func runForkClient(t *testing.T, agent ...string) forkSummary {
 	t.Helper()
-	dir := peerDir(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(dir, "fork_client.mjs"), "--"}, agent...)...)
-	cmd.Dir = dir
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	lines := bytes.Split(bytes.TrimRight(stdout.Bytes(), "\n"), []byte("\n"))
-	require.Len(t, lines, 1, "fork_client.mjs must print one summary line; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	var s forkSummary
-	require.NoError(t, json.Unmarshal(lines[0], &s), "decode %q; stderr:\n%s", lines[0], stderr.String())
-	require.NoError(t, runErr, "fork_client.mjs failed; stderr:\n%s", stderr.String())
+	s, err, stderr := runNodeSummary[forkSummary](t, "fork_client.mjs", append([]string{"--"}, agent...)...)
+	require.NoError(t, err, "fork_client.mjs failed; stderr:\n%s", stderr)
 	return s
 }
 

@@ -110,21 +110,30 @@ func peerDir(t *testing.T) string {
 //lint:ignore ST1008 stderr trails the (summary, error) pair: it is only read to explain a failure.
 func runTSClient(t *testing.T, agent ...string) (summary, error, string) {
 	t.Helper()
+	return runNodeSummary[summary](t, "client.mjs", append([]string{"--timeout-ms", "20000", "--"}, agent...)...)
+}
+
+// runNodeSummary runs one of this package's Node scripts with args and
+// decodes the one summary line it must print. It returns the summary, the
+// script's exit error and its stderr.
+//
+//lint:ignore ST1008 as runTSClient.
+func runNodeSummary[T any](t *testing.T, script string, args ...string) (T, error, string) {
+	t.Helper()
 	dir := peerDir(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	args := append([]string{filepath.Join(dir, "client.mjs"), "--timeout-ms", "20000", "--"}, agent...)
-	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(dir, script)}, args...)...)
 	cmd.Dir = dir
-	// The client's agents inherit its stderr; bound the wait for that pipe
-	// in case one outlives the client.
+	// The script's agents inherit its stderr; bound the wait for that pipe
+	// in case one outlives the script.
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	lines := bytes.Split(bytes.TrimRight(stdout.Bytes(), "\n"), []byte("\n"))
-	require.Len(t, lines, 1, "client.mjs must print exactly one summary line; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	var s summary
+	require.Len(t, lines, 1, "%s must print exactly one summary line; stdout:\n%s\nstderr:\n%s", script, stdout.String(), stderr.String())
+	var s T
 	require.NoError(t, json.Unmarshal(lines[0], &s), "decode summary %q; stderr:\n%s", lines[0], stderr.String())
 	return s, runErr, stderr.String()
 }
