@@ -21,6 +21,7 @@ import (
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/refagent"
+	"acpkit.dev/internal/schemapin"
 )
 
 // pin is the surface of schema/pin.json that acpsdk/gen is generated
@@ -34,25 +35,9 @@ type pin struct {
 
 func readPin(t *testing.T) pin {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "schema", "pin.json"))
+	p, s, err := schemapin.Runtime(filepath.Join("..", ".."))
 	require.NoError(t, err)
-	var doc struct {
-		Package  string `json:"package"`
-		Version  string `json:"version"`
-		Surfaces []struct {
-			File    string `json:"file"`
-			SHA256  string `json:"sha256"`
-			Runtime bool   `json:"runtime"`
-		} `json:"surfaces"`
-	}
-	require.NoError(t, json.Unmarshal(b, &doc))
-	for _, s := range doc.Surfaces {
-		if s.Runtime {
-			return pin{Package: doc.Package, Version: doc.Version, File: s.File, SHA256: s.SHA256}
-		}
-	}
-	t.Fatal("schema/pin.json has no runtime surface")
-	return pin{}
+	return pin{Package: p.Package, Version: p.Version, File: s.File, SHA256: s.SHA256}
 }
 
 // TestSDK1_HandshakeVersionPinned: the protocol version our clients send

@@ -9,6 +9,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/internal/schemapin"
 )
 
 // pinned is what schema/pin.json and the schema file acpsdk/gen is
@@ -25,25 +27,9 @@ type pinned struct {
 func readPinned(t *testing.T) pinned {
 	t.Helper()
 	root := filepath.Join("..", "..", "..")
-	b, err := os.ReadFile(filepath.Join(root, "schema", "pin.json"))
+	pin, surface, err := schemapin.Runtime(root)
 	require.NoError(t, err)
-	var pin struct {
-		Package  string `json:"package"`
-		Version  string `json:"version"`
-		Surfaces []struct {
-			File    string `json:"file"`
-			SHA256  string `json:"sha256"`
-			Runtime bool   `json:"runtime"`
-		} `json:"surfaces"`
-	}
-	require.NoError(t, json.Unmarshal(b, &pin))
-	p := pinned{Package: pin.Package, Version: pin.Version, Sides: map[string]int{}}
-	for _, s := range pin.Surfaces {
-		if s.Runtime {
-			p.File, p.SHA256 = s.File, s.SHA256
-		}
-	}
-	require.NotEmpty(t, p.File, "schema/pin.json has no runtime surface")
+	p := pinned{Package: pin.Package, Version: pin.Version, File: surface.File, SHA256: surface.SHA256, Sides: map[string]int{}}
 	data, err := os.ReadFile(filepath.Join(root, p.File))
 	require.NoError(t, err)
 	sum := sha256.Sum256(data)
