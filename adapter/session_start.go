@@ -122,7 +122,7 @@ func (s *session) launch(ctx context.Context, target launch.Target, env []string
 	var stderr io.Reader = proc.Stderr()
 	var connTap func(acpsdk.Direction, []byte)
 	if s.a.tap != nil {
-		s.tap = &tapper{tap: s.a.tap, pid: proc.PID()}
+		s.tap = &tapper{tap: s.a.tap, pid: proc.PID(), drain: s.a.drain}
 		s.tap.spawned(proc, spec)
 		stderr, connTap = s.tap.stderr(stderr), s.tap.conn
 	}

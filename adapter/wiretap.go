@@ -26,6 +26,8 @@ const (
 	// (before the adapter's sanitising and masking).
 	WireStderr WireKind = "stderr"
 	// WireExit: the runtime's process was reaped (ExitStatus, ExitCode).
+	// It comes after the runtime's last stderr line, unless a descendant
+	// keeps stderr open: then it comes the drain bound after the reap.
 	WireExit WireKind = "exit"
 )
 
@@ -59,9 +61,17 @@ func WithWireTap(tap func(WireEvent)) Option { return func(o *options) { o.tap =
 
 // tapper binds a tap to one launched process.
 type tapper struct {
-	tap  func(WireEvent)
-	pid  string
-	done chan struct{} // closed once the exit has been reported
+	tap   func(WireEvent)
+	pid   string
+	drain time.Duration // how long the exit waits for stderr's end
+	done  chan struct{} // closed once the exit has been reported
+
+	// stderrEnded closes when the stderr tap's read returns its first
+	// error; cut closes when teardown ends the tap. Either releases the
+	// exit, which otherwise waits at most drain after the reap.
+	stderrEnded chan struct{}
+	endOnce     sync.Once
+	cut         chan struct{}
 
 	mu     sync.Mutex // held across a call of tap, so close waits for it
 	closed bool
@@ -82,6 +92,9 @@ func (t *tapper) emit(e WireEvent) {
 // when the process has been reaped, and nothing is reported afterwards
 // (a stderr reader still draining a descendant's output is cut off).
 func (t *tapper) close(proc *launch.Process) {
+	if t.cut != nil {
+		close(t.cut)
+	}
 	select {
 	case <-proc.Exited():
 		<-t.done
@@ -102,14 +115,24 @@ func (t *tapper) conn(dir acpsdk.Direction, line []byte) {
 }
 
 // spawned reports the start and, on its own goroutine, the exit of proc.
-// That goroutine ends when the process is reaped, which teardown
-// guarantees.
+// The exit follows the runtime's last stderr line: a process is often
+// reaped while what it wrote last is still in the pipe, so the exit waits
+// for stderr's end, for teardown, or at most the drain bound after the
+// reap (a descendant may hold stderr open for ever). That goroutine ends
+// when the process is reaped, which teardown guarantees.
 func (t *tapper) spawned(proc *launch.Process, spec launch.Spec) {
 	t.emit(WireEvent{Kind: WireSpawn, Argv: append([]string{spec.Program}, spec.Args...)})
-	t.done = make(chan struct{})
+	t.done, t.stderrEnded, t.cut = make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(t.done)
 		<-proc.Exited()
+		bound := time.NewTimer(t.drain)
+		defer bound.Stop()
+		select {
+		case <-t.stderrEnded:
+		case <-t.cut:
+		case <-bound.C:
+		}
 		st := proc.Status()
 		t.emit(WireEvent{Kind: WireExit, ExitStatus: st.String(), ExitCode: st.Code})
 	}()
@@ -149,8 +172,13 @@ func (s *stderrTap) Read(p []byte) (int, error) {
 		s.flush()
 		data = data[i+1:]
 	}
-	if err != nil && len(s.partial) > 0 {
-		s.flush() // a last line without its newline
+	if err != nil {
+		if len(s.partial) > 0 {
+			s.flush() // a last line without its newline
+		}
+		if s.t.stderrEnded != nil {
+			s.t.endOnce.Do(func() { close(s.t.stderrEnded) })
+		}
 	}
 	return n, err
 }

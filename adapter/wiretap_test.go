@@ -4,8 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	"acpkit.dev/adapter/internal/launch"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -93,3 +99,78 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	c.chunks = c.chunks[1:]
 	return n, nil
 }
+
+// The runtime's last stderr lines are often still in the pipe when it is
+// reaped; the exit must come after them, not in the middle of them (seen
+// once in CI as TestWireTapSeesEveryLineStderrAndTheProcess ending on a
+// stderr line). In a bubble the exit's goroutine runs as far as it can
+// before the stderr is read, which makes the old order certain.
+func TestWireTapReportsTheExitAfterTheLastStderrLine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var kinds []WireKind
+		var lines []string
+		tp := &tapper{tap: func(e WireEvent) {
+			kinds = append(kinds, e.Kind)
+			if e.Kind == WireStderr {
+				lines = append(lines, string(e.Line))
+			}
+		}, drain: time.Second}
+		stderrR, stderrW := io.Pipe()
+		proc, exit := launch.InProcess(7, nopWriteCloser{}, io.NopCloser(strings.NewReader("")), stderrR, func(bool) {})
+		tp.spawned(proc, launch.Spec{Program: "agent"})
+		r := tp.stderr(stderrR)
+		go func() {
+			_, _ = io.WriteString(stderrW, "last words\n")
+			_ = stderrW.Close()
+		}()
+		exit(launch.ExitStatus{})
+		synctest.Wait()
+		_, err := io.Copy(io.Discard, r)
+		require.NoError(t, err)
+		tp.close(proc)
+		assert.Equal(t, []WireKind{WireSpawn, WireStderr, WireExit}, kinds)
+		assert.Equal(t, []string{"last words"}, lines)
+	})
+}
+
+// A descendant can hold the runtime's stderr open long after the runtime
+// was reaped; the exit is then reported the drain bound after the reap,
+// not only at teardown.
+func TestWireTapReportsTheExitWhenStderrStaysOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			mu    sync.Mutex // the race detector sees no order in the bubble's clock
+			kinds []WireKind
+			at    time.Time
+		)
+		seen := func() []WireKind { mu.Lock(); defer mu.Unlock(); return slices.Clone(kinds) }
+		tp := &tapper{tap: func(e WireEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			kinds = append(kinds, e.Kind)
+			at = e.Time
+		}, drain: time.Second}
+		stderrR, stderrW := io.Pipe()
+		proc, exit := launch.InProcess(7, nopWriteCloser{}, io.NopCloser(strings.NewReader("")), stderrR, func(bool) {})
+		tp.spawned(proc, launch.Spec{Program: "agent"})
+		r := tp.stderr(stderrR)
+		go func() { _, _ = io.Copy(io.Discard, r) }()
+		reaped := time.Now()
+		exit(launch.ExitStatus{})
+		synctest.Wait()
+		assert.Equal(t, []WireKind{WireSpawn}, seen(), "not before the drain bound")
+		time.Sleep(time.Second) // the bubble's clock: the drain bound passes
+		synctest.Wait()
+		assert.Equal(t, []WireKind{WireSpawn, WireExit}, seen())
+		mu.Lock()
+		assert.Equal(t, time.Second, at.Sub(reaped))
+		mu.Unlock()
+		tp.close(proc)
+		_ = stderrW.Close()
+	})
+}
+
+type nopWriteCloser struct{}
+
+func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
+func (nopWriteCloser) Close() error                { return nil }
