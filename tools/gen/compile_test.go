@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,26 +13,75 @@ import (
 
 // TestSDK1_EverySurfaceCompiles regenerates every pinned surface from its
 // schema and type-checks the result (go vet, tests included) in place of
-// the committed package, through a build overlay, so that a schema bump
-// fails here, with the generator's message or the compiler's, before
-// anything is committed. The overlay puts the regenerated files at the
-// packages' own paths, which is what lets them import acpsdk's internal
-// packages as the committed ones do.
+// the committed package, so that a schema bump fails here, with the
+// generator's message or the compiler's, before anything is committed.
 func TestSDK1_EverySurfaceCompiles(t *testing.T) {
-	pkgs, err := generated()
+	surfaces, err := generated()
 	if err != nil {
 		t.Fatalf("generation fails: %v", err)
 	}
+	var pkgs []genPkg
+	for _, p := range surfaces {
+		pkgs = append(pkgs, genPkg{importPath: p.surface.ImportPath(), files: p.files})
+	}
+	start := time.Now()
+	if out, err := goOnGenerated(t, pkgs, []string{"vet"}); err != nil {
+		t.Fatalf("the regenerated surfaces do not compile: %v\n%s", err, out)
+	}
+	t.Logf("go vet of %d regenerated surfaces: %v", len(pkgs), time.Since(start).Round(time.Millisecond))
+}
+
+// genPkg is a generated package to compile: its import path and its files
+// by name.
+type genPkg struct {
+	importPath string
+	files      map[string][]byte
+}
+
+// scratchModule is the module of generated packages that have no directory
+// in the repository (the goldens): a path under acpkit.dev/acpsdk, so that
+// they may import acpsdk's internal packages as the surfaces do.
+const scratchModule = "acpkit.dev/acpsdk/internal/scratch"
+
+// goOnGenerated runs, from the repository root, each go command of cmds
+// (e.g. {"vet"}) on pkgs, every package at its own import path as if it
+// were committed there — which is what lets generated code import
+// acpsdk's internal packages. A package of the repository replaces its
+// committed generated files through a build overlay (committed generated
+// files it no longer produces are hidden); a package under scratchModule is
+// written to that module in a temporary directory, which a temporary
+// workspace puts beside the repository's module (go vet and go test need
+// a package's directory to exist, which an overlay cannot make).
+func goOnGenerated(t *testing.T, pkgs []genPkg, cmds ...[]string) ([]byte, error) {
+	t.Helper()
 	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
+	scratch := filepath.Join(tmp, "scratch")
 	replace := map[string]string{}
 	var paths []string
+	env := os.Environ()
 	for i, p := range pkgs {
-		dir := filepath.Join(root, filepath.FromSlash(p.surface.Go))
-		// Committed generated files the regeneration drops are hidden.
+		paths = append(paths, p.importPath)
+		if rel, ok := strings.CutPrefix(p.importPath, scratchModule+"/"); ok {
+			dir := filepath.Join(scratch, filepath.FromSlash(rel))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range p.files {
+				if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			continue
+		}
+		rel, ok := strings.CutPrefix(p.importPath, "acpkit.dev/")
+		if !ok {
+			t.Fatalf("%s is not a package of the repository's module", p.importPath)
+		}
+		dir := filepath.Join(root, filepath.FromSlash(rel))
 		old, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, f := range old {
 			if isGenerated(f) {
@@ -45,7 +95,17 @@ func TestSDK1_EverySurfaceCompiles(t *testing.T) {
 			}
 			replace[filepath.Join(dir, name)] = file
 		}
-		paths = append(paths, p.surface.ImportPath())
+	}
+	if _, err := os.Stat(scratch); err == nil {
+		mod := fmt.Sprintf("module %s\n\ngo 1.26\n", scratchModule)
+		if err := os.WriteFile(filepath.Join(scratch, "go.mod"), []byte(mod), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		work := fmt.Sprintf("go 1.26.0\n\nuse (\n\t%s\n\t%s\n)\n", root, scratch)
+		if err := os.WriteFile(filepath.Join(tmp, "go.work"), []byte(work), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, "GOWORK="+filepath.Join(tmp, "go.work"))
 	}
 	overlay, err := json.Marshal(map[string]any{"Replace": replace})
 	if err != nil {
@@ -55,12 +115,16 @@ func TestSDK1_EverySurfaceCompiles(t *testing.T) {
 	if err := os.WriteFile(ovl, overlay, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	cmd := exec.Command("go", append([]string{"vet", "-overlay", ovl}, paths...)...)
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the regenerated surfaces do not compile: %v\n%s", err, out)
+	var all []byte
+	for _, c := range cmds {
+		args := append(append(append([]string{}, c[0], "-overlay", ovl), c[1:]...), paths...)
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env = root, env
+		out, err := cmd.CombinedOutput()
+		all = append(all, out...)
+		if err != nil {
+			return all, fmt.Errorf("go %s: %w", strings.Join(c, " "), err)
+		}
 	}
-	t.Logf("go vet of %d regenerated surfaces: %v", len(paths), time.Since(start).Round(time.Millisecond))
+	return all, nil
 }

@@ -180,6 +180,13 @@ func (e *emitter) doc(f *jen.File) error {
 	f.Comment(fmt.Sprintf("(taken from its path %s in the pin).", e.m.Surface.File))
 	f.Const().Id("LatestProtocolVersion").Id("ProtocolVersion").Op("=").Lit(e.m.Schema.version)
 	f.Line()
+	e.errorAndMemberDecls(f)
+	return nil
+}
+
+// errorAndMemberDecls declares what every package's codec and users share:
+// DecodeError, Members and the error kinds.
+func (e *emitter) errorAndMemberDecls(f *jen.File) {
 	f.Comment("DecodeError reports why a message does not decode, with the JSON path of")
 	f.Comment("the failing value (Path, e.g. \"update.content\") and the cause (Err, one")
 	f.Comment("of the Err* kinds below, usable with errors.Is). Use errors.As to get it.")
@@ -202,7 +209,6 @@ func (e *emitter) doc(f *jen.File) error {
 		jen.Comment("ErrEncode: a Go value cannot be encoded (nil required union, bad raw JSON)."),
 		jen.Id("ErrEncode").Op("=").Qual(jsonxPkg, "ErrEncode"),
 	)
-	return nil
 }
 
 // runtimeIntro opens the runtime surface's package doc; the other surfaces

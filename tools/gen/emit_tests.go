@@ -148,6 +148,21 @@ func (s *sampler) variantMembers(v *Variant, full bool) []string {
 	return append(out, s.members(st, full)...)
 }
 
+// sampleDecoder is a func([]byte) (any, error) that decodes a value of t
+// as a user would: a union through its Unmarshal function, any other type
+// through json.Unmarshal (which calls its UnmarshalJSON).
+func (e *emitter) sampleDecoder(t *Type) *jen.Statement {
+	if t.Kind == TUnion {
+		return jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+			jen.Return(jen.Qual(e.pkgPath, "Unmarshal"+t.Name).Call(jen.Id("b"))),
+		)
+	}
+	return jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+		jen.Id("v").Op(":=").New(jen.Qual(e.pkgPath, t.Name)),
+		jen.Return(jen.Id("v"), jen.Qual(segJSON, "Unmarshal").Call(jen.Id("b"), jen.Id("v"))),
+	)
+}
+
 func (e *emitter) roundTripTest(f *jen.File) {
 	s := &sampler{}
 	var rows []jen.Code
@@ -162,9 +177,7 @@ func (e *emitter) roundTripTest(f *jen.File) {
 	for _, t := range e.m.Types {
 		switch {
 		case t.Kind == TUnion && !t.Union.Flattened:
-			dec := jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-				jen.Return(jen.Qual(e.pkgPath, "Unmarshal"+t.Name).Call(jen.Id("b"))),
-			)
+			dec := e.sampleDecoder(t)
 			for _, v := range t.Union.Variants {
 				add(t.Name+"/"+v.Type.Name, dec, s.variant(v, true), s.variant(v, false))
 			}
@@ -173,11 +186,7 @@ func (e *emitter) roundTripTest(f *jen.File) {
 				add(t.Name+"/"+u.Name, dec, unk, unk)
 			}
 		case t.Schema != "" && t.Kind != TUnion && t.Kind != TAlias && len(t.VariantOf) == 0:
-			dec := jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-				jen.Id("v").Op(":=").New(jen.Qual(e.pkgPath, t.Name)),
-				jen.Return(jen.Id("v"), jen.Qual(segJSON, "Unmarshal").Call(jen.Id("b"), jen.Id("v"))),
-			)
-			add(t.Name, dec, s.named(t, true), s.named(t, false))
+			add(t.Name, e.sampleDecoder(t), s.named(t, true), s.named(t, false))
 		}
 	}
 	f.Comment("samples has a document for every def and every union variant.")

@@ -16,7 +16,9 @@ import (
 // one construct of the generator (a tagged union, an untagged branch, an
 // open enum, a leniency keyword…), and its generated types.go and codec.go
 // are committed beside it, so a change to one emitter shows up as a small
-// readable diff there. TestGolden regenerates and compares them;
+// readable diff there. TestGolden regenerates and compares them, and
+// TestSDK1_GoldenOutputsCompile compiles and vets each as a package under
+// acpsdk and round-trips its fixtures (NAME.fixtures beside the schema);
 //
 //	go run ./tools/gen -schema tools/gen/testdata/golden/NAME.json -pkg golden -out tools/gen/testdata/golden/NAME
 //
@@ -25,22 +27,10 @@ import (
 // generateCodec produces the types and codec of the schema file (no pin,
 // no methods: only what the file's defs need) as package pkg.
 func generateCodec(file, pkg string) (map[string][]byte, error) {
-	data, err := os.ReadFile(file)
+	e, err := schemaEmitter(file, pkg, "")
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	surf := &Surface{File: filepath.ToSlash(filepath.Base(file)), Go: "golden/" + pkg}
-	pin := Pin{Package: "golden", Version: "schema", Surfaces: []*Surface{surf}}
-	sf, err := parseSchema(pin, surf, hex.EncodeToString(sum[:]), 1, data)
-	if err != nil {
-		return nil, err
-	}
-	m, err := buildModel(sf)
-	if err != nil {
-		return nil, err
-	}
-	e := &emitter{m: m, need: map[string]*Type{}, pkgPath: surf.ImportPath()}
 	files := map[string]*jen.File{}
 	newFile := func(name string) *jen.File {
 		f := jen.NewFilePathName(e.pkgPath, pkg)
@@ -69,6 +59,31 @@ func generateCodec(file, pkg string) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// schemaEmitter builds the model of the schema file (no pin, no methods)
+// and an emitter for it as package pkg at import path pkgPath (by default
+// acpkit.dev/golden/pkg: the package's own code never names its path).
+func schemaEmitter(file, pkg, pkgPath string) (*emitter, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	surf := &Surface{File: filepath.ToSlash(filepath.Base(file)), Go: "golden/" + pkg}
+	pin := Pin{Package: "golden", Version: "schema", Surfaces: []*Surface{surf}}
+	sf, err := parseSchema(pin, surf, hex.EncodeToString(sum[:]), 1, data)
+	if err != nil {
+		return nil, err
+	}
+	m, err := buildModel(sf)
+	if err != nil {
+		return nil, err
+	}
+	if pkgPath == "" {
+		pkgPath = surf.ImportPath()
+	}
+	return &emitter{m: m, need: map[string]*Type{}, pkgPath: pkgPath}, nil
 }
 
 // runSchema writes (or with check, compares) the codec of one schema file

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dave/jennifer/jen"
 )
 
 // goldenFeatures names, for each golden schema, code its codec must contain:
@@ -94,4 +99,144 @@ func lineDiff(have, want string) string {
 		b.WriteString("  " + h[k] + "\n")
 	}
 	return b.String()
+}
+
+// TestSDK1_GoldenOutputsCompile: every golden output compiles and vets as
+// a package under acpsdk (its code imports acpsdk's internal jsonx), and
+// passes two round-trip tests there: the samples the generator synthesizes
+// for every def and variant (each surface's roundtrip_test.go), and the
+// golden's own fixtures (NAME.fixtures, beside its schema), so that a
+// broken emitter fails a compile or a round trip, not only a text diff.
+func TestSDK1_GoldenOutputsCompile(t *testing.T) {
+	schemas, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixtures, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.fixtures")); len(fixtures) != len(schemas) {
+		t.Fatalf("%d golden schemas, %d fixtures files", len(schemas), len(fixtures))
+	}
+	var pkgs []genPkg
+	for _, schema := range schemas {
+		name := strings.TrimSuffix(filepath.Base(schema), ".json")
+		files, err := generateCodec(schema, "golden")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		p := genPkg{importPath: scratchModule + "/" + name, files: files}
+		if files["decls.go"], files["roundtrip_test.go"], err = goldenPackageFiles(schema, p.importPath); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	start := time.Now()
+	out, err := goOnGenerated(t, pkgs, []string{"vet"}, []string{"test", "-vet=off", "-count=1"})
+	if err != nil {
+		t.Fatalf("the golden outputs do not compile or round-trip: %v\n%s", err, out)
+	}
+	t.Logf("go vet and go test of %d golden outputs: %v", len(pkgs), time.Since(start).Round(time.Millisecond))
+}
+
+// A golden's fixtures file has one fixture a line (# starts a comment):
+//
+//	Def JSON
+//	Def JSON => JSON
+//	Def JSON => error
+//
+// The def's value decodes from the first JSON and re-encodes byte for
+// byte, or to the JSON after "=>" (where a leniency rule changes it), or
+// does not decode.
+type goldenFixture struct {
+	def, in, out string // out "" for a decoding error
+}
+
+func readFixtures(file string) ([]goldenFixture, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []goldenFixture
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		def, in, ok := strings.Cut(line, " ")
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: want \"Def JSON\"", file, i+1)
+		}
+		f := goldenFixture{def: def, in: in, out: in}
+		if in, want, ok := strings.Cut(in, " => "); ok {
+			f.in, f.out = in, want
+			if want == "error" {
+				f.out = ""
+			}
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no fixtures", file)
+	}
+	return out, nil
+}
+
+// goldenPackageFiles renders what makes a golden output (types.go,
+// codec.go) a package at import path pkgPath: the declarations a surface
+// has in its doc.go (DecodeError, Members, the error kinds), and its test
+// file: the generator's sample round trip and the schema's fixtures.
+func goldenPackageFiles(schema, pkgPath string) (decls, test []byte, err error) {
+	e, err := schemaEmitter(schema, "golden", pkgPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := jen.NewFilePathName(pkgPath, "golden")
+	d.ImportName(jsonxPkg, "jsonx")
+	e.errorAndMemberDecls(d)
+	var buf bytes.Buffer
+	if err := d.Render(&buf); err != nil {
+		return nil, nil, err
+	}
+	decls = buf.Bytes()
+	fixtures, err := readFixtures(strings.TrimSuffix(schema, ".json") + ".fixtures")
+	if err != nil {
+		return nil, nil, err
+	}
+	f := jen.NewFile("golden_test")
+	f.ImportName(segJSON, "json")
+	e.roundTripTest(f)
+	var rows []jen.Code
+	for _, fx := range fixtures {
+		t := e.m.defs[fx.def]
+		if t == nil || t.Schema == "" || t.Kind == TAlias || (t.Kind == TUnion && t.Union.Flattened && t.Schema == "") {
+			return nil, nil, fmt.Errorf("fixture of %q: not a def of %s with a decoder", fx.def, schema)
+		}
+		rows = append(rows, jen.Values(jen.Dict{
+			jen.Id("def"):    jen.Lit(fx.def),
+			jen.Id("decode"): e.sampleDecoder(t),
+			jen.Id("in"):     jen.Lit(fx.in),
+			jen.Id("out"):    jen.Lit(fx.out),
+		}))
+	}
+	f.Var().Id("fixtures").Op("=").Index().Struct(
+		jen.List(jen.Id("def"), jen.Id("in"), jen.Id("out")).String(),
+		jen.Id("decode").Func().Params(jen.Index().Byte()).Params(jen.Any(), jen.Error()),
+	).Values(rows...)
+	f.Comment("TestFixtures: each fixture decodes and re-encodes to what it says.")
+	f.Func().Id("TestFixtures").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("fx")).Op(":=").Range().Id("fixtures")).Block(
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("fx").Dot("decode").Call(jen.Index().Byte().Call(jen.Id("fx").Dot("in"))),
+			jen.If(jen.Id("fx").Dot("out").Op("==").Lit("")).Block(
+				jen.Qual(requirePkg, "Error").Call(jen.Id("t"), jen.Err(), jen.Lit("%s %s"), jen.Id("fx").Dot("def"), jen.Id("fx").Dot("in")),
+				jen.Continue(),
+			),
+			jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s %s"), jen.Id("fx").Dot("def"), jen.Id("fx").Dot("in")),
+			jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("marshal").Call(jen.Id("v")),
+			jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s %s"), jen.Id("fx").Dot("def"), jen.Id("fx").Dot("in")),
+			jen.Qual(requirePkg, "Equal").Call(jen.Id("t"), jen.Id("fx").Dot("out"), jen.String().Call(jen.Id("out")), jen.Lit("%s %s"), jen.Id("fx").Dot("def"), jen.Id("fx").Dot("in")),
+		),
+	)
+	buf.Reset()
+	if err := f.Render(&buf); err != nil {
+		return nil, nil, err
+	}
+	return decls, buf.Bytes(), nil
 }
