@@ -2481,7 +2481,9 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 		return 0, err
 	}
 	x.Mode = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -2706,7 +2708,9 @@ func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, e
 		return 0, err
 	}
 	x.Action = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -3536,7 +3540,9 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -4167,7 +4173,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -7698,7 +7706,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -9074,7 +9084,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 

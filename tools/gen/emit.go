@@ -293,8 +293,9 @@ arrived in, a member that was absent and took its schema default stays
 absent (while it still equals the default), and an explicit null stays null
 (while the member is unset). This is recorded only when a message departs
 from canonical form, so canonical input costs nothing. An object whose
-members a flattened union shares (SessionConfigOption and the like) keeps
-such input whole and re-emits it while the value still encodes the same.
+members a flattened union shares (SessionConfigOption and the like, and a
+union variant holding one, tags included) keeps such input whole and
+re-emits it while the value still encodes the same.
 What is normalized: whitespace between known members, string escapes, map
 keys (sorted), malformed members replaced by a leniency keyword, and
 numbers typed "double": those members are float64 and re-render in Go's

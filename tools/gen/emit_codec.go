@@ -91,11 +91,91 @@ func (e *emitter) encodeCall(ref *Ref, val jen.Code) *jen.Statement {
 	return e.encFunc(ref).Call(jen.Id("b"), val)
 }
 
-// keepsVerbatim: an object whose members a flattened union shares, encoded
-// on its own (not as another union's variant), keeps non-canonical input
-// verbatim; no layout spans its members and its variant's.
-func keepsVerbatim(t *Type) bool {
-	return t.Kind == TStruct && t.Flat != nil && len(t.VariantOf) == 0
+// sharesMembers: an object whose members a flattened union shares. No
+// layout spans its members and its union's, so it keeps non-canonical input
+// verbatim (a jsonx.Verbatim field), snapshotted by whoever decodes the
+// whole object: itself (keepsVerbatim), or the union it is a variant of
+// (variantKeepsVerbatim).
+func sharesMembers(t *Type) bool { return t.Kind == TStruct && t.Flat != nil }
+
+// keepsVerbatim: an object sharing its members with a flattened union,
+// encoded on its own (not as another union's variant), snapshots its input
+// itself when it decodes a whole object (no enclosing members to skip).
+func keepsVerbatim(t *Type) bool { return sharesMembers(t) && len(t.VariantOf) == 0 }
+
+// variantKeepsVerbatim: a union variant whose object shares its members
+// with a flattened union (v2's SessionUpdateStateUpdate holding StateUpdate,
+// whose IdleStateUpdate holds its stopReason): only the union that decodes
+// the whole object sees all of it, tags included, so it snapshots it there
+// and its whole-object encoder re-emits it while the value still encodes
+// the same. A shape union's variant that keeps itself verbatim needs no
+// help (it has no tag).
+func variantKeepsVerbatim(v *Variant) bool {
+	st := structOf(v.Type)
+	return sharesMembers(st) && (v.Union.Union.Tag != "" || !keepsVerbatim(st))
+}
+
+// snapshotVariant is the statement that records, for a variant that keeps
+// its input verbatim, the object v just decoded from data[:n]; whole says
+// when the union's decoder is given a whole object (nil: always).
+func snapshotVariant(v *Variant, whole jen.Code) jen.Code {
+	if !variantKeepsVerbatim(v) {
+		return jen.Null()
+	}
+	snap := jen.Id("v").Dot("verbatim").Op("=").Add(jx("Snapshot")).Call(jen.Id("data").Index(jen.Empty(), jen.Id("n")), jen.Id("v").Dot("appendCanonical"))
+	if whole == nil {
+		return snap
+	}
+	return jen.If(whole).Block(snap)
+}
+
+// wholeObject is when a union's decoder decodes a whole object, for
+// snapshotVariant: always, unless the union is flattened; then only in its
+// whole-object form (a def that is also a member's type), where skip is empty.
+// ok is false when it never does (an inline flattened union).
+func wholeObject(t *Type) (whole jen.Code, ok bool) {
+	switch {
+	case !t.Union.Flattened:
+		return nil, true
+	case t.Schema != "":
+		return jen.Len(jen.Id("skip")).Op("==").Lit(0), true
+	}
+	return nil, false
+}
+
+// variantCanonical emits appendCanonical for each variant of union t that
+// keeps its input verbatim: the variant as a whole object, in canonical
+// order (its tag first), which the snapshot is compared with.
+func (e *emitter) variantCanonical(f *jen.File, t *Type) {
+	if _, ok := wholeObject(t); !ok {
+		return
+	}
+	for _, v := range t.Union.Variants {
+		if !variantKeepsVerbatim(v) {
+			continue
+		}
+		f.Comment(fmt.Sprintf("appendCanonical appends x as a whole %s object, in canonical order.", t.Name))
+		f.Func().Params(jen.Id("x").Op("*").Id(v.Type.Name)).Id("appendCanonical").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jx("Braces").Call(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "x") }, jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Lit(tagMember(v))))),
+		)
+		f.Line()
+	}
+}
+
+// appendVerbatim returns the variant v kept verbatim, as a whole object.
+func appendVerbatim() *jen.Statement {
+	return jen.Return(jen.Id("v").Dot("verbatim").Dot("Append").Call(jen.Id("b"), jen.Id("v").Dot("appendCanonical")))
+}
+
+// tagMember is a tagged variant's rendered discriminator member
+// ("kind":"circle"), or "" for a variant without a tag.
+func tagMember(v *Variant) string {
+	if v.Tag == "" {
+		return ""
+	}
+	k, _ := json.Marshal(v.Union.Union.Tag)
+	val, _ := json.Marshal(v.Tag)
+	return string(k) + ":" + string(val)
 }
 
 // isStructRef: a named struct, decoded in place.
@@ -318,9 +398,11 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 				jen.Id("x").Dot(t.Flat.Go).Op("=").Id("u"),
 			)
 			if keepsVerbatim(t) {
-				body = append(body,
+				// Only a whole object: with members to skip, it is a union's
+				// variant or part of an enclosing object, which keep it.
+				body = append(body, jen.If(jen.Len(jen.Id("skip")).Op("==").Lit(0)).Block(
 					jen.Id("x").Dot("verbatim").Op("=").Add(jx("Snapshot")).Call(jen.Id("d").Dot("Data").Call(), jen.Id("x").Dot("appendCanonical")),
-				)
+				))
 			}
 		}
 		body = append(body, jen.Return(jen.Id("d").Dot("Len").Call(), jen.Nil()))
@@ -666,7 +748,9 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 		panic("type " + t.Name + " is a variant of two unions")
 	}
 	marshal := []jen.Code{}
-	if u.Union.Flattened {
+	if u.Union.Flattened && u.Schema == "" {
+		// An inline flattened union has no whole-object form: the
+		// variant's members alone.
 		marshal = append(marshal,
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("append"+u.Name+"Members").Call(jen.Index().Byte().Values(jen.LitRune('{')), jen.Op("&").Id("x")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -792,12 +876,24 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 	if u.Flattened && t.Schema != "" {
 		// A def flattened into a variant that is also a member's type
 		// elsewhere (v2 unstable's StateUpdate): its whole-object form.
-		f.Comment(fmt.Sprintf("append%s appends v as a JSON object.", t.Name))
-		f.Func().Id("append"+t.Name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error()).Block(
+		var verbatim []jen.Code
+		for _, v := range u.Variants {
+			if variantKeepsVerbatim(v) {
+				verbatim = append(verbatim, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(
+					jen.If(jen.Id("v").Op("!=").Nil()).Block(appendVerbatim()),
+				))
+			}
+		}
+		body := []jen.Code{
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("append"+t.Name+"Members").Call(jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Id("v")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
 			jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
-		)
+		}
+		if len(verbatim) > 0 {
+			body = append([]jen.Code{jen.Switch(jen.Id("v").Op(":=").Id("v").Assert(jen.Type())).Block(verbatim...)}, body...)
+		}
+		f.Comment(fmt.Sprintf("append%s appends v as a JSON object.", t.Name))
+		f.Func().Id("append"+t.Name).Params(jen.Id("b").Index().Byte(), jen.Id("v").Id(t.Name)).Params(jen.Index().Byte(), jen.Error()).Block(body...)
 		f.Line()
 		f.Comment(fmt.Sprintf("decode%sObjectAt decodes a whole %s object at the start of data", t.Name, t.Name))
 		f.Comment("(no enclosing object's members to skip); it returns the value's length.")
@@ -812,6 +908,7 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 		)
 		f.Line()
 	}
+	e.variantCanonical(f, t)
 	if !u.Flattened {
 		f.Comment(fmt.Sprintf("Unmarshal%s decodes one %s value.", t.Name, t.Name))
 		f.Func().Id("Unmarshal"+t.Name).Params(jen.Id("data").Index().Byte()).Params(jen.Id(t.Name), jen.Error()).Block(
@@ -823,14 +920,20 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 	return nil
 }
 
-// decodeVariant decodes a struct variant from data with skip list sk.
+// decodeVariant decodes a struct variant from data with skip list sk (and
+// snapshots it when it keeps its input verbatim).
 func decodeVariant(v *Variant, sk jen.Code) []jen.Code {
+	var snap jen.Code = jen.Null()
+	if whole, ok := wholeObject(v.Union); ok {
+		snap = snapshotVariant(v, whole)
+	}
 	return []jen.Code{
 		jen.Id("v").Op(":=").New(jen.Id(v.Type.Name)),
 		jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(variantRecv(v, "v")).Dot("decodeAt").Call(jen.Id("data"), sk),
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Lit(0), jen.Err()),
 		),
+		snap,
 		jen.Return(jen.Id("v"), jen.Id("n"), jen.Nil()),
 	}
 }
@@ -912,17 +1015,15 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 	members := u.Flattened
 	var ecases []jen.Code
 	for _, v := range u.Variants {
-		var prefix string
-		if v.Tag != "" {
-			k, _ := json.Marshal(u.Tag)
-			val, _ := json.Marshal(v.Tag)
-			prefix = string(k) + ":" + string(val)
-		}
+		prefix := tagMember(v)
 		var stmts []jen.Code
 		stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
-		if members {
+		switch {
+		case members:
 			stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))))
-		} else {
+		case variantKeepsVerbatim(v):
+			stmts = append(stmts, appendVerbatim())
+		default:
 			stmts = append(stmts,
 				jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
 				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))),
@@ -1088,9 +1189,12 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 			continue
 		case "object":
 			stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
-			if members {
+			switch {
+			case members:
 				stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(""))))
-			} else {
+			case variantKeepsVerbatim(v):
+				stmts = append(stmts, appendVerbatim())
+			default:
 				stmts = append(stmts, jen.Return(appendObject(structOf(v.Type), variantRecv(v, "v"), jen.Id("b"))))
 			}
 			ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))

@@ -161,7 +161,7 @@ func (e *emitter) structDecl(f *jen.File, t *Type) {
 	if t.Flat != nil {
 		fields = append(fields, comment(t.Flat.Doc...).Id(t.Flat.Go).Add(goType(t.Flat.Ref)).Tag(map[string]string{"json": "-"}))
 	}
-	if keepsVerbatim(t) {
+	if sharesMembers(t) {
 		fields = append(fields, comment(
 			"verbatim re-encodes non-canonical input (member order, explicit",
 			"nulls) byte for byte while the value is unchanged.",

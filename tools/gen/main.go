@@ -38,7 +38,9 @@
 //   - A union def that is a tagged variant's payload (v2's SessionUpdate
 //     "state_update" over StateUpdate) is flattened into the variant: its
 //     tag and members sit beside the outer tag (and where it is also a
-//     member's type, it is a whole object there).
+//     member's type, it is a whole object there); such a variant, like every
+//     object whose members a flattened union shares, keeps non-canonical
+//     input verbatim, snapshotted by the union that decodes the whole object.
 //   - A def that only references another def (allOf of one $ref) is a Go type
 //     alias of it (v1 unstable's InitializeProxyRequest = InitializeRequest).
 //   - A property whose value is a union of method payloads (an envelope's

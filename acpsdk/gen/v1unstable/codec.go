@@ -2840,7 +2840,9 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 		return 0, err
 	}
 	x.Mode = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -3065,7 +3067,9 @@ func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, e
 		return 0, err
 	}
 	x.Action = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -3982,7 +3986,9 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -4613,7 +4619,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -5318,7 +5326,9 @@ func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.StopReason = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -10507,7 +10517,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -12601,7 +12613,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -13128,6 +13142,7 @@ func decodeStateUpdateAt(data []byte) (StateUpdate, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		v.verbatim = jsonx.Snapshot(data[:n], v.appendCanonical)
 		return v, n, nil
 	case "requires_action":
 		v := new(StateUpdateRequiresAction)
@@ -13175,12 +13190,7 @@ func appendStateUpdate(b []byte, v StateUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, '{')
-		b, err := (*IdleStateUpdate)(v).appendMembers(b, "\"state\":\"idle\"")
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
+		return v.verbatim.Append(b, v.appendCanonical)
 	case *StateUpdateRequiresAction:
 		if v == nil {
 			break
@@ -13208,6 +13218,11 @@ func appendStateUpdate(b []byte, v StateUpdate) ([]byte, error) {
 		return jsonx.EncUnknown(b, v.Raw, "state", false)
 	}
 	return b, jsonx.EncodeError("", "nil StateUpdate")
+}
+
+// appendCanonical appends x as a whole StateUpdate object, in canonical order.
+func (x *StateUpdateIdle) appendCanonical(b []byte) ([]byte, error) {
+	return jsonx.Braces((*IdleStateUpdate)(x).appendMembers(append(b, '{'), "\"state\":\"idle\""))
 }
 
 // UnmarshalStateUpdate decodes one StateUpdate value.

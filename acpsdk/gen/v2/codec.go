@@ -2837,7 +2837,9 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 		return 0, err
 	}
 	x.Mode = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -3062,7 +3064,9 @@ func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, e
 		return 0, err
 	}
 	x.Action = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -3492,7 +3496,9 @@ func (x *DiffChange) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Operation = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -4121,7 +4127,9 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -4727,7 +4735,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -5301,7 +5311,9 @@ func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.StopReason = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -8843,7 +8855,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -9563,6 +9577,7 @@ func decodeSessionUpdateAt(data []byte) (SessionUpdate, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		v.verbatim = jsonx.Snapshot(data[:n], v.appendCanonical)
 		return v, n, nil
 	case "tool_call_content_chunk":
 		v := new(SessionUpdateToolCallContentChunk)
@@ -9730,12 +9745,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"sessionUpdate\":\"state_update\"")
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
+		return v.verbatim.Append(b, v.appendCanonical)
 	case *SessionUpdateToolCallContentChunk:
 		if v == nil {
 			break
@@ -9863,6 +9873,11 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		return jsonx.EncUnknown(b, v.Raw, "sessionUpdate", false)
 	}
 	return b, jsonx.EncodeError("", "nil SessionUpdate")
+}
+
+// appendCanonical appends x as a whole SessionUpdate object, in canonical order.
+func (x *SessionUpdateStateUpdate) appendCanonical(b []byte) ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(b, '{'), "\"sessionUpdate\":\"state_update\""))
 }
 
 // UnmarshalSessionUpdate decodes one SessionUpdate value.
@@ -10159,7 +10174,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -10489,6 +10506,9 @@ func decodeStateUpdateAt(data []byte, skip []string) (StateUpdate, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if len(skip) == 0 {
+			v.verbatim = jsonx.Snapshot(data[:n], v.appendCanonical)
+		}
 		return v, n, nil
 	case "requires_action":
 		v := new(StateUpdateRequiresAction)
@@ -10545,6 +10565,12 @@ func appendStateUpdateMembers(b []byte, v StateUpdate) ([]byte, error) {
 
 // appendStateUpdate appends v as a JSON object.
 func appendStateUpdate(b []byte, v StateUpdate) ([]byte, error) {
+	switch v := v.(type) {
+	case *StateUpdateIdle:
+		if v != nil {
+			return v.verbatim.Append(b, v.appendCanonical)
+		}
+	}
 	b, err := appendStateUpdateMembers(append(b, '{'), v)
 	if err != nil {
 		return b, err
@@ -10566,13 +10592,14 @@ func UnmarshalStateUpdate(data []byte) (StateUpdate, error) {
 	return decodeStateUpdate(jsonx.TrimSpace(data), nil)
 }
 
+// appendCanonical appends x as a whole StateUpdate object, in canonical order.
+func (x *StateUpdateIdle) appendCanonical(b []byte) ([]byte, error) {
+	return jsonx.Braces((*IdleStateUpdate)(x).appendMembers(append(b, '{'), "\"state\":\"idle\""))
+}
+
 // MarshalJSON encodes x as a StateUpdate value.
 func (x StateUpdateIdle) MarshalJSON() ([]byte, error) {
-	b, err := appendStateUpdateMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStateUpdate(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
@@ -10594,11 +10621,7 @@ func (x *StateUpdateIdle) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes x as a StateUpdate value.
 func (x StateUpdateRequiresAction) MarshalJSON() ([]byte, error) {
-	b, err := appendStateUpdateMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStateUpdate(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
@@ -10620,11 +10643,7 @@ func (x *StateUpdateRequiresAction) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes x as a StateUpdate value.
 func (x StateUpdateRunning) MarshalJSON() ([]byte, error) {
-	b, err := appendStateUpdateMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStateUpdate(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.

@@ -5003,6 +5003,9 @@ type SessionUpdateSessionInfoUpdate SessionInfoUpdate
 type SessionUpdateStateUpdate struct {
 	// The StateUpdate the variant carries; its members sit beside the tag in JSON.
 	State StateUpdate `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // SessionUpdateTerminalOutputChunk is the "terminal_output_chunk" variant of SessionUpdate.

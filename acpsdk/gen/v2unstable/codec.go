@@ -3259,7 +3259,9 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 		return 0, err
 	}
 	x.Mode = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -3484,7 +3486,9 @@ func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, e
 		return 0, err
 	}
 	x.Action = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -3914,7 +3918,9 @@ func (x *DiffChange) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Operation = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -4630,7 +4636,9 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -5236,7 +5244,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Scope = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -5939,7 +5949,9 @@ func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.StopReason = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -10873,7 +10885,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -12075,6 +12089,7 @@ func decodeSessionUpdateAt(data []byte) (SessionUpdate, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		v.verbatim = jsonx.Snapshot(data[:n], v.appendCanonical)
 		return v, n, nil
 	case "tool_call_content_chunk":
 		v := new(SessionUpdateToolCallContentChunk)
@@ -12270,12 +12285,7 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"sessionUpdate\":\"state_update\"")
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
+		return v.verbatim.Append(b, v.appendCanonical)
 	case *SessionUpdateToolCallContentChunk:
 		if v == nil {
 			break
@@ -12443,6 +12453,11 @@ func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 		return jsonx.EncUnknown(b, v.Raw, "sessionUpdate", false)
 	}
 	return b, jsonx.EncodeError("", "nil SessionUpdate")
+}
+
+// appendCanonical appends x as a whole SessionUpdate object, in canonical order.
+func (x *SessionUpdateStateUpdate) appendCanonical(b []byte) ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(b, '{'), "\"sessionUpdate\":\"state_update\""))
 }
 
 // UnmarshalSessionUpdate decodes one SessionUpdate value.
@@ -12885,7 +12900,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -13316,6 +13333,9 @@ func decodeStateUpdateAt(data []byte, skip []string) (StateUpdate, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if len(skip) == 0 {
+			v.verbatim = jsonx.Snapshot(data[:n], v.appendCanonical)
+		}
 		return v, n, nil
 	case "requires_action":
 		v := new(StateUpdateRequiresAction)
@@ -13384,6 +13404,12 @@ func appendStateUpdateMembers(b []byte, v StateUpdate) ([]byte, error) {
 
 // appendStateUpdate appends v as a JSON object.
 func appendStateUpdate(b []byte, v StateUpdate) ([]byte, error) {
+	switch v := v.(type) {
+	case *StateUpdateIdle:
+		if v != nil {
+			return v.verbatim.Append(b, v.appendCanonical)
+		}
+	}
 	b, err := appendStateUpdateMembers(append(b, '{'), v)
 	if err != nil {
 		return b, err
@@ -13405,13 +13431,14 @@ func UnmarshalStateUpdate(data []byte) (StateUpdate, error) {
 	return decodeStateUpdate(jsonx.TrimSpace(data), nil)
 }
 
+// appendCanonical appends x as a whole StateUpdate object, in canonical order.
+func (x *StateUpdateIdle) appendCanonical(b []byte) ([]byte, error) {
+	return jsonx.Braces((*IdleStateUpdate)(x).appendMembers(append(b, '{'), "\"state\":\"idle\""))
+}
+
 // MarshalJSON encodes x as a StateUpdate value.
 func (x StateUpdateIdle) MarshalJSON() ([]byte, error) {
-	b, err := appendStateUpdateMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStateUpdate(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
@@ -13451,11 +13478,7 @@ func (x *StateUpdateOther) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes x as a StateUpdate value.
 func (x StateUpdateRequiresAction) MarshalJSON() ([]byte, error) {
-	b, err := appendStateUpdateMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStateUpdate(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
@@ -13477,11 +13500,7 @@ func (x *StateUpdateRequiresAction) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes x as a StateUpdate value.
 func (x StateUpdateRunning) MarshalJSON() ([]byte, error) {
-	b, err := appendStateUpdateMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStateUpdate(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
@@ -13503,11 +13522,7 @@ func (x *StateUpdateRunning) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes x as a StateUpdate value.
 func (x StateUpdateUnknown) MarshalJSON() ([]byte, error) {
-	b, err := appendStateUpdateMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStateUpdate(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.

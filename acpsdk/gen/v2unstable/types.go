@@ -6843,6 +6843,9 @@ type SessionUpdateSessionMessageChunk SessionMessageChunk
 type SessionUpdateStateUpdate struct {
 	// The StateUpdate the variant carries; its members sit beside the tag in JSON.
 	State StateUpdate `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // SessionUpdateSubagentUpdate is the "subagent_update" variant of SessionUpdate.

@@ -57,6 +57,30 @@ func TestSDK5_LenientStopReasonSelectsNone(t *testing.T) {
 	require.IsType(t, &v1unstable.IdleStateUpdateStopReasonUnknown{}, u.(*v1unstable.StateUpdateIdle).StopReason)
 }
 
+// TestSDK5_IdleStateKeepsItsOrder: IdleStateUpdate, a variant whose
+// members a flattened union (stopReason) shares, re-encodes byte for byte
+// whichever order its tag, stop reason and members arrive in.
+func TestSDK5_IdleStateKeepsItsOrder(t *testing.T) {
+	for _, in := range []string{
+		`{"stopReason":"end_turn","state":"idle"}`,
+		`{"x":1,"state":"idle","stopReason":"end_turn"}`,
+		`{"state":"idle","x":1,"stopReason":null}`,
+	} {
+		u, err := v1unstable.UnmarshalStateUpdate([]byte(in))
+		require.NoError(t, err, in)
+		out, err := u.(*v1unstable.StateUpdateIdle).MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, in, string(out))
+		// As a member's value (a subagent's state).
+		var s v1unstable.SubagentUpdate
+		msg := `{"sessionId":"s","state":` + in + `}`
+		require.NoError(t, s.UnmarshalJSON([]byte(msg)))
+		out, err = s.MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, msg, string(out))
+	}
+}
+
 // mcpClient handles mcp/message requests (the client's side of the name).
 type mcpClient struct{ fakeV1UnstableClient }
 

@@ -2,6 +2,7 @@ package gentest
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -43,23 +44,60 @@ func TestSDK3_V2StateUpdateFlattenedIntoItsVariant(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, tc.in, string(out))
 	}
-	// Known limitation: the outer tag is re-encoded first wherever it
-	// arrived (the variant keeps no member layout of its own).
-	var moved v2.UpdateSessionNotification
-	require.NoError(t, moved.UnmarshalJSON([]byte(`{"sessionId":"s","update":{"state":"running","sessionUpdate":"state_update"}}`)))
-	out, err := moved.MarshalJSON()
-	require.NoError(t, err)
-	require.Equal(t, `{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"running"}}`, string(out))
-
 	var n v2.UpdateSessionNotification
-	err = n.UnmarshalJSON([]byte(`{"sessionId":"s","update":{"sessionUpdate":"state_update"}}`))
+	err := n.UnmarshalJSON([]byte(`{"sessionId":"s","update":{"sessionUpdate":"state_update"}}`))
 	var de *v2.DecodeError
 	require.True(t, errors.As(err, &de), "%v", err)
 	require.ErrorIs(t, err, v2.ErrMissingField)
 
 	// Built in Go, it encodes in schema order, the outer tag first.
 	built := v2.UpdateSessionNotification{SessionID: "s", Update: &v2.SessionUpdateStateUpdate{State: &v2.StateUpdateRunning{}}}
-	out, err = json.Marshal(&built)
+	out, err := json.Marshal(&built)
+	require.NoError(t, err)
+	require.Equal(t, `{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"running"}}`, string(out))
+}
+
+// nestedTagOrders are state updates whose two tags (sessionUpdate, and
+// the flattened StateUpdate's state) and members arrive in other orders.
+var nestedTagOrders = []string{
+	`{"sessionId":"s","update":{"state":"running","sessionUpdate":"state_update"}}`,
+	`{"sessionId":"s","update":{"sessionUpdate":"state_update","background":[],"state":"running"}}`,
+	`{"sessionId":"s","update":{"background":[],"state":"running","sessionUpdate":"state_update"}}`,
+	`{"sessionId":"s","update":{"sessionUpdate":"state_update","x":1,"state":"running"}}`,
+	`{"sessionId":"s","update":{"stopReason":"end_turn","sessionUpdate":"state_update","state":"idle"}}`,
+	`{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"idle","x":2,"stopReason":"end_turn"}}`,
+	`{"sessionId":"s","update":{"stopReason":null,"state":"idle","sessionUpdate":"state_update"}}`,
+	`{"sessionId":"s","update":{"state":"zz","sessionUpdate":"state_update"}}`,
+	`{"sessionId":"s","update":{"x":1,"sessionUpdate":"state_update","state":"zz"}}`,
+}
+
+// TestSDK5_NestedTagIsWrittenWhereItWasRead: v2's state_update carries
+// two tags in one object; wherever they and the members arrive, the
+// message re-encodes byte for byte, in v2 and v2 unstable. A value changed
+// after decoding is encoded again in canonical order.
+func TestSDK5_NestedTagIsWrittenWhereItWasRead(t *testing.T) {
+	for _, in := range nestedTagOrders {
+		var n v2.UpdateSessionNotification
+		require.NoError(t, n.UnmarshalJSON([]byte(in)), in)
+		out, err := n.MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, in, string(out), "v2")
+		// The variant's own MarshalJSON too.
+		out, err = n.Update.(*v2.SessionUpdateStateUpdate).MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, in[strings.Index(in, `"update":`)+len(`"update":`):len(in)-1], string(out), "v2 variant")
+
+		var u v2unstable.UpdateSessionNotification
+		require.NoError(t, u.UnmarshalJSON([]byte(in)), in)
+		out, err = u.MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, in, string(out), "v2 unstable")
+	}
+
+	var n v2.UpdateSessionNotification
+	require.NoError(t, n.UnmarshalJSON([]byte(`{"sessionId":"s","update":{"background":[],"state":"running","sessionUpdate":"state_update"}}`)))
+	n.Update.(*v2.SessionUpdateStateUpdate).State.(*v2.StateUpdateRunning).Background = nil
+	out, err := n.MarshalJSON()
 	require.NoError(t, err)
 	require.Equal(t, `{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"running"}}`, string(out))
 }
@@ -85,6 +123,18 @@ func TestSDK3_V2UnstableStateUpdateAsMember(t *testing.T) {
 	var n v2unstable.UpdateSessionNotification
 	require.NoError(t, n.UnmarshalJSON([]byte(`{"sessionId":"s","update":{"sessionUpdate":"state_update","state":"running"}}`)))
 	require.IsType(t, &v2unstable.StateUpdateRunning{}, n.Update.(*v2unstable.SessionUpdateStateUpdate).State)
+
+	// As a whole object too, the state and the stop reason keep their place.
+	for _, in := range []string{
+		`{"status":"open","state":{"stopReason":"cancelled","state":"idle"}}`,
+		`{"status":"open","state":{"x":1,"state":"idle","stopReason":null}}`,
+	} {
+		var r v2unstable.SessionStatusResponse
+		require.NoError(t, r.UnmarshalJSON([]byte(in)))
+		out, err := r.MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, in, string(out))
+	}
 }
 
 // FuzzSDK3_V2SessionUpdate: arbitrary session/update params through the

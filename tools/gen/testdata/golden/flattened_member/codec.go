@@ -28,6 +28,7 @@ func decodeEventAt(data []byte) (Event, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		v.verbatim = jsonx.Snapshot(data[:n], v.appendCanonical)
 		return v, n, nil
 	case "note":
 		v := new(EventNote)
@@ -58,12 +59,7 @@ func appendEvent(b []byte, v Event) ([]byte, error) {
 		if v == nil {
 			break
 		}
-		b = append(b, '{')
-		b, err := v.appendMembers(b, "\"kind\":\"status\"")
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
+		return v.verbatim.Append(b, v.appendCanonical)
 	case *EventNote:
 		if v == nil {
 			break
@@ -81,6 +77,11 @@ func appendEvent(b []byte, v Event) ([]byte, error) {
 		return jsonx.EncUnknown(b, v.Raw, "kind", false)
 	}
 	return b, jsonx.EncodeError("", "nil Event")
+}
+
+// appendCanonical appends x as a whole Event object, in canonical order.
+func (x *EventStatus) appendCanonical(b []byte) ([]byte, error) {
+	return jsonx.Braces(x.appendMembers(append(b, '{'), "\"kind\":\"status\""))
 }
 
 // UnmarshalEvent decodes one Event value.
@@ -187,7 +188,9 @@ func (x *Idle) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Reason = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
@@ -571,6 +574,9 @@ func decodeStatusAt(data []byte, skip []string) (Status, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if len(skip) == 0 {
+			v.verbatim = jsonx.Snapshot(data[:n], v.appendCanonical)
+		}
 		return v, n, nil
 	}
 	n, err := jsonx.Skip(data)
@@ -615,6 +621,12 @@ func appendStatusMembers(b []byte, v Status) ([]byte, error) {
 
 // appendStatus appends v as a JSON object.
 func appendStatus(b []byte, v Status) ([]byte, error) {
+	switch v := v.(type) {
+	case *StatusIdle:
+		if v != nil {
+			return v.verbatim.Append(b, v.appendCanonical)
+		}
+	}
 	b, err := appendStatusMembers(append(b, '{'), v)
 	if err != nil {
 		return b, err
@@ -634,14 +646,13 @@ func UnmarshalStatus(data []byte) (Status, error) {
 	return decodeStatus(jsonx.TrimSpace(data), nil)
 }
 
-// MarshalJSON encodes x as a Status value.
-func (x StatusIdle) MarshalJSON() ([]byte, error) {
-	b, err := appendStatusMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+// appendCanonical appends x as a whole Status object, in canonical order.
+func (x *StatusIdle) appendCanonical(b []byte) ([]byte, error) {
+	return jsonx.Braces((*Idle)(x).appendMembers(append(b, '{'), "\"state\":\"idle\""))
 }
+
+// MarshalJSON encodes x as a Status value.
+func (x StatusIdle) MarshalJSON() ([]byte, error) { return appendStatus(make([]byte, 0, 256), &x) }
 
 // UnmarshalJSON decodes a Status value that must be this variant.
 func (x *StatusIdle) UnmarshalJSON(data []byte) error {
@@ -662,11 +673,7 @@ func (x *StatusIdle) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes x as a Status value.
 func (x StatusRunning) MarshalJSON() ([]byte, error) {
-	b, err := appendStatusMembers([]byte{'{'}, &x)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendStatus(make([]byte, 0, 256), &x)
 }
 
 // UnmarshalJSON decodes a Status value that must be this variant.

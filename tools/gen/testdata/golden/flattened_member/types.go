@@ -31,6 +31,9 @@ type EventNote Note
 type EventStatus struct {
 	// The Status the variant carries; its members sit beside the tag in JSON.
 	State Status `json:"-"`
+	// verbatim re-encodes non-canonical input (member order, explicit
+	// nulls) byte for byte while the value is unchanged.
+	verbatim jsonx.Verbatim
 }
 
 // EventUnknown is the Event variant for a tag this schema does not know.

@@ -80,7 +80,9 @@ func (x *Setting) decodeAt(data []byte, skip []string) (int, error) {
 		return 0, err
 	}
 	x.Type = u
-	x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	if len(skip) == 0 {
+		x.verbatim = jsonx.Snapshot(d.Data(), x.appendCanonical)
+	}
 	return d.Len(), nil
 }
 
