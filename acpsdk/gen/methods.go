@@ -84,7 +84,11 @@ type MethodInfo struct {
 	Notification bool
 	// NewParams returns a pointer to a new params value (e.g. *PromptRequest).
 	NewParams func() any
-	// NewResult returns a pointer to a new result value; nil for notifications.
+	// NewResult returns a pointer to a new value to decode the method's result
+	// into: its result type (e.g. *PromptResponse), or, for a result that is a
+	// union (held as its interface, which nothing decodes into), a
+	// *json.RawMessage that the union's Unmarshal function decodes, as the
+	// typed call does. It is nil for notifications.
 	NewResult func() any
 }
 

@@ -28,6 +28,15 @@ func resultType(m *Method) *jen.Statement {
 	return jen.Op("*").Id(m.Result.Name)
 }
 
+// resultTarget is the type a method's result decodes into: its type, or
+// raw JSON for a union (the typed call decodes that with Unmarshal<Union>).
+func resultTarget(m *Method) *jen.Statement {
+	if m.Result.Kind == TUnion {
+		return jen.Qual(segJSON, "RawMessage")
+	}
+	return jen.Id(m.Result.Name)
+}
+
 // methodTable emits the method constants, Side, MethodInfo, Methods and
 // LookupMethod.
 func (e *emitter) methodTable(f *jen.File) {
@@ -76,7 +85,11 @@ func (e *emitter) methodTable(f *jen.File) {
 		jen.Id("Notification").Bool(),
 		jen.Comment("NewParams returns a pointer to a new params value (e.g. *PromptRequest)."),
 		jen.Id("NewParams").Func().Params().Any(),
-		jen.Comment("NewResult returns a pointer to a new result value; nil for notifications."),
+		jen.Comment("NewResult returns a pointer to a new value to decode the method's result"),
+		jen.Comment("into: its result type (e.g. *PromptResponse), or, for a result that is a"),
+		jen.Comment("union (held as its interface, which nothing decodes into), a"),
+		jen.Comment("*json.RawMessage that the union's Unmarshal function decodes, as the"),
+		jen.Comment("typed call does. It is nil for notifications."),
 		jen.Id("NewResult").Func().Params().Any(),
 	)
 	f.Line()
@@ -90,7 +103,7 @@ func (e *emitter) methodTable(f *jen.File) {
 		if m.Notification {
 			d[jen.Id("Notification")] = jen.True()
 		} else {
-			d[jen.Id("NewResult")] = jen.Func().Params().Any().Block(jen.Return(jen.New(jen.Id(m.Result.Name))))
+			d[jen.Id("NewResult")] = jen.Func().Params().Any().Block(jen.Return(jen.New(resultTarget(m))))
 		}
 		rows = append(rows, jen.Values(d))
 	}

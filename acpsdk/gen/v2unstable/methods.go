@@ -3,6 +3,7 @@
 package v2unstable
 
 import (
+	"github.com/segmentio/encoding/json"
 	"sort"
 	"strings"
 )
@@ -98,7 +99,11 @@ type MethodInfo struct {
 	Notification bool
 	// NewParams returns a pointer to a new params value (e.g. *PromptRequest).
 	NewParams func() any
-	// NewResult returns a pointer to a new result value; nil for notifications.
+	// NewResult returns a pointer to a new value to decode the method's result
+	// into: its result type (e.g. *PromptResponse), or, for a result that is a
+	// union (held as its interface, which nothing decodes into), a
+	// *json.RawMessage that the union's Unmarshal function decodes, as the
+	// typed call does. It is nil for notifications.
 	NewResult func() any
 }
 
@@ -182,7 +187,7 @@ var Methods = []MethodInfo{{
 		return new(MessageMcpRequest)
 	},
 	NewResult: func() any {
-		return new(MessageMcpResponse)
+		return new(json.RawMessage)
 	},
 	Side: SideClient,
 }, {

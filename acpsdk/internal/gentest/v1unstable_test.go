@@ -3,12 +3,16 @@ package gentest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
 
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/acpsdk/gen/v1unstable"
+	"acpkit.dev/acpsdk/gen/v2"
+	"acpkit.dev/acpsdk/gen/v2unstable"
 )
 
 // The constructs v1 unstable brought to the generator, decoded and
@@ -190,4 +194,49 @@ func FuzzSDK3_V1UnstableStateUpdate(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, string(out), string(out2))
 	})
+}
+
+// TestSDK1_NewResultDecodesEveryResult: every method table's NewResult is
+// something a result decodes into and re-encodes from (json.Unmarshaler
+// and json.Marshaler), in every surface: never a pointer to an interface.
+// A union result (v1 unstable's mcp/message) is a *json.RawMessage, which
+// the union's Unmarshal function decodes, as the typed call does.
+func TestSDK1_NewResultDecodesEveryResult(t *testing.T) {
+	check := func(surface, method string, newResult func() any) {
+		if newResult == nil {
+			return
+		}
+		v := newResult()
+		rt := reflect.TypeOf(v)
+		require.Equal(t, reflect.Pointer, rt.Kind(), "%s %s", surface, method)
+		require.NotEqual(t, reflect.Interface, rt.Elem().Kind(), "%s %s: NewResult is a %s", surface, method, rt)
+		require.Implements(t, (*json.Unmarshaler)(nil), v, "%s %s", surface, method)
+		require.Implements(t, (*json.Marshaler)(nil), v, "%s %s", surface, method)
+	}
+	for _, m := range gen.Methods {
+		check("gen", m.Name, m.NewResult)
+	}
+	for _, m := range v1unstable.Methods {
+		check("v1unstable", m.Name, m.NewResult)
+	}
+	for _, m := range v2.Methods {
+		check("v2", m.Name, m.NewResult)
+	}
+	for _, m := range v2unstable.Methods {
+		check("v2unstable", m.Name, m.NewResult)
+	}
+
+	m, ok := v1unstable.LookupMethodOf(v1unstable.SideClient, v1unstable.MethodMcpMessage)
+	require.True(t, ok)
+	in := `{"result":{"content":[],"big":12345678901234567890}}`
+	v := m.NewResult()
+	require.NoError(t, v.(json.Unmarshaler).UnmarshalJSON([]byte(in)))
+	out, err := v.(json.Marshaler).MarshalJSON()
+	require.NoError(t, err)
+	require.Equal(t, in, string(out))
+	raw, ok := v.(*json.RawMessage)
+	require.True(t, ok, "%T", v)
+	r, err := v1unstable.UnmarshalMessageMcpResponse(*raw)
+	require.NoError(t, err)
+	require.IsType(t, &v1unstable.MessageMcpResponseResult{}, r)
 }

@@ -49,7 +49,8 @@ type Spec[A, C, AP, CP any] struct {
 	NewClientPeer func(Caller) CP
 	// NewParams and NewResult return a pointer to a new params or result
 	// value of a method (its generated type, whose UnmarshalJSON is the
-	// user's decode), or nil for a method the schema lacks.
+	// user's decode; raw JSON for a result that is a union), or nil for a
+	// method the schema lacks.
 	NewParams func(method string) any
 	NewResult func(method string) any
 	// Result decodes a response's result, taken from a validated line, into
