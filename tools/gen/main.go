@@ -47,7 +47,9 @@
 //     params or result, every leaf a def with x-method) is raw JSON: the
 //     envelope's method member decides its type, not the value.
 //   - A method result may be a union decided by shape (v1 unstable's
-//     MessageMcpResponse); the typed call and handler then use its interface.
+//     MessageMcpResponse); the typed call and handler then use its interface,
+//     and the method table's NewResult is raw JSON (nothing decodes into an
+//     interface).
 //   - Every x-side names a side: beyond agent, client and protocol, each one
 //     (v1 unstable's proxy) gets a Side constant, a peer, a handler interface
 //     and a dispatcher.
