@@ -4,6 +4,7 @@ package gen_test
 
 import (
 	gen "acpkit.dev/acpsdk/gen"
+	jsonx "acpkit.dev/acpsdk/internal/jsonx"
 	"github.com/segmentio/encoding/json"
 	require "github.com/stretchr/testify/require"
 	goleak "go.uber.org/goleak"
@@ -1723,6 +1724,54 @@ func TestSDK2_RoundTripEveryDef(t *testing.T) {
 			require.NoError(t, err, "re-decoding %s", out)
 			require.Equal(t, v, again)
 		})
+	}
+}
+
+// reversed is data, compact JSON, with the members of every object in reverse order.
+func reversed(data []byte) []byte {
+	switch jsonx.KindOf(data) {
+	case jsonx.KindObject:
+		var it jsonx.ObjectIter
+		var members [][]byte
+		for err := it.Reset(data); err == nil && it.Next(); {
+			m, v := it.Member(), it.Value()
+			members = append(members, append(append([]byte{}, m[:len(m)-len(v)]...), reversed(v)...))
+		}
+		b := []byte{'{'}
+		for i := len(members) - 1; i >= 0; i-- {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, members[i]...)
+		}
+		return append(b, '}')
+	case jsonx.KindArray:
+		var it jsonx.ArrayIter
+		b := []byte{'['}
+		for err := it.Reset(data); err == nil && it.Next(); {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, reversed(it.Value())...)
+		}
+		return append(b, ']')
+	}
+	return data
+}
+
+// TestSDK5_ReversedMemberOrderRoundTrips: every sample with each object's
+// members in reverse order (tags last, unknown members first) re-encodes byte
+// for byte: decoding keeps a peer's member order (SDK-5).
+func TestSDK5_ReversedMemberOrderRoundTrips(t *testing.T) {
+	for _, s := range samples {
+		for _, doc := range []string{s.full, s.min} {
+			in := reversed([]byte(doc))
+			v, err := s.decode(in)
+			require.NoError(t, err, "%s: %s", s.name, in)
+			out, err := marshal(v)
+			require.NoError(t, err, "%s: %s", s.name, in)
+			require.Equal(t, string(in), string(out), s.name)
+		}
 	}
 }
 

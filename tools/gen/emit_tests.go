@@ -232,6 +232,7 @@ func (e *emitter) roundTripTest(f *jen.File) {
 		),
 	)
 	f.Line()
+	e.reversedOrderTest(f)
 	f.Comment("FuzzSDK3_Unions feeds every union (and every def) arbitrary bytes: decoding")
 	f.Comment("never panics, and whatever decodes re-encodes and decodes equal (SDK-3, SDK-5).")
 	f.Comment("The samples are the seed corpus, so it runs as an ordinary test.")
@@ -254,3 +255,58 @@ func (e *emitter) roundTripTest(f *jen.File) {
 }
 
 const requirePkg = "github.com/stretchr/testify/require"
+
+// reversedOrderTest emits TestSDK5_ReversedMemberOrderRoundTrips: every
+// sample with the members of each of its objects in reverse order (tags
+// last, unknown members first) re-encodes byte for byte, so that an
+// object whose members no single layout sees (a flattened union's, a
+// variant's with two tags) shows up here.
+func (e *emitter) reversedOrderTest(f *jen.File) {
+	b := func() *jen.Statement { return jen.Id("b") }
+	f.Comment("reversed is data, compact JSON, with the members of every object in reverse order.")
+	f.Func().Id("reversed").Params(jen.Id("data").Index().Byte()).Index().Byte().Block(
+		jen.Switch(jx("KindOf").Call(jen.Id("data"))).Block(
+			jen.Case(jx("KindObject")).Block(
+				jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
+				jen.Var().Id("members").Index().Index().Byte(),
+				jen.For(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("==").Nil().Op("&&").Id("it").Dot("Next").Call(), jen.Empty()).Block(
+					jen.List(jen.Id("m"), jen.Id("v")).Op(":=").List(jen.Id("it").Dot("Member").Call(), jen.Id("it").Dot("Value").Call()),
+					jen.Id("members").Op("=").Append(jen.Id("members"), jen.Append(jen.Append(jen.Index().Byte().Values(), jen.Id("m").Index(jen.Empty(), jen.Len(jen.Id("m")).Op("-").Len(jen.Id("v"))).Op("...")), jen.Id("reversed").Call(jen.Id("v")).Op("..."))),
+				),
+				jen.Id("b").Op(":=").Index().Byte().Values(jen.LitRune('{')),
+				jen.For(jen.Id("i").Op(":=").Len(jen.Id("members")).Op("-").Lit(1), jen.Id("i").Op(">=").Lit(0), jen.Id("i").Op("--")).Block(
+					jen.If(jen.Len(b()).Op(">").Lit(1)).Block(b().Op("=").Append(b(), jen.LitRune(','))),
+					b().Op("=").Append(b(), jen.Id("members").Index(jen.Id("i")).Op("...")),
+				),
+				jen.Return(jen.Append(b(), jen.LitRune('}'))),
+			),
+			jen.Case(jx("KindArray")).Block(
+				jen.Var().Id("it").Qual(jsonxPkg, "ArrayIter"),
+				jen.Id("b").Op(":=").Index().Byte().Values(jen.LitRune('[')),
+				jen.For(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("==").Nil().Op("&&").Id("it").Dot("Next").Call(), jen.Empty()).Block(
+					jen.If(jen.Len(b()).Op(">").Lit(1)).Block(b().Op("=").Append(b(), jen.LitRune(','))),
+					b().Op("=").Append(b(), jen.Id("reversed").Call(jen.Id("it").Dot("Value").Call()).Op("...")),
+				),
+				jen.Return(jen.Append(b(), jen.LitRune(']'))),
+			),
+		),
+		jen.Return(jen.Id("data")),
+	)
+	f.Line()
+	f.Comment("TestSDK5_ReversedMemberOrderRoundTrips: every sample with each object's")
+	f.Comment("members in reverse order (tags last, unknown members first) re-encodes byte")
+	f.Comment("for byte: decoding keeps a peer's member order (SDK-5).")
+	f.Func().Id("TestSDK5_ReversedMemberOrderRoundTrips").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Id("samples")).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("doc")).Op(":=").Range().Index().String().Values(jen.Id("s").Dot("full"), jen.Id("s").Dot("min"))).Block(
+				jen.Id("in").Op(":=").Id("reversed").Call(jen.Index().Byte().Call(jen.Id("doc"))),
+				jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("s").Dot("decode").Call(jen.Id("in")),
+				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s: %s"), jen.Id("s").Dot("name"), jen.Id("in")),
+				jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("marshal").Call(jen.Id("v")),
+				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s: %s"), jen.Id("s").Dot("name"), jen.Id("in")),
+				jen.Qual(requirePkg, "Equal").Call(jen.Id("t"), jen.String().Call(jen.Id("in")), jen.String().Call(jen.Id("out")), jen.Id("s").Dot("name")),
+			),
+		),
+	)
+	f.Line()
+}
