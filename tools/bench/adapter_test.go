@@ -150,11 +150,14 @@ func BenchmarkAdapter(b *testing.B) {
 // the next's), and a shared machine's load drifted in between; paired, the
 // drift falls on both. It reports the start's wall time as ns/op, the
 // floor's as spawn-ns/op and their ratio over the run as start/spawn,
-// which benchratio judges. start returns the session's stop; the timer
-// runs only across start, so B/op and allocs/op are the start's alone.
+// which benchratio judges, and this process's CPU time per start as
+// cpu-ns/op (the adapter's; the agent's is not counted). start returns the
+// session's stop; the timer runs only across start, so B/op and allocs/op
+// are the start's alone.
 func startPaired(b *testing.B, spawn func() error, start func() (stop func())) {
 	var (
 		startT, spawnT time.Duration
+		startCPU       int64 // this process's, not the agent's
 		spawnFirst     = true
 	)
 	timeSpawn := func() {
@@ -170,9 +173,10 @@ func startPaired(b *testing.B, spawn func() error, start func() (stop func())) {
 			timeSpawn()
 		}
 		b.StartTimer()
-		t0 := time.Now()
+		c0, t0 := cpuClock(b), time.Now()
 		stop := start()
 		startT += time.Since(t0)
+		startCPU += cpuClock(b) - c0
 		b.StopTimer()
 		stop()
 		if !spawnFirst {
@@ -185,6 +189,7 @@ func startPaired(b *testing.B, spawn func() error, start func() (stop func())) {
 	b.ReportMetric(float64(startT.Nanoseconds())/n, "ns/op")
 	b.ReportMetric(float64(spawnT.Nanoseconds())/n, "spawn-ns/op")
 	b.ReportMetric(float64(startT)/float64(spawnT), "start/spawn")
+	b.ReportMetric(float64(startCPU)/n, "cpu-ns/op")
 }
 
 // stuckStart is how long a start may run before the benchmark dumps its
