@@ -155,9 +155,10 @@ var targets = []target{
 	// reference agent through the adapter costs at most a fifth more than
 	// spawning the same binary bare and waiting for its exit, and stopping
 	// a cooperative one takes under 10 ms (issue #6 asked 1.3x and 100 ms).
-	// The start and its floor are measured paired, in one benchmark: as
-	// two they ran tens of seconds apart and the ratio of their medians
-	// moved by a third between runs on a shared machine.
+	// The start and its floor are measured paired, in one benchmark that
+	// reports the median of each start's time over its own spawn's: as two
+	// benchmarks they ran tens of seconds apart and the ratio of their
+	// medians moved by a third between runs on a shared machine.
 	{
 		issue: 15, what: "adapter teardown of a cooperative agent",
 		num:   []term{{"BenchmarkAdapter/teardown", ns}},
