@@ -20,8 +20,9 @@
 //   - BenchmarkFlood: 1 GiB of notifications into a slow handler, reporting
 //     the peak heap, the bytes allocated per input byte and how far the
 //     reader got ahead of the handler (issue #15).
-//   - BenchmarkAdapter/{start,teardown,spawn}: the adapter starting and
-//     stopping a session with the reference agent, and a bare spawn-and-exit
-//     of the same binary (issue #6); handshake, with no target, is start
-//     done with acpsdk alone.
+//   - BenchmarkAdapter/{start,teardown}: the adapter starting and stopping
+//     a session with the reference agent (issue #6); start alternates each
+//     start with a bare spawn-and-exit of the same binary, its floor, and
+//     reports both times and their ratio (issue #15); handshake, with no
+//     target, is start done with acpsdk alone.
 package bench

@@ -3,8 +3,10 @@ package stderrlog
 import (
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -114,7 +116,8 @@ const minSecretLen = 8
 // Masker replaces secrets in text: values of the environment variables
 // whose names mark them as credentials (the runtime inherits them and may
 // echo them), credential-looking assignments, authorization schemes, URL
-// passwords and self-identifying token formats.
+// passwords and self-identifying token formats. It never changes once
+// built, so any number of goroutines may use one.
 type Masker struct {
 	values []string // longest first, so a value containing another wins
 }
@@ -137,8 +140,27 @@ func NewMasker(environ []string) *Masker {
 }
 
 // DefaultMasker masks this process's environment secrets (what a child
-// inherits, SP-1).
-func DefaultMasker() *Masker { return NewMasker(os.Environ()) }
+// inherits, SP-1), as the environment is now. Building a Masker runs a
+// regular expression over every variable's name, about a tenth of a
+// millisecond a session start, on the path between the runtime's spawn and
+// its initialize; so the last one is kept with the environment it was
+// built from and returned again while the environment is the same.
+func DefaultMasker() *Masker {
+	env := os.Environ()
+	defaultMasker.mu.Lock()
+	defer defaultMasker.mu.Unlock()
+	if defaultMasker.m == nil || !slices.Equal(env, defaultMasker.environ) {
+		defaultMasker.environ, defaultMasker.m = env, NewMasker(env)
+	}
+	return defaultMasker.m
+}
+
+// defaultMasker is DefaultMasker's last Masker and its environment.
+var defaultMasker struct {
+	mu      sync.Mutex
+	environ []string
+	m       *Masker
+}
 
 // Mask returns s with secrets replaced by Mask. Each pattern runs only when
 // a cheap keyword test says it can match, so ordinary output costs little.

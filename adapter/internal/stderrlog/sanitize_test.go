@@ -1,6 +1,7 @@
 package stderrlog
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"unicode"
@@ -54,6 +55,39 @@ func TestSS3_MaskSecrets(t *testing.T) {
 	}
 	for in, want := range cases {
 		assert.Equal(t, want, m.Mask(in), "%q", in)
+	}
+}
+
+// TestSS3_DefaultMaskerFollowsTheEnvironment checks the kept default
+// Masker: the same one while the environment stays, a new one that masks
+// the new value (and no longer the old) once a secret changes.
+func TestSS3_DefaultMaskerFollowsTheEnvironment(t *testing.T) {
+	t.Setenv("ACPKIT_TEST_API_KEY", "first-secret-value")
+	m := DefaultMasker()
+	assert.Same(t, m, DefaultMasker(), "an unchanged environment reuses the masker")
+	assert.Equal(t, "key *** here", m.Mask("key first-secret-value here"))
+
+	t.Setenv("ACPKIT_TEST_API_KEY", "second-secret-value")
+	m2 := DefaultMasker()
+	assert.NotSame(t, m, m2)
+	assert.Equal(t, "key *** here", m2.Mask("key second-secret-value here"))
+	assert.Equal(t, "key first-secret-value here", m2.Mask("key first-secret-value here"))
+}
+
+// BenchmarkDefaultMasker is the masker a session start takes: the
+// environment read and compared with the kept one's.
+func BenchmarkDefaultMasker(b *testing.B) {
+	for b.Loop() {
+		_ = DefaultMasker()
+	}
+}
+
+// BenchmarkNewMasker is building one from this environment, what each start
+// did before the kept one.
+func BenchmarkNewMasker(b *testing.B) {
+	env := os.Environ()
+	for b.Loop() {
+		_ = NewMasker(env)
 	}
 }
 

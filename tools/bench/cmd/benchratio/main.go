@@ -108,10 +108,17 @@ func evaluate(res results, t target) outcome {
 		return s
 	}
 	num := sum(t.num)
-	if t.den == nil {
+	switch {
+	case t.paired:
+		o.value = num
+		o.detail = describe(res, t.num)
+		for _, tm := range t.show {
+			o.detail += ", " + describe(res, []term{tm})
+		}
+	case t.den == nil:
 		o.value = num * t.scale
 		o.detail = describe(res, t.num)
-	} else {
+	default:
 		den := sum(t.den)
 		o.detail = describe(res, t.num) + " / " + describe(res, t.den)
 		if den == 0 && len(o.missing) == 0 {
@@ -173,7 +180,11 @@ func describe(res results, terms []term) string {
 		m, _ := res.median(tm.bench, tm.unit)
 		name := strings.TrimPrefix(tm.bench, "Benchmark")
 		switch {
-		case tm.unit == ns:
+		case strings.HasSuffix(tm.unit, ns):
+			// ns/op, or a named time per op such as spawn-ns/op.
+			if tm.unit != ns {
+				name += " " + strings.TrimSuffix(tm.unit, "-"+ns)
+			}
 			parts = append(parts, name+" "+duration(m))
 		case len(res[tm.bench][tm.unit]) > 1:
 			// A value, not a time: its worst run matters too (a peak heap).
@@ -199,7 +210,7 @@ func goal(t target) string {
 	switch {
 	case t.info:
 		return "-"
-	case t.den != nil:
+	case t.den != nil || t.paired:
 		return fmt.Sprintf("%s %gx", t.cmp, t.goal)
 	}
 	return fmt.Sprintf("%s %g %s", t.cmp, t.goal, t.unit)
@@ -207,7 +218,7 @@ func goal(t target) string {
 
 // format prints a measured value: ratios to two decimals, values to four digits.
 func format(t target, v float64) string {
-	if t.den != nil {
+	if t.den != nil || t.paired {
 		return fmt.Sprintf("%.2fx", v)
 	}
 	return fmt.Sprintf("%.4g %s", v, t.unit)

@@ -224,3 +224,35 @@ func TestWorstRunAndInfo(t *testing.T) {
 	require.Equal(t, "INFO", evaluate(res, info).verdict())
 	require.Equal(t, "-", goal(info))
 }
+
+// TestPairedRatio checks a ratio a benchmark measured itself, its subject
+// and floor alternating: the verdict is on the median of the runs' own
+// ratios (not a ratio of medians), printed as a ratio with the times
+// beside it, and a run without it is NO DATA.
+func TestPairedRatio(t *testing.T) {
+	res := results{
+		"BenchmarkS": {
+			ns:            {10, 40, 12},
+			"floor-ns/op": {9, 20, 10},
+			"s/floor":     {1.11, 2, 1.15},
+		},
+	}
+	paired := target{
+		num: []term{{"BenchmarkS", "s/floor"}}, paired: true,
+		show: []term{{"BenchmarkS", ns}, {"BenchmarkS", "floor-ns/op"}},
+		cmp:  atMost, goal: 1.2,
+	}
+	o := evaluate(res, paired)
+	require.Equal(t, "PASS", o.verdict())
+	require.Equal(t, 1.15, o.value, "the median of the runs' ratios, not the medians' ratio 12/10")
+	require.Equal(t, "1.15x", format(paired, o.value))
+	require.Equal(t, "<= 1.2x", goal(paired))
+	require.Equal(t, "S 1.15 s/floor (max 2), S 12ns, S floor 10ns", o.detail)
+	require.False(t, o.hasCPU)
+
+	res["BenchmarkS"]["s/floor"] = []float64{1.3, 1.25, 1.1}
+	require.Equal(t, "MISS", evaluate(res, paired).verdict(), "median 1.25, although the medians' ratio 12/10 would pass")
+
+	delete(res["BenchmarkS"], "s/floor")
+	require.Equal(t, "NO DATA", evaluate(res, paired).verdict())
+}
