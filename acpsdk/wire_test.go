@@ -55,7 +55,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := classify([]byte(tt.line), false)
+			m := classify([]byte(tt.line), false, nil)
 			require.Equal(t, tt.kind, m.kind, "kind (why=%q)", m.why)
 			require.Equal(t, tt.code, m.code)
 			if tt.id == "" {
@@ -69,7 +69,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestClassifyNullIDAsNotification(t *testing.T) {
-	m := classify([]byte(`{"jsonrpc":"2.0","id":null,"method":"m"}`), true)
+	m := classify([]byte(`{"jsonrpc":"2.0","id":null,"method":"m"}`), true, nil)
 	require.Equal(t, kindNotification, m.kind)
 	require.Nil(t, m.id)
 }
@@ -158,7 +158,7 @@ func FuzzClassify(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte, nullNotif bool) {
-		m := classify(line, nullNotif)
+		m := classify(line, nullNotif, nil)
 		// Differential check of the envelope walk against encoding/json:
 		// for any valid object, the members found are exactly its members.
 		var ref map[string]stdjson.RawMessage
