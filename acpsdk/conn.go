@@ -127,8 +127,10 @@ type Conn struct {
 	marks      []*Inbound
 
 	lines *lineReader
-	inbox inbox
-	outq  chan outFrame
+	// lastMethod is the method name the reader last decoded (classify).
+	lastMethod string
+	inbox      inbox
+	outq       chan outFrame
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -614,7 +616,7 @@ func (c *Conn) readLoop() {
 // handleLine processes one line; it reports false once the connection is
 // closing.
 func (c *Conn) handleLine(line []byte) bool {
-	m := classify(line, c.nullID)
+	m := classify(line, c.nullID, &c.lastMethod)
 	switch m.kind {
 	case kindResponse:
 		return c.handleResponse(&m, len(line))

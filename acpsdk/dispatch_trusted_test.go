@@ -54,7 +54,7 @@ func dispatchOutcome(t *testing.T, d func(context.Context, gen.Client, string, [
 // checkTrustedAgrees fails when the trusted dispatcher and the public one
 // disagree about a line classify accepts.
 func checkTrustedAgrees(t *testing.T, line []byte) {
-	m := classify(line, false)
+	m := classify(line, false, nil)
 	if m.kind != kindNotification && m.kind != kindRequest {
 		return
 	}
@@ -71,15 +71,15 @@ func TestSDK10_TrustedDispatchAgreesWithPublic(t *testing.T) {
 	}
 	// Invalid UTF-8 is not JSON to the connection: it never reaches a
 	// dispatcher.
-	m := classify([]byte(trustedCases[4]), false)
+	m := classify([]byte(trustedCases[4]), false, nil)
 	require.Equal(t, kindInvalid, m.kind)
 	require.Equal(t, CodeParseError, m.code)
 	// Params as deep as the decoders accept are dispatched; deeper ones are
 	// refused by the connection, as gen.DispatchClient refuses them.
-	m = classify([]byte(trustedCases[len(trustedCases)-2]), false)
+	m = classify([]byte(trustedCases[len(trustedCases)-2]), false, nil)
 	require.Equal(t, kindNotification, m.kind)
 	require.Contains(t, dispatchOutcome(t, gen.DispatchClient, m), "update: ", "decoded and re-encoded")
-	m = classify([]byte(trustedCases[len(trustedCases)-1]), false)
+	m = classify([]byte(trustedCases[len(trustedCases)-1]), false, nil)
 	require.Equal(t, kindNotification, m.kind)
 	require.ErrorIs(t, m.refused.err(), ErrInvalidParams)
 	require.Nil(t, m.params)

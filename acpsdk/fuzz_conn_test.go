@@ -111,7 +111,7 @@ func FuzzConnNesting(f *testing.F) {
 				continue
 			}
 			answers++
-			m := classify([]byte(line), false)
+			m := classify([]byte(line), false, nil)
 			require.Equal(t, kindResponse, m.kind, "%.200q: %s", line, m.why)
 			require.Equal(t, refuseNone, m.refused, "%.200q", line)
 		}

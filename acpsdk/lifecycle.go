@@ -1,8 +1,10 @@
 package acpsdk
 
-// A Conn's life, in one place. Every field here is guarded by Conn.mu and
-// changed only by the named transitions below; the phase only moves
-// forward:
+import "sync/atomic"
+
+// A Conn's life, in one place. Every field here is guarded by Conn.mu
+// (closing is also read without it) and changed only by the named
+// transitions below; the phase only moves forward:
 //
 //	running ──endRead──▶ draining ──finish──▶ done
 //	   │                    │                  ▲
@@ -38,6 +40,9 @@ type lifecycle struct {
 	callErr error
 	// err is what Err reports, set on reaching done.
 	err error
+	// closing mirrors phase >= phaseClosing for the reader, which asks
+	// after every line and should not take Conn.mu for it.
+	closing atomic.Bool
 }
 
 // callsEnded returns the error a new call fails with, or nil while calls
@@ -61,15 +66,12 @@ func (c *Conn) startClose() {
 	defer c.mu.Unlock()
 	if c.life.phase < phaseClosing {
 		c.life.phase, c.life.callErr = phaseClosing, errConnClosed
+		c.life.closing.Store(true)
 	}
 }
 
 // isClosing reports whether Close has started (or the connection is done).
-func (c *Conn) isClosing() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.life.phase >= phaseClosing
-}
+func (c *Conn) isClosing() bool { return c.life.closing.Load() }
 
 // drainedErr is why the connection ends once every message read has been
 // dispatched: the read error, or ErrClosed when Close came first.
@@ -91,6 +93,7 @@ func (c *Conn) finish(err error) {
 		return
 	}
 	c.life.phase, c.life.err = phaseDone, err
+	c.life.closing.Store(true)
 	if c.life.callErr == nil {
 		c.life.callErr = err
 	}

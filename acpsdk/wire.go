@@ -100,12 +100,13 @@ var (
 // error (what JavaScript writes for result: undefined).
 var nullResult = json.RawMessage("null")
 
-// classify validates and classifies one line (SDK-10) in one pass. It
-// never fails: a bad line comes back as kindInvalid with the code to
+// classify validates and classifies one line (SDK-10) in one pass; method
+// is the reader's last method name, kept to intern the next one (nil keeps
+// none). It never fails: a bad line comes back as kindInvalid with the code to
 // answer (-32700 for a line that is not JSON, -32600 for JSON that is not a
 // message, -32602 for a request whose params nest too deep) and, when the
 // peer's id could be read, that id for the answer.
-func classify(line []byte, nullIDIsNotification bool) inMsg {
+func classify(line []byte, nullIDIsNotification bool, method *string) inMsg {
 	w, err := envelope(line)
 	if errors.Is(err, errNotObject) {
 		if jsonx.Validate(line) != nil {
@@ -148,7 +149,7 @@ func classify(line []byte, nullIDIsNotification bool) inMsg {
 			m.code, m.why = CodeInvalidRequest, "method is not a string"
 			return m
 		}
-		m.method = unquote(w.Method)
+		m.method = unquote(w.Method, method)
 		if m.method == "" {
 			m.code, m.why = CodeInvalidRequest, "method is empty"
 			return m
@@ -226,15 +227,25 @@ var knownMethods = func() map[string]string {
 	return m
 }()
 
-// unquote decodes a JSON string; a known method name costs nothing, another
-// escape-free string one allocation.
-func unquote(raw []byte) string {
+// unquote decodes a JSON string, a method name. The name last decoded
+// (*last, when last is not nil) and the schema's names cost no allocation;
+// another escape-free string costs one. A stream is mostly one method
+// (session/update), and comparing with the last name is cheaper than
+// looking it up.
+func unquote(raw []byte, last *string) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		body := raw[1 : len(raw)-1]
-		if s, ok := knownMethods[string(body)]; ok {
-			return s
+		if last != nil && string(body) == *last {
+			return *last
 		}
-		return string(body)
+		s, ok := knownMethods[string(body)]
+		if !ok {
+			s = string(body)
+		}
+		if last != nil {
+			*last = s
+		}
+		return s
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
 
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/acpsdk/internal/jsonx"
 )
 
@@ -55,7 +56,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := classify([]byte(tt.line), false)
+			m := classify([]byte(tt.line), false, nil)
 			require.Equal(t, tt.kind, m.kind, "kind (why=%q)", m.why)
 			require.Equal(t, tt.code, m.code)
 			if tt.id == "" {
@@ -69,7 +70,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestClassifyNullIDAsNotification(t *testing.T) {
-	m := classify([]byte(`{"jsonrpc":"2.0","id":null,"method":"m"}`), true)
+	m := classify([]byte(`{"jsonrpc":"2.0","id":null,"method":"m"}`), true, nil)
 	require.Equal(t, kindNotification, m.kind)
 	require.Nil(t, m.id)
 }
@@ -158,7 +159,10 @@ func FuzzClassify(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte, nullNotif bool) {
-		m := classify(line, nullNotif)
+		m := classify(line, nullNotif, nil)
+		// The reader's interning of the last method name changes nothing.
+		last := gen.MethodSessionUpdate
+		require.Equal(t, m.method, classify(line, nullNotif, &last).method)
 		// Differential check of the envelope walk against encoding/json:
 		// for any valid object, the members found are exactly its members.
 		var ref map[string]stdjson.RawMessage
@@ -206,4 +210,18 @@ func FuzzClassify(f *testing.F) {
 			require.True(t, json.Valid(out[:len(out)-1]), "%s", out)
 		}
 	})
+}
+
+// TestSDK10_MethodNamesInternedFromTheLastOne: the reader decodes a method
+// name equal to the last one without allocating, and a different name is
+// never mistaken for it.
+func TestSDK10_MethodNamesInternedFromTheLastOne(t *testing.T) {
+	var last string
+	for _, method := range []string{gen.MethodSessionUpdate, "_vendor/x", "_vendor/x", gen.MethodSessionUpdate, "_vendor/y", "_vendor/x"} {
+		line := []byte(`{"jsonrpc":"2.0","method":"` + method + `"}`)
+		require.Equal(t, method, classify(line, false, &last).method)
+		require.Equal(t, method, last)
+	}
+	unknown := []byte(`{"jsonrpc":"2.0","method":"_vendor/x"}`)
+	require.Zero(t, testing.AllocsPerRun(100, func() { classify(unknown, false, &last) }))
 }

@@ -190,8 +190,50 @@ func scanNumber(data []byte, i int) (int, error) {
 // scanString validates the string starting at data[i] == '"' and returns the
 // offset past its closing quote and whether it contains escapes.
 func scanString(data []byte, i int) (int, bool, error) {
-	start := i
-	i++
+	// Fast path, for the common plain string: a short one is walked byte
+	// by byte; a longer one has its closing quote found by IndexByte (much
+	// faster than a word-at-a-time search for it) and the bytes before it
+	// checked for anything else special, eight at a time. A string with
+	// an escape or a non-ASCII byte takes the careful walk below.
+	j := i + 1
+	for end := min(j+16, len(data)); j < end; j++ {
+		if c := data[j]; strSpecial[c] {
+			if c == '"' {
+				return j + 1, false, nil
+			}
+			return scanStringFrom(data, i, j)
+		}
+	}
+	if q := bytes.IndexByte(data[j:], '"'); q >= 0 && plain(data[j:j+q]) {
+		return j + q + 1, false, nil
+	}
+	return scanStringFrom(data, i, j)
+}
+
+// plain reports whether b holds only printable ASCII without a backslash:
+// nothing a string scan must look at.
+func plain(b []byte) bool {
+	var acc uint64
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		bs := x ^ ('\\' * lsb)
+		acc |= (x-0x20*lsb)&^x | x | (bs-lsb)&^bs
+		b = b[8:]
+	}
+	if acc&msb != 0 {
+		return false
+	}
+	for _, c := range b {
+		if strSpecial[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// scanStringFrom is scanString's careful walk of the string starting at
+// data[start] == '"', resumed at i: every byte before i is plain.
+func scanStringFrom(data []byte, start, i int) (int, bool, error) {
 	escaped := false
 	for i < len(data) {
 		// Fast path: plain ASCII needs no decision; eight bytes at a time,
