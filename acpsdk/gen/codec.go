@@ -170,7 +170,7 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Logout != nil:
-		return jsonx.Braces(fieldsLogoutCapabilities.Append(append(jsonx.Keyed(b, "\"logout\":"), '{'), "", x.Logout.Extra, x.Logout.appendField, nil))
+		return fieldsLogoutCapabilities.AppendObject(jsonx.Keyed(b, "\"logout\":"), x.Logout.Extra, x.Logout.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -232,13 +232,13 @@ func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"loadSession\":"), bool(x.LoadSession)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Keyed(b, "\"promptCapabilities\":"), '{'), "", x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault))
+		return fieldsPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"promptCapabilities\":"), x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault)
 	case i == 2:
-		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Keyed(b, "\"mcpCapabilities\":"), '{'), "", x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault))
+		return fieldsMcpCapabilities.AppendObject(jsonx.Keyed(b, "\"mcpCapabilities\":"), x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault)
 	case i == 3:
-		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Keyed(b, "\"sessionCapabilities\":"), '{'), "", x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil))
+		return fieldsSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"sessionCapabilities\":"), x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil)
 	case i == 4:
-		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsAgentAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -386,11 +386,11 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *AgentResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *AgentResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
@@ -425,7 +425,7 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -536,7 +536,7 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
 		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 2:
@@ -912,7 +912,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 	switch v := v.(type) {
 	case *AvailableCommandInputUnstructured:
 		if v != nil {
-			return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(b, '{'), "", (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil))
+			return fieldsUnstructuredCommandInput.AppendObject(b, (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommandInput")
@@ -1185,15 +1185,15 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(jsonx.Keyed(b, "\"fs\":"), '{'), "", x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault))
+		return fieldsFileSystemCapabilities.AppendObject(jsonx.Keyed(b, "\"fs\":"), x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault)
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"terminal\":"), bool(x.Terminal)), nil
 	case i == 2 && x.Session != nil:
-		return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(jsonx.Keyed(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+		return fieldsClientSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"session\":"), x.Session.Extra, x.Session.appendField, nil)
 	case i == 3:
-		return jsonx.Braces(fieldsAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault))
+		return fieldsAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault)
 	case i == 4 && x.Elicitation != nil:
-		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Keyed(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+		return fieldsElicitationCapabilities.AppendObject(jsonx.Keyed(b, "\"elicitation\":"), x.Elicitation.Extra, x.Elicitation.appendField, nil)
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1335,11 +1335,11 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ClientResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *ClientResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
@@ -1374,7 +1374,7 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -1444,11 +1444,11 @@ func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Compaction != nil:
-		return jsonx.Braces(fieldsCompactionCapabilities.Append(append(jsonx.Keyed(b, "\"compaction\":"), '{'), "", x.Compaction.Extra, nil, nil))
+		return fieldsCompactionCapabilities.AppendObject(jsonx.Keyed(b, "\"compaction\":"), x.Compaction.Extra, nil, nil)
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(jsonx.Keyed(b, "\"configOptions\":"), '{'), "", x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil))
+		return fieldsSessionConfigOptionsCapabilities.AppendObject(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil)
 	case i == 2 && x.Notices != nil:
-		return jsonx.Braces(fieldsNoticeCapabilities.Append(append(jsonx.Keyed(b, "\"notices\":"), '{'), "", x.Notices.Extra, nil, nil))
+		return fieldsNoticeCapabilities.AppendObject(jsonx.Keyed(b, "\"notices\":"), x.Notices.Extra, nil, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -2617,9 +2617,9 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Keyed(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+		return fieldsElicitationFormCapabilities.AppendObject(jsonx.Keyed(b, "\"form\":"), x.Form.Extra, x.Form.appendField, nil)
 	case i == 1 && x.URL != nil:
-		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Keyed(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+		return fieldsElicitationURLCapabilities.AppendObject(jsonx.Keyed(b, "\"url\":"), x.URL.Extra, x.URL.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -2794,7 +2794,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Keyed(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault))
+		return fieldsElicitationSchema.AppendObject(jsonx.Keyed(b, "\"requestedSchema\":"), x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault)
 	}
 	return b, nil
 }
@@ -3321,7 +3321,7 @@ func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1 && x.Resource == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
@@ -3376,11 +3376,11 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 	switch v := v.(type) {
 	case *TextResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsTextResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *BlobResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsBlobResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
@@ -3664,7 +3664,7 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
 		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 2:
@@ -3758,9 +3758,9 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Keyed(b, "\"clientCapabilities\":"), '{'), "", x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault))
+		return fieldsClientCapabilities.AppendObject(jsonx.Keyed(b, "\"clientCapabilities\":"), x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault)
 	case i == 2 && x.ClientInfo != nil:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"clientInfo\":"), '{'), "", x.ClientInfo.Extra, x.ClientInfo.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"clientInfo\":"), x.ClientInfo.Extra, x.ClientInfo.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3825,11 +3825,11 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Keyed(b, "\"agentCapabilities\":"), '{'), "", x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault))
+		return fieldsAgentCapabilities.AppendObject(jsonx.Keyed(b, "\"agentCapabilities\":"), x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault)
 	case i == 2:
 		return jsonx.EncList(jsonx.Keyed(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 3 && x.AgentInfo != nil:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"agentInfo\":"), '{'), "", x.AgentInfo.Extra, x.AgentInfo.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"agentInfo\":"), x.AgentInfo.Extra, x.AgentInfo.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4114,7 +4114,7 @@ func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Keyed(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -4717,7 +4717,7 @@ func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Keyed(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 2 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 3 && x.Meta != nil:
@@ -5450,7 +5450,7 @@ func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) 
 	case i == 0:
 		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Keyed(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+		return fieldsToolCallUpdate.AppendObject(jsonx.Keyed(b, "\"toolCall\":"), x.ToolCall.Extra, x.ToolCall.appendField, nil)
 	case i == 2:
 		return jsonx.EncList(jsonx.Keyed(b, "\"options\":"), x.Options, appendPermissionOption)
 	case i == 3 && x.Meta != nil:
@@ -5532,7 +5532,7 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1 && x.Description != nil:
 		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.MimeType != nil:
@@ -5624,7 +5624,7 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Keyed(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -5731,15 +5731,15 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.List != nil:
-		return jsonx.Braces(fieldsSessionListCapabilities.Append(append(jsonx.Keyed(b, "\"list\":"), '{'), "", x.List.Extra, x.List.appendField, nil))
+		return fieldsSessionListCapabilities.AppendObject(jsonx.Keyed(b, "\"list\":"), x.List.Extra, x.List.appendField, nil)
 	case i == 1 && x.Delete != nil:
-		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Keyed(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+		return fieldsSessionDeleteCapabilities.AppendObject(jsonx.Keyed(b, "\"delete\":"), x.Delete.Extra, x.Delete.appendField, nil)
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Keyed(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+		return fieldsSessionAdditionalDirectoriesCapabilities.AppendObject(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil)
 	case i == 3 && x.Resume != nil:
-		return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(jsonx.Keyed(b, "\"resume\":"), '{'), "", x.Resume.Extra, x.Resume.appendField, nil))
+		return fieldsSessionResumeCapabilities.AppendObject(jsonx.Keyed(b, "\"resume\":"), x.Resume.Extra, x.Resume.appendField, nil)
 	case i == 4 && x.Close != nil:
-		return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(jsonx.Keyed(b, "\"close\":"), '{'), "", x.Close.Extra, x.Close.appendField, nil))
+		return fieldsSessionCloseCapabilities.AppendObject(jsonx.Keyed(b, "\"close\":"), x.Close.Extra, x.Close.appendField, nil)
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -6025,7 +6025,7 @@ func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) 
 func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Boolean != nil:
-		return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(jsonx.Keyed(b, "\"boolean\":"), '{'), "", x.Boolean.Extra, x.Boolean.appendField, nil))
+		return fieldsBooleanConfigOptionCapabilities.AppendObject(jsonx.Keyed(b, "\"boolean\":"), x.Boolean.Extra, x.Boolean.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -7384,7 +7384,7 @@ func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"truncated\":"), bool(x.Truncated)), nil
 	case i == 2 && x.ExitStatus != nil:
-		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Keyed(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+		return fieldsTerminalExitStatus.AppendObject(jsonx.Keyed(b, "\"exitStatus\":"), x.ExitStatus.Extra, x.ExitStatus.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -7419,7 +7419,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
 		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 2 && x.Meta != nil:
@@ -7860,7 +7860,7 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return jsonx.Braces(fieldsCost.Append(append(jsonx.Keyed(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+		return fieldsCost.AppendObject(jsonx.Keyed(b, "\"cost\":"), x.Cost.Extra, x.Cost.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8215,27 +8215,27 @@ func decodeToolKind(data []byte) (ToolKind, error) {
 }
 
 func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
-	return jsonx.Braces(fieldsAvailableCommand.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsAvailableCommand.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnumOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnvVariable.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsHTTPHeader.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPermissionOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPlanEntry.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
@@ -8245,21 +8245,21 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectGroup.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionMode(b []byte, v SessionMode) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMode.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionMode.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsToolCallLocation.AppendObject(b, v.Extra, v.appendField, nil)
 }

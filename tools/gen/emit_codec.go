@@ -759,6 +759,10 @@ func appendObject(t *Type, recv *jen.Statement, buf jen.Code) *jen.Statement {
 	if keepsVerbatim(t) {
 		return recv.Dot("appendJSON").Call(buf)
 	}
+	if t.Flat == nil {
+		members, field, isDefault := memberArgs(t, func() *jen.Statement { return recv.Clone() })
+		return jen.Id("fields"+t.Name).Dot("AppendObject").Call(buf, members, field, isDefault)
+	}
 	return jx("Braces").Call(appendMembersOf(t, func() *jen.Statement { return recv.Clone() }, jen.Append(buf, jen.LitRune('{')), jen.Lit("")))
 }
 

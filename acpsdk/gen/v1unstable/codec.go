@@ -241,9 +241,9 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Status != nil:
-		return jsonx.Braces(fieldsAuthStatusCapabilities.Append(append(jsonx.Keyed(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsAuthStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 1 && x.Logout != nil:
-		return jsonx.Braces(fieldsLogoutCapabilities.Append(append(jsonx.Keyed(b, "\"logout\":"), '{'), "", x.Logout.Extra, x.Logout.appendField, nil))
+		return fieldsLogoutCapabilities.AppendObject(jsonx.Keyed(b, "\"logout\":"), x.Logout.Extra, x.Logout.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -307,15 +307,15 @@ func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"loadSession\":"), bool(x.LoadSession)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Keyed(b, "\"promptCapabilities\":"), '{'), "", x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault))
+		return fieldsPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"promptCapabilities\":"), x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault)
 	case i == 2:
-		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Keyed(b, "\"mcpCapabilities\":"), '{'), "", x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault))
+		return fieldsMcpCapabilities.AppendObject(jsonx.Keyed(b, "\"mcpCapabilities\":"), x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault)
 	case i == 3:
-		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Keyed(b, "\"sessionCapabilities\":"), '{'), "", x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil))
+		return fieldsSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"sessionCapabilities\":"), x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil)
 	case i == 4:
-		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsAgentAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 5 && x.Providers != nil:
-		return jsonx.Braces(fieldsProvidersCapabilities.Append(append(jsonx.Keyed(b, "\"providers\":"), '{'), "", x.Providers.Extra, x.Providers.appendField, nil))
+		return fieldsProvidersCapabilities.AppendObject(jsonx.Keyed(b, "\"providers\":"), x.Providers.Extra, x.Providers.appendField, nil)
 	case i == 6 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -463,11 +463,11 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *AgentResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *AgentResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
@@ -502,7 +502,7 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -675,7 +675,7 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
 		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 2:
@@ -1232,7 +1232,7 @@ func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, err
 	switch v := v.(type) {
 	case *AvailableCommandInputUnstructured:
 		if v != nil {
-			return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(b, '{'), "", (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil))
+			return fieldsUnstructuredCommandInput.AppendObject(b, (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommandInput")
@@ -1509,19 +1509,19 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(jsonx.Keyed(b, "\"fs\":"), '{'), "", x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault))
+		return fieldsFileSystemCapabilities.AppendObject(jsonx.Keyed(b, "\"fs\":"), x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault)
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"terminal\":"), bool(x.Terminal)), nil
 	case i == 2 && x.Session != nil:
-		return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(jsonx.Keyed(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+		return fieldsClientSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"session\":"), x.Session.Extra, x.Session.appendField, nil)
 	case i == 3 && x.Subagents != nil:
-		return jsonx.Braces(fieldsSubagentCapabilities.Append(append(jsonx.Keyed(b, "\"subagents\":"), '{'), "", x.Subagents.Extra, x.Subagents.appendField, nil))
+		return fieldsSubagentCapabilities.AppendObject(jsonx.Keyed(b, "\"subagents\":"), x.Subagents.Extra, x.Subagents.appendField, nil)
 	case i == 4 && x.Plan != nil:
-		return jsonx.Braces(fieldsPlanCapabilities.Append(append(jsonx.Keyed(b, "\"plan\":"), '{'), "", x.Plan.Extra, x.Plan.appendField, nil))
+		return fieldsPlanCapabilities.AppendObject(jsonx.Keyed(b, "\"plan\":"), x.Plan.Extra, x.Plan.appendField, nil)
 	case i == 5:
-		return jsonx.Braces(fieldsAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault))
+		return fieldsAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault)
 	case i == 6 && x.Elicitation != nil:
-		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Keyed(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+		return fieldsElicitationCapabilities.AppendObject(jsonx.Keyed(b, "\"elicitation\":"), x.Elicitation.Extra, x.Elicitation.appendField, nil)
 	case i == 7 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1663,11 +1663,11 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ClientResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *ClientResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
@@ -1702,7 +1702,7 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -1772,11 +1772,11 @@ func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Compaction != nil:
-		return jsonx.Braces(fieldsCompactionCapabilities.Append(append(jsonx.Keyed(b, "\"compaction\":"), '{'), "", x.Compaction.Extra, nil, nil))
+		return fieldsCompactionCapabilities.AppendObject(jsonx.Keyed(b, "\"compaction\":"), x.Compaction.Extra, nil, nil)
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(jsonx.Keyed(b, "\"configOptions\":"), '{'), "", x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil))
+		return fieldsSessionConfigOptionsCapabilities.AppendObject(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil)
 	case i == 2 && x.Notices != nil:
-		return jsonx.Braces(fieldsNoticeCapabilities.Append(append(jsonx.Keyed(b, "\"notices\":"), '{'), "", x.Notices.Extra, nil, nil))
+		return fieldsNoticeCapabilities.AppendObject(jsonx.Keyed(b, "\"notices\":"), x.Notices.Extra, nil, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3007,9 +3007,9 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Keyed(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+		return fieldsElicitationFormCapabilities.AppendObject(jsonx.Keyed(b, "\"form\":"), x.Form.Extra, x.Form.appendField, nil)
 	case i == 1 && x.URL != nil:
-		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Keyed(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+		return fieldsElicitationURLCapabilities.AppendObject(jsonx.Keyed(b, "\"url\":"), x.URL.Extra, x.URL.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3184,7 +3184,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Keyed(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault))
+		return fieldsElicitationSchema.AppendObject(jsonx.Keyed(b, "\"requestedSchema\":"), x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault)
 	}
 	return b, nil
 }
@@ -3711,7 +3711,7 @@ func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1 && x.Resource == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
@@ -3766,11 +3766,11 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 	switch v := v.(type) {
 	case *TextResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsTextResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *BlobResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsBlobResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
@@ -3911,7 +3911,7 @@ func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ErrorStopReason) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Error != nil:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -4056,7 +4056,7 @@ func (x *ForkSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 3 && x.McpServers != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4095,7 +4095,7 @@ func (x *ForkSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Keyed(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 2 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 3 && x.Meta != nil:
@@ -4183,7 +4183,7 @@ func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *IdleStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Usage != nil:
-		return jsonx.Braces(fieldsUsage.Append(append(jsonx.Keyed(b, "\"usage\":"), '{'), "", x.Usage.Extra, x.Usage.appendField, nil))
+		return fieldsUsage.AppendObject(jsonx.Keyed(b, "\"usage\":"), x.Usage.Extra, x.Usage.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4508,7 +4508,7 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
 		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 2:
@@ -4602,9 +4602,9 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Keyed(b, "\"clientCapabilities\":"), '{'), "", x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault))
+		return fieldsClientCapabilities.AppendObject(jsonx.Keyed(b, "\"clientCapabilities\":"), x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault)
 	case i == 2 && x.ClientInfo != nil:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"clientInfo\":"), '{'), "", x.ClientInfo.Extra, x.ClientInfo.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"clientInfo\":"), x.ClientInfo.Extra, x.ClientInfo.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4669,11 +4669,11 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Keyed(b, "\"agentCapabilities\":"), '{'), "", x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault))
+		return fieldsAgentCapabilities.AppendObject(jsonx.Keyed(b, "\"agentCapabilities\":"), x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault)
 	case i == 2:
 		return jsonx.EncList(jsonx.Keyed(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 3 && x.AgentInfo != nil:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"agentInfo\":"), '{'), "", x.AgentInfo.Extra, x.AgentInfo.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"agentInfo\":"), x.AgentInfo.Extra, x.AgentInfo.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4993,7 +4993,7 @@ func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 3:
 		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -5028,7 +5028,7 @@ func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Keyed(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -5622,11 +5622,11 @@ func appendMessageMcpResponse(b []byte, v MessageMcpResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *MessageMcpResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsMessageMcpResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsMessageMcpResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *MessageMcpResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsMessageMcpResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsMessageMcpResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil MessageMcpResponse")
@@ -5657,7 +5657,7 @@ func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, err
 func (x *MessageMcpResponseError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsMcpError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsMcpError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -5892,7 +5892,7 @@ func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2:
 		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 3 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -5931,7 +5931,7 @@ func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Keyed(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 2 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 3 && x.Meta != nil:
@@ -6627,7 +6627,7 @@ func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.KeyedString(b, "\"stopReason\":", string(x.StopReason)), nil
 	case i == 1 && x.Usage != nil:
-		return jsonx.Braces(fieldsUsage.Append(append(jsonx.Keyed(b, "\"usage\":"), '{'), "", x.Usage.Extra, x.Usage.appendField, nil))
+		return fieldsUsage.AppendObject(jsonx.Keyed(b, "\"usage\":"), x.Usage.Extra, x.Usage.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -6709,7 +6709,7 @@ func (x *ProviderInfo) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"required\":"), bool(x.Required)), nil
 	case i == 3 && x.Current != nil:
-		return jsonx.Braces(fieldsProviderCurrentConfig.Append(append(jsonx.Keyed(b, "\"current\":"), '{'), "", x.Current.Extra, x.Current.appendField, nil))
+		return fieldsProviderCurrentConfig.AppendObject(jsonx.Keyed(b, "\"current\":"), x.Current.Extra, x.Current.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -6861,11 +6861,11 @@ func appendProxyResponse(b []byte, v ProxyResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ProxyResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsProxyResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsProxyResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *ProxyResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsProxyResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsProxyResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil ProxyResponse")
@@ -6900,7 +6900,7 @@ func (x *ProxyResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -7383,7 +7383,7 @@ func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) 
 	case i == 0:
 		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Keyed(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+		return fieldsToolCallUpdate.AppendObject(jsonx.Keyed(b, "\"toolCall\":"), x.ToolCall.Extra, x.ToolCall.appendField, nil)
 	case i == 2:
 		return jsonx.EncList(jsonx.Keyed(b, "\"options\":"), x.Options, appendPermissionOption)
 	case i == 3 && x.Meta != nil:
@@ -7494,7 +7494,7 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1 && x.Description != nil:
 		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.MimeType != nil:
@@ -7555,7 +7555,7 @@ func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 3 && x.McpServers != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -7590,7 +7590,7 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Keyed(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 1 && x.ConfigOptions != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
@@ -7794,25 +7794,25 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.List != nil:
-		return jsonx.Braces(fieldsSessionListCapabilities.Append(append(jsonx.Keyed(b, "\"list\":"), '{'), "", x.List.Extra, x.List.appendField, nil))
+		return fieldsSessionListCapabilities.AppendObject(jsonx.Keyed(b, "\"list\":"), x.List.Extra, x.List.appendField, nil)
 	case i == 1 && x.Delete != nil:
-		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Keyed(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+		return fieldsSessionDeleteCapabilities.AppendObject(jsonx.Keyed(b, "\"delete\":"), x.Delete.Extra, x.Delete.appendField, nil)
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Keyed(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+		return fieldsSessionAdditionalDirectoriesCapabilities.AppendObject(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil)
 	case i == 3 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptCapabilities.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSessionSystemPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 4 && x.Fork != nil:
-		return jsonx.Braces(fieldsSessionForkCapabilities.Append(append(jsonx.Keyed(b, "\"fork\":"), '{'), "", x.Fork.Extra, x.Fork.appendField, nil))
+		return fieldsSessionForkCapabilities.AppendObject(jsonx.Keyed(b, "\"fork\":"), x.Fork.Extra, x.Fork.appendField, nil)
 	case i == 5 && x.Archive != nil:
-		return jsonx.Braces(fieldsSessionArchiveCapabilities.Append(append(jsonx.Keyed(b, "\"archive\":"), '{'), "", x.Archive.Extra, x.Archive.appendField, nil))
+		return fieldsSessionArchiveCapabilities.AppendObject(jsonx.Keyed(b, "\"archive\":"), x.Archive.Extra, x.Archive.appendField, nil)
 	case i == 6 && x.Status != nil:
-		return jsonx.Braces(fieldsSessionStatusCapabilities.Append(append(jsonx.Keyed(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsSessionStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 7 && x.Title != nil:
-		return jsonx.Braces(fieldsSessionTitleCapabilities.Append(append(jsonx.Keyed(b, "\"title\":"), '{'), "", x.Title.Extra, x.Title.appendField, nil))
+		return fieldsSessionTitleCapabilities.AppendObject(jsonx.Keyed(b, "\"title\":"), x.Title.Extra, x.Title.appendField, nil)
 	case i == 8 && x.Resume != nil:
-		return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(jsonx.Keyed(b, "\"resume\":"), '{'), "", x.Resume.Extra, x.Resume.appendField, nil))
+		return fieldsSessionResumeCapabilities.AppendObject(jsonx.Keyed(b, "\"resume\":"), x.Resume.Extra, x.Resume.appendField, nil)
 	case i == 9 && x.Close != nil:
-		return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(jsonx.Keyed(b, "\"close\":"), '{'), "", x.Close.Extra, x.Close.appendField, nil))
+		return fieldsSessionCloseCapabilities.AppendObject(jsonx.Keyed(b, "\"close\":"), x.Close.Extra, x.Close.appendField, nil)
 	case i == 10 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8098,7 +8098,7 @@ func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) 
 func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Boolean != nil:
-		return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(jsonx.Keyed(b, "\"boolean\":"), '{'), "", x.Boolean.Extra, x.Boolean.appendField, nil))
+		return fieldsBooleanConfigOptionCapabilities.AppendObject(jsonx.Keyed(b, "\"boolean\":"), x.Boolean.Extra, x.Boolean.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8827,7 +8827,7 @@ func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (
 func (x *SessionSystemPromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Mode != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptModeCapabilities.Append(append(jsonx.Keyed(b, "\"mode\":"), '{'), "", x.Mode.Extra, x.Mode.appendField, nil))
+		return fieldsSessionSystemPromptModeCapabilities.AppendObject(jsonx.Keyed(b, "\"mode\":"), x.Mode.Extra, x.Mode.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8860,7 +8860,7 @@ func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []strin
 func (x *SessionSystemPromptModeCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Override != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptOverrideCapabilities.Append(append(jsonx.Keyed(b, "\"override\":"), '{'), "", x.Override.Extra, x.Override.appendField, nil))
+		return fieldsSessionSystemPromptOverrideCapabilities.AppendObject(jsonx.Keyed(b, "\"override\":"), x.Override.Extra, x.Override.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10081,7 +10081,7 @@ func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int,
 func (x *SubagentSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsSessionCancelCapabilities.Append(append(jsonx.Keyed(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsSessionCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10132,7 +10132,7 @@ func (x *SubagentUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2 && x.Description != nil:
 		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsSubagentSessionCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsSubagentSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 4 && x.State != nil:
 		return appendStateUpdate(jsonx.Keyed(b, "\"state\":"), x.State)
 	case i == 5 && x.Cwd != nil:
@@ -10321,7 +10321,7 @@ func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"truncated\":"), bool(x.Truncated)), nil
 	case i == 2 && x.ExitStatus != nil:
-		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Keyed(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+		return fieldsTerminalExitStatus.AppendObject(jsonx.Keyed(b, "\"exitStatus\":"), x.ExitStatus.Extra, x.ExitStatus.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10356,7 +10356,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
 		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 2 && x.Meta != nil:
@@ -10939,7 +10939,7 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return jsonx.Braces(fieldsCost.Append(append(jsonx.Keyed(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+		return fieldsCost.AppendObject(jsonx.Keyed(b, "\"cost\":"), x.Cost.Extra, x.Cost.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -11351,23 +11351,23 @@ func decodeToolKind(data []byte) (ToolKind, error) {
 }
 
 func appendAuthAccount(b []byte, v AuthAccount) ([]byte, error) {
-	return jsonx.Braces(fieldsAuthAccount.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsAuthAccount.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
-	return jsonx.Braces(fieldsAvailableCommand.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsAvailableCommand.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnumOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnvVariable.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsHTTPHeader.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
@@ -11375,15 +11375,15 @@ func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPermissionOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPlanEntry.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendProviderInfo(b []byte, v ProviderInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsProviderInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsProviderInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
@@ -11393,21 +11393,21 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectGroup.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionMode(b []byte, v SessionMode) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMode.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionMode.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsToolCallLocation.AppendObject(b, v.Extra, v.appendField, nil)
 }

@@ -215,9 +215,9 @@ func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Session != nil:
-		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Keyed(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+		return fieldsSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"session\":"), x.Session.Extra, x.Session.appendField, nil)
 	case i == 1 && x.Auth != nil:
-		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsAgentAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -377,11 +377,11 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *AgentResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *AgentResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
@@ -414,7 +414,7 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -566,7 +566,7 @@ func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.KeyedString(b, "\"mimeType\":", string(x.MimeType)), nil
 	case i == 2 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1449,7 +1449,7 @@ func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, erro
 func (x *ClientAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Terminal != nil:
-		return jsonx.Braces(fieldsTerminalAuthCapabilities.Append(append(jsonx.Keyed(b, "\"terminal\":"), '{'), "", x.Terminal.Extra, x.Terminal.appendField, nil))
+		return fieldsTerminalAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"terminal\":"), x.Terminal.Extra, x.Terminal.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1484,9 +1484,9 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Auth != nil:
-		return jsonx.Braces(fieldsClientAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsClientAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 1 && x.Elicitation != nil:
-		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Keyed(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+		return fieldsElicitationCapabilities.AppendObject(jsonx.Keyed(b, "\"elicitation\":"), x.Elicitation.Extra, x.Elicitation.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1609,11 +1609,11 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ClientResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *ClientResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
@@ -1646,7 +1646,7 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -2730,7 +2730,7 @@ func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.EncList(jsonx.Keyed(b, "\"changes\":"), x.Changes, appendDiffChange)
 	case i == 1 && x.Patch != nil:
-		return jsonx.Braces(fieldsDiffPatch.Append(append(jsonx.Keyed(b, "\"patch\":"), '{'), "", x.Patch.Extra, x.Patch.appendField, nil))
+		return fieldsDiffPatch.AppendObject(jsonx.Keyed(b, "\"patch\":"), x.Patch.Extra, x.Patch.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3137,9 +3137,9 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Keyed(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+		return fieldsElicitationFormCapabilities.AppendObject(jsonx.Keyed(b, "\"form\":"), x.Form.Extra, x.Form.appendField, nil)
 	case i == 1 && x.URL != nil:
-		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Keyed(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+		return fieldsElicitationURLCapabilities.AppendObject(jsonx.Keyed(b, "\"url\":"), x.URL.Extra, x.URL.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3229,7 +3229,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Keyed(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, nil))
+		return fieldsElicitationSchema.AppendObject(jsonx.Keyed(b, "\"requestedSchema\":"), x.RequestedSchema.Extra, x.RequestedSchema.appendField, nil)
 	}
 	return b, nil
 }
@@ -3738,7 +3738,7 @@ func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendEmbeddedResourceResource(jsonx.Keyed(b, "\"resource\":"), x.Resource)
 	case i == 1 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3789,11 +3789,11 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 	switch v := v.(type) {
 	case *TextResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsTextResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *BlobResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsBlobResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
@@ -3945,7 +3945,7 @@ func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ErrorStopReason) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Error != nil:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -4440,7 +4440,7 @@ func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2 && x.URI != nil:
 		return jsonx.KeyedString(b, "\"uri\":", string(*x.URI)), nil
 	case i == 3 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4529,9 +4529,9 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"info\":"), x.Info.Extra, x.Info.appendField, nil)
 	case i == 2:
-		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsClientCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4595,9 +4595,9 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"info\":"), x.Info.Extra, x.Info.appendField, nil)
 	case i == 2:
-		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsAgentCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 3 && x.AuthMethods != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 4 && x.Meta != nil:
@@ -4891,9 +4891,9 @@ func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Stdio != nil:
-		return jsonx.Braces(fieldsMcpStdioCapabilities.Append(append(jsonx.Keyed(b, "\"stdio\":"), '{'), "", x.Stdio.Extra, x.Stdio.appendField, nil))
+		return fieldsMcpStdioCapabilities.AppendObject(jsonx.Keyed(b, "\"stdio\":"), x.Stdio.Extra, x.Stdio.appendField, nil)
 	case i == 1 && x.HTTP != nil:
-		return jsonx.Braces(fieldsMcpHTTPCapabilities.Append(append(jsonx.Keyed(b, "\"http\":"), '{'), "", x.HTTP.Extra, x.HTTP.appendField, nil))
+		return fieldsMcpHTTPCapabilities.AppendObject(jsonx.Keyed(b, "\"http\":"), x.HTTP.Extra, x.HTTP.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -5745,11 +5745,11 @@ func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Image != nil:
-		return jsonx.Braces(fieldsPromptImageCapabilities.Append(append(jsonx.Keyed(b, "\"image\":"), '{'), "", x.Image.Extra, x.Image.appendField, nil))
+		return fieldsPromptImageCapabilities.AppendObject(jsonx.Keyed(b, "\"image\":"), x.Image.Extra, x.Image.appendField, nil)
 	case i == 1 && x.Audio != nil:
-		return jsonx.Braces(fieldsPromptAudioCapabilities.Append(append(jsonx.Keyed(b, "\"audio\":"), '{'), "", x.Audio.Extra, x.Audio.appendField, nil))
+		return fieldsPromptAudioCapabilities.AppendObject(jsonx.Keyed(b, "\"audio\":"), x.Audio.Extra, x.Audio.appendField, nil)
 	case i == 2 && x.EmbeddedContext != nil:
-		return jsonx.Braces(fieldsPromptEmbeddedContextCapabilities.Append(append(jsonx.Keyed(b, "\"embeddedContext\":"), '{'), "", x.EmbeddedContext.Extra, x.EmbeddedContext.appendField, nil))
+		return fieldsPromptEmbeddedContextCapabilities.AppendObject(jsonx.Keyed(b, "\"embeddedContext\":"), x.EmbeddedContext.Extra, x.EmbeddedContext.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -6416,7 +6416,7 @@ func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	case i == 6 && x.Size != nil:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(*x.Size)), nil
 	case i == 7 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 8 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -6636,13 +6636,13 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Prompt != nil:
-		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Keyed(b, "\"prompt\":"), '{'), "", x.Prompt.Extra, x.Prompt.appendField, nil))
+		return fieldsPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"prompt\":"), x.Prompt.Extra, x.Prompt.appendField, nil)
 	case i == 1 && x.Mcp != nil:
-		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Keyed(b, "\"mcp\":"), '{'), "", x.Mcp.Extra, x.Mcp.appendField, nil))
+		return fieldsMcpCapabilities.AppendObject(jsonx.Keyed(b, "\"mcp\":"), x.Mcp.Extra, x.Mcp.appendField, nil)
 	case i == 2 && x.Delete != nil:
-		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Keyed(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+		return fieldsSessionDeleteCapabilities.AppendObject(jsonx.Keyed(b, "\"delete\":"), x.Delete.Extra, x.Delete.appendField, nil)
 	case i == 3 && x.AdditionalDirectories != nil:
-		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Keyed(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+		return fieldsSessionAdditionalDirectoriesCapabilities.AppendObject(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8268,7 +8268,7 @@ func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *TerminalCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsTerminalCancelCapabilities.Append(append(jsonx.Keyed(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsTerminalCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8463,13 +8463,13 @@ func (x *TerminalUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2 && x.Cwd != nil:
 		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 3 && x.Output != nil:
-		return jsonx.Braces(fieldsTerminalOutput.Append(append(jsonx.Keyed(b, "\"output\":"), '{'), "", x.Output.Extra, x.Output.appendField, nil))
+		return fieldsTerminalOutput.AppendObject(jsonx.Keyed(b, "\"output\":"), x.Output.Extra, x.Output.appendField, nil)
 	case i == 4 && x.ExitStatus != nil:
-		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Keyed(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+		return fieldsTerminalExitStatus.AppendObject(jsonx.Keyed(b, "\"exitStatus\":"), x.ExitStatus.Extra, x.ExitStatus.appendField, nil)
 	case i == 5 && x.Size != nil:
-		return jsonx.Braces(fieldsTerminalSize.Append(append(jsonx.Keyed(b, "\"size\":"), '{'), "", x.Size.Extra, x.Size.appendField, nil))
+		return fieldsTerminalSize.AppendObject(jsonx.Keyed(b, "\"size\":"), x.Size.Extra, x.Size.appendField, nil)
 	case i == 6 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsTerminalCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsTerminalCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 7 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8539,7 +8539,7 @@ func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 1 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8675,7 +8675,7 @@ func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *ToolCallCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsToolCallCancelCapabilities.Append(append(jsonx.Keyed(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsToolCallCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8903,7 +8903,7 @@ func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, e
 func (x *ToolCallPermissionSubject) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Keyed(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+		return fieldsToolCallUpdate.AppendObject(jsonx.Keyed(b, "\"toolCall\":"), x.ToolCall.Extra, x.ToolCall.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8972,7 +8972,7 @@ func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 8 && x.RawOutput != nil:
 		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawOutput\":"), x.RawOutput)
 	case i == 9 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsToolCallCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsToolCallCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 10 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -9089,7 +9089,7 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return jsonx.Braces(fieldsCost.Append(append(jsonx.Keyed(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+		return fieldsCost.AppendObject(jsonx.Keyed(b, "\"cost\":"), x.Cost.Extra, x.Cost.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -9386,11 +9386,11 @@ func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte,
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnumOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnvVariable.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
@@ -9398,19 +9398,19 @@ func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsHTTPHeader.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendIcon(b []byte, v Icon) ([]byte, error) {
-	return jsonx.Braces(fieldsIcon.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsIcon.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPermissionOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPlanEntry.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendProtocolVersion(b []byte, v ProtocolVersion) ([]byte, error) {
@@ -9424,17 +9424,17 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectGroup.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsToolCallLocation.AppendObject(b, v.Extra, v.appendField, nil)
 }

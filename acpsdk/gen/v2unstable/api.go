@@ -33,33 +33,33 @@ type AgentPeer struct {
 // NewAgentPeer wraps a connection.
 func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
-// call sends a request and waits for its result, decoded into a new R.
-func call[R any](ctx context.Context, c Caller, method string, params any) (*R, error) {
-	r := new(R)
+// call sends a request and waits for its result, decoded into r; nil on an error.
+func call[P any](ctx context.Context, c Caller, method string, params any, r P) (P, error) {
 	if err := c.Call(ctx, method, params, r); err != nil {
-		return nil, err
+		var none P
+		return none, err
 	}
 	return r, nil
 }
 
 // LoginAuth calls auth/login and waits for its result.
 func (p *AgentPeer) LoginAuth(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	return call[LoginAuthResponse](ctx, p.c, MethodAuthLogin, params)
+	return call(ctx, p.c, MethodAuthLogin, params, new(LoginAuthResponse))
 }
 
 // LogoutAuth calls auth/logout and waits for its result.
 func (p *AgentPeer) LogoutAuth(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	return call[LogoutAuthResponse](ctx, p.c, MethodAuthLogout, params)
+	return call(ctx, p.c, MethodAuthLogout, params, new(LogoutAuthResponse))
 }
 
 // AuthStatus calls auth/status and waits for its result.
 func (p *AgentPeer) AuthStatus(ctx context.Context, params *AuthStatusRequest) (*AuthStatusResponse, error) {
-	return call[AuthStatusResponse](ctx, p.c, MethodAuthStatus, params)
+	return call(ctx, p.c, MethodAuthStatus, params, new(AuthStatusResponse))
 }
 
 // Initialize calls initialize and waits for its result.
 func (p *AgentPeer) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	return call[InitializeResponse](ctx, p.c, MethodInitialize, params)
+	return call(ctx, p.c, MethodInitialize, params, new(InitializeResponse))
 }
 
 // MessageMcpNotification sends the mcp/message notification.
@@ -69,22 +69,22 @@ func (p *AgentPeer) MessageMcpNotification(ctx context.Context, params *MessageM
 
 // DisableProvider calls providers/disable and waits for its result.
 func (p *AgentPeer) DisableProvider(ctx context.Context, params *DisableProviderRequest) (*DisableProviderResponse, error) {
-	return call[DisableProviderResponse](ctx, p.c, MethodProvidersDisable, params)
+	return call(ctx, p.c, MethodProvidersDisable, params, new(DisableProviderResponse))
 }
 
 // ListProviders calls providers/list and waits for its result.
 func (p *AgentPeer) ListProviders(ctx context.Context, params *ListProvidersRequest) (*ListProvidersResponse, error) {
-	return call[ListProvidersResponse](ctx, p.c, MethodProvidersList, params)
+	return call(ctx, p.c, MethodProvidersList, params, new(ListProvidersResponse))
 }
 
 // SetProvider calls providers/set and waits for its result.
 func (p *AgentPeer) SetProvider(ctx context.Context, params *SetProviderRequest) (*SetProviderResponse, error) {
-	return call[SetProviderResponse](ctx, p.c, MethodProvidersSet, params)
+	return call(ctx, p.c, MethodProvidersSet, params, new(SetProviderResponse))
 }
 
 // ArchiveSession calls session/archive and waits for its result.
 func (p *AgentPeer) ArchiveSession(ctx context.Context, params *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
-	return call[ArchiveSessionResponse](ctx, p.c, MethodSessionArchive, params)
+	return call(ctx, p.c, MethodSessionArchive, params, new(ArchiveSessionResponse))
 }
 
 // CancelSession sends the session/cancel notification.
@@ -94,67 +94,67 @@ func (p *AgentPeer) CancelSession(ctx context.Context, params *CancelSessionNoti
 
 // CloseSession calls session/close and waits for its result.
 func (p *AgentPeer) CloseSession(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return call[CloseSessionResponse](ctx, p.c, MethodSessionClose, params)
+	return call(ctx, p.c, MethodSessionClose, params, new(CloseSessionResponse))
 }
 
 // DeleteSession calls session/delete and waits for its result.
 func (p *AgentPeer) DeleteSession(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return call[DeleteSessionResponse](ctx, p.c, MethodSessionDelete, params)
+	return call(ctx, p.c, MethodSessionDelete, params, new(DeleteSessionResponse))
 }
 
 // ForkSession calls session/fork and waits for its result.
 func (p *AgentPeer) ForkSession(ctx context.Context, params *ForkSessionRequest) (*ForkSessionResponse, error) {
-	return call[ForkSessionResponse](ctx, p.c, MethodSessionFork, params)
+	return call(ctx, p.c, MethodSessionFork, params, new(ForkSessionResponse))
 }
 
 // ListSessions calls session/list and waits for its result.
 func (p *AgentPeer) ListSessions(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return call[ListSessionsResponse](ctx, p.c, MethodSessionList, params)
+	return call(ctx, p.c, MethodSessionList, params, new(ListSessionsResponse))
 }
 
 // NewSession calls session/new and waits for its result.
 func (p *AgentPeer) NewSession(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return call[NewSessionResponse](ctx, p.c, MethodSessionNew, params)
+	return call(ctx, p.c, MethodSessionNew, params, new(NewSessionResponse))
 }
 
 // Prompt calls session/prompt and waits for its result.
 func (p *AgentPeer) Prompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return call[PromptResponse](ctx, p.c, MethodSessionPrompt, params)
+	return call(ctx, p.c, MethodSessionPrompt, params, new(PromptResponse))
 }
 
 // ResumeSession calls session/resume and waits for its result.
 func (p *AgentPeer) ResumeSession(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return call[ResumeSessionResponse](ctx, p.c, MethodSessionResume, params)
+	return call(ctx, p.c, MethodSessionResume, params, new(ResumeSessionResponse))
 }
 
 // SetSessionConfigOption calls session/set_config_option and waits for its result.
 func (p *AgentPeer) SetSessionConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return call[SetSessionConfigOptionResponse](ctx, p.c, MethodSessionSetConfigOption, params)
+	return call(ctx, p.c, MethodSessionSetConfigOption, params, new(SetSessionConfigOptionResponse))
 }
 
 // SetSessionTitle calls session/set_title and waits for its result.
 func (p *AgentPeer) SetSessionTitle(ctx context.Context, params *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
-	return call[SetSessionTitleResponse](ctx, p.c, MethodSessionSetTitle, params)
+	return call(ctx, p.c, MethodSessionSetTitle, params, new(SetSessionTitleResponse))
 }
 
 // SessionStatus calls session/status and waits for its result.
 func (p *AgentPeer) SessionStatus(ctx context.Context, params *SessionStatusRequest) (*SessionStatusResponse, error) {
-	return call[SessionStatusResponse](ctx, p.c, MethodSessionStatus, params)
+	return call(ctx, p.c, MethodSessionStatus, params, new(SessionStatusResponse))
 }
 
 // UnarchiveSession calls session/unarchive and waits for its result.
 func (p *AgentPeer) UnarchiveSession(ctx context.Context, params *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
-	return call[UnarchiveSessionResponse](ctx, p.c, MethodSessionUnarchive, params)
+	return call(ctx, p.c, MethodSessionUnarchive, params, new(UnarchiveSessionResponse))
 }
 
 // CancelTerminal calls terminal/cancel and waits for its result.
 func (p *AgentPeer) CancelTerminal(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	return call[CancelTerminalResponse](ctx, p.c, MethodTerminalCancel, params)
+	return call(ctx, p.c, MethodTerminalCancel, params, new(CancelTerminalResponse))
 }
 
 // CancelToolCall calls tool_call/cancel and waits for its result.
 func (p *AgentPeer) CancelToolCall(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	return call[CancelToolCallResponse](ctx, p.c, MethodToolCallCancel, params)
+	return call(ctx, p.c, MethodToolCallCancel, params, new(CancelToolCallResponse))
 }
 
 // ClientPeer calls the methods the client handles, with typed params and results;
@@ -178,7 +178,7 @@ func (p *ClientPeer) CompleteElicitation(ctx context.Context, params *CompleteEl
 
 // CreateElicitation calls elicitation/create and waits for its result.
 func (p *ClientPeer) CreateElicitation(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return call[CreateElicitationResponse](ctx, p.c, MethodElicitationCreate, params)
+	return call(ctx, p.c, MethodElicitationCreate, params, new(CreateElicitationResponse))
 }
 
 // MessageMcp calls mcp/message and waits for its result, one of MessageMcpResponse's variants.
@@ -192,7 +192,7 @@ func (p *ClientPeer) MessageMcp(ctx context.Context, params *MessageMcpRequest) 
 
 // RequestPermission calls session/request_permission and waits for its result.
 func (p *ClientPeer) RequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return call[RequestPermissionResponse](ctx, p.c, MethodSessionRequestPermission, params)
+	return call(ctx, p.c, MethodSessionRequestPermission, params, new(RequestPermissionResponse))
 }
 
 // UpdateSession sends the session/update notification.
@@ -211,12 +211,12 @@ func NewProxyPeer(c Caller) *ProxyPeer { return &ProxyPeer{c: c} }
 
 // InitializeProxy calls proxy/initialize and waits for its result.
 func (p *ProxyPeer) InitializeProxy(ctx context.Context, params *InitializeProxyRequest) (*InitializeProxyResponse, error) {
-	return call[InitializeProxyResponse](ctx, p.c, MethodProxyInitialize, params)
+	return call(ctx, p.c, MethodProxyInitialize, params, new(InitializeProxyResponse))
 }
 
 // ProxySuccessor calls proxy/successor and waits for its result.
 func (p *ProxyPeer) ProxySuccessor(ctx context.Context, params *ProxySuccessorRequest) (*ProxySuccessorResponse, error) {
-	return call[ProxySuccessorResponse](ctx, p.c, MethodProxySuccessor, params)
+	return call(ctx, p.c, MethodProxySuccessor, params, new(ProxySuccessorResponse))
 }
 
 // ProxySuccessorNotification sends the proxy/successor notification.

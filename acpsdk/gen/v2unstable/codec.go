@@ -240,7 +240,7 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Status != nil:
-		return jsonx.Braces(fieldsAuthStatusCapabilities.Append(append(jsonx.Keyed(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsAuthStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -277,11 +277,11 @@ func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Session != nil:
-		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Keyed(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+		return fieldsSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"session\":"), x.Session.Extra, x.Session.appendField, nil)
 	case i == 1 && x.Auth != nil:
-		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsAgentAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 2 && x.Providers != nil:
-		return jsonx.Braces(fieldsProvidersCapabilities.Append(append(jsonx.Keyed(b, "\"providers\":"), '{'), "", x.Providers.Extra, x.Providers.appendField, nil))
+		return fieldsProvidersCapabilities.AppendObject(jsonx.Keyed(b, "\"providers\":"), x.Providers.Extra, x.Providers.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -441,11 +441,11 @@ func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *AgentResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *AgentResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsAgentResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
@@ -478,7 +478,7 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -692,7 +692,7 @@ func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.KeyedString(b, "\"mimeType\":", string(x.MimeType)), nil
 	case i == 2 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1806,7 +1806,7 @@ func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, erro
 func (x *ClientAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Terminal != nil:
-		return jsonx.Braces(fieldsTerminalAuthCapabilities.Append(append(jsonx.Keyed(b, "\"terminal\":"), '{'), "", x.Terminal.Extra, x.Terminal.appendField, nil))
+		return fieldsTerminalAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"terminal\":"), x.Terminal.Extra, x.Terminal.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1841,9 +1841,9 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Auth != nil:
-		return jsonx.Braces(fieldsClientAuthCapabilities.Append(append(jsonx.Keyed(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsClientAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 1 && x.Elicitation != nil:
-		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Keyed(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+		return fieldsElicitationCapabilities.AppendObject(jsonx.Keyed(b, "\"elicitation\":"), x.Elicitation.Extra, x.Elicitation.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -1966,11 +1966,11 @@ func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ClientResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *ClientResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsClientResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
@@ -2003,7 +2003,7 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -3087,7 +3087,7 @@ func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.EncList(jsonx.Keyed(b, "\"changes\":"), x.Changes, appendDiffChange)
 	case i == 1 && x.Patch != nil:
-		return jsonx.Braces(fieldsDiffPatch.Append(append(jsonx.Keyed(b, "\"patch\":"), '{'), "", x.Patch.Extra, x.Patch.appendField, nil))
+		return fieldsDiffPatch.AppendObject(jsonx.Keyed(b, "\"patch\":"), x.Patch.Extra, x.Patch.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3556,9 +3556,9 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Keyed(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+		return fieldsElicitationFormCapabilities.AppendObject(jsonx.Keyed(b, "\"form\":"), x.Form.Extra, x.Form.appendField, nil)
 	case i == 1 && x.URL != nil:
-		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Keyed(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+		return fieldsElicitationURLCapabilities.AppendObject(jsonx.Keyed(b, "\"url\":"), x.URL.Extra, x.URL.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -3648,7 +3648,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Keyed(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, nil))
+		return fieldsElicitationSchema.AppendObject(jsonx.Keyed(b, "\"requestedSchema\":"), x.RequestedSchema.Extra, x.RequestedSchema.appendField, nil)
 	}
 	return b, nil
 }
@@ -4157,7 +4157,7 @@ func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return appendEmbeddedResourceResource(jsonx.Keyed(b, "\"resource\":"), x.Resource)
 	case i == 1 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4208,11 +4208,11 @@ func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byt
 	switch v := v.(type) {
 	case *TextResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsTextResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *BlobResourceContents:
 		if v != nil {
-			return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsBlobResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
@@ -4364,7 +4364,7 @@ func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ErrorStopReason) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Error != nil:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -4448,7 +4448,7 @@ func (x *ForkSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 3 && x.McpServers != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -4620,7 +4620,7 @@ func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *IdleStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Usage != nil:
-		return jsonx.Braces(fieldsUsage.Append(append(jsonx.Keyed(b, "\"usage\":"), '{'), "", x.Usage.Extra, x.Usage.appendField, nil))
+		return fieldsUsage.AppendObject(jsonx.Keyed(b, "\"usage\":"), x.Usage.Extra, x.Usage.appendField, nil)
 	case i == 1 && x.Background != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"background\":"), x.Background, appendBackgroundWork)
 	case i == 2 && x.Meta != nil:
@@ -4953,7 +4953,7 @@ func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2 && x.URI != nil:
 		return jsonx.KeyedString(b, "\"uri\":", string(*x.URI)), nil
 	case i == 3 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -5042,9 +5042,9 @@ func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"info\":"), x.Info.Extra, x.Info.appendField, nil)
 	case i == 2:
-		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsClientCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -5108,9 +5108,9 @@ func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Keyed(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"info\":"), x.Info.Extra, x.Info.appendField, nil)
 	case i == 2:
-		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsAgentCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 3 && x.AuthMethods != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 4 && x.Meta != nil:
@@ -5501,11 +5501,11 @@ func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Stdio != nil:
-		return jsonx.Braces(fieldsMcpStdioCapabilities.Append(append(jsonx.Keyed(b, "\"stdio\":"), '{'), "", x.Stdio.Extra, x.Stdio.appendField, nil))
+		return fieldsMcpStdioCapabilities.AppendObject(jsonx.Keyed(b, "\"stdio\":"), x.Stdio.Extra, x.Stdio.appendField, nil)
 	case i == 1 && x.HTTP != nil:
-		return jsonx.Braces(fieldsMcpHTTPCapabilities.Append(append(jsonx.Keyed(b, "\"http\":"), '{'), "", x.HTTP.Extra, x.HTTP.appendField, nil))
+		return fieldsMcpHTTPCapabilities.AppendObject(jsonx.Keyed(b, "\"http\":"), x.HTTP.Extra, x.HTTP.appendField, nil)
 	case i == 2 && x.Acp != nil:
-		return jsonx.Braces(fieldsMcpAcpCapabilities.Append(append(jsonx.Keyed(b, "\"acp\":"), '{'), "", x.Acp.Extra, x.Acp.appendField, nil))
+		return fieldsMcpAcpCapabilities.AppendObject(jsonx.Keyed(b, "\"acp\":"), x.Acp.Extra, x.Acp.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -5950,11 +5950,11 @@ func appendMessageMcpResponse(b []byte, v MessageMcpResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *MessageMcpResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsMessageMcpResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsMessageMcpResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *MessageMcpResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsMessageMcpResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsMessageMcpResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil MessageMcpResponse")
@@ -5985,7 +5985,7 @@ func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, err
 func (x *MessageMcpResponseError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsMcpError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsMcpError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -6220,7 +6220,7 @@ func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2 && x.McpServers != nil:
 		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 3 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -6788,11 +6788,11 @@ func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Image != nil:
-		return jsonx.Braces(fieldsPromptImageCapabilities.Append(append(jsonx.Keyed(b, "\"image\":"), '{'), "", x.Image.Extra, x.Image.appendField, nil))
+		return fieldsPromptImageCapabilities.AppendObject(jsonx.Keyed(b, "\"image\":"), x.Image.Extra, x.Image.appendField, nil)
 	case i == 1 && x.Audio != nil:
-		return jsonx.Braces(fieldsPromptAudioCapabilities.Append(append(jsonx.Keyed(b, "\"audio\":"), '{'), "", x.Audio.Extra, x.Audio.appendField, nil))
+		return fieldsPromptAudioCapabilities.AppendObject(jsonx.Keyed(b, "\"audio\":"), x.Audio.Extra, x.Audio.appendField, nil)
 	case i == 2 && x.EmbeddedContext != nil:
-		return jsonx.Braces(fieldsPromptEmbeddedContextCapabilities.Append(append(jsonx.Keyed(b, "\"embeddedContext\":"), '{'), "", x.EmbeddedContext.Extra, x.EmbeddedContext.appendField, nil))
+		return fieldsPromptEmbeddedContextCapabilities.AppendObject(jsonx.Keyed(b, "\"embeddedContext\":"), x.EmbeddedContext.Extra, x.EmbeddedContext.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -7002,7 +7002,7 @@ func (x *ProviderInfo) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2:
 		return jsonx.AppendBool(jsonx.Keyed(b, "\"required\":"), bool(x.Required)), nil
 	case i == 3 && x.Current != nil:
-		return jsonx.Braces(fieldsProviderCurrentConfig.Append(append(jsonx.Keyed(b, "\"current\":"), '{'), "", x.Current.Extra, x.Current.appendField, nil))
+		return fieldsProviderCurrentConfig.AppendObject(jsonx.Keyed(b, "\"current\":"), x.Current.Extra, x.Current.appendField, nil)
 	case i == 4 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -7154,11 +7154,11 @@ func appendProxyResponse(b []byte, v ProxyResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ProxyResponseResult:
 		if v != nil {
-			return jsonx.Braces(fieldsProxyResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsProxyResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	case *ProxyResponseError:
 		if v != nil {
-			return jsonx.Braces(fieldsProxyResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+			return fieldsProxyResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
 	}
 	return b, jsonx.EncodeError("", "nil ProxyResponse")
@@ -7191,7 +7191,7 @@ func (x *ProxyResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Keyed(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -7851,7 +7851,7 @@ func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	case i == 6 && x.Size != nil:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(*x.Size)), nil
 	case i == 7 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 8 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -7904,7 +7904,7 @@ func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 4 && x.ReplayFrom != nil:
 		return appendReplayFrom(jsonx.Keyed(b, "\"replayFrom\":"), x.ReplayFrom)
 	case i == 5 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 6 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8143,23 +8143,23 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Prompt != nil:
-		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Keyed(b, "\"prompt\":"), '{'), "", x.Prompt.Extra, x.Prompt.appendField, nil))
+		return fieldsPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"prompt\":"), x.Prompt.Extra, x.Prompt.appendField, nil)
 	case i == 1 && x.Mcp != nil:
-		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Keyed(b, "\"mcp\":"), '{'), "", x.Mcp.Extra, x.Mcp.appendField, nil))
+		return fieldsMcpCapabilities.AppendObject(jsonx.Keyed(b, "\"mcp\":"), x.Mcp.Extra, x.Mcp.appendField, nil)
 	case i == 2 && x.Delete != nil:
-		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Keyed(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+		return fieldsSessionDeleteCapabilities.AppendObject(jsonx.Keyed(b, "\"delete\":"), x.Delete.Extra, x.Delete.appendField, nil)
 	case i == 3 && x.AdditionalDirectories != nil:
-		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Keyed(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+		return fieldsSessionAdditionalDirectoriesCapabilities.AppendObject(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptCapabilities.Append(append(jsonx.Keyed(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSessionSystemPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Fork != nil:
-		return jsonx.Braces(fieldsSessionForkCapabilities.Append(append(jsonx.Keyed(b, "\"fork\":"), '{'), "", x.Fork.Extra, x.Fork.appendField, nil))
+		return fieldsSessionForkCapabilities.AppendObject(jsonx.Keyed(b, "\"fork\":"), x.Fork.Extra, x.Fork.appendField, nil)
 	case i == 6 && x.Archive != nil:
-		return jsonx.Braces(fieldsSessionArchiveCapabilities.Append(append(jsonx.Keyed(b, "\"archive\":"), '{'), "", x.Archive.Extra, x.Archive.appendField, nil))
+		return fieldsSessionArchiveCapabilities.AppendObject(jsonx.Keyed(b, "\"archive\":"), x.Archive.Extra, x.Archive.appendField, nil)
 	case i == 7 && x.Status != nil:
-		return jsonx.Braces(fieldsSessionStatusCapabilities.Append(append(jsonx.Keyed(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsSessionStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 8 && x.Title != nil:
-		return jsonx.Braces(fieldsSessionTitleCapabilities.Append(append(jsonx.Keyed(b, "\"title\":"), '{'), "", x.Title.Extra, x.Title.appendField, nil))
+		return fieldsSessionTitleCapabilities.AppendObject(jsonx.Keyed(b, "\"title\":"), x.Title.Extra, x.Title.appendField, nil)
 	case i == 9 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -8983,7 +8983,7 @@ func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (
 func (x *SessionSystemPromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Mode != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptModeCapabilities.Append(append(jsonx.Keyed(b, "\"mode\":"), '{'), "", x.Mode.Extra, x.Mode.appendField, nil))
+		return fieldsSessionSystemPromptModeCapabilities.AppendObject(jsonx.Keyed(b, "\"mode\":"), x.Mode.Extra, x.Mode.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -9016,7 +9016,7 @@ func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []strin
 func (x *SessionSystemPromptModeCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Override != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptOverrideCapabilities.Append(append(jsonx.Keyed(b, "\"override\":"), '{'), "", x.Override.Extra, x.Override.appendField, nil))
+		return fieldsSessionSystemPromptOverrideCapabilities.AppendObject(jsonx.Keyed(b, "\"override\":"), x.Override.Extra, x.Override.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10277,7 +10277,7 @@ func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int,
 func (x *SubagentSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsSessionCancelCapabilities.Append(append(jsonx.Keyed(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsSessionCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10328,7 +10328,7 @@ func (x *SubagentUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2 && x.Description != nil:
 		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsSubagentSessionCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsSubagentSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 4 && x.State != nil:
 		return appendStateUpdate(jsonx.Keyed(b, "\"state\":"), x.State)
 	case i == 5 && x.Cwd != nil:
@@ -10493,7 +10493,7 @@ func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *TerminalCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsTerminalCancelCapabilities.Append(append(jsonx.Keyed(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsTerminalCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10688,13 +10688,13 @@ func (x *TerminalUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 2 && x.Cwd != nil:
 		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 3 && x.Output != nil:
-		return jsonx.Braces(fieldsTerminalOutput.Append(append(jsonx.Keyed(b, "\"output\":"), '{'), "", x.Output.Extra, x.Output.appendField, nil))
+		return fieldsTerminalOutput.AppendObject(jsonx.Keyed(b, "\"output\":"), x.Output.Extra, x.Output.appendField, nil)
 	case i == 4 && x.ExitStatus != nil:
-		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Keyed(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+		return fieldsTerminalExitStatus.AppendObject(jsonx.Keyed(b, "\"exitStatus\":"), x.ExitStatus.Extra, x.ExitStatus.appendField, nil)
 	case i == 5 && x.Size != nil:
-		return jsonx.Braces(fieldsTerminalSize.Append(append(jsonx.Keyed(b, "\"size\":"), '{'), "", x.Size.Extra, x.Size.appendField, nil))
+		return fieldsTerminalSize.AppendObject(jsonx.Keyed(b, "\"size\":"), x.Size.Extra, x.Size.appendField, nil)
 	case i == 6 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsTerminalCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsTerminalCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 7 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10764,7 +10764,7 @@ func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0:
 		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 1 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Keyed(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 2 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -10900,7 +10900,7 @@ func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *ToolCallCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsToolCallCancelCapabilities.Append(append(jsonx.Keyed(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsToolCallCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -11128,7 +11128,7 @@ func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, e
 func (x *ToolCallPermissionSubject) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Keyed(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+		return fieldsToolCallUpdate.AppendObject(jsonx.Keyed(b, "\"toolCall\":"), x.ToolCall.Extra, x.ToolCall.appendField, nil)
 	case i == 1 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -11197,7 +11197,7 @@ func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 8 && x.RawOutput != nil:
 		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawOutput\":"), x.RawOutput)
 	case i == 9 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsToolCallCapabilities.Append(append(jsonx.Keyed(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsToolCallCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 10 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -11460,7 +11460,7 @@ func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return jsonx.Braces(fieldsCost.Append(append(jsonx.Keyed(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+		return fieldsCost.AppendObject(jsonx.Keyed(b, "\"cost\":"), x.Cost.Extra, x.Cost.appendField, nil)
 	case i == 3 && x.Meta != nil:
 		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
@@ -11803,7 +11803,7 @@ func appendAbsolutePath(b []byte, v AbsolutePath) ([]byte, error) {
 }
 
 func appendAuthAccount(b []byte, v AuthAccount) ([]byte, error) {
-	return jsonx.Braces(fieldsAuthAccount.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsAuthAccount.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendDiffChange(b []byte, v DiffChange) ([]byte, error) { return v.appendJSON(b) }
@@ -11813,11 +11813,11 @@ func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte,
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnumOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnvVariable.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
@@ -11825,11 +11825,11 @@ func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsHTTPHeader.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendIcon(b []byte, v Icon) ([]byte, error) {
-	return jsonx.Braces(fieldsIcon.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsIcon.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
@@ -11837,11 +11837,11 @@ func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPermissionOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPlanEntry.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendProtocolVersion(b []byte, v ProtocolVersion) ([]byte, error) {
@@ -11849,7 +11849,7 @@ func appendProtocolVersion(b []byte, v ProtocolVersion) ([]byte, error) {
 }
 
 func appendProviderInfo(b []byte, v ProviderInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsProviderInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsProviderInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
@@ -11859,17 +11859,17 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectGroup.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsToolCallLocation.AppendObject(b, v.Extra, v.appendField, nil)
 }

@@ -44,6 +44,15 @@ func (o *Fields) Marshal(m Members, field func([]byte, int) ([]byte, error), isD
 	return Braces(o.Append(append(make([]byte, 0, 256), '{'), "", m, field, isDefault))
 }
 
+// AppendObject appends an object described by o, its members (see
+// Append) in braces: one call, out of line, where a member's or a list
+// item's value is an object (inlined at each, it would undo the point).
+//
+//go:noinline
+func (o *Fields) AppendObject(b []byte, m Members, field func([]byte, int) ([]byte, error), isDefault func(int) bool) ([]byte, error) {
+	return Braces(o.Append(append(b, '{'), "", m, field, isDefault))
+}
+
 // Set decodes the current member, which has no null or leniency rule,
 // with dec into *dst. It is small enough to be inlined, and dec, a known
 // function at every call site, is then called directly: faster than the

@@ -65,7 +65,7 @@ func (x *Settings) appendField(b []byte, i int) ([]byte, error) {
 	case i == 1:
 		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2:
-		return jsonx.Braces(fieldsLimits.Append(append(jsonx.Keyed(b, "\"limits\":"), '{'), "", x.Limits.Extra, x.Limits.appendField, nil))
+		return fieldsLimits.AppendObject(jsonx.Keyed(b, "\"limits\":"), x.Limits.Extra, x.Limits.appendField, nil)
 	}
 	return b, nil
 }
