@@ -8,7 +8,7 @@ import (
 )
 
 // tagged is declared as the generator writes an object: members with json
-// names and acp rules, then fields that are not members.
+// names and acp rules, then a field that is not a member.
 type tagged struct {
 	Name  string          `acp:"required,minlength=2" json:"name"`
 	Tags  []string        `acp:"required,empty,minitems=1" json:"tags"`
@@ -16,7 +16,6 @@ type tagged struct {
 	Plain bool            `json:"plain"`
 	Meta  json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	Extra Members         `json:"-"`
-	local int
 }
 
 // TestFieldsOfReadsTheDeclaration: a descriptor built from struct tags is
