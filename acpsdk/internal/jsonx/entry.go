@@ -45,10 +45,7 @@ func (o *Fields) Marshal(m Members, field func([]byte, int) ([]byte, error), isD
 }
 
 // AppendObject appends an object described by o, its members (see
-// Append) in braces: one call, out of line, where a member's or a list
-// item's value is an object (inlined at each, it would undo the point).
-//
-//go:noinline
+// Append) in braces: where a member's or a list item's value is an object.
 func (o *Fields) AppendObject(b []byte, m Members, field func([]byte, int) ([]byte, error), isDefault func(int) bool) ([]byte, error) {
 	return Braces(o.Append(append(b, '{'), "", m, field, isDefault))
 }
