@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows deps bench fuzz demo vet lint check release-check
+.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows deps bench compile-cost fuzz demo vet lint check release-check
 
 all: test
 
@@ -81,6 +81,14 @@ test-windows: vet-windows
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 -timeout 30m acpkit.dev/tools/bench/... | tee bench.out
 	$(GO) run ./tools/bench/cmd/benchratio < bench.out
+
+## compile-cost: the compiler's CPU time on acpkit.dev/acpsdk/gen, the work
+## tree against the commit before the generated code shrank (issue #14:
+## at most half), medians of RUNS alternating runs, plain and -race.
+## Not part of make test: it compiles the package 4*RUNS times.
+RUNS ?= 5
+compile-cost:
+	GO=$(GO) ./scripts/compile-cost.sh $(RUNS)
 
 ## fuzz: run every Fuzz target for FUZZTIME each.
 fuzz:

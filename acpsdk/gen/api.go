@@ -32,31 +32,28 @@ type AgentPeer struct {
 // NewAgentPeer wraps a connection.
 func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
+// call sends a request and waits for its result, decoded into r; nil on an error.
+func call[P any](ctx context.Context, c Caller, method string, params any, r P) (P, error) {
+	if err := c.Call(ctx, method, params, r); err != nil {
+		var none P
+		return none, err
+	}
+	return r, nil
+}
+
 // Authenticate calls authenticate and waits for its result.
 func (p *AgentPeer) Authenticate(ctx context.Context, params *AuthenticateRequest) (*AuthenticateResponse, error) {
-	var r AuthenticateResponse
-	if err := p.c.Call(ctx, MethodAuthenticate, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodAuthenticate, params, new(AuthenticateResponse))
 }
 
 // Initialize calls initialize and waits for its result.
 func (p *AgentPeer) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	var r InitializeResponse
-	if err := p.c.Call(ctx, MethodInitialize, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodInitialize, params, new(InitializeResponse))
 }
 
 // Logout calls logout and waits for its result.
 func (p *AgentPeer) Logout(ctx context.Context, params *LogoutRequest) (*LogoutResponse, error) {
-	var r LogoutResponse
-	if err := p.c.Call(ctx, MethodLogout, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodLogout, params, new(LogoutResponse))
 }
 
 // Cancel sends the session/cancel notification.
@@ -66,83 +63,47 @@ func (p *AgentPeer) Cancel(ctx context.Context, params *CancelNotification) erro
 
 // CloseSession calls session/close and waits for its result.
 func (p *AgentPeer) CloseSession(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	var r CloseSessionResponse
-	if err := p.c.Call(ctx, MethodSessionClose, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionClose, params, new(CloseSessionResponse))
 }
 
 // DeleteSession calls session/delete and waits for its result.
 func (p *AgentPeer) DeleteSession(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	var r DeleteSessionResponse
-	if err := p.c.Call(ctx, MethodSessionDelete, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionDelete, params, new(DeleteSessionResponse))
 }
 
 // ListSessions calls session/list and waits for its result.
 func (p *AgentPeer) ListSessions(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	var r ListSessionsResponse
-	if err := p.c.Call(ctx, MethodSessionList, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionList, params, new(ListSessionsResponse))
 }
 
 // LoadSession calls session/load and waits for its result.
 func (p *AgentPeer) LoadSession(ctx context.Context, params *LoadSessionRequest) (*LoadSessionResponse, error) {
-	var r LoadSessionResponse
-	if err := p.c.Call(ctx, MethodSessionLoad, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionLoad, params, new(LoadSessionResponse))
 }
 
 // NewSession calls session/new and waits for its result.
 func (p *AgentPeer) NewSession(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	var r NewSessionResponse
-	if err := p.c.Call(ctx, MethodSessionNew, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionNew, params, new(NewSessionResponse))
 }
 
 // Prompt calls session/prompt and waits for its result.
 func (p *AgentPeer) Prompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	var r PromptResponse
-	if err := p.c.Call(ctx, MethodSessionPrompt, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionPrompt, params, new(PromptResponse))
 }
 
 // ResumeSession calls session/resume and waits for its result.
 func (p *AgentPeer) ResumeSession(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	var r ResumeSessionResponse
-	if err := p.c.Call(ctx, MethodSessionResume, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionResume, params, new(ResumeSessionResponse))
 }
 
 // SetSessionConfigOption calls session/set_config_option and waits for its result.
 func (p *AgentPeer) SetSessionConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	var r SetSessionConfigOptionResponse
-	if err := p.c.Call(ctx, MethodSessionSetConfigOption, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionSetConfigOption, params, new(SetSessionConfigOptionResponse))
 }
 
 // SetSessionMode calls session/set_mode and waits for its result.
 func (p *AgentPeer) SetSessionMode(ctx context.Context, params *SetSessionModeRequest) (*SetSessionModeResponse, error) {
-	var r SetSessionModeResponse
-	if err := p.c.Call(ctx, MethodSessionSetMode, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionSetMode, params, new(SetSessionModeResponse))
 }
 
 // ClientPeer calls the methods the client handles, with typed params and results;
@@ -161,38 +122,22 @@ func (p *ClientPeer) CompleteElicitation(ctx context.Context, params *CompleteEl
 
 // CreateElicitation calls elicitation/create and waits for its result.
 func (p *ClientPeer) CreateElicitation(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	var r CreateElicitationResponse
-	if err := p.c.Call(ctx, MethodElicitationCreate, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodElicitationCreate, params, new(CreateElicitationResponse))
 }
 
 // ReadTextFile calls fs/read_text_file and waits for its result.
 func (p *ClientPeer) ReadTextFile(ctx context.Context, params *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	var r ReadTextFileResponse
-	if err := p.c.Call(ctx, MethodFsReadTextFile, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodFsReadTextFile, params, new(ReadTextFileResponse))
 }
 
 // WriteTextFile calls fs/write_text_file and waits for its result.
 func (p *ClientPeer) WriteTextFile(ctx context.Context, params *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	var r WriteTextFileResponse
-	if err := p.c.Call(ctx, MethodFsWriteTextFile, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodFsWriteTextFile, params, new(WriteTextFileResponse))
 }
 
 // RequestPermission calls session/request_permission and waits for its result.
 func (p *ClientPeer) RequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	var r RequestPermissionResponse
-	if err := p.c.Call(ctx, MethodSessionRequestPermission, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionRequestPermission, params, new(RequestPermissionResponse))
 }
 
 // SessionUpdate sends the session/update notification.
@@ -202,47 +147,27 @@ func (p *ClientPeer) SessionUpdate(ctx context.Context, params *SessionNotificat
 
 // CreateTerminal calls terminal/create and waits for its result.
 func (p *ClientPeer) CreateTerminal(ctx context.Context, params *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	var r CreateTerminalResponse
-	if err := p.c.Call(ctx, MethodTerminalCreate, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodTerminalCreate, params, new(CreateTerminalResponse))
 }
 
 // KillTerminal calls terminal/kill and waits for its result.
 func (p *ClientPeer) KillTerminal(ctx context.Context, params *KillTerminalRequest) (*KillTerminalResponse, error) {
-	var r KillTerminalResponse
-	if err := p.c.Call(ctx, MethodTerminalKill, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodTerminalKill, params, new(KillTerminalResponse))
 }
 
 // TerminalOutput calls terminal/output and waits for its result.
 func (p *ClientPeer) TerminalOutput(ctx context.Context, params *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-	var r TerminalOutputResponse
-	if err := p.c.Call(ctx, MethodTerminalOutput, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodTerminalOutput, params, new(TerminalOutputResponse))
 }
 
 // ReleaseTerminal calls terminal/release and waits for its result.
 func (p *ClientPeer) ReleaseTerminal(ctx context.Context, params *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	var r ReleaseTerminalResponse
-	if err := p.c.Call(ctx, MethodTerminalRelease, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodTerminalRelease, params, new(ReleaseTerminalResponse))
 }
 
 // WaitForTerminalExit calls terminal/wait_for_exit and waits for its result.
 func (p *ClientPeer) WaitForTerminalExit(ctx context.Context, params *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	var r WaitForTerminalExitResponse
-	if err := p.c.Call(ctx, MethodTerminalWaitForExit, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodTerminalWaitForExit, params, new(WaitForTerminalExitResponse))
 }
 
 // Agent is what every agent implementation handles: the baseline methods.

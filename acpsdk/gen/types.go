@@ -17,7 +17,7 @@ type AgentAuthCapabilities struct {
 	// Supplying `{}` means the agent supports the logout method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Logout *LogoutCapabilities `json:"logout"`
+	Logout *LogoutCapabilities `acp:"omit,nullable,lenient" json:"logout"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -25,9 +25,8 @@ type AgentAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -43,23 +42,23 @@ type AgentCapabilities struct {
 	// Whether the agent supports `session/load`.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	LoadSession bool `json:"loadSession"`
+	LoadSession bool `acp:"default,lenient" json:"loadSession"`
 	// Prompt capabilities supported by the agent.
 	//
 	// Optional; default {"image":false,"audio":false,"embeddedContext":false} when absent. A malformed value decodes to the default.
-	PromptCapabilities PromptCapabilities `json:"promptCapabilities"`
+	PromptCapabilities PromptCapabilities `acp:"default,lenient" json:"promptCapabilities"`
 	// MCP capabilities supported by the agent.
 	//
 	// Optional; default {"http":false,"sse":false} when absent. A malformed value decodes to the default.
-	McpCapabilities McpCapabilities `json:"mcpCapabilities"`
+	McpCapabilities McpCapabilities `acp:"default,lenient" json:"mcpCapabilities"`
 	// Session lifecycle and prompt capabilities advertised by the agent.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	SessionCapabilities SessionCapabilities `json:"sessionCapabilities"`
+	SessionCapabilities SessionCapabilities `acp:"default,lenient" json:"sessionCapabilities"`
 	// Authentication-related capabilities supported by the agent.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	Auth AgentAuthCapabilities `json:"auth"`
+	Auth AgentAuthCapabilities `acp:"default,lenient" json:"auth"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -67,9 +66,8 @@ type AgentCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -80,13 +78,12 @@ type AgentNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -97,17 +94,16 @@ type AgentRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -133,13 +129,12 @@ type AgentResponseError struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -150,13 +145,12 @@ type AgentResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -167,15 +161,15 @@ type Annotations struct {
 	// Intended recipients for this content, such as the user or assistant.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Audience []Role `json:"audience"`
+	Audience []Role `acp:"omit,nullable,lenient,skipinvalid" json:"audience"`
 	// Timestamp indicating when the underlying resource was last modified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	LastModified *string `json:"lastModified"`
+	LastModified *string `acp:"omit,nullable,lenient" json:"lastModified"`
 	// Relative importance of this content when clients choose what to surface.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Priority *float64 `json:"priority"`
+	Priority *float64 `acp:"omit,nullable,lenient" json:"priority"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -183,9 +177,8 @@ type Annotations struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -196,15 +189,15 @@ type AudioContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType string `json:"mimeType"`
+	MimeType string `acp:"required" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -212,9 +205,8 @@ type AudioContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -233,7 +225,7 @@ type AuthCapabilities struct {
 	// agent may include `terminal` entries in its authentication methods.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Terminal bool `json:"terminal"`
+	Terminal bool `acp:"default,lenient" json:"terminal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -241,9 +233,8 @@ type AuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -276,15 +267,15 @@ type AuthMethodAgent struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	ID AuthMethodID `json:"id"`
+	ID AuthMethodID `acp:"required" json:"id"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -292,9 +283,8 @@ type AuthMethodAgent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -316,24 +306,24 @@ type AuthMethodTerminal struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	ID AuthMethodID `json:"id"`
+	ID AuthMethodID `acp:"required" json:"id"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Additional arguments to append to the configured agent invocation for terminal auth.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Additional environment variables to set on the configured agent invocation for terminal auth.
 	// These values override same-named variables in the base launch configuration.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env map[string]string `json:"env"`
+	Env map[string]string `acp:"omit,onnull" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -341,9 +331,8 @@ type AuthMethodTerminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -366,7 +355,7 @@ type AuthenticateRequest struct {
 	// Must be one of the methods advertised in the initialize response.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -374,9 +363,8 @@ type AuthenticateRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -391,9 +379,8 @@ type AuthenticateResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -404,15 +391,15 @@ type AvailableCommand struct {
 	// Command name (e.g., `create_plan`, `research_codebase`).
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Human-readable description of what the command does.
 	//
 	// Required.
-	Description string `json:"description"`
+	Description string `acp:"required" json:"description"`
 	// Input for the command if required
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Input AvailableCommandInput `json:"input"`
+	Input AvailableCommandInput `acp:"omit,nullable,lenient" json:"input"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -420,9 +407,8 @@ type AvailableCommand struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -453,7 +439,7 @@ type AvailableCommandsUpdate struct {
 	// Commands the agent can execute
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"required,lenient,skipinvalid,empty" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -461,9 +447,8 @@ type AvailableCommandsUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -474,15 +459,15 @@ type BlobResourceContents struct {
 	// Base64-encoded bytes for a binary resource payload.
 	//
 	// Required.
-	Blob string `json:"blob"`
+	Blob string `acp:"required" json:"blob"`
 	// MIME type describing the encoded media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *string `json:"mimeType"`
+	MimeType *string `acp:"omit,nullable,lenient" json:"mimeType"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -490,9 +475,8 @@ type BlobResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -509,9 +493,8 @@ type BooleanConfigOptionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -524,19 +507,19 @@ type BooleanPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *bool `json:"default"`
+	Default *bool `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -546,9 +529,8 @@ type BooleanPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -561,7 +543,7 @@ type CancelNotification struct {
 	// The ID of the session to cancel operations for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -569,9 +551,8 @@ type CancelNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -584,7 +565,7 @@ type CancelRequestNotification struct {
 	// The ID of the request to cancel.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
+	RequestID RequestID `acp:"required" json:"requestId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -592,9 +573,8 @@ type CancelRequestNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -611,24 +591,24 @@ type ClientCapabilities struct {
 	// Determines which file operations the agent can request.
 	//
 	// Optional; default {"readTextFile":false,"writeTextFile":false} when absent. A malformed value decodes to the default.
-	Fs FileSystemCapabilities `json:"fs"`
+	Fs FileSystemCapabilities `acp:"default,lenient" json:"fs"`
 	// Whether the Client support all `terminal/*` methods.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Terminal bool `json:"terminal"`
+	Terminal bool `acp:"default,lenient" json:"terminal"`
 	// Session-related capabilities supported by the client.
 	//
 	// Optional. Omitted or `null` both mean the client does not advertise any
 	// session-related extensions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Session *ClientSessionCapabilities `json:"session"`
+	Session *ClientSessionCapabilities `acp:"omit,nullable,lenient" json:"session"`
 	// Authentication capabilities supported by the client.
 	// Determines which authentication method types the agent may include
 	// in its `InitializeResponse`.
 	//
 	// Optional; default {"terminal":false} when absent. A malformed value decodes to the default.
-	Auth AuthCapabilities `json:"auth"`
+	Auth AuthCapabilities `acp:"default,lenient" json:"auth"`
 	// Elicitation capabilities supported by the client.
 	// Determines which elicitation modes the agent may use.
 	//
@@ -636,7 +616,7 @@ type ClientCapabilities struct {
 	// elicitation support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Elicitation *ElicitationCapabilities `json:"elicitation"`
+	Elicitation *ElicitationCapabilities `acp:"omit,nullable,lenient" json:"elicitation"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -644,9 +624,8 @@ type ClientCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -657,13 +636,12 @@ type ClientNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -674,17 +652,16 @@ type ClientRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -710,13 +687,12 @@ type ClientResponseError struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -727,13 +703,12 @@ type ClientResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -745,21 +720,21 @@ type ClientSessionCapabilities struct {
 	// means unsupported. `{}` advertises the complete compaction contract.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Compaction *CompactionCapabilities `json:"compaction"`
+	Compaction *CompactionCapabilities `acp:"omit,nullable,lenient" json:"compaction"`
 	// Config option capabilities supported by the client.
 	//
 	// Omitted or `null` both mean the client does not advertise support for any
 	// config option extensions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ConfigOptions *SessionConfigOptionsCapabilities `json:"configOptions"`
+	ConfigOptions *SessionConfigOptionsCapabilities `acp:"omit,nullable,lenient" json:"configOptions"`
 	// Support for live user-facing `notice` session updates.
 	//
 	// Optional. Omitted or `null` both mean the client does not advertise support.
 	// Supplying `{}` means the client can present notices to the user.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Notices *NoticeCapabilities `json:"notices"`
+	Notices *NoticeCapabilities `acp:"omit,nullable,lenient" json:"notices"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -767,9 +742,8 @@ type ClientSessionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -786,7 +760,7 @@ type CloseSessionRequest struct {
 	// The ID of the session to close.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -794,9 +768,8 @@ type CloseSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -811,9 +784,8 @@ type CloseSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -821,8 +793,7 @@ type CloseSessionResponse struct {
 //
 // Client support for ID-addressed context compaction updates.
 type CompactionCapabilities struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -866,17 +837,16 @@ type CompactionSummaryChunk struct {
 	// ID of the compaction whose summary receives this content.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// One content block to append.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// Metadata scoped to this chunk. Omission and `null` both mean absent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -894,25 +864,24 @@ type CompactionUpdate struct {
 	// The Agent-owned ID of this compaction, unique within the session.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// Current lifecycle status.
 	//
 	// Required.
-	Status CompactionStatus `json:"status"`
+	Status CompactionStatus `acp:"required" json:"status"`
 	// Complete replacement user-displayable summary content for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Summary []ContentBlock `json:"summary"`
+	Summary []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"summary"`
 	// Human-readable error details for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Error *string `json:"error"`
+	Error *string `acp:"omit,nullable,lenient" json:"error"`
 	// Extensible metadata patch for this compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -923,7 +892,7 @@ type CompleteElicitationNotification struct {
 	// The ID of the elicitation that completed.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -933,9 +902,8 @@ type CompleteElicitationNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -946,7 +914,7 @@ type ConfigOptionUpdate struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,lenient,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -954,9 +922,8 @@ type ConfigOptionUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -967,7 +934,7 @@ type Content struct {
 	// The actual content block.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -975,9 +942,8 @@ type Content struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1078,14 +1044,14 @@ type ContentChunk struct {
 	// A single item of content
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// A unique identifier for the message this chunk belongs to.
 	//
 	// All chunks belonging to the same message share the same `messageId`.
 	// A change in `messageId` indicates a new message has started.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MessageID *MessageID `json:"messageId"`
+	MessageID *MessageID `acp:"omit,nullable,lenient" json:"messageId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1093,9 +1059,8 @@ type ContentChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1106,12 +1071,12 @@ type Cost struct {
 	// Total cumulative cost for session.
 	//
 	// Required.
-	Amount float64 `json:"amount"`
+	Amount float64 `acp:"required" json:"amount"`
 	// Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
 	// unit such as "credits".
 	//
 	// Required.
-	Currency string `json:"currency"`
+	Currency string `acp:"required" json:"currency"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1119,9 +1084,8 @@ type Cost struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1136,7 +1100,7 @@ type CreateElicitationRequest struct {
 	// A human-readable message describing what input is needed.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1146,7 +1110,7 @@ type CreateElicitationRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Mode CreateElicitationRequestMode `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1205,7 +1169,7 @@ type CreateElicitationResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Action CreateElicitationResponseAction `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1241,8 +1205,7 @@ type CreateElicitationResponseActionAccept ElicitationAcceptAction
 //
 // The elicitation was cancelled.
 type CreateElicitationResponseActionCancel struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1250,8 +1213,7 @@ type CreateElicitationResponseActionCancel struct {
 //
 // The user declined the elicitation.
 type CreateElicitationResponseActionDecline struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1271,23 +1233,23 @@ type CreateTerminalRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The command to execute.
 	//
 	// Required.
-	Command string `json:"command"`
+	Command string `acp:"required" json:"command"`
 	// Array of command arguments.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Environment variables for the command.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"omit,onnull" json:"env"`
 	// Working directory for the command. Must be an absolute path.
 	//
 	// Optional; nil when absent.
-	Cwd *string `json:"cwd"`
+	Cwd *string `acp:"omit,nullable" json:"cwd"`
 	// Maximum number of output bytes to retain.
 	//
 	// When the limit is exceeded, the Client truncates from the beginning of the output
@@ -1298,7 +1260,7 @@ type CreateTerminalRequest struct {
 	// specified limit.
 	//
 	// Optional; nil when absent.
-	OutputByteLimit *uint64 `json:"outputByteLimit"`
+	OutputByteLimit *uint64 `acp:"omit,nullable" json:"outputByteLimit"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1306,9 +1268,8 @@ type CreateTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1319,7 +1280,7 @@ type CreateTerminalResponse struct {
 	// The unique identifier for the created terminal.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1327,9 +1288,8 @@ type CreateTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1342,7 +1302,7 @@ type CurrentModeUpdate struct {
 	// The ID of the current mode
 	//
 	// Required.
-	CurrentModeID SessionModeID `json:"currentModeId"`
+	CurrentModeID SessionModeID `acp:"required" json:"currentModeId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1350,9 +1310,8 @@ type CurrentModeUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1365,7 +1324,7 @@ type DeleteSessionRequest struct {
 	// The ID of the session to delete.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1373,9 +1332,8 @@ type DeleteSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1390,9 +1348,8 @@ type DeleteSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1407,15 +1364,15 @@ type Diff struct {
 	// The absolute file path being modified.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// The original content (omitted or `null` for new files).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	OldText *string `json:"oldText"`
+	OldText *string `acp:"omit,nullable,lenient" json:"oldText"`
 	// The new content after modification.
 	//
 	// Required.
-	NewText string `json:"newText"`
+	NewText string `acp:"required" json:"newText"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1423,9 +1380,8 @@ type Diff struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1436,9 +1392,8 @@ type ElicitationAcceptAction struct {
 	// The user-provided content, if any, as an object matching the requested schema.
 	//
 	// Optional; nil when absent.
-	Content map[string]ElicitationContentValue `json:"content"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Content map[string]ElicitationContentValue `acp:"omit,nullable" json:"content"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1452,14 +1407,14 @@ type ElicitationCapabilities struct {
 	// Supplying `{}` explicitly advertises form support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Form *ElicitationFormCapabilities `json:"form"`
+	Form *ElicitationFormCapabilities `acp:"omit,nullable,lenient" json:"form"`
 	// Whether the client supports URL-based elicitation.
 	//
 	// Optional. Omitted or `null` both mean the client does not advertise support.
 	// Supplying `{}` means the client supports URL-based elicitation.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URL *ElicitationURLCapabilities `json:"url"`
+	URL *ElicitationURLCapabilities `acp:"omit,nullable,lenient" json:"url"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1469,9 +1424,8 @@ type ElicitationCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1536,9 +1490,8 @@ type ElicitationFormCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1549,7 +1502,7 @@ type ElicitationFormMode struct {
 	// A JSON Schema describing the form fields to present to the user.
 	//
 	// Required.
-	RequestedSchema ElicitationSchema `json:"requestedSchema"`
+	RequestedSchema ElicitationSchema `acp:"required" json:"requestedSchema"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1641,9 +1594,8 @@ type ElicitationRequestScope struct {
 	// The request this elicitation is tied to.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	RequestID RequestID `acp:"required" json:"requestId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1657,29 +1609,29 @@ type ElicitationSchema struct {
 	// Type discriminator. Always `"object"`.
 	//
 	// Optional; default "object" when absent. A malformed value decodes to the default.
-	Type ElicitationSchemaType `json:"type"`
+	Type ElicitationSchemaType `acp:"default,lenient" json:"type"`
 	// Optional title for the schema.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Property definitions (must be primitive types).
 	//
 	// Optional; default {} when absent.
-	Properties map[string]ElicitationPropertySchema `json:"properties"`
+	Properties map[string]ElicitationPropertySchema `acp:"default" json:"properties"`
 	// List of required property names.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no property names are required.
 	//
 	// Optional; nil when absent.
-	Required []string `json:"required"`
+	Required []string `acp:"omit,nullable" json:"required"`
 	// Optional description of what this schema represents.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no schema description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1689,9 +1641,8 @@ type ElicitationSchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1747,16 +1698,15 @@ type ElicitationSessionScope struct {
 	// The session this elicitation is tied to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Optional tool call within the session.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
 	// session without a specific tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ToolCallID *ToolCallID `json:"toolCallId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	ToolCallID *ToolCallID `acp:"omit,nullable,lenient" json:"toolCallId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1775,9 +1725,8 @@ type ElicitationURLCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1788,11 +1737,11 @@ type ElicitationURLMode struct {
 	// The unique identifier for this elicitation.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The URL to direct the user to.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1807,11 +1756,11 @@ type EmbeddedResource struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Embedded resource payload, either text or binary data.
 	//
 	// Required.
-	Resource EmbeddedResourceResource `json:"resource"`
+	Resource EmbeddedResourceResource `acp:"required" json:"resource"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1819,9 +1768,8 @@ type EmbeddedResource struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1847,17 +1795,17 @@ type EnumOption struct {
 	// The constant value for this option.
 	//
 	// Required.
-	Const string `json:"const"`
+	Const string `acp:"required" json:"const"`
 	// Human-readable title for this option.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1867,9 +1815,8 @@ type EnumOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1880,11 +1827,11 @@ type EnvVariable struct {
 	// The name of the environment variable.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the environment variable.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1892,9 +1839,8 @@ type EnvVariable struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1911,19 +1857,18 @@ type Error struct {
 	// This must be an integer as defined in the JSON-RPC specification.
 	//
 	// Required.
-	Code ErrorCode `json:"code"`
+	Code ErrorCode `acp:"required" json:"code"`
 	// A string providing a short description of the error.
 	// The message should be limited to a concise single sentence.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// Optional primitive or structured value that contains additional information about the error.
 	// This may include debugging information or context-specific details.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Data json.RawMessage `json:"data"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Data json.RawMessage `acp:"omit,lenient" json:"data"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2016,11 +1961,11 @@ type FileSystemCapabilities struct {
 	// Whether the Client supports `fs/read_text_file` requests.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	ReadTextFile bool `json:"readTextFile"`
+	ReadTextFile bool `acp:"default,lenient" json:"readTextFile"`
 	// Whether the Client supports `fs/write_text_file` requests.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	WriteTextFile bool `json:"writeTextFile"`
+	WriteTextFile bool `acp:"default,lenient" json:"writeTextFile"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2028,9 +1973,8 @@ type FileSystemCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2041,11 +1985,11 @@ type HTTPHeader struct {
 	// The name of the HTTP header.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the HTTP header.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2053,9 +1997,8 @@ type HTTPHeader struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2066,19 +2009,19 @@ type ImageContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType string `json:"mimeType"`
+	MimeType string `acp:"required" json:"mimeType"`
 	// URI associated with this resource or media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URI *string `json:"uri"`
+	URI *string `acp:"omit,nullable,lenient" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2086,9 +2029,8 @@ type ImageContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2102,19 +2044,19 @@ type Implementation struct {
 	// name fallback if title isn't present.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Intended for UI and end-user contexts and optimized to be human-readable
 	// and easily understood.
 	//
 	// If not provided, the name should be used for display.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Version of the implementation. Can be displayed to the user or used
 	// for debugging or metrics purposes. (e.g. "1.0.0").
 	//
 	// Required.
-	Version string `json:"version"`
+	Version string `acp:"required" json:"version"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2122,9 +2064,8 @@ type Implementation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2139,17 +2080,17 @@ type InitializeRequest struct {
 	// The latest protocol version supported by the client.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Capabilities supported by the client.
 	//
 	// Optional; default {"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}} when absent. A malformed value decodes to the default.
-	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
+	ClientCapabilities ClientCapabilities `acp:"default,lenient" json:"clientCapabilities"`
 	// Information about the Client name and version sent to the Agent.
 	//
 	// Note: in future versions of the protocol, this will be required.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ClientInfo *Implementation `json:"clientInfo"`
+	ClientInfo *Implementation `acp:"omit,nullable,lenient" json:"clientInfo"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2157,9 +2098,8 @@ type InitializeRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2177,21 +2117,21 @@ type InitializeResponse struct {
 	// The client should disconnect, if it doesn't support this version.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Capabilities supported by the agent.
 	//
 	// Optional; default {"loadSession":false,"promptCapabilities":{"image":false,"audio":false,"embeddedContext":false},"mcpCapabilities":{"http":false,"sse":false},"sessionCapabilities":{},"auth":{}} when absent. A malformed value decodes to the default.
-	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
+	AgentCapabilities AgentCapabilities `acp:"default,lenient" json:"agentCapabilities"`
 	// Authentication methods supported by the agent.
 	//
 	// Optional; default [] when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AuthMethods []AuthMethod `json:"authMethods"`
+	AuthMethods []AuthMethod `acp:"default,lenient,skipinvalid" json:"authMethods"`
 	// Information about the Agent name and version sent to the Client.
 	//
 	// Note: in future versions of the protocol, this will be required.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	AgentInfo *Implementation `json:"agentInfo"`
+	AgentInfo *Implementation `acp:"omit,nullable,lenient" json:"agentInfo"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2199,9 +2139,8 @@ type InitializeResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2214,31 +2153,31 @@ type IntegerPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *int64 `json:"minimum"`
+	Minimum *int64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *int64 `json:"maximum"`
+	Maximum *int64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *int64 `json:"default"`
+	Default *int64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2248,9 +2187,8 @@ type IntegerPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2261,11 +2199,11 @@ type KillTerminalRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to kill.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2273,9 +2211,8 @@ type KillTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2290,9 +2227,8 @@ type KillTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2305,11 +2241,11 @@ type ListSessionsRequest struct {
 	// Filter sessions by working directory. Must be an absolute path.
 	//
 	// Optional; nil when absent.
-	Cwd *string `json:"cwd"`
+	Cwd *string `acp:"omit,nullable" json:"cwd"`
 	// Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
 	//
 	// Optional; nil when absent.
-	Cursor *string `json:"cursor"`
+	Cursor *string `acp:"omit,nullable" json:"cursor"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2317,9 +2253,8 @@ type ListSessionsRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2330,12 +2265,12 @@ type ListSessionsResponse struct {
 	// Array of session information objects
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Sessions []SessionInfo `json:"sessions"`
+	Sessions []SessionInfo `acp:"required,lenient,skipinvalid,empty" json:"sessions"`
 	// Opaque cursor token. If present, pass this in the next request's cursor parameter
 	// to fetch the next page. If absent, there are no more results.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	NextCursor *string `json:"nextCursor"`
+	NextCursor *string `acp:"omit,nullable,lenient" json:"nextCursor"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2343,9 +2278,8 @@ type ListSessionsResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2360,11 +2294,11 @@ type LoadSessionRequest struct {
 	// List of MCP servers to connect to for this session.
 	//
 	// Required. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"required,onnull,empty" json:"mcpServers"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -2373,11 +2307,11 @@ type LoadSessionRequest struct {
 	// the request `cwd` matches the session's `cwd`.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,onnull" json:"additionalDirectories"`
 	// The ID of the session to load.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2385,9 +2319,8 @@ type LoadSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2400,11 +2333,11 @@ type LoadSessionResponse struct {
 	// See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Modes *SessionModeState `json:"modes"`
+	Modes *SessionModeState `acp:"omit,nullable,lenient" json:"modes"`
 	// Initial session configuration options if supported by the Agent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,nullable,lenient,skipinvalid" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2412,9 +2345,8 @@ type LoadSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2431,9 +2363,8 @@ type LogoutCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2450,9 +2381,8 @@ type LogoutRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2467,9 +2397,8 @@ type LogoutResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2480,11 +2409,11 @@ type McpCapabilities struct {
 	// Agent supports `http` MCP servers.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	HTTP bool `json:"http"`
+	HTTP bool `acp:"default,lenient" json:"http"`
 	// Agent supports `sse` MCP servers.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	SSE bool `json:"sse"`
+	SSE bool `acp:"default,lenient" json:"sse"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2492,9 +2421,8 @@ type McpCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2529,15 +2457,15 @@ type McpServerHTTP struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URL to the MCP server.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// HTTP headers to set when making requests to the MCP server.
 	//
 	// Required. null decodes as empty.
-	Headers []HTTPHeader `json:"headers"`
+	Headers []HTTPHeader `acp:"required,onnull,empty" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2545,9 +2473,8 @@ type McpServerHTTP struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2558,15 +2485,15 @@ type McpServerSSE struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URL to the MCP server.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// HTTP headers to set when making requests to the MCP server.
 	//
 	// Required. null decodes as empty.
-	Headers []HTTPHeader `json:"headers"`
+	Headers []HTTPHeader `acp:"required,onnull,empty" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2574,9 +2501,8 @@ type McpServerSSE struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2587,19 +2513,19 @@ type McpServerStdio struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Absolute path to the MCP server executable.
 	//
 	// Required.
-	Command string `json:"command"`
+	Command string `acp:"required" json:"command"`
 	// Command-line arguments to pass to the MCP server.
 	//
 	// Required. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"required,onnull,empty" json:"args"`
 	// Environment variables to set when launching the MCP server.
 	//
 	// Required. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"required,onnull,empty" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2607,9 +2533,8 @@ type McpServerStdio struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2678,35 +2603,35 @@ type MultiSelectPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
 	//
 	// Optional; nil when absent.
-	MinItems *uint64 `json:"minItems"`
+	MinItems *uint64 `acp:"omit,nullable" json:"minItems"`
 	// Maximum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
 	//
 	// Optional; nil when absent.
-	MaxItems *uint64 `json:"maxItems"`
+	MaxItems *uint64 `acp:"omit,nullable" json:"maxItems"`
 	// The items definition describing allowed values.
 	//
 	// Required.
-	Items MultiSelectItems `json:"items"`
+	Items MultiSelectItems `acp:"required" json:"items"`
 	// Default selected values.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default selections are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Default []string `json:"default"`
+	Default []string `acp:"omit,nullable,lenient,skipinvalid" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2716,9 +2641,8 @@ type MultiSelectPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2731,7 +2655,7 @@ type NewSessionRequest struct {
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots for this session. Each path must be absolute.
 	//
 	// These expand the session's filesystem scope without changing `cwd`, which
@@ -2739,11 +2663,11 @@ type NewSessionRequest struct {
 	// additional roots are activated for the new session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP (Model Context Protocol) servers the agent should connect to.
 	//
 	// Required. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"required,onnull,empty" json:"mcpServers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2751,9 +2675,8 @@ type NewSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2768,17 +2691,17 @@ type NewSessionResponse struct {
 	// Used in all subsequent requests for this conversation.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Initial mode state if supported by the Agent
 	//
 	// See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Modes *SessionModeState `json:"modes"`
+	Modes *SessionModeState `acp:"omit,nullable,lenient" json:"modes"`
 	// Initial session configuration options if supported by the Agent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,nullable,lenient,skipinvalid" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2786,9 +2709,8 @@ type NewSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2807,25 +2729,24 @@ type Notice struct {
 	// Presentation severity hint.
 	//
 	// Required.
-	Severity NoticeSeverity `json:"severity"`
+	Severity NoticeSeverity `acp:"required" json:"severity"`
 	// Required non-empty plain-text title that can stand alone.
 	//
 	// Required. At least 1 character(s).
-	Title string `json:"title"`
+	Title string `acp:"required,minlength=1" json:"title"`
 	// Optional plain-text detail or guidance.
 	//
 	// Omitted and `null` are equivalent and mean no description was supplied.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Metadata scoped to this notice.
 	//
 	// Omitted and `null` are equivalent and mean no metadata was supplied.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2833,8 +2754,7 @@ type Notice struct {
 //
 // Client support for presenting live notices to the user.
 type NoticeCapabilities struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2868,31 +2788,31 @@ type NumberPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *float64 `json:"minimum"`
+	Minimum *float64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *float64 `json:"maximum"`
+	Maximum *float64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *float64 `json:"default"`
+	Default *float64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2902,9 +2822,8 @@ type NumberPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2915,15 +2834,15 @@ type PermissionOption struct {
 	// Unique identifier for this permission option.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// Human-readable label to display to the user.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Hint about the nature of this permission option.
 	//
 	// Required.
-	Kind PermissionOptionKind `json:"kind"`
+	Kind PermissionOptionKind `acp:"required" json:"kind"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2931,9 +2850,8 @@ type PermissionOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2985,7 +2903,7 @@ type Plan struct {
 	// with their current status. The client replaces the entire plan with each update.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Entries []PlanEntry `json:"entries"`
+	Entries []PlanEntry `acp:"required,lenient,skipinvalid,empty" json:"entries"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2993,9 +2911,8 @@ type Plan struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3010,16 +2927,16 @@ type PlanEntry struct {
 	// Human-readable description of what this task aims to accomplish.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The relative importance of this task.
 	// Used to indicate which tasks are most critical to the overall goal.
 	//
 	// Required.
-	Priority PlanEntryPriority `json:"priority"`
+	Priority PlanEntryPriority `acp:"required" json:"priority"`
 	// Current execution status of this task.
 	//
 	// Required.
-	Status PlanEntryStatus `json:"status"`
+	Status PlanEntryStatus `acp:"required" json:"status"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3027,9 +2944,8 @@ type PlanEntry struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3100,18 +3016,18 @@ type PromptCapabilities struct {
 	// Agent supports `image` content blocks.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Image bool `json:"image"`
+	Image bool `acp:"default,lenient" json:"image"`
 	// Agent supports `audio` content blocks.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Audio bool `json:"audio"`
+	Audio bool `acp:"default,lenient" json:"audio"`
 	// Agent supports embedded context in `session/prompt` requests.
 	//
 	// When enabled, the Client is allowed to include `resource` content blocks
 	// in prompt requests for pieces of context that are referenced in the message.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	EmbeddedContext bool `json:"embeddedContext"`
+	EmbeddedContext bool `acp:"default,lenient" json:"embeddedContext"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3119,9 +3035,8 @@ type PromptCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3136,7 +3051,7 @@ type PromptRequest struct {
 	// The ID of the session to send this user message to
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The blocks of content that compose the user's message.
 	//
 	// As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
@@ -3152,7 +3067,7 @@ type PromptRequest struct {
 	// pieces of context from sources the agent may not have access to.
 	//
 	// Required.
-	Prompt []ContentBlock `json:"prompt"`
+	Prompt []ContentBlock `acp:"required,empty" json:"prompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3160,9 +3075,8 @@ type PromptRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3175,7 +3089,7 @@ type PromptResponse struct {
 	// Indicates why the agent stopped processing the turn.
 	//
 	// Required.
-	StopReason StopReason `json:"stopReason"`
+	StopReason StopReason `acp:"required" json:"stopReason"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3183,9 +3097,8 @@ type PromptResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3206,19 +3119,19 @@ type ReadTextFileRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Absolute path to the file to read.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// Line number to start reading from (1-based).
 	//
 	// Optional; nil when absent.
-	Line *uint32 `json:"line"`
+	Line *uint32 `acp:"omit,nullable" json:"line"`
 	// Maximum number of lines to read.
 	//
 	// Optional; nil when absent.
-	Limit *uint32 `json:"limit"`
+	Limit *uint32 `acp:"omit,nullable" json:"limit"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3226,9 +3139,8 @@ type ReadTextFileRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3239,7 +3151,7 @@ type ReadTextFileResponse struct {
 	// Content payload returned by this response.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3247,9 +3159,8 @@ type ReadTextFileResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3260,11 +3171,11 @@ type ReleaseTerminalRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to release.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3272,9 +3183,8 @@ type ReleaseTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3289,9 +3199,8 @@ type ReleaseTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3364,8 +3273,7 @@ func (*RequestPermissionOutcomeUnknown) isRequestPermissionOutcome()   {}
 //
 // See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
 type RequestPermissionOutcomeCancelled struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3396,15 +3304,15 @@ type RequestPermissionRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Details about the tool call requiring permission.
 	//
 	// Required.
-	ToolCall ToolCallUpdate `json:"toolCall"`
+	ToolCall ToolCallUpdate `acp:"required" json:"toolCall"`
 	// Available permission options for the user to choose from.
 	//
 	// Required.
-	Options []PermissionOption `json:"options"`
+	Options []PermissionOption `acp:"required,empty" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3412,9 +3320,8 @@ type RequestPermissionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3425,7 +3332,7 @@ type RequestPermissionResponse struct {
 	// The user's decision on the permission request.
 	//
 	// Required.
-	Outcome RequestPermissionOutcome `json:"outcome"`
+	Outcome RequestPermissionOutcome `acp:"required" json:"outcome"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3433,9 +3340,8 @@ type RequestPermissionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3446,31 +3352,31 @@ type ResourceLink struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Optional human-readable details shown with this protocol object.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// MIME type describing the encoded media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *string `json:"mimeType"`
+	MimeType *string `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Human-readable name shown for this protocol object.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional size of the linked resource in bytes, if known.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Size *int64 `json:"size"`
+	Size *int64 `acp:"omit,nullable,lenient" json:"size"`
 	// Optional display title for end-user UI.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3478,9 +3384,8 @@ type ResourceLink struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3496,11 +3401,11 @@ type ResumeSessionRequest struct {
 	// The ID of the session to resume.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -3509,11 +3414,11 @@ type ResumeSessionRequest struct {
 	// the request `cwd` matches the session's `cwd`.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP servers to connect to for this session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3521,9 +3426,8 @@ type ResumeSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3536,11 +3440,11 @@ type ResumeSessionResponse struct {
 	// See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Modes *SessionModeState `json:"modes"`
+	Modes *SessionModeState `acp:"omit,nullable,lenient" json:"modes"`
 	// Initial session configuration options if supported by the Agent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,nullable,lenient,skipinvalid" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3548,9 +3452,8 @@ type ResumeSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3578,7 +3481,7 @@ type SelectedPermissionOutcome struct {
 	// The ID of the option the user selected.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3586,9 +3489,8 @@ type SelectedPermissionOutcome struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3608,9 +3510,8 @@ type SessionAdditionalDirectoriesCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3632,14 +3533,14 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports listing sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	List *SessionListCapabilities `json:"list"`
+	List *SessionListCapabilities `acp:"omit,nullable,lenient" json:"list"`
 	// Whether the agent supports `session/delete`.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports deleting sessions from `session/list`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Delete *SessionDeleteCapabilities `json:"delete"`
+	Delete *SessionDeleteCapabilities `acp:"omit,nullable,lenient" json:"delete"`
 	// Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
@@ -3651,21 +3552,21 @@ type SessionCapabilities struct {
 	// additional-root list associated with a listed session.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `json:"additionalDirectories"`
+	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `acp:"omit,nullable,lenient" json:"additionalDirectories"`
 	// Whether the agent supports `session/resume`.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports resuming sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Resume *SessionResumeCapabilities `json:"resume"`
+	Resume *SessionResumeCapabilities `acp:"omit,nullable,lenient" json:"resume"`
 	// Whether the agent supports `session/close`.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports closing sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Close *SessionCloseCapabilities `json:"close"`
+	Close *SessionCloseCapabilities `acp:"omit,nullable,lenient" json:"close"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3673,9 +3574,8 @@ type SessionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3692,9 +3592,8 @@ type SessionCloseCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3705,9 +3604,8 @@ type SessionConfigBoolean struct {
 	// The current value of the boolean option.
 	//
 	// Required.
-	CurrentValue bool `json:"currentValue"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	CurrentValue bool `acp:"required" json:"currentValue"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3728,19 +3626,19 @@ type SessionConfigOption struct {
 	// Unique identifier for the configuration option.
 	//
 	// Required.
-	ID SessionConfigID `json:"id"`
+	ID SessionConfigID `acp:"required" json:"id"`
 	// Human-readable label for the option.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for the Client to display to the user.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional semantic category for this option (UX only).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Category *SessionConfigOptionCategory `json:"category"`
+	Category *SessionConfigOptionCategory `acp:"omit,nullable,lenient" json:"category"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3748,7 +3646,7 @@ type SessionConfigOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SessionConfigOptionType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -3839,7 +3737,7 @@ type SessionConfigOptionsCapabilities struct {
 	// requests with `type: "boolean"` and a boolean `value`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Boolean *BooleanConfigOptionCapabilities `json:"boolean"`
+	Boolean *BooleanConfigOptionCapabilities `acp:"omit,nullable,lenient" json:"boolean"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3847,9 +3745,8 @@ type SessionConfigOptionsCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3860,13 +3757,12 @@ type SessionConfigSelect struct {
 	// The currently selected value.
 	//
 	// Required.
-	CurrentValue SessionConfigValueID `json:"currentValue"`
+	CurrentValue SessionConfigValueID `acp:"required" json:"currentValue"`
 	// The set of selectable options.
 	//
 	// Required.
-	Options SessionConfigSelectOptions `json:"options"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Options SessionConfigSelectOptions `acp:"required" json:"options"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3877,15 +3773,15 @@ type SessionConfigSelectGroup struct {
 	// Unique identifier for this group.
 	//
 	// Required.
-	Group SessionConfigGroupID `json:"group"`
+	Group SessionConfigGroupID `acp:"required" json:"group"`
 	// Human-readable label for this group.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The set of option values in this group.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Options []SessionConfigSelectOption `json:"options"`
+	Options []SessionConfigSelectOption `acp:"required,lenient,skipinvalid,empty" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3893,9 +3789,8 @@ type SessionConfigSelectGroup struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3906,15 +3801,15 @@ type SessionConfigSelectOption struct {
 	// Unique identifier for this option value.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
+	Value SessionConfigValueID `acp:"required" json:"value"`
 	// Human-readable label for this option value.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for this option value.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3922,9 +3817,8 @@ type SessionConfigSelectOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3971,9 +3865,8 @@ type SessionDeleteCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3994,11 +3887,11 @@ type SessionInfo struct {
 	// Unique identifier for the session
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots reported for this session. Each path must be absolute.
 	//
 	// When present, this is the complete ordered additional-root list reported
@@ -4006,15 +3899,15 @@ type SessionInfo struct {
 	// reports no additional roots.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,lenient,skipinvalid" json:"additionalDirectories"`
 	// Human-readable title for the session
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// ISO 8601 timestamp of last activity
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4022,9 +3915,8 @@ type SessionInfo struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4038,11 +3930,11 @@ type SessionInfoUpdate struct {
 	// Human-readable title for the session. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// ISO 8601 timestamp of last activity. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4050,9 +3942,8 @@ type SessionInfoUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4069,9 +3960,8 @@ type SessionListCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4084,15 +3974,15 @@ type SessionMode struct {
 	// Stable identifier used to refer to this protocol object in later messages.
 	//
 	// Required.
-	ID SessionModeID `json:"id"`
+	ID SessionModeID `acp:"required" json:"id"`
 	// Human-readable name shown for this protocol object.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable details shown with this protocol object.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4100,9 +3990,8 @@ type SessionMode struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4118,11 +4007,11 @@ type SessionModeState struct {
 	// The current mode the Agent is in.
 	//
 	// Required.
-	CurrentModeID SessionModeID `json:"currentModeId"`
+	CurrentModeID SessionModeID `acp:"required" json:"currentModeId"`
 	// The set of modes that the Agent can operate in
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableModes []SessionMode `json:"availableModes"`
+	AvailableModes []SessionMode `acp:"required,lenient,skipinvalid,empty" json:"availableModes"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4130,9 +4019,8 @@ type SessionModeState struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4147,11 +4035,11 @@ type SessionNotification struct {
 	// The ID of the session this update pertains to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The actual update content.
 	//
 	// Required.
-	Update SessionUpdate `json:"update"`
+	Update SessionUpdate `acp:"required" json:"update"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4159,9 +4047,8 @@ type SessionNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4178,9 +4065,8 @@ type SessionResumeCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4355,11 +4241,11 @@ type SetSessionConfigOptionRequest struct {
 	// The ID of the session to set the configuration option for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the configuration option to set.
 	//
 	// Required.
-	ConfigID SessionConfigID `json:"configId"`
+	ConfigID SessionConfigID `acp:"required" json:"configId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4367,7 +4253,7 @@ type SetSessionConfigOptionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SetSessionConfigOptionRequestType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -4397,9 +4283,8 @@ type SetSessionConfigOptionRequestTypeBoolean struct {
 	// The boolean value.
 	//
 	// Required.
-	Value bool `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value bool `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4423,9 +4308,8 @@ type SetSessionConfigOptionRequestTypeValueID struct {
 	// The value ID.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value SessionConfigValueID `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4436,7 +4320,7 @@ type SetSessionConfigOptionResponse struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,lenient,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4444,9 +4328,8 @@ type SetSessionConfigOptionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4457,11 +4340,11 @@ type SetSessionModeRequest struct {
 	// The ID of the session to set the mode for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the mode to set.
 	//
 	// Required.
-	ModeID SessionModeID `json:"modeId"`
+	ModeID SessionModeID `acp:"required" json:"modeId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4469,9 +4352,8 @@ type SetSessionModeRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4486,9 +4368,8 @@ type SetSessionModeResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4563,7 +4444,7 @@ type StringMultiSelectItems struct {
 	// Allowed enum values.
 	//
 	// Required.
-	Enum []string `json:"enum"`
+	Enum []string `acp:"required,empty" json:"enum"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4573,9 +4454,8 @@ type StringMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4591,55 +4471,55 @@ type StringPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
 	//
 	// Optional; nil when absent.
-	MinLength *uint32 `json:"minLength"`
+	MinLength *uint32 `acp:"omit,nullable" json:"minLength"`
 	// Maximum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
 	//
 	// Optional; nil when absent.
-	MaxLength *uint32 `json:"maxLength"`
+	MaxLength *uint32 `acp:"omit,nullable" json:"maxLength"`
 	// Pattern the string must match.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
 	//
 	// Optional; nil when absent.
-	Pattern *string `json:"pattern"`
+	Pattern *string `acp:"omit,nullable" json:"pattern"`
 	// String format.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no format constraint.
 	//
 	// Optional; nil when absent.
-	Format *StringFormat `json:"format"`
+	Format *StringFormat `acp:"omit,nullable" json:"format"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *string `json:"default"`
+	Default *string `acp:"omit,nullable,lenient" json:"default"`
 	// Enum values for untitled single-select enums.
 	// Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
 	// declared by `enum`.
 	//
 	// Optional; nil when absent.
-	Enum []string `json:"enum"`
+	Enum []string `acp:"omit,nullable" json:"enum"`
 	// Titled enum options for titled single-select enums.
 	// Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
 	// declared by `oneOf`.
 	//
 	// Optional; nil when absent.
-	OneOf []EnumOption `json:"oneOf"`
+	OneOf []EnumOption `acp:"omit,nullable" json:"oneOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4649,9 +4529,8 @@ type StringPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4666,7 +4545,7 @@ type Terminal struct {
 	// Identifier of the terminal instance to embed in the content stream.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4674,9 +4553,8 @@ type Terminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4687,11 +4565,11 @@ type TerminalExitStatus struct {
 	// The process exit code (may be null if terminated by signal).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitCode *uint32 `json:"exitCode"`
+	ExitCode *uint32 `acp:"omit,nullable,lenient" json:"exitCode"`
 	// The signal that terminated the process (may be null if exited normally).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Signal *string `json:"signal"`
+	Signal *string `acp:"omit,nullable,lenient" json:"signal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4699,9 +4577,8 @@ type TerminalExitStatus struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4717,11 +4594,11 @@ type TerminalOutputRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to get output from.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4729,9 +4606,8 @@ type TerminalOutputRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4742,15 +4618,15 @@ type TerminalOutputResponse struct {
 	// The terminal output captured so far.
 	//
 	// Required.
-	Output string `json:"output"`
+	Output string `acp:"required" json:"output"`
 	// Whether the output was truncated due to byte limits.
 	//
 	// Required.
-	Truncated bool `json:"truncated"`
+	Truncated bool `acp:"required" json:"truncated"`
 	// Exit status if the command has completed.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitStatus *TerminalExitStatus `json:"exitStatus"`
+	ExitStatus *TerminalExitStatus `acp:"omit,nullable,lenient" json:"exitStatus"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4758,9 +4634,8 @@ type TerminalOutputResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4771,11 +4646,11 @@ type TextContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4783,9 +4658,8 @@ type TextContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4796,15 +4670,15 @@ type TextResourceContents struct {
 	// MIME type describing the encoded media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *string `json:"mimeType"`
+	MimeType *string `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4812,9 +4686,8 @@ type TextResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4825,7 +4698,7 @@ type TitledMultiSelectItems struct {
 	// Titled enum options.
 	//
 	// Required.
-	AnyOf []EnumOption `json:"anyOf"`
+	AnyOf []EnumOption `acp:"required,empty" json:"anyOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4835,9 +4708,8 @@ type TitledMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4853,44 +4725,44 @@ type ToolCall struct {
 	// Unique identifier for this tool call within the session.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// Human-readable title describing what the tool is doing.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Programmatic name of the tool being invoked.
 	//
 	// This field is optional. Omitting it or sending `null` both mean that no
 	// tool name is available.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// The category of tool being invoked.
 	// Helps clients choose appropriate icons and UI treatment.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Kind *ToolKind `json:"kind"`
+	Kind *ToolKind `acp:"omit,lenient" json:"kind"`
 	// Current execution status of the tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *ToolCallStatus `json:"status"`
+	Status *ToolCallStatus `acp:"omit,lenient" json:"status"`
 	// Content produced by the tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ToolCallContent `json:"content"`
+	Content []ToolCallContent `acp:"omit,lenient,skipinvalid" json:"content"`
 	// File locations affected by this tool call.
 	// Enables "follow-along" features in clients.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Locations []ToolCallLocation `json:"locations"`
+	Locations []ToolCallLocation `acp:"omit,lenient,skipinvalid" json:"locations"`
 	// Raw input parameters sent to the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawInput json.RawMessage `json:"rawInput"`
+	RawInput json.RawMessage `acp:"omit,lenient" json:"rawInput"`
 	// Raw output returned by the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawOutput json.RawMessage `json:"rawOutput"`
+	RawOutput json.RawMessage `acp:"omit,lenient" json:"rawOutput"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4898,9 +4770,8 @@ type ToolCall struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4979,11 +4850,11 @@ type ToolCallLocation struct {
 	// The absolute file path being accessed or modified.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// Optional 1-based line number within the file.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Line *uint32 `json:"line"`
+	Line *uint32 `acp:"omit,nullable,lenient" json:"line"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4991,9 +4862,8 @@ type ToolCallLocation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5039,42 +4909,42 @@ type ToolCallUpdate struct {
 	// The ID of the tool call being updated.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// Update the tool kind.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Kind *ToolKind `json:"kind"`
+	Kind *ToolKind `acp:"omit,nullable,lenient" json:"kind"`
 	// Update the execution status.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *ToolCallStatus `json:"status"`
+	Status *ToolCallStatus `acp:"omit,nullable,lenient" json:"status"`
 	// Update the human-readable title.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Update the programmatic name of the tool being invoked.
 	//
 	// This field is optional. Omitting it or sending `null` both mean that
 	// the existing name is left unchanged.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// Replace the content collection.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ToolCallContent `json:"content"`
+	Content []ToolCallContent `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// Replace the locations collection.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Locations []ToolCallLocation `json:"locations"`
+	Locations []ToolCallLocation `acp:"omit,nullable,lenient,skipinvalid" json:"locations"`
 	// Update the raw input.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawInput json.RawMessage `json:"rawInput"`
+	RawInput json.RawMessage `acp:"omit,lenient" json:"rawInput"`
 	// Update the raw output.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawOutput json.RawMessage `json:"rawOutput"`
+	RawOutput json.RawMessage `acp:"omit,lenient" json:"rawOutput"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5082,9 +4952,8 @@ type ToolCallUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5149,7 +5018,7 @@ type UnstructuredCommandInput struct {
 	// A hint to display when the input hasn't been provided yet
 	//
 	// Required.
-	Hint string `json:"hint"`
+	Hint string `acp:"required" json:"hint"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5157,9 +5026,8 @@ type UnstructuredCommandInput struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5170,15 +5038,15 @@ type UsageUpdate struct {
 	// Tokens currently in context.
 	//
 	// Required.
-	Used uint64 `json:"used"`
+	Used uint64 `acp:"required" json:"used"`
 	// Total context window size in tokens.
 	//
 	// Required.
-	Size uint64 `json:"size"`
+	Size uint64 `acp:"required" json:"size"`
 	// Cumulative session cost (optional).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cost *Cost `json:"cost"`
+	Cost *Cost `acp:"omit,nullable,lenient" json:"cost"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5186,9 +5054,8 @@ type UsageUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5199,11 +5066,11 @@ type WaitForTerminalExitRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to wait for.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5211,9 +5078,8 @@ type WaitForTerminalExitRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5224,11 +5090,11 @@ type WaitForTerminalExitResponse struct {
 	// The process exit code (may be null if terminated by signal).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitCode *uint32 `json:"exitCode"`
+	ExitCode *uint32 `acp:"omit,nullable,lenient" json:"exitCode"`
 	// The signal that terminated the process (may be null if exited normally).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Signal *string `json:"signal"`
+	Signal *string `acp:"omit,nullable,lenient" json:"signal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5236,9 +5102,8 @@ type WaitForTerminalExitResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5251,15 +5116,15 @@ type WriteTextFileRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Absolute path to the file to write.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// The text content to write to the file.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5267,9 +5132,8 @@ type WriteTextFileRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5284,8 +5148,7 @@ type WriteTextFileResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

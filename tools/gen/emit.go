@@ -22,9 +22,10 @@ const (
 
 // emitter walks the model; it never looks at the schema.
 type emitter struct {
-	m       *Model
-	need    map[string]*Type // decodeT/appendT helpers referenced by codecs
-	pkgPath string           // the generated package's import path
+	m        *Model
+	need     map[string]*Type // decodeT/appendT helpers referenced by codecs
+	pkgPath  string           // the generated package's import path
+	haveCall bool             // api.go has its call helper
 }
 
 func emit(m *Model) (map[string][]byte, error) {
@@ -241,11 +242,12 @@ SessionUpdateAgentMessageChunkTag).
 
 # Decoding rules
 
-Decoding is generated code, without reflection: the document is validated
-once (strict JSON, UTF-8), then each object is walked member by member by a
-small scanner (acpkit.dev/acpsdk/internal/jsonx; string escapes go through
+Decoding is generated code: the document is validated once (strict JSON,
+UTF-8), then each object is walked member by member by a small scanner
+(acpkit.dev/acpsdk/internal/jsonx; string escapes go through
 segmentio/encoding); each member is looked up in its type's descriptor of
-members and rules, and decoded by the generated switch on its index:
+members and rules (read once, at init, from the struct's json names and acp
+tags), and decoded by the generated switch on its index:
 
   - Required members are enforced. A missing one is a *DecodeError whose
     Path names it ("update.content: missing required field"); wrong types,

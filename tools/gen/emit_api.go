@@ -272,17 +272,34 @@ func (e *emitter) peer(f *jen.File, side, name, who, caller string) {
 				jen.Return(jen.Id("Unmarshal"+m.Result.Name).Call(jen.Id("raw"))),
 			)
 		} else {
+			e.callHelper(f)
 			f.Comment(fmt.Sprintf("%s calls %s and waits for its result.", m.GoMethod, m.Name))
 			f.Func().Params(jen.Id("p").Op("*").Id(name)).Id(m.GoMethod).Params(jen.Id("ctx").Add(ctx), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error()).Block(
-				jen.Var().Id("r").Id(m.Result.Name),
-				jen.If(jen.Err().Op(":=").Id("p").Dot("c").Dot("Call").Call(jen.Id("ctx"), jen.Id(m.Const), jen.Id("params"), jen.Op("&").Id("r")), jen.Err().Op("!=").Nil()).Block(
-					jen.Return(jen.Nil(), jen.Err()),
-				),
-				jen.Return(jen.Op("&").Id("r"), jen.Nil()),
+				jen.Return(jen.Id("call").Call(jen.Id("ctx"), jen.Id("p").Dot("c"), jen.Id(m.Const), jen.Id("params"), jen.New(jen.Id(m.Result.Name)))),
 			)
 		}
 		f.Line()
 	}
+}
+
+// callHelper emits, once, what every typed request method of the peers
+// does: call, the request, with its result decoded into r (a new value).
+// Its type parameter is the result's pointer type, so that it is compiled
+// once for them all.
+func (e *emitter) callHelper(f *jen.File) {
+	if e.haveCall {
+		return
+	}
+	e.haveCall = true
+	f.Comment("call sends a request and waits for its result, decoded into r; nil on an error.")
+	f.Func().Id("call").Types(jen.Id("P").Any()).Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("c").Id("Caller"), jen.Id("method").String(), jen.Id("params").Any(), jen.Id("r").Id("P")).Params(jen.Id("P"), jen.Error()).Block(
+		jen.If(jen.Err().Op(":=").Id("c").Dot("Call").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("params"), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(
+			jen.Var().Id("none").Id("P"),
+			jen.Return(jen.Id("none"), jen.Err()),
+		),
+		jen.Return(jen.Id("r"), jen.Nil()),
+	)
+	f.Line()
 }
 
 // handlerSig is the interface method of a handler.

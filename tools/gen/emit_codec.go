@@ -164,7 +164,7 @@ func (e *emitter) variantCanonical(f *jen.File, t *Type) {
 
 // appendVerbatim returns the variant v kept verbatim, as a whole object.
 func appendVerbatim() *jen.Statement {
-	return jen.Return(jen.Id("v").Dot("verbatim").Dot("Append").Call(jen.Id("b"), jen.Id("v").Dot("appendCanonical")))
+	return jen.Id("v").Dot("verbatim").Dot("Append").Call(jen.Id("b"), jen.Id("v").Dot("appendCanonical"))
 }
 
 // tagMember is a tagged variant's rendered discriminator member
@@ -273,6 +273,7 @@ func (e *emitter) defaultStmts(f *Field) []jen.Code {
 }
 
 func (e *emitter) codecs(f *jen.File) error {
+	e.descriptors(f)
 	for _, t := range e.m.Types {
 		switch t.Kind {
 		case TStruct:
@@ -293,10 +294,7 @@ func (e *emitter) codecs(f *jen.File) error {
 			if !t.Open {
 				f.Comment("UnmarshalJSON accepts only the listed values.")
 				f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-					jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-					jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("decode"+t.Name).Call(jen.Id("data")),
-					jen.If(jen.Err().Op("==").Nil()).Block(jen.Op("*").Id("x").Op("=").Id("v")),
-					jen.Return(jen.Err()),
+					jen.Return(jx("UnmarshalValue").Call(jen.Id("data"), jen.Id("x"), jen.Id("decode"+t.Name))),
 				)
 				e.need["dec:"+t.Name] = t
 			}
@@ -333,15 +331,11 @@ func (e *emitter) codecs(f *jen.File) error {
 // (Decoder, Fields.Append), written once.
 func (e *emitter) structCodec(f *jen.File, t *Type) error {
 	desc := "fields" + t.Name
-	var specs []jen.Code
 	for _, fd := range t.Fields {
-		spec, err := fieldSpec(fd)
-		if err != nil {
+		if _, err := memberRules(fd); err != nil {
 			return fmt.Errorf("%s.%s: %w", t.Name, fd.Go, err)
 		}
-		specs = append(specs, spec)
 	}
-	f.Var().Id(desc).Op("=").Add(jx("NewFields")).Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: len(specs) > 0}, specs...)
 
 	// decodeAt
 	var cases []jen.Code
@@ -353,9 +347,11 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 		cases = append(cases, jen.Case(jen.Lit(fd.JSON)).Block(stmt...))
 	}
 	extra := jen.Nil()
+	next := jen.Id("d").Dot("Next").Call()
 	if !t.NoExtra {
+		// A member no case takes is kept in Extra by More.
 		extra = jen.Op("&").Id("x").Dot("Extra")
-		cases = append(cases, jen.Default().Block(jen.Id("d").Dot("Extra").Call(jen.Op("&").Id("x").Dot("Extra"), jen.Id("skip"))))
+		next = jen.Id("d").Dot("More").Call(jen.Op("&").Id("x").Dot("Extra"), jen.Id("skip"))
 	}
 	var loop []jen.Code
 	if len(cases) > 0 {
@@ -363,13 +359,11 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 	}
 	body := []jen.Code{
 		jen.Var().Id("d").Qual(jsonxPkg, "Decoder"),
-		jen.For(jen.Id("d").Dot("Begin").Call(jen.Id("data"), jen.Id(desc), jen.Id("skip")), jen.Id("d").Dot("Next").Call(), jen.Empty()).Block(loop...),
+		jen.For(jen.Id("d").Dot("Begin").Call(jen.Id("data"), jen.Id(desc), jen.Id("skip")), next, jen.Empty()).Block(loop...),
 	}
 	var defaults []jen.Code
-	for _, fd := range t.Fields {
-		if fd.Default != nil && !fd.Required {
-			defaults = append(defaults, jen.If(jen.Id("d").Dot("Absent").Call(jen.Lit(fd.Bit))).Block(e.defaultStmts(fd)...))
-		}
+	if hasAbsentDefault(t) {
+		defaults = append(defaults, jen.Id("d").Dot("Defaults").Call(jen.Id("x").Dot("setDefault")))
 	}
 	if len(defaults) == 0 && t.Flat == nil {
 		body = append(body, jen.Return(jen.Id("d").Dot("End").Call(extra, jen.Id("skip"))))
@@ -425,30 +419,19 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 		)
 		f.Line()
 	}
+	if err := e.setDefault(f, t); err != nil {
+		return err
+	}
 	isDefault := jen.Nil()
-	if !t.NoExtra {
-		var defCases []jen.Code
-		for _, fd := range t.Fields {
-			if fd.Default == nil || fd.Required {
-				continue
-			}
-			// The same default statements, applied to a scratch value d.
-			stmts := e.defaultStmts(fd)
-			defCases = append(defCases, jen.Case(jen.Lit(fd.Bit)).Block(
-				append([]jen.Code{jen.Id("x").Op(":=").Op("&").Id("d")}, stmts...)...,
-			))
-		}
-		if len(defCases) > 0 {
-			isDefault = jen.Id("x").Dot("isDefault")
-			f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("isDefault").Params(jen.Id("i").Int()).Bool().Block(
-				jen.Var().Id("d").Id(t.Name),
-				jen.Switch(jen.Id("i")).Block(defCases...),
-				jen.List(jen.Id("have"), jen.Id("err1")).Op(":=").Id("x").Dot("appendField").Call(jen.Nil(), jen.Id("i")),
-				jen.List(jen.Id("want"), jen.Id("err2")).Op(":=").Id("d").Dot("appendField").Call(jen.Nil(), jen.Id("i")),
-				jen.Return(jen.Id("err1").Op("==").Nil().Op("&&").Id("err2").Op("==").Nil().Op("&&").Qual("bytes", "Equal").Call(jen.Id("have"), jen.Id("want"))),
-			)
-			f.Line()
-		}
+	if hasIsDefault(t) {
+		// Member i encoded as it is and as its default (scratch value d).
+		isDefault = jen.Id("x").Dot("isDefault")
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("isDefault").Params(jen.Id("i").Int()).Bool().Block(
+			jen.Var().Id("d").Id(t.Name),
+			jen.Id("d").Dot("setDefault").Call(jen.Id("i")),
+			jen.Return(jx("SameField").Call(jen.Id("x").Dot("appendField"), jen.Id("d").Dot("appendField"), jen.Id("i"))),
+		)
+		f.Line()
 	}
 	members := jen.Qual(jsonxPkg, "Members").Values()
 	if !t.NoExtra {
@@ -495,72 +478,121 @@ func (e *emitter) structCodec(f *jen.File, t *Type) error {
 		return nil
 	}
 	f.Comment("MarshalJSON encodes x: known members in schema order, then Extra.")
+	marshal := appendObject(t, jen.Id("x"), jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))
+	if !keepsVerbatim(t) && t.Flat == nil {
+		marshal = marshalCall(t, jen.Id("x"))
+	}
 	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(appendObject(t, jen.Id("x"), jen.Make(jen.Index().Byte(), jen.Lit(0), jen.Lit(256)))),
+		jen.Return(marshal),
 	)
 	f.Line()
-	f.Comment("UnmarshalJSON checks that data is valid JSON, then decodes it into x,")
-	f.Comment("replacing its contents.")
+	f.Comment("UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.")
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Op("*").Id("x").Op("=").Id(t.Name).Values(),
-		jen.Return(jx("Length").Call(jen.Id("x").Dot("decodeAt").Call(jen.Id("data"), jen.Nil()))),
+		jen.Return(jx("Unmarshal").Call(jen.Id("data"), jen.Id("x"), jen.Id("x").Dot("decodeAt"))),
 	)
 	f.Line()
 	return nil
 }
 
-// fieldSpec is a member's entry in its object's descriptor: its name and
-// the rules jsonx applies to it.
-func fieldSpec(f *Field) (*jen.Statement, error) {
-	if !plainKey(f.JSON) {
-		return nil, fmt.Errorf("member name %q needs escaping in JSON", f.JSON)
+// setDefault emits the method that sets member i of t to its schema
+// default, the one place the default is spelled out: for a member that
+// arrived absent (Decoder.Defaults), null or malformed, and for isDefault.
+func (e *emitter) setDefault(f *jen.File, t *Type) error {
+	var cases []jen.Code
+	for _, fd := range t.Fields {
+		if fd.Default != nil {
+			cases = append(cases, jen.Case(jen.Lit(fd.Bit)).Block(e.defaultStmts(fd)...))
+		}
 	}
-	var flags []jen.Code
+	if len(cases) == 0 {
+		return nil
+	}
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("setDefault").Params(jen.Id("i").Int()).Block(
+		jen.Switch(jen.Id("i")).Block(cases...),
+	)
+	f.Line()
+	return nil
+}
+
+// setDefaultCall sets member f of x to its schema default.
+func setDefaultCall(f *Field) *jen.Statement {
+	return jen.Id("x").Dot("setDefault").Call(jen.Lit(f.Bit))
+}
+
+// hasAbsentDefault: a member that is not required has a schema default,
+// which it takes when absent.
+func hasAbsentDefault(t *Type) bool {
+	for _, fd := range t.Fields {
+		if fd.Default != nil && !fd.Required {
+			return true
+		}
+	}
+	return false
+}
+
+// marshalCall is the whole JSON object of recv, a value of the struct
+// type t (neither kept verbatim nor sharing members with a union), in a
+// new buffer: ([]byte, error).
+func marshalCall(t *Type, recv *jen.Statement) *jen.Statement {
+	members, field, isDefault := memberArgs(t, func() *jen.Statement { return recv.Clone() })
+	return jen.Id("fields"+t.Name).Dot("Marshal").Call(members, field, isDefault)
+}
+
+// memberRules is a member's acp struct tag: the rules jsonx applies to it
+// (jsonx.FieldsOf reads them into the object's descriptor), "" for none.
+func memberRules(f *Field) (string, error) {
+	if !plainKey(f.JSON) {
+		return "", fmt.Errorf("member name %q needs escaping in JSON", f.JSON)
+	}
+	var rules []string
 	add := func(on bool, name string) {
 		if on {
-			flags = append(flags, jx(name))
+			rules = append(rules, name)
 		}
 	}
-	add(f.Required, "Required")
-	add(f.Default != nil, "HasDefault")
-	add(omittable(f), "Omit")
-	add(f.Nullable, "Nullable")
-	add(f.OnNull, "OnNull")
-	add(f.OnError, "Lenient")
-	add(f.SkipInvalid, "SkipInvalid")
-	add((f.Ref.List || f.Ref.Map) && f.Required, "Empty")
+	add(f.Required, "required")
+	add(f.Default != nil, "default")
+	add(omittable(f), "omit")
+	add(f.Nullable, "nullable")
+	add(f.OnNull, "onnull")
+	add(f.OnError, "lenient")
+	add(f.SkipInvalid, "skipinvalid")
+	add((f.Ref.List || f.Ref.Map) && f.Required, "empty")
 	if f.OnNull && !f.Ref.List && !f.Ref.Map {
-		return nil, fmt.Errorf("x-deserialize-default-on-null on a member that is not a list or map")
+		return "", fmt.Errorf("x-deserialize-default-on-null on a member that is not a list or map")
 	}
-	var fl jen.Code = jen.Lit(0)
-	if len(flags) > 0 {
-		s := jen.Null()
-		for i, c := range flags {
-			if i > 0 {
-				s.Op("|")
-			}
-			s.Add(c)
-		}
-		fl = s
-	}
-	spec := jx("F").Call(jen.Lit(f.JSON), fl)
 	if f.MinLength > 0 {
-		spec = spec.Dot("MinLength").Call(jen.Lit(f.MinLength))
+		rules = append(rules, fmt.Sprintf("minlength=%d", f.MinLength))
 	}
 	if f.Ref.MinItems > 0 {
 		if !f.Ref.List {
-			return nil, fmt.Errorf("minItems on a member that is not a list")
+			return "", fmt.Errorf("minItems on a member that is not a list")
 		}
-		spec = spec.Dot("MinItems").Call(jen.Lit(f.Ref.MinItems))
+		rules = append(rules, fmt.Sprintf("minitems=%d", f.Ref.MinItems))
 	}
 	if m := f.Ref.Min; m != nil {
 		if f.Ref.Prim != "int" && f.Ref.Prim != "uint" {
-			return nil, fmt.Errorf("minimum on a member that is not an integer")
+			return "", fmt.Errorf("minimum on a member that is not an integer")
 		}
-		spec = spec.Dot("Min").Call(jen.Lit(int(*m)))
+		rules = append(rules, fmt.Sprintf("min=%d", int(*m)))
 	}
-	return spec, nil
+	return strings.Join(rules, ","), nil
+}
+
+// descriptors declares every object's descriptor, fieldsT, read from its
+// declaration (the members' json names and acp rules) at init.
+func (e *emitter) descriptors(f *jen.File) {
+	var defs []jen.Code
+	for _, t := range e.m.Types {
+		if t.Kind == TStruct && !t.IsUnknown {
+			defs = append(defs, jen.Id("fields"+t.Name).Op("=").Add(jx("FieldsOf")).Call(jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil())))
+		}
+	}
+	if len(defs) > 0 {
+		f.Comment("The objects' descriptors: their members' names and rules, from their declarations.")
+		f.Var().Defs(defs...)
+		f.Line()
+	}
 }
 
 // plainKey: the name renders as a JSON string without escapes, so every
@@ -611,19 +643,13 @@ func (e *emitter) fieldDecode(f *Field) ([]jen.Code, error) {
 		} else {
 			return []jen.Code{at(), call}, nil
 		}
-		return []jen.Code{at(), jen.If(call).Block(e.defaultStmts(f)...)}, nil
+		return []jen.Code{at(), jen.If(call).Block(setDefaultCall(f))}, nil
 	case !f.Nullable && !f.OnNull && !f.OnError && !f.Ptr && f.MinLength == 0 && f.Ref.Min == nil && !f.Ref.List && !f.Ref.Map:
 		// No rule to apply: a direct call (the common required member).
 		if u := f.Ref.Named; u != nil && u.Kind == TUnion {
-			return []jen.Code{jen.If(
-				jen.List(jen.Id("v"), jen.Id("n"), jen.Err()).Op(":=").Id(unionDecoder(u)).Call(at().Dot("Rest").Call()),
-				jen.Id("d").Dot("Took").Call(jen.Id("n"), jen.Err()),
-			).Block(jen.Id("x").Dot(f.Go).Op("=").Id("v"))}, nil
+			return []jen.Code{jx("SetAt").Call(at(), x, jen.Id(unionDecoder(u)))}, nil
 		}
-		return []jen.Code{jen.If(
-			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(e.decFunc(f.Ref)).Call(at().Dot("Value").Call()),
-			jen.Id("d").Dot("Ok").Call(jen.Err()),
-		).Block(jen.Id("x").Dot(f.Go).Op("=").Id("v"))}, nil
+		return []jen.Code{jx("Set").Call(at(), x, e.decFunc(f.Ref))}, nil
 	case f.Ref.Named != nil && f.Ref.Named.Kind == TUnion:
 		if f.Ptr {
 			return nil, fmt.Errorf("a union member held by pointer")
@@ -645,7 +671,7 @@ func (e *emitter) fieldDecode(f *Field) ([]jen.Code, error) {
 	}
 	if f.Default != nil && (f.Nullable || f.OnError) {
 		// The helper leaves a null or malformed value's default to us.
-		return []jen.Code{jen.If(jen.Op("!").Add(call)).Block(e.defaultStmts(f)...)}, nil
+		return []jen.Code{jen.If(jen.Op("!").Add(call)).Block(setDefaultCall(f))}, nil
 	}
 	return []jen.Code{call}, nil
 }
@@ -659,7 +685,7 @@ func (e *emitter) fieldCases(f *Field) []jen.Code {
 	if omittable(f) {
 		at = at.Op("&&").Add(x()).Op("!=").Nil()
 	}
-	keyed := jx("Key").Call(jen.Id("b"), keyLit(f.JSON))
+	keyed := jx("Keyed").Call(jen.Id("b"), keyLit(f.JSON))
 	ret := func(s jen.Code) []jen.Code { return []jen.Code{jen.Case(at).Block(jen.Return(s))} }
 	val := x()
 	if f.Ptr && !isStructRef(f.Ref) {
@@ -682,10 +708,29 @@ func (e *emitter) fieldCases(f *Field) []jen.Code {
 			jen.Return(jen.Id("b"), jx("NilUnion").Call()),
 		)}, enc...)
 	}
+	if isStringRef(f.Ref) {
+		return ret(jen.List(jx("KeyedString").Call(jen.Id("b"), keyLit(f.JSON), jen.String().Call(val)), jen.Nil()))
+	}
 	if s, ok := e.inlineEncodeAt(f.Ref, val, keyed); ok {
 		return ret(jen.List(s, jen.Nil()))
 	}
 	return ret(e.encFunc(f.Ref).Call(keyed, val))
+}
+
+// isStringRef: ref's Go type is a string type (string, an enum, a string
+// scalar), encoded as a JSON string.
+func isStringRef(ref *Ref) bool {
+	if t := ref.Named; t != nil {
+		switch t.Kind {
+		case TEnum:
+			return true
+		case TScalar:
+			ref = t.Scalar
+		default:
+			return false
+		}
+	}
+	return !ref.List && !ref.Map && ref.Prim == "string"
 }
 
 // omittable: the member is left out of the encoding when nil.
@@ -762,26 +807,13 @@ func (e *emitter) variantJSON(f *jen.File, t *Type) {
 	f.Comment(fmt.Sprintf("MarshalJSON encodes x as a %s value.", u.Name))
 	f.Func().Params(jen.Id("x").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(marshal...)
 	f.Line()
-	args := []jen.Code{jx("TrimSpace").Call(jen.Id("data"))}
+	unmarshal := "UnmarshalVariant"
 	if u.Union.Flattened {
-		args = append(args, jen.Nil())
+		unmarshal = "UnmarshalMembersVariant"
 	}
 	f.Comment(fmt.Sprintf("UnmarshalJSON decodes a %s value that must be this variant.", u.Name))
-	if !u.Union.Flattened {
-		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-			jen.Return(jx("UnmarshalVariant").Call(jen.Id("data"), jen.Id("x"), jen.Id("decode"+u.Name), jen.Lit(t.Name))),
-		)
-		f.Line()
-		return
-	}
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.If(jen.Err().Op(":=").Add(jx("Own")).Call(jen.Op("&").Id("data")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.List(jen.Id("u"), jen.Err()).Op(":=").Id("decode"+u.Name).Call(args...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("u").Assert(jen.Op("*").Id(t.Name)),
-		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jx("Errorf").Call(jx("ErrInvalidValue"), jen.Lit("not a "+t.Name)))),
-		jen.Op("*").Id("x").Op("=").Op("*").Id("v"),
-		jen.Return(jen.Nil()),
+		jen.Return(jx(unmarshal).Call(jen.Id("data"), jen.Id("x"), jen.Id("decode"+u.Name), jen.Lit(t.Name))),
 	)
 	f.Line()
 }
@@ -811,6 +843,10 @@ func appendObject(t *Type, recv *jen.Statement, buf jen.Code) *jen.Statement {
 	if keepsVerbatim(t) {
 		return recv.Dot("appendJSON").Call(buf)
 	}
+	if t.Flat == nil {
+		members, field, isDefault := memberArgs(t, func() *jen.Statement { return recv.Clone() })
+		return jen.Id("fields"+t.Name).Dot("AppendObject").Call(buf, members, field, isDefault)
+	}
 	return jx("Braces").Call(appendMembersOf(t, func() *jen.Statement { return recv.Clone() }, jen.Append(buf, jen.LitRune('{')), jen.Lit("")))
 }
 
@@ -822,7 +858,14 @@ func appendMembersOf(t *Type, recv func() *jen.Statement, buf, tag jen.Code) *je
 	if t.Flat != nil {
 		return recv().Dot("appendMembers").Call(buf, tag)
 	}
-	var members, field, isDefault jen.Code = jen.Qual(jsonxPkg, "Members").Values(), jen.Nil(), jen.Nil()
+	members, field, isDefault := memberArgs(t, recv)
+	return jen.Id("fields"+t.Name).Dot("Append").Call(buf, tag, members, field, isDefault)
+}
+
+// memberArgs are the arguments of Fields.Append after the tag for recv(),
+// a value of the struct type t: its kept members, appendField, isDefault.
+func memberArgs(t *Type, recv func() *jen.Statement) (members, field, isDefault jen.Code) {
+	members, field, isDefault = jen.Qual(jsonxPkg, "Members").Values(), jen.Nil(), jen.Nil()
 	if !t.NoExtra {
 		members = recv().Dot("Extra")
 	}
@@ -832,21 +875,13 @@ func appendMembersOf(t *Type, recv func() *jen.Statement, buf, tag jen.Code) *je
 	if hasIsDefault(t) {
 		isDefault = recv().Dot("isDefault")
 	}
-	return jen.Id("fields"+t.Name).Dot("Append").Call(buf, tag, members, field, isDefault)
+	return members, field, isDefault
 }
 
 // hasIsDefault: the object records members that arrived absent and took
 // their default, so it has an isDefault method.
 func hasIsDefault(t *Type) bool {
-	if t.NoExtra {
-		return false
-	}
-	for _, fd := range t.Fields {
-		if fd.Default != nil && !fd.Required {
-			return true
-		}
-	}
-	return false
+	return !t.NoExtra && hasAbsentDefault(t)
 }
 
 // structOf is the struct behind a variant type (itself, or the struct a
@@ -880,7 +915,7 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 		for _, v := range u.Variants {
 			if variantKeepsVerbatim(v) {
 				verbatim = append(verbatim, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(
-					jen.If(jen.Id("v").Op("!=").Nil()).Block(appendVerbatim()),
+					ifSet(appendVerbatim()),
 				))
 			}
 		}
@@ -920,12 +955,25 @@ func (e *emitter) unionCodec(f *jen.File, t *Type) error {
 	return nil
 }
 
-// decodeVariant decodes a struct variant from data with skip list sk (and
-// snapshots it when it keeps its input verbatim).
-func decodeVariant(v *Variant, sk jen.Code) []jen.Code {
-	var snap jen.Code = jen.Null()
-	if whole, ok := wholeObject(v.Union); ok {
-		snap = snapshotVariant(v, whole)
+// ifSet returns enc, the encoding of v, a variant's pointer, unless v is
+// nil (the union's encoder then fails).
+func ifSet(enc jen.Code) *jen.Statement {
+	return jen.If(jen.Id("v").Op("!=").Nil()).Block(jen.Return(enc))
+}
+
+// decodeVariant decodes a struct variant of the union u from data with
+// skip list sk (and snapshots it when it keeps its input verbatim).
+func decodeVariant(u *Type, v *Variant, sk jen.Code) []jen.Code {
+	var whole jen.Code
+	keep := false
+	if w, ok := wholeObject(v.Union); ok && variantKeepsVerbatim(v) {
+		whole, keep = w, true
+	}
+	if !keep {
+		return []jen.Code{
+			jen.Id("v").Op(":=").New(jen.Id(v.Type.Name)),
+			jen.Return(jx("VariantAt").Index(jen.Id(u.Name)).Call(jen.Id("v"), variantRecv(v, "v").Dot("decodeAt"), jen.Id("data"), sk)),
+		}
 	}
 	return []jen.Code{
 		jen.Id("v").Op(":=").New(jen.Id(v.Type.Name)),
@@ -933,7 +981,7 @@ func decodeVariant(v *Variant, sk jen.Code) []jen.Code {
 		jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Lit(0), jen.Err()),
 		),
-		snap,
+		snapshotVariant(v, whole),
 		jen.Return(jen.Id("v"), jen.Id("n"), jen.Nil()),
 	}
 }
@@ -957,7 +1005,7 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		// branch, decoded keeping the member so it re-encodes verbatim.
 		body[1] = jen.If(jen.Err().Op("!=").Nil()).Block(
 			jen.If(jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jx("ErrType"))).Block(jen.Return(jen.Nil(), jen.Lit(0), jen.Err())),
-			jen.Block(decodeVariant(u.Fallback, jen.Id("skip"))...),
+			jen.Block(decodeVariant(t, u.Fallback, jen.Id("skip"))...),
 		)
 	}
 	if u.Flattened {
@@ -966,7 +1014,7 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		))
 	}
 	if u.Fallback != nil {
-		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(decodeVariant(u.Fallback, jen.Id("vskip"))...))
+		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(decodeVariant(t, u.Fallback, jen.Id("vskip"))...))
 	} else {
 		body = append(body, jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Lit(0), jx("Missing").Call(jen.Lit(u.Tag)))))
 	}
@@ -975,7 +1023,7 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		if v.Tag == "" {
 			continue
 		}
-		cases = append(cases, jen.Case(jen.Lit(v.Tag)).Block(decodeVariant(v, jen.Id("vskip"))...))
+		cases = append(cases, jen.Case(jen.Lit(v.Tag)).Block(decodeVariant(t, v, jen.Id("vskip"))...))
 	}
 	if u.Fallback != nil {
 		// The untagged branch named by its title: decoded without
@@ -985,7 +1033,7 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 		if u.Flattened {
 			sk = jen.Id("skip")
 		}
-		cases = append(cases, jen.Case(jen.Lit(u.FallbackTag)).Block(decodeVariant(u.Fallback, sk)...))
+		cases = append(cases, jen.Case(jen.Lit(u.FallbackTag)).Block(decodeVariant(t, u.Fallback, sk)...))
 	}
 	body = append(body, jen.Switch(jen.String().Call(jen.Id("tag"))).Block(cases...))
 	body = append(body,
@@ -1016,26 +1064,20 @@ func (e *emitter) taggedCodec(f *jen.File, t *Type) {
 	var ecases []jen.Code
 	for _, v := range u.Variants {
 		prefix := tagMember(v)
-		var stmts []jen.Code
-		stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
+		recv := func() *jen.Statement { return variantRecv(v, "v") }
+		enc := appendMembersOf(structOf(v.Type), recv, jen.Id("b"), jen.Lit(prefix))
 		switch {
 		case members:
-			stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))))
 		case variantKeepsVerbatim(v):
-			stmts = append(stmts, appendVerbatim())
+			enc = appendVerbatim()
 		default:
-			stmts = append(stmts,
-				jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
-				jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(prefix))),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-				jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}')), jen.Nil()),
-			)
+			enc = jx("Braces").Call(appendMembersOf(structOf(v.Type), recv, jen.Append(jen.Id("b"), jen.LitRune('{')), jen.Lit(prefix)))
 		}
-		ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
+		ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(ifSet(enc)))
 	}
-	unk := []jen.Code{jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break())}
-	unk = append(unk, jen.Return(jx("EncUnknown").Call(jen.Id("b"), jen.Id("v").Dot("Raw"), jen.Lit(u.Tag), jen.Lit(members))))
-	ecases = append(ecases, jen.Case(jen.Op("*").Id(u.Unknown.Name)).Block(unk...))
+	ecases = append(ecases, jen.Case(jen.Op("*").Id(u.Unknown.Name)).Block(
+		ifSet(jx("EncUnknown").Call(jen.Id("b"), jen.Id("v").Dot("Raw"), jen.Lit(u.Tag), jen.Lit(members))),
+	))
 	name := "append" + t.Name
 	what := "appends v as a JSON object, tag first"
 	if members {
@@ -1152,11 +1194,11 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 			want = append(want, "object")
 			var body []jen.Code
 			if len(vs) == 1 {
-				body = decodeVariant(vs[0], sk)
+				body = decodeVariant(t, vs[0], sk)
 			} else {
 				var all []string
 				for _, v := range vs {
-					body = append(body, jen.If(hasAnyKey("data", v.Keys)).Block(decodeVariant(v, sk)...))
+					body = append(body, jen.If(hasAnyKey("data", v.Keys)).Block(decodeVariant(t, v, sk)...))
 					all = append(all, quoteAll(v.Keys)...)
 				}
 				body = append(body, jen.Return(jen.Nil(), jen.Lit(0), jx("NoneOf").Call(jen.Lit(strings.Join(all, ", ")))))
@@ -1188,14 +1230,13 @@ func (e *emitter) shapeCodec(f *jen.File, t *Type) error {
 			ecases = append(ecases, jen.Case(jen.Id(v.Type.Name)).Block(stmts...))
 			continue
 		case "object":
-			stmts = append(stmts, jen.If(jen.Id("v").Op("==").Nil()).Block(jen.Break()))
 			switch {
 			case members:
-				stmts = append(stmts, jen.Return(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(""))))
+				stmts = append(stmts, ifSet(appendMembersOf(structOf(v.Type), func() *jen.Statement { return variantRecv(v, "v") }, jen.Id("b"), jen.Lit(""))))
 			case variantKeepsVerbatim(v):
-				stmts = append(stmts, appendVerbatim())
+				stmts = append(stmts, ifSet(appendVerbatim()))
 			default:
-				stmts = append(stmts, jen.Return(appendObject(structOf(v.Type), variantRecv(v, "v"), jen.Id("b"))))
+				stmts = append(stmts, ifSet(appendObject(structOf(v.Type), variantRecv(v, "v"), jen.Id("b"))))
 			}
 			ecases = append(ecases, jen.Case(jen.Op("*").Id(v.Type.Name)).Block(stmts...))
 			continue
@@ -1284,25 +1325,18 @@ func (e *emitter) decHelper(f *jen.File, t *Type) {
 			jen.Return(jen.Id("x"), jen.Err()),
 		)
 	case TEnum:
-		var vals []jen.Code
+		if t.Open {
+			sig.Block(
+				jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jx("String")).Call(jen.Id("data")),
+				jen.Return(jen.Id(t.Name).Call(jen.Id("s")), jen.Err()),
+			)
+			break
+		}
+		vals := []jen.Code{jen.Id("data"), jen.Lit(t.Name)}
 		for _, v := range t.Values {
 			vals = append(vals, jen.Id(v.Go))
 		}
-		body := []jen.Code{
-			jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(jx("String")).Call(jen.Id("data")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(""), jen.Err())),
-		}
-		if t.Open {
-			body = append(body, jen.Return(jen.Id(t.Name).Call(jen.Id("s")), jen.Nil()))
-		} else {
-			body = append(body,
-				jen.Switch(jen.Id(t.Name).Call(jen.Id("s"))).Block(
-					jen.Case(vals...).Block(jen.Return(jen.Id(t.Name).Call(jen.Id("s")), jen.Nil())),
-				),
-				jen.Return(jen.Lit(""), jx("Errorf").Call(jx("ErrInvalidValue"), jen.Lit("not a "+t.Name+": ").Op("+").Qual("strconv", "Quote").Call(jen.Id("s")))),
-			)
-		}
-		sig.Block(body...)
+		sig.Block(jen.Return(jx("Enum").Call(vals...)))
 	case TIntEnum:
 		sig.Block(
 			jen.List(jen.Id("i"), jen.Err()).Op(":=").Add(jx("Int32")).Call(jen.Id("data")),

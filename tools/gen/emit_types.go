@@ -156,7 +156,11 @@ func (e *emitter) structDecl(f *jen.File, t *Type) {
 	topComment(f, typeDoc(t, ""))
 	var fields []jen.Code
 	for _, fd := range t.Fields {
-		fields = append(fields, comment(fieldDoc(fd)...).Id(fd.Go).Add(fieldType(fd)).Tag(map[string]string{"json": fd.JSON}))
+		tags := map[string]string{"json": fd.JSON}
+		if rules, _ := memberRules(fd); rules != "" { // its error is structCodec's
+			tags["acp"] = rules
+		}
+		fields = append(fields, comment(fieldDoc(fd)...).Id(fd.Go).Add(fieldType(fd)).Tag(tags))
 	}
 	if t.Flat != nil {
 		fields = append(fields, comment(t.Flat.Doc...).Id(t.Flat.Go).Add(goType(t.Flat.Ref)).Tag(map[string]string{"json": "-"}))
@@ -169,8 +173,7 @@ func (e *emitter) structDecl(f *jen.File, t *Type) {
 	}
 	if !t.NoExtra {
 		fields = append(fields, comment(
-			"Extra holds members the schema does not define, verbatim and in order;",
-			"they are re-emitted after the known members.",
+			"Extra holds the members the schema does not define, verbatim, in order; encoded last.",
 		).Id("Extra").Id("Members").Tag(map[string]string{"json": "-"}))
 	}
 	f.Type().Id(t.Name).Struct(fields...)

@@ -417,11 +417,12 @@ func TestSDK4_MinItemsAndMinimumEnforced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codec := string(files["codec.go"])
-	// The checks are jsonx's; the descriptor carries the bounds.
-	for _, want := range []string{`.MinItems(1)`, `.Min(1)`, `jsonx.IntMinPtr(`} {
+	codec := string(files["codec.go"]) + string(files["types.go"])
+	// The checks are jsonx's; the descriptor carries the bounds, read
+	// from the members' acp tags.
+	for _, want := range []string{`minitems=1`, `min=1`, `jsonx.IntMinPtr(`} {
 		if !strings.Contains(codec, want) {
-			t.Errorf("codec.go lacks %s", want)
+			t.Errorf("codec.go and types.go lack %s", want)
 		}
 	}
 	root = withSchema(t, func(defs map[string]any) {

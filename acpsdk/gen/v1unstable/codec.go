@@ -4,21 +4,228 @@ package v1unstable
 
 import (
 	"acpkit.dev/acpsdk/internal/jsonx"
-	"bytes"
 	"errors"
 	"github.com/segmentio/encoding/json"
-	"strconv"
 )
 
-var fieldsAgentAuthCapabilities = jsonx.NewFields(
-	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("logout", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsAgentAuthCapabilities                    = jsonx.FieldsOf((*AgentAuthCapabilities)(nil))
+	fieldsAgentCapabilities                        = jsonx.FieldsOf((*AgentCapabilities)(nil))
+	fieldsAgentNotification                        = jsonx.FieldsOf((*AgentNotification)(nil))
+	fieldsAgentRequest                             = jsonx.FieldsOf((*AgentRequest)(nil))
+	fieldsAgentResponseError                       = jsonx.FieldsOf((*AgentResponseError)(nil))
+	fieldsAgentResponseResult                      = jsonx.FieldsOf((*AgentResponseResult)(nil))
+	fieldsAnnotations                              = jsonx.FieldsOf((*Annotations)(nil))
+	fieldsArchiveSessionRequest                    = jsonx.FieldsOf((*ArchiveSessionRequest)(nil))
+	fieldsArchiveSessionResponse                   = jsonx.FieldsOf((*ArchiveSessionResponse)(nil))
+	fieldsAudioContent                             = jsonx.FieldsOf((*AudioContent)(nil))
+	fieldsAuthAccount                              = jsonx.FieldsOf((*AuthAccount)(nil))
+	fieldsAuthCapabilities                         = jsonx.FieldsOf((*AuthCapabilities)(nil))
+	fieldsAuthMethodAgent                          = jsonx.FieldsOf((*AuthMethodAgent)(nil))
+	fieldsAuthMethodTerminal                       = jsonx.FieldsOf((*AuthMethodTerminal)(nil))
+	fieldsAuthStatusCapabilities                   = jsonx.FieldsOf((*AuthStatusCapabilities)(nil))
+	fieldsAuthStatusRequest                        = jsonx.FieldsOf((*AuthStatusRequest)(nil))
+	fieldsAuthStatusResponse                       = jsonx.FieldsOf((*AuthStatusResponse)(nil))
+	fieldsAuthStatusUpdateNotification             = jsonx.FieldsOf((*AuthStatusUpdateNotification)(nil))
+	fieldsAuthenticateRequest                      = jsonx.FieldsOf((*AuthenticateRequest)(nil))
+	fieldsAuthenticateResponse                     = jsonx.FieldsOf((*AuthenticateResponse)(nil))
+	fieldsAvailableCommand                         = jsonx.FieldsOf((*AvailableCommand)(nil))
+	fieldsAvailableCommandsUpdate                  = jsonx.FieldsOf((*AvailableCommandsUpdate)(nil))
+	fieldsBlobResourceContents                     = jsonx.FieldsOf((*BlobResourceContents)(nil))
+	fieldsBooleanConfigOptionCapabilities          = jsonx.FieldsOf((*BooleanConfigOptionCapabilities)(nil))
+	fieldsBooleanPropertySchema                    = jsonx.FieldsOf((*BooleanPropertySchema)(nil))
+	fieldsCancelNotification                       = jsonx.FieldsOf((*CancelNotification)(nil))
+	fieldsCancelRequestNotification                = jsonx.FieldsOf((*CancelRequestNotification)(nil))
+	fieldsClientCapabilities                       = jsonx.FieldsOf((*ClientCapabilities)(nil))
+	fieldsClientNotification                       = jsonx.FieldsOf((*ClientNotification)(nil))
+	fieldsClientRequest                            = jsonx.FieldsOf((*ClientRequest)(nil))
+	fieldsClientResponseError                      = jsonx.FieldsOf((*ClientResponseError)(nil))
+	fieldsClientResponseResult                     = jsonx.FieldsOf((*ClientResponseResult)(nil))
+	fieldsClientSessionCapabilities                = jsonx.FieldsOf((*ClientSessionCapabilities)(nil))
+	fieldsCloseSessionRequest                      = jsonx.FieldsOf((*CloseSessionRequest)(nil))
+	fieldsCloseSessionResponse                     = jsonx.FieldsOf((*CloseSessionResponse)(nil))
+	fieldsCompactionCapabilities                   = jsonx.FieldsOf((*CompactionCapabilities)(nil))
+	fieldsCompactionSummaryChunk                   = jsonx.FieldsOf((*CompactionSummaryChunk)(nil))
+	fieldsCompactionUpdate                         = jsonx.FieldsOf((*CompactionUpdate)(nil))
+	fieldsCompleteElicitationNotification          = jsonx.FieldsOf((*CompleteElicitationNotification)(nil))
+	fieldsConfigOptionUpdate                       = jsonx.FieldsOf((*ConfigOptionUpdate)(nil))
+	fieldsContent                                  = jsonx.FieldsOf((*Content)(nil))
+	fieldsContentChunk                             = jsonx.FieldsOf((*ContentChunk)(nil))
+	fieldsCost                                     = jsonx.FieldsOf((*Cost)(nil))
+	fieldsCreateElicitationRequest                 = jsonx.FieldsOf((*CreateElicitationRequest)(nil))
+	fieldsCreateElicitationResponse                = jsonx.FieldsOf((*CreateElicitationResponse)(nil))
+	fieldsCreateElicitationResponseActionCancel    = jsonx.FieldsOf((*CreateElicitationResponseActionCancel)(nil))
+	fieldsCreateElicitationResponseActionDecline   = jsonx.FieldsOf((*CreateElicitationResponseActionDecline)(nil))
+	fieldsCreateTerminalRequest                    = jsonx.FieldsOf((*CreateTerminalRequest)(nil))
+	fieldsCreateTerminalResponse                   = jsonx.FieldsOf((*CreateTerminalResponse)(nil))
+	fieldsCurrentModeUpdate                        = jsonx.FieldsOf((*CurrentModeUpdate)(nil))
+	fieldsDeleteSessionRequest                     = jsonx.FieldsOf((*DeleteSessionRequest)(nil))
+	fieldsDeleteSessionResponse                    = jsonx.FieldsOf((*DeleteSessionResponse)(nil))
+	fieldsDiff                                     = jsonx.FieldsOf((*Diff)(nil))
+	fieldsDisableProviderRequest                   = jsonx.FieldsOf((*DisableProviderRequest)(nil))
+	fieldsDisableProviderResponse                  = jsonx.FieldsOf((*DisableProviderResponse)(nil))
+	fieldsElicitationAcceptAction                  = jsonx.FieldsOf((*ElicitationAcceptAction)(nil))
+	fieldsElicitationCapabilities                  = jsonx.FieldsOf((*ElicitationCapabilities)(nil))
+	fieldsElicitationFormCapabilities              = jsonx.FieldsOf((*ElicitationFormCapabilities)(nil))
+	fieldsElicitationFormMode                      = jsonx.FieldsOf((*ElicitationFormMode)(nil))
+	fieldsElicitationRequestScope                  = jsonx.FieldsOf((*ElicitationRequestScope)(nil))
+	fieldsElicitationSchema                        = jsonx.FieldsOf((*ElicitationSchema)(nil))
+	fieldsElicitationSessionScope                  = jsonx.FieldsOf((*ElicitationSessionScope)(nil))
+	fieldsElicitationURLCapabilities               = jsonx.FieldsOf((*ElicitationURLCapabilities)(nil))
+	fieldsElicitationURLMode                       = jsonx.FieldsOf((*ElicitationURLMode)(nil))
+	fieldsEmbeddedResource                         = jsonx.FieldsOf((*EmbeddedResource)(nil))
+	fieldsEnumOption                               = jsonx.FieldsOf((*EnumOption)(nil))
+	fieldsEnvVariable                              = jsonx.FieldsOf((*EnvVariable)(nil))
+	fieldsError                                    = jsonx.FieldsOf((*Error)(nil))
+	fieldsErrorStopReason                          = jsonx.FieldsOf((*ErrorStopReason)(nil))
+	fieldsFileSystemCapabilities                   = jsonx.FieldsOf((*FileSystemCapabilities)(nil))
+	fieldsForkSessionRequest                       = jsonx.FieldsOf((*ForkSessionRequest)(nil))
+	fieldsForkSessionResponse                      = jsonx.FieldsOf((*ForkSessionResponse)(nil))
+	fieldsHTTPHeader                               = jsonx.FieldsOf((*HTTPHeader)(nil))
+	fieldsIdleStateUpdate                          = jsonx.FieldsOf((*IdleStateUpdate)(nil))
+	fieldsIdleStateUpdateStopReasonCancelled       = jsonx.FieldsOf((*IdleStateUpdateStopReasonCancelled)(nil))
+	fieldsIdleStateUpdateStopReasonEndTurn         = jsonx.FieldsOf((*IdleStateUpdateStopReasonEndTurn)(nil))
+	fieldsIdleStateUpdateStopReasonMaxTokens       = jsonx.FieldsOf((*IdleStateUpdateStopReasonMaxTokens)(nil))
+	fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.FieldsOf((*IdleStateUpdateStopReasonMaxTurnRequests)(nil))
+	fieldsIdleStateUpdateStopReasonNone            = jsonx.FieldsOf((*IdleStateUpdateStopReasonNone)(nil))
+	fieldsIdleStateUpdateStopReasonRefusal         = jsonx.FieldsOf((*IdleStateUpdateStopReasonRefusal)(nil))
+	fieldsImageContent                             = jsonx.FieldsOf((*ImageContent)(nil))
+	fieldsImplementation                           = jsonx.FieldsOf((*Implementation)(nil))
+	fieldsInitializeRequest                        = jsonx.FieldsOf((*InitializeRequest)(nil))
+	fieldsInitializeResponse                       = jsonx.FieldsOf((*InitializeResponse)(nil))
+	fieldsIntegerPropertySchema                    = jsonx.FieldsOf((*IntegerPropertySchema)(nil))
+	fieldsKillTerminalRequest                      = jsonx.FieldsOf((*KillTerminalRequest)(nil))
+	fieldsKillTerminalResponse                     = jsonx.FieldsOf((*KillTerminalResponse)(nil))
+	fieldsListProvidersRequest                     = jsonx.FieldsOf((*ListProvidersRequest)(nil))
+	fieldsListProvidersResponse                    = jsonx.FieldsOf((*ListProvidersResponse)(nil))
+	fieldsListSessionsRequest                      = jsonx.FieldsOf((*ListSessionsRequest)(nil))
+	fieldsListSessionsResponse                     = jsonx.FieldsOf((*ListSessionsResponse)(nil))
+	fieldsLoadSessionRequest                       = jsonx.FieldsOf((*LoadSessionRequest)(nil))
+	fieldsLoadSessionResponse                      = jsonx.FieldsOf((*LoadSessionResponse)(nil))
+	fieldsLogoutCapabilities                       = jsonx.FieldsOf((*LogoutCapabilities)(nil))
+	fieldsLogoutRequest                            = jsonx.FieldsOf((*LogoutRequest)(nil))
+	fieldsLogoutResponse                           = jsonx.FieldsOf((*LogoutResponse)(nil))
+	fieldsMcpCapabilities                          = jsonx.FieldsOf((*McpCapabilities)(nil))
+	fieldsMcpError                                 = jsonx.FieldsOf((*McpError)(nil))
+	fieldsMcpServerAcp                             = jsonx.FieldsOf((*McpServerAcp)(nil))
+	fieldsMcpServerHTTP                            = jsonx.FieldsOf((*McpServerHTTP)(nil))
+	fieldsMcpServerSSE                             = jsonx.FieldsOf((*McpServerSSE)(nil))
+	fieldsMcpServerStdio                           = jsonx.FieldsOf((*McpServerStdio)(nil))
+	fieldsMessageMcpNotification                   = jsonx.FieldsOf((*MessageMcpNotification)(nil))
+	fieldsMessageMcpRequest                        = jsonx.FieldsOf((*MessageMcpRequest)(nil))
+	fieldsMessageMcpResponseError                  = jsonx.FieldsOf((*MessageMcpResponseError)(nil))
+	fieldsMessageMcpResponseResult                 = jsonx.FieldsOf((*MessageMcpResponseResult)(nil))
+	fieldsMultiSelectPropertySchema                = jsonx.FieldsOf((*MultiSelectPropertySchema)(nil))
+	fieldsNewSessionRequest                        = jsonx.FieldsOf((*NewSessionRequest)(nil))
+	fieldsNewSessionResponse                       = jsonx.FieldsOf((*NewSessionResponse)(nil))
+	fieldsNotice                                   = jsonx.FieldsOf((*Notice)(nil))
+	fieldsNoticeCapabilities                       = jsonx.FieldsOf((*NoticeCapabilities)(nil))
+	fieldsNumberPropertySchema                     = jsonx.FieldsOf((*NumberPropertySchema)(nil))
+	fieldsPermissionOption                         = jsonx.FieldsOf((*PermissionOption)(nil))
+	fieldsPlan                                     = jsonx.FieldsOf((*Plan)(nil))
+	fieldsPlanCapabilities                         = jsonx.FieldsOf((*PlanCapabilities)(nil))
+	fieldsPlanEntry                                = jsonx.FieldsOf((*PlanEntry)(nil))
+	fieldsPlanFile                                 = jsonx.FieldsOf((*PlanFile)(nil))
+	fieldsPlanItems                                = jsonx.FieldsOf((*PlanItems)(nil))
+	fieldsPlanMarkdown                             = jsonx.FieldsOf((*PlanMarkdown)(nil))
+	fieldsPlanRemoved                              = jsonx.FieldsOf((*PlanRemoved)(nil))
+	fieldsPlanUpdate                               = jsonx.FieldsOf((*PlanUpdate)(nil))
+	fieldsPromptCapabilities                       = jsonx.FieldsOf((*PromptCapabilities)(nil))
+	fieldsPromptRequest                            = jsonx.FieldsOf((*PromptRequest)(nil))
+	fieldsPromptResponse                           = jsonx.FieldsOf((*PromptResponse)(nil))
+	fieldsProviderCurrentConfig                    = jsonx.FieldsOf((*ProviderCurrentConfig)(nil))
+	fieldsProviderInfo                             = jsonx.FieldsOf((*ProviderInfo)(nil))
+	fieldsProvidersCapabilities                    = jsonx.FieldsOf((*ProvidersCapabilities)(nil))
+	fieldsProxyNotification                        = jsonx.FieldsOf((*ProxyNotification)(nil))
+	fieldsProxyRequest                             = jsonx.FieldsOf((*ProxyRequest)(nil))
+	fieldsProxyResponseError                       = jsonx.FieldsOf((*ProxyResponseError)(nil))
+	fieldsProxyResponseResult                      = jsonx.FieldsOf((*ProxyResponseResult)(nil))
+	fieldsProxySuccessorNotification               = jsonx.FieldsOf((*ProxySuccessorNotification)(nil))
+	fieldsProxySuccessorRequest                    = jsonx.FieldsOf((*ProxySuccessorRequest)(nil))
+	fieldsReadTextFileRequest                      = jsonx.FieldsOf((*ReadTextFileRequest)(nil))
+	fieldsReadTextFileResponse                     = jsonx.FieldsOf((*ReadTextFileResponse)(nil))
+	fieldsReleaseTerminalRequest                   = jsonx.FieldsOf((*ReleaseTerminalRequest)(nil))
+	fieldsReleaseTerminalResponse                  = jsonx.FieldsOf((*ReleaseTerminalResponse)(nil))
+	fieldsRequestPermissionOutcomeCancelled        = jsonx.FieldsOf((*RequestPermissionOutcomeCancelled)(nil))
+	fieldsRequestPermissionRequest                 = jsonx.FieldsOf((*RequestPermissionRequest)(nil))
+	fieldsRequestPermissionResponse                = jsonx.FieldsOf((*RequestPermissionResponse)(nil))
+	fieldsRequiresActionStateUpdate                = jsonx.FieldsOf((*RequiresActionStateUpdate)(nil))
+	fieldsResourceLink                             = jsonx.FieldsOf((*ResourceLink)(nil))
+	fieldsResumeSessionRequest                     = jsonx.FieldsOf((*ResumeSessionRequest)(nil))
+	fieldsResumeSessionResponse                    = jsonx.FieldsOf((*ResumeSessionResponse)(nil))
+	fieldsRunningStateUpdate                       = jsonx.FieldsOf((*RunningStateUpdate)(nil))
+	fieldsSelectedPermissionOutcome                = jsonx.FieldsOf((*SelectedPermissionOutcome)(nil))
+	fieldsSessionAdditionalDirectoriesCapabilities = jsonx.FieldsOf((*SessionAdditionalDirectoriesCapabilities)(nil))
+	fieldsSessionArchiveCapabilities               = jsonx.FieldsOf((*SessionArchiveCapabilities)(nil))
+	fieldsSessionCancelCapabilities                = jsonx.FieldsOf((*SessionCancelCapabilities)(nil))
+	fieldsSessionCapabilities                      = jsonx.FieldsOf((*SessionCapabilities)(nil))
+	fieldsSessionCloseCapabilities                 = jsonx.FieldsOf((*SessionCloseCapabilities)(nil))
+	fieldsSessionConfigBoolean                     = jsonx.FieldsOf((*SessionConfigBoolean)(nil))
+	fieldsSessionConfigOption                      = jsonx.FieldsOf((*SessionConfigOption)(nil))
+	fieldsSessionConfigOptionsCapabilities         = jsonx.FieldsOf((*SessionConfigOptionsCapabilities)(nil))
+	fieldsSessionConfigSelect                      = jsonx.FieldsOf((*SessionConfigSelect)(nil))
+	fieldsSessionConfigSelectGroup                 = jsonx.FieldsOf((*SessionConfigSelectGroup)(nil))
+	fieldsSessionConfigSelectOption                = jsonx.FieldsOf((*SessionConfigSelectOption)(nil))
+	fieldsSessionDeleteCapabilities                = jsonx.FieldsOf((*SessionDeleteCapabilities)(nil))
+	fieldsSessionForkCapabilities                  = jsonx.FieldsOf((*SessionForkCapabilities)(nil))
+	fieldsSessionInfo                              = jsonx.FieldsOf((*SessionInfo)(nil))
+	fieldsSessionInfoUpdate                        = jsonx.FieldsOf((*SessionInfoUpdate)(nil))
+	fieldsSessionListCapabilities                  = jsonx.FieldsOf((*SessionListCapabilities)(nil))
+	fieldsSessionMessage                           = jsonx.FieldsOf((*SessionMessage)(nil))
+	fieldsSessionMessageChunk                      = jsonx.FieldsOf((*SessionMessageChunk)(nil))
+	fieldsSessionMode                              = jsonx.FieldsOf((*SessionMode)(nil))
+	fieldsSessionModeState                         = jsonx.FieldsOf((*SessionModeState)(nil))
+	fieldsSessionNotification                      = jsonx.FieldsOf((*SessionNotification)(nil))
+	fieldsSessionResumeCapabilities                = jsonx.FieldsOf((*SessionResumeCapabilities)(nil))
+	fieldsSessionStatusCapabilities                = jsonx.FieldsOf((*SessionStatusCapabilities)(nil))
+	fieldsSessionStatusRequest                     = jsonx.FieldsOf((*SessionStatusRequest)(nil))
+	fieldsSessionStatusResponse                    = jsonx.FieldsOf((*SessionStatusResponse)(nil))
+	fieldsSessionSystemPromptCapabilities          = jsonx.FieldsOf((*SessionSystemPromptCapabilities)(nil))
+	fieldsSessionSystemPromptModeCapabilities      = jsonx.FieldsOf((*SessionSystemPromptModeCapabilities)(nil))
+	fieldsSessionSystemPromptOverrideCapabilities  = jsonx.FieldsOf((*SessionSystemPromptOverrideCapabilities)(nil))
+	fieldsSessionTitleCapabilities                 = jsonx.FieldsOf((*SessionTitleCapabilities)(nil))
+	fieldsSetProviderRequest                       = jsonx.FieldsOf((*SetProviderRequest)(nil))
+	fieldsSetProviderResponse                      = jsonx.FieldsOf((*SetProviderResponse)(nil))
+	fieldsSetSessionConfigOptionRequest            = jsonx.FieldsOf((*SetSessionConfigOptionRequest)(nil))
+	fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.FieldsOf((*SetSessionConfigOptionRequestTypeBoolean)(nil))
+	fieldsSetSessionConfigOptionRequestTypeValueID = jsonx.FieldsOf((*SetSessionConfigOptionRequestTypeValueID)(nil))
+	fieldsSetSessionConfigOptionResponse           = jsonx.FieldsOf((*SetSessionConfigOptionResponse)(nil))
+	fieldsSetSessionModeRequest                    = jsonx.FieldsOf((*SetSessionModeRequest)(nil))
+	fieldsSetSessionModeResponse                   = jsonx.FieldsOf((*SetSessionModeResponse)(nil))
+	fieldsSetSessionTitleRequest                   = jsonx.FieldsOf((*SetSessionTitleRequest)(nil))
+	fieldsSetSessionTitleResponse                  = jsonx.FieldsOf((*SetSessionTitleResponse)(nil))
+	fieldsStringMultiSelectItems                   = jsonx.FieldsOf((*StringMultiSelectItems)(nil))
+	fieldsStringPropertySchema                     = jsonx.FieldsOf((*StringPropertySchema)(nil))
+	fieldsSubagentCapabilities                     = jsonx.FieldsOf((*SubagentCapabilities)(nil))
+	fieldsSubagentSessionCapabilities              = jsonx.FieldsOf((*SubagentSessionCapabilities)(nil))
+	fieldsSubagentUpdate                           = jsonx.FieldsOf((*SubagentUpdate)(nil))
+	fieldsSystemPrompt                             = jsonx.FieldsOf((*SystemPrompt)(nil))
+	fieldsTerminal                                 = jsonx.FieldsOf((*Terminal)(nil))
+	fieldsTerminalExitStatus                       = jsonx.FieldsOf((*TerminalExitStatus)(nil))
+	fieldsTerminalOutputRequest                    = jsonx.FieldsOf((*TerminalOutputRequest)(nil))
+	fieldsTerminalOutputResponse                   = jsonx.FieldsOf((*TerminalOutputResponse)(nil))
+	fieldsTextContent                              = jsonx.FieldsOf((*TextContent)(nil))
+	fieldsTextResourceContents                     = jsonx.FieldsOf((*TextResourceContents)(nil))
+	fieldsTitledMultiSelectItems                   = jsonx.FieldsOf((*TitledMultiSelectItems)(nil))
+	fieldsToolCall                                 = jsonx.FieldsOf((*ToolCall)(nil))
+	fieldsToolCallLocation                         = jsonx.FieldsOf((*ToolCallLocation)(nil))
+	fieldsToolCallUpdate                           = jsonx.FieldsOf((*ToolCallUpdate)(nil))
+	fieldsUnarchiveSessionRequest                  = jsonx.FieldsOf((*UnarchiveSessionRequest)(nil))
+	fieldsUnarchiveSessionResponse                 = jsonx.FieldsOf((*UnarchiveSessionResponse)(nil))
+	fieldsUnknownStateUpdate                       = jsonx.FieldsOf((*UnknownStateUpdate)(nil))
+	fieldsUnstructuredCommandInput                 = jsonx.FieldsOf((*UnstructuredCommandInput)(nil))
+	fieldsUsage                                    = jsonx.FieldsOf((*Usage)(nil))
+	fieldsUsageUpdate                              = jsonx.FieldsOf((*UsageUpdate)(nil))
+	fieldsWaitForTerminalExitRequest               = jsonx.FieldsOf((*WaitForTerminalExitRequest)(nil))
+	fieldsWaitForTerminalExitResponse              = jsonx.FieldsOf((*WaitForTerminalExitResponse)(nil))
+	fieldsWriteTextFileRequest                     = jsonx.FieldsOf((*WriteTextFileRequest)(nil))
+	fieldsWriteTextFileResponse                    = jsonx.FieldsOf((*WriteTextFileResponse)(nil))
 )
 
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "status":
 			jsonx.StructPtr(d.At(0), &x.Status, (*AuthStatusCapabilities).decodeAt)
@@ -26,8 +233,6 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 			jsonx.StructPtr(d.At(1), &x.Logout, (*LogoutCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -36,102 +241,63 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Status != nil:
-		return jsonx.Braces(fieldsAuthStatusCapabilities.Append(append(jsonx.Key(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsAuthStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 1 && x.Logout != nil:
-		return jsonx.Braces(fieldsLogoutCapabilities.Append(append(jsonx.Key(b, "\"logout\":"), '{'), "", x.Logout.Extra, x.Logout.appendField, nil))
+		return fieldsLogoutCapabilities.AppendObject(jsonx.Keyed(b, "\"logout\":"), x.Logout.Extra, x.Logout.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentAuthCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentAuthCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAgentCapabilities = jsonx.NewFields(
-	jsonx.F("loadSession", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("promptCapabilities", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("mcpCapabilities", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("sessionCapabilities", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("auth", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("providers", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "loadSession":
 			if !jsonx.Value(d.At(0), &x.LoadSession, jsonx.Bool) {
-				x.LoadSession = false
+				x.setDefault(0)
 			}
 		case "promptCapabilities":
 			d.At(1)
 			if !d.Consumed(x.PromptCapabilities.decodeAt(d.Rest(), nil)) {
-				x.PromptCapabilities = PromptCapabilities{}
-				_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
+				x.setDefault(1)
 			}
 		case "mcpCapabilities":
 			d.At(2)
 			if !d.Consumed(x.McpCapabilities.decodeAt(d.Rest(), nil)) {
-				x.McpCapabilities = McpCapabilities{}
-				_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false,\"acp\":false}"), nil)
+				x.setDefault(2)
 			}
 		case "sessionCapabilities":
 			d.At(3)
 			if !d.Consumed(x.SessionCapabilities.decodeAt(d.Rest(), nil)) {
-				x.SessionCapabilities = SessionCapabilities{}
-				_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
+				x.setDefault(3)
 			}
 		case "auth":
 			d.At(4)
 			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
-				x.Auth = AgentAuthCapabilities{}
-				_, _ = x.Auth.decodeAt([]byte("{}"), nil)
+				x.setDefault(4)
 			}
 		case "providers":
 			jsonx.StructPtr(d.At(5), &x.Providers, (*ProvidersCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.LoadSession = false
-	}
-	if d.Absent(1) {
-		x.PromptCapabilities = PromptCapabilities{}
-		_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
-	}
-	if d.Absent(2) {
-		x.McpCapabilities = McpCapabilities{}
-		_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false,\"acp\":false}"), nil)
-	}
-	if d.Absent(3) {
-		x.SessionCapabilities = SessionCapabilities{}
-		_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
-	}
-	if d.Absent(4) {
-		x.Auth = AgentAuthCapabilities{}
-		_, _ = x.Auth.decodeAt([]byte("{}"), nil)
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -139,83 +305,66 @@ func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"loadSession\":"), bool(x.LoadSession)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"loadSession\":"), bool(x.LoadSession)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Key(b, "\"promptCapabilities\":"), '{'), "", x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault))
+		return fieldsPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"promptCapabilities\":"), x.PromptCapabilities.Extra, x.PromptCapabilities.appendField, x.PromptCapabilities.isDefault)
 	case i == 2:
-		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Key(b, "\"mcpCapabilities\":"), '{'), "", x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault))
+		return fieldsMcpCapabilities.AppendObject(jsonx.Keyed(b, "\"mcpCapabilities\":"), x.McpCapabilities.Extra, x.McpCapabilities.appendField, x.McpCapabilities.isDefault)
 	case i == 3:
-		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Key(b, "\"sessionCapabilities\":"), '{'), "", x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil))
+		return fieldsSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"sessionCapabilities\":"), x.SessionCapabilities.Extra, x.SessionCapabilities.appendField, nil)
 	case i == 4:
-		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsAgentAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 5 && x.Providers != nil:
-		return jsonx.Braces(fieldsProvidersCapabilities.Append(append(jsonx.Key(b, "\"providers\":"), '{'), "", x.Providers.Extra, x.Providers.appendField, nil))
+		return fieldsProvidersCapabilities.AppendObject(jsonx.Keyed(b, "\"providers\":"), x.Providers.Extra, x.Providers.appendField, nil)
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *AgentCapabilities) isDefault(i int) bool {
-	var d AgentCapabilities
+func (x *AgentCapabilities) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.LoadSession = false
 	case 1:
-		x := &d
 		x.PromptCapabilities = PromptCapabilities{}
 		_, _ = x.PromptCapabilities.decodeAt([]byte("{\"image\":false,\"audio\":false,\"embeddedContext\":false}"), nil)
 	case 2:
-		x := &d
 		x.McpCapabilities = McpCapabilities{}
 		_, _ = x.McpCapabilities.decodeAt([]byte("{\"http\":false,\"sse\":false,\"acp\":false}"), nil)
 	case 3:
-		x := &d
 		x.SessionCapabilities = SessionCapabilities{}
 		_, _ = x.SessionCapabilities.decodeAt([]byte("{}"), nil)
 	case 4:
-		x := &d
 		x.Auth = AgentAuthCapabilities{}
 		_, _ = x.Auth.decodeAt([]byte("{}"), nil)
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *AgentCapabilities) isDefault(i int) bool {
+	var d AgentCapabilities
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsAgentCapabilities.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAgentNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -224,50 +373,33 @@ func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAgentRequest = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(1), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -278,28 +410,23 @@ func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 2 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeAgentResponseAt picks the variant from the JSON shape of the value at the
@@ -314,19 +441,11 @@ func decodeAgentResponseAt(data []byte) (AgentResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(AgentResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[AgentResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(AgentResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[AgentResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -343,15 +462,13 @@ func decodeAgentResponse(data []byte) (AgentResponse, error) {
 func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *AgentResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsAgentResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *AgentResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsAgentResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
 }
@@ -364,24 +481,15 @@ func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
 	return decodeAgentResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsAgentResponseError = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("error", jsonx.Required),
-)
-
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "error":
 			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -392,9 +500,9 @@ func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -409,25 +517,14 @@ func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseError")
 }
 
-var fieldsAgentResponseResult = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("result", jsonx.Required),
-)
-
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "result":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Result = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Result, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -438,9 +535,9 @@ func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	}
 	return b, nil
 }
@@ -455,16 +552,9 @@ func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseResult")
 }
 
-var fieldsAnnotations = jsonx.NewFields(
-	jsonx.F("audience", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("lastModified", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("priority", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAnnotations, skip); d.Next(); {
+	for d.Begin(data, fieldsAnnotations, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "audience":
 			jsonx.List(d.At(0), &x.Audience, decodeRole)
@@ -474,8 +564,6 @@ func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(2), &x.Priority, jsonx.Float)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -484,49 +572,35 @@ func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Audience != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"audience\":"), x.Audience, appendRole)
+		return jsonx.EncList(jsonx.Keyed(b, "\"audience\":"), x.Audience, appendRole)
 	case i == 1 && x.LastModified != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"lastModified\":"), string(*x.LastModified)), nil
+		return jsonx.KeyedString(b, "\"lastModified\":", string(*x.LastModified)), nil
 	case i == 2 && x.Priority != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"priority\":"), *x.Priority)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"priority\":"), *x.Priority)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Annotations) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAnnotations.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAnnotations.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *Annotations) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Annotations{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsArchiveSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -535,40 +609,29 @@ func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *ArchiveSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsArchiveSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsArchiveSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ArchiveSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsArchiveSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -577,51 +640,33 @@ func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, erro
 func (x *ArchiveSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsArchiveSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsArchiveSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ArchiveSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAudioContent = jsonx.NewFields(
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("data", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudioContent, skip); d.Next(); {
+	for d.Begin(data, fieldsAudioContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "data":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Data = v
-			}
+			jsonx.Set(d.At(1), &x.Data, jsonx.String)
 		case "mimeType":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.MimeType = v
-			}
+			jsonx.Set(d.At(2), &x.MimeType, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -630,49 +675,33 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(x.MimeType)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAudioContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAudioContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AudioContent{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthAccount = jsonx.NewFields(
-	jsonx.F("label", jsonx.Required),
-	jsonx.F("active", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("email", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("organization", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthAccount, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthAccount, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "label":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Label = v
-			}
+			jsonx.Set(d.At(0), &x.Label, jsonx.String)
 		case "active":
 			jsonx.Ptr(d.At(1), &x.Active, jsonx.Bool)
 		case "name":
@@ -683,8 +712,6 @@ func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(4), &x.Organization, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -693,61 +720,47 @@ func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthAccount) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"label\":"), string(x.Label)), nil
+		return jsonx.KeyedString(b, "\"label\":", string(x.Label)), nil
 	case i == 1 && x.Active != nil:
-		return jsonx.AppendBool(jsonx.Key(b, "\"active\":"), bool(*x.Active)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"active\":"), bool(*x.Active)), nil
 	case i == 2 && x.Name != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(*x.Name)), nil
 	case i == 3 && x.Email != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"email\":"), string(*x.Email)), nil
+		return jsonx.KeyedString(b, "\"email\":", string(*x.Email)), nil
 	case i == 4 && x.Organization != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"organization\":"), string(*x.Organization)), nil
+		return jsonx.KeyedString(b, "\"organization\":", string(*x.Organization)), nil
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthAccount) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthAccount.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthAccount.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthAccount) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthAccount{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthCapabilities = jsonx.NewFields(
-	jsonx.F("terminal", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminal":
 			if !jsonx.Value(d.At(0), &x.Terminal, jsonx.Bool) {
-				x.Terminal = false
+				x.setDefault(0)
 			}
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.Terminal = false
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -755,38 +768,34 @@ func (x *AuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"terminal\":"), bool(x.Terminal)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"terminal\":"), bool(x.Terminal)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *AuthCapabilities) isDefault(i int) bool {
-	var d AuthCapabilities
+func (x *AuthCapabilities) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.Terminal = false
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *AuthCapabilities) isDefault(i int) bool {
+	var d AuthCapabilities
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsAuthCapabilities.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagAuthMethod lists the discriminator, which variants must not keep as unknown.
@@ -802,27 +811,15 @@ func decodeAuthMethodAt(data []byte) (AuthMethod, int, error) {
 	vskip := tagAuthMethod
 	if !ok {
 		v := new(AuthMethodAgent)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AuthMethod](v, v.decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "terminal":
 		v := new(AuthMethodTerminal)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AuthMethod](v, v.decodeAt, data, vskip)
 	case "agent":
 		v := new(AuthMethodAgent)
-		n, err := v.decodeAt(data, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AuthMethod](v, v.decodeAt, data, nil)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -842,30 +839,17 @@ func decodeAuthMethod(data []byte) (AuthMethod, error) {
 func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 	switch v := v.(type) {
 	case *AuthMethodTerminal:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAuthMethodTerminal.Append(append(b, '{'), "\"type\":\"terminal\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAuthMethodTerminal.Append(b, "\"type\":\"terminal\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *AuthMethodAgent:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAuthMethodAgent.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAuthMethodAgent.Append(b, "", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *AuthMethodUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil AuthMethod")
 }
@@ -878,31 +862,18 @@ func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
 	return decodeAuthMethod(jsonx.TrimSpace(data))
 }
 
-var fieldsAuthMethodAgent = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodAgent, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodAgent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
-				x.ID = v
-			}
+			jsonx.Set(d.At(0), &x.ID, decodeAuthMethodID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -911,13 +882,13 @@ func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+		return jsonx.KeyedString(b, "\"id\":", string(x.ID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -932,27 +903,14 @@ func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodAgent")
 }
 
-var fieldsAuthMethodTerminal = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
-				x.ID = v
-			}
+			jsonx.Set(d.At(0), &x.ID, decodeAuthMethodID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "args":
@@ -961,8 +919,6 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Map(d.At(4), &x.Env, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -971,17 +927,17 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+		return jsonx.KeyedString(b, "\"id\":", string(x.ID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Args != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"args\":"), x.Args, jsonx.EncString)
 	case i == 4 && x.Env != nil:
-		return jsonx.EncMap(jsonx.Key(b, "\"env\":"), x.Env, jsonx.EncString)
+		return jsonx.EncMap(jsonx.Keyed(b, "\"env\":"), x.Env, jsonx.EncString)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -1014,18 +970,12 @@ func (x *AuthMethodUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsAuthStatusCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1034,38 +984,27 @@ func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, erro
 func (x *AuthStatusCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthStatusRequest = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1074,46 +1013,31 @@ func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthStatusRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthStatusResponse = jsonx.NewFields(
-	jsonx.F("state", jsonx.Required),
-	jsonx.F("accounts", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
-				x.State = v
-			}
+			jsonx.Set(d.At(0), &x.State, decodeAuthState)
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1122,50 +1046,35 @@ func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthStatusResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"state\":"), string(x.State)), nil
+		return jsonx.KeyedString(b, "\"state\":", string(x.State)), nil
 	case i == 1 && x.Accounts != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
+		return jsonx.EncList(jsonx.Keyed(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthStatusUpdateNotification = jsonx.NewFields(
-	jsonx.F("state", jsonx.Required),
-	jsonx.F("accounts", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
-				x.State = v
-			}
+			jsonx.Set(d.At(0), &x.State, decodeAuthState)
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1174,47 +1083,33 @@ func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int
 func (x *AuthStatusUpdateNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"state\":"), string(x.State)), nil
+		return jsonx.KeyedString(b, "\"state\":", string(x.State)), nil
 	case i == 1 && x.Accounts != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
+		return jsonx.EncList(jsonx.Keyed(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusUpdateNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusUpdateNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusUpdateNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthenticateRequest = jsonx.NewFields(
-	jsonx.F("methodId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthenticateRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthenticateRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
-				x.MethodID = v
-			}
+			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1223,40 +1118,29 @@ func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) 
 func (x *AuthenticateRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+		return jsonx.KeyedString(b, "\"methodId\":", string(x.MethodID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthenticateRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthenticateRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthenticateRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthenticateResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthenticateResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthenticateResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1265,51 +1149,33 @@ func (x *AuthenticateResponse) decodeAt(data []byte, skip []string) (int, error)
 func (x *AuthenticateResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthenticateResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthenticateResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthenticateResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAvailableCommand = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Required),
-	jsonx.F("input", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommand, skip); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "description":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Description = v
-			}
+			jsonx.Set(d.At(1), &x.Description, jsonx.String)
 		case "input":
 			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1318,30 +1184,25 @@ func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AvailableCommand) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(x.Description)), nil
 	case i == 2 && x.Input != nil:
-		return appendAvailableCommandInput(jsonx.Key(b, "\"input\":"), x.Input)
+		return appendAvailableCommandInput(jsonx.Keyed(b, "\"input\":"), x.Input)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommand) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAvailableCommand.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAvailableCommand.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AvailableCommand{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeAvailableCommandInputAt picks the variant from the JSON shape of the value at the
@@ -1355,11 +1216,7 @@ func decodeAvailableCommandInputAt(data []byte) (AvailableCommandInput, int, err
 	switch jsonx.KindOf(data) {
 	case jsonx.KindObject:
 		v := new(AvailableCommandInputUnstructured)
-		n, err := (*UnstructuredCommandInput)(v).decodeAt(data, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AvailableCommandInput](v, (*UnstructuredCommandInput)(v).decodeAt, data, nil)
 	}
 	return nil, 0, jsonx.TypeError("object", data)
 }
@@ -1374,10 +1231,9 @@ func decodeAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
 func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, error) {
 	switch v := v.(type) {
 	case *AvailableCommandInputUnstructured:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsUnstructuredCommandInput.AppendObject(b, (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil)
 		}
-		return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(b, '{'), "", (*UnstructuredCommandInput)(v).Extra, (*UnstructuredCommandInput)(v).appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommandInput")
 }
@@ -1400,21 +1256,14 @@ func (x *AvailableCommandInputUnstructured) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeAvailableCommandInput, "AvailableCommandInputUnstructured")
 }
 
-var fieldsAvailableCommandsUpdate = jsonx.NewFields(
-	jsonx.F("availableCommands", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "availableCommands":
 			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1423,53 +1272,35 @@ func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, err
 func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+		return jsonx.EncList(jsonx.Keyed(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAvailableCommandsUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAvailableCommandsUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AvailableCommandsUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsBlobResourceContents = jsonx.NewFields(
-	jsonx.F("blob", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBlobResourceContents, skip); d.Next(); {
+	for d.Begin(data, fieldsBlobResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "blob":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Blob = v
-			}
+			jsonx.Set(d.At(0), &x.Blob, jsonx.String)
 		case "mimeType":
 			jsonx.Ptr(d.At(1), &x.MimeType, jsonx.String)
 		case "uri":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(2), &x.URI, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1478,13 +1309,13 @@ func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error)
 func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"blob\":"), string(x.Blob)), nil
+		return jsonx.KeyedString(b, "\"blob\":", string(x.Blob)), nil
 	case i == 1 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -1499,18 +1330,12 @@ func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "BlobResourceContents")
 }
 
-var fieldsBooleanConfigOptionCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanConfigOptionCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsBooleanConfigOptionCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1519,36 +1344,24 @@ func (x *BooleanConfigOptionCapabilities) decodeAt(data []byte, skip []string) (
 func (x *BooleanConfigOptionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsBooleanConfigOptionCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = BooleanConfigOptionCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsBooleanPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -1558,8 +1371,6 @@ func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error
 			jsonx.Ptr(d.At(2), &x.Default, jsonx.Bool)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1568,49 +1379,35 @@ func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error
 func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.Default != nil:
-		return jsonx.AppendBool(jsonx.Key(b, "\"default\":"), bool(*x.Default)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"default\":"), bool(*x.Default)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsBooleanPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsBooleanPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = BooleanPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelNotification = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1619,45 +1416,31 @@ func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 func (x *CancelNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelRequestNotification = jsonx.NewFields(
-	jsonx.F("requestId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelRequestNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelRequestNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "requestId":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.RequestID = v
-			}
+			jsonx.SetAt(d.At(0), &x.RequestID, decodeRequestIDAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1668,52 +1451,35 @@ func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error)
 	case i == 0 && x.RequestID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
+		return appendRequestID(jsonx.Keyed(b, "\"requestId\":"), x.RequestID)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelRequestNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelRequestNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelRequestNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsClientCapabilities = jsonx.NewFields(
-	jsonx.F("fs", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("terminal", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("session", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("subagents", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("plan", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("auth", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("elicitation", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsClientCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "fs":
 			d.At(0)
 			if !d.Consumed(x.Fs.decodeAt(d.Rest(), nil)) {
-				x.Fs = FileSystemCapabilities{}
-				_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
+				x.setDefault(0)
 			}
 		case "terminal":
 			if !jsonx.Value(d.At(1), &x.Terminal, jsonx.Bool) {
-				x.Terminal = false
+				x.setDefault(1)
 			}
 		case "session":
 			jsonx.StructPtr(d.At(2), &x.Session, (*ClientSessionCapabilities).decodeAt)
@@ -1724,31 +1490,18 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 		case "auth":
 			d.At(5)
 			if !d.Consumed(x.Auth.decodeAt(d.Rest(), nil)) {
-				x.Auth = AuthCapabilities{}
-				_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
+				x.setDefault(5)
 			}
 		case "elicitation":
 			jsonx.StructPtr(d.At(6), &x.Elicitation, (*ElicitationCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.Fs = FileSystemCapabilities{}
-		_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
-	}
-	if d.Absent(1) {
-		x.Terminal = false
-	}
-	if d.Absent(5) {
-		x.Auth = AuthCapabilities{}
-		_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -1756,77 +1509,62 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(jsonx.Key(b, "\"fs\":"), '{'), "", x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault))
+		return fieldsFileSystemCapabilities.AppendObject(jsonx.Keyed(b, "\"fs\":"), x.Fs.Extra, x.Fs.appendField, x.Fs.isDefault)
 	case i == 1:
-		return jsonx.AppendBool(jsonx.Key(b, "\"terminal\":"), bool(x.Terminal)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"terminal\":"), bool(x.Terminal)), nil
 	case i == 2 && x.Session != nil:
-		return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(jsonx.Key(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+		return fieldsClientSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"session\":"), x.Session.Extra, x.Session.appendField, nil)
 	case i == 3 && x.Subagents != nil:
-		return jsonx.Braces(fieldsSubagentCapabilities.Append(append(jsonx.Key(b, "\"subagents\":"), '{'), "", x.Subagents.Extra, x.Subagents.appendField, nil))
+		return fieldsSubagentCapabilities.AppendObject(jsonx.Keyed(b, "\"subagents\":"), x.Subagents.Extra, x.Subagents.appendField, nil)
 	case i == 4 && x.Plan != nil:
-		return jsonx.Braces(fieldsPlanCapabilities.Append(append(jsonx.Key(b, "\"plan\":"), '{'), "", x.Plan.Extra, x.Plan.appendField, nil))
+		return fieldsPlanCapabilities.AppendObject(jsonx.Keyed(b, "\"plan\":"), x.Plan.Extra, x.Plan.appendField, nil)
 	case i == 5:
-		return jsonx.Braces(fieldsAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault))
+		return fieldsAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, x.Auth.isDefault)
 	case i == 6 && x.Elicitation != nil:
-		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Key(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+		return fieldsElicitationCapabilities.AppendObject(jsonx.Keyed(b, "\"elicitation\":"), x.Elicitation.Extra, x.Elicitation.appendField, nil)
 	case i == 7 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *ClientCapabilities) isDefault(i int) bool {
-	var d ClientCapabilities
+func (x *ClientCapabilities) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.Fs = FileSystemCapabilities{}
 		_, _ = x.Fs.decodeAt([]byte("{\"readTextFile\":false,\"writeTextFile\":false}"), nil)
 	case 1:
-		x := &d
 		x.Terminal = false
 	case 5:
-		x := &d
 		x.Auth = AuthCapabilities{}
 		_, _ = x.Auth.decodeAt([]byte("{\"terminal\":false}"), nil)
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *ClientCapabilities) isDefault(i int) bool {
+	var d ClientCapabilities
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsClientCapabilities.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsClientNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsClientNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1835,50 +1573,33 @@ func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsClientNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsClientRequest = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsClientRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(1), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1889,28 +1610,23 @@ func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 2 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsClientRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeClientResponseAt picks the variant from the JSON shape of the value at the
@@ -1925,19 +1641,11 @@ func decodeClientResponseAt(data []byte) (ClientResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(ClientResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ClientResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(ClientResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ClientResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -1954,15 +1662,13 @@ func decodeClientResponse(data []byte) (ClientResponse, error) {
 func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ClientResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsClientResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *ClientResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsClientResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
 }
@@ -1975,24 +1681,15 @@ func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
 	return decodeClientResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsClientResponseError = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("error", jsonx.Required),
-)
-
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsClientResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "error":
 			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2003,9 +1700,9 @@ func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -2020,25 +1717,14 @@ func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseError")
 }
 
-var fieldsClientResponseResult = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("result", jsonx.Required),
-)
-
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsClientResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "result":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Result = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Result, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2049,9 +1735,9 @@ func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	}
 	return b, nil
 }
@@ -2066,16 +1752,9 @@ func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseResult")
 }
 
-var fieldsClientSessionCapabilities = jsonx.NewFields(
-	jsonx.F("compaction", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("notices", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientSessionCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsClientSessionCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compaction":
 			jsonx.StructPtr(d.At(0), &x.Compaction, (*CompactionCapabilities).decodeAt)
@@ -2085,8 +1764,6 @@ func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, e
 			jsonx.StructPtr(d.At(2), &x.Notices, (*NoticeCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2095,49 +1772,35 @@ func (x *ClientSessionCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *ClientSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Compaction != nil:
-		return jsonx.Braces(fieldsCompactionCapabilities.Append(append(jsonx.Key(b, "\"compaction\":"), '{'), "", x.Compaction.Extra, nil, nil))
+		return fieldsCompactionCapabilities.AppendObject(jsonx.Keyed(b, "\"compaction\":"), x.Compaction.Extra, nil, nil)
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(jsonx.Key(b, "\"configOptions\":"), '{'), "", x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil))
+		return fieldsSessionConfigOptionsCapabilities.AppendObject(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions.Extra, x.ConfigOptions.appendField, nil)
 	case i == 2 && x.Notices != nil:
-		return jsonx.Braces(fieldsNoticeCapabilities.Append(append(jsonx.Key(b, "\"notices\":"), '{'), "", x.Notices.Extra, nil, nil))
+		return fieldsNoticeCapabilities.AppendObject(jsonx.Keyed(b, "\"notices\":"), x.Notices.Extra, nil, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsClientSessionCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientSessionCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCloseSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2146,40 +1809,29 @@ func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) 
 func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCloseSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCloseSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CloseSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCloseSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2188,76 +1840,48 @@ func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error)
 func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCloseSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCloseSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CloseSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCompactionCapabilities = jsonx.NewFields()
 
 func (x *CompactionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionCapabilities, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsCompactionCapabilities, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCompactionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, nil, nil))
+	return fieldsCompactionCapabilities.Marshal(x.Extra, nil, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CompactionCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCompactionSummaryChunk = jsonx.NewFields(
-	jsonx.F("compactionId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
-				x.CompactionID = v
-			}
+			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2266,60 +1890,41 @@ func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, erro
 func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+		return jsonx.KeyedString(b, "\"compactionId\":", string(x.CompactionID)), nil
 	case i == 1 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCompactionSummaryChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCompactionSummaryChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CompactionSummaryChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCompactionUpdate = jsonx.NewFields(
-	jsonx.F("compactionId", jsonx.Required),
-	jsonx.F("status", jsonx.Required),
-	jsonx.F("summary", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("error", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsCompactionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
-				x.CompactionID = v
-			}
+			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
 		case "status":
-			if v, err := decodeCompactionStatus(d.At(1).Value()); d.Ok(err) {
-				x.Status = v
-			}
+			jsonx.Set(d.At(1), &x.Status, decodeCompactionStatus)
 		case "summary":
 			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
 		case "error":
 			jsonx.Ptr(d.At(3), &x.Error, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2328,51 +1933,37 @@ func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+		return jsonx.KeyedString(b, "\"compactionId\":", string(x.CompactionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(x.Status)), nil
 	case i == 2 && x.Summary != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"summary\":"), x.Summary, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"summary\":"), x.Summary, appendContentBlock)
 	case i == 3 && x.Error != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"error\":"), string(*x.Error)), nil
+		return jsonx.KeyedString(b, "\"error\":", string(*x.Error)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCompactionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCompactionUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CompactionUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCompleteElicitationNotification = jsonx.NewFields(
-	jsonx.F("elicitationId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
-				x.ElicitationID = v
-			}
+			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2381,43 +1972,31 @@ func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (
 func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+		return jsonx.KeyedString(b, "\"elicitationId\":", string(x.ElicitationID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCompleteElicitationNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCompleteElicitationNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CompleteElicitationNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsConfigOptionUpdate = jsonx.NewFields(
-	jsonx.F("configOptions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2426,45 +2005,31 @@ func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsConfigOptionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsConfigOptionUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ConfigOptionUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsContent = jsonx.NewFields(
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContent, skip); d.Next(); {
+	for d.Begin(data, fieldsContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(0), &x.Content, decodeContentBlockAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2475,27 +2040,20 @@ func (x *Content) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Content) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Content) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Content{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Content) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagContentBlock lists the discriminator, which variants must not keep as unknown.
 var tagContentBlock = []string{"type"}
@@ -2514,39 +2072,19 @@ func decodeContentBlockAt(data []byte) (ContentBlock, int, error) {
 	switch string(tag) {
 	case "text":
 		v := new(ContentBlockText)
-		n, err := (*TextContent)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*TextContent)(v).decodeAt, data, vskip)
 	case "image":
 		v := new(ContentBlockImage)
-		n, err := (*ImageContent)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*ImageContent)(v).decodeAt, data, vskip)
 	case "audio":
 		v := new(ContentBlockAudio)
-		n, err := (*AudioContent)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*AudioContent)(v).decodeAt, data, vskip)
 	case "resource_link":
 		v := new(ContentBlockResourceLink)
-		n, err := (*ResourceLink)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*ResourceLink)(v).decodeAt, data, vskip)
 	case "resource":
 		v := new(ContentBlockResource)
-		n, err := (*EmbeddedResource)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*EmbeddedResource)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -2566,60 +2104,29 @@ func decodeContentBlock(data []byte) (ContentBlock, error) {
 func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 	switch v := v.(type) {
 	case *ContentBlockText:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTextContent.Append(append(b, '{'), "\"type\":\"text\"", (*TextContent)(v).Extra, (*TextContent)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTextContent.Append(b, "\"type\":\"text\"", (*TextContent)(v).Extra, (*TextContent)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockImage:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsImageContent.Append(append(b, '{'), "\"type\":\"image\"", (*ImageContent)(v).Extra, (*ImageContent)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsImageContent.Append(b, "\"type\":\"image\"", (*ImageContent)(v).Extra, (*ImageContent)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockAudio:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAudioContent.Append(append(b, '{'), "\"type\":\"audio\"", (*AudioContent)(v).Extra, (*AudioContent)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAudioContent.Append(b, "\"type\":\"audio\"", (*AudioContent)(v).Extra, (*AudioContent)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockResourceLink:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsResourceLink.Append(append(b, '{'), "\"type\":\"resource_link\"", (*ResourceLink)(v).Extra, (*ResourceLink)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsResourceLink.Append(b, "\"type\":\"resource_link\"", (*ResourceLink)(v).Extra, (*ResourceLink)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockResource:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsEmbeddedResource.Append(append(b, '{'), "\"type\":\"resource\"", (*EmbeddedResource)(v).Extra, (*EmbeddedResource)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsEmbeddedResource.Append(b, "\"type\":\"resource\"", (*EmbeddedResource)(v).Extra, (*EmbeddedResource)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ContentBlock")
 }
@@ -2700,26 +2207,16 @@ func (x *ContentBlockUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsContentChunk = jsonx.NewFields(
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("messageId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContentChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsContentChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(0), &x.Content, decodeContentBlockAt)
 		case "messageId":
 			jsonx.Ptr(d.At(1), &x.MessageID, decodeMessageID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2730,52 +2227,35 @@ func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 1 && x.MessageID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(*x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(*x.MessageID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ContentChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsContentChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsContentChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ContentChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCost = jsonx.NewFields(
-	jsonx.F("amount", jsonx.Required),
-	jsonx.F("currency", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCost, skip); d.Next(); {
+	for d.Begin(data, fieldsCost, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "amount":
-			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
-				x.Amount = v
-			}
+			jsonx.Set(d.At(0), &x.Amount, jsonx.Float)
 		case "currency":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Currency = v
-			}
+			jsonx.Set(d.At(1), &x.Currency, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2784,34 +2264,22 @@ func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncFloat(jsonx.Key(b, "\"amount\":"), x.Amount)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"amount\":"), x.Amount)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"currency\":"), string(x.Currency)), nil
+		return jsonx.KeyedString(b, "\"currency\":", string(x.Currency)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Cost) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCost.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCost.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Cost) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Cost{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsCreateElicitationRequest = jsonx.NewFields(
-	jsonx.F("message", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Cost) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // ownCreateElicitationRequest are the members CreateElicitationRequest decodes itself; the rest belong to its Mode.
 var ownCreateElicitationRequest = []string{"message", "_meta"}
@@ -2821,9 +2289,7 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Message = v
-			}
+			jsonx.Set(d.At(0), &x.Message, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2849,9 +2315,9 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 func (x *CreateElicitationRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+		return jsonx.KeyedString(b, "\"message\":", string(x.Message)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -2887,14 +2353,9 @@ func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CreateElicitationRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagCreateElicitationRequestMode lists the discriminator, which variants must not keep as unknown.
@@ -2917,18 +2378,10 @@ func decodeCreateElicitationRequestModeAt(data []byte, skip []string) (CreateEli
 	switch string(tag) {
 	case "form":
 		v := new(CreateElicitationRequestModeForm)
-		n, err := (*ElicitationFormMode)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationRequestMode](v, (*ElicitationFormMode)(v).decodeAt, data, vskip)
 	case "url":
 		v := new(CreateElicitationRequestModeURL)
-		n, err := (*ElicitationURLMode)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationRequestMode](v, (*ElicitationURLMode)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -2952,20 +2405,17 @@ func decodeCreateElicitationRequestMode(data []byte, skip []string) (CreateElici
 func appendCreateElicitationRequestModeMembers(b []byte, v CreateElicitationRequestMode) ([]byte, error) {
 	switch v := v.(type) {
 	case *CreateElicitationRequestModeForm:
-		if v == nil {
-			break
+		if v != nil {
+			return (*ElicitationFormMode)(v).appendMembers(b, "\"mode\":\"form\"")
 		}
-		return (*ElicitationFormMode)(v).appendMembers(b, "\"mode\":\"form\"")
 	case *CreateElicitationRequestModeURL:
-		if v == nil {
-			break
+		if v != nil {
+			return (*ElicitationURLMode)(v).appendMembers(b, "\"mode\":\"url\"")
 		}
-		return (*ElicitationURLMode)(v).appendMembers(b, "\"mode\":\"url\"")
 	case *CreateElicitationRequestModeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "mode", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "mode", true)
 	}
 	return b, jsonx.EncodeError("", "nil CreateElicitationRequestMode")
 }
@@ -2981,19 +2431,7 @@ func (x CreateElicitationRequestModeForm) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeForm) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationRequestModeForm)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationRequestModeForm")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationRequestMode, "CreateElicitationRequestModeForm")
 }
 
 // MarshalJSON encodes x as a CreateElicitationRequestMode value.
@@ -3007,19 +2445,7 @@ func (x CreateElicitationRequestModeURL) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationRequestModeURL)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationRequestModeURL")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationRequestMode, "CreateElicitationRequestModeURL")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "mode" tag.
@@ -3039,10 +2465,6 @@ func (x *CreateElicitationRequestModeUnknown) UnmarshalJSON(data []byte) error {
 	x.Raw = raw
 	return nil
 }
-
-var fieldsCreateElicitationResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 // ownCreateElicitationResponse are the members CreateElicitationResponse decodes itself; the rest belong to its Action.
 var ownCreateElicitationResponse = []string{"_meta"}
@@ -3076,7 +2498,7 @@ func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, e
 func (x *CreateElicitationResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -3112,14 +2534,9 @@ func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CreateElicitationResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagCreateElicitationResponseAction lists the discriminator, which variants must not keep as unknown.
@@ -3142,25 +2559,13 @@ func decodeCreateElicitationResponseActionAt(data []byte, skip []string) (Create
 	switch string(tag) {
 	case "accept":
 		v := new(CreateElicitationResponseActionAccept)
-		n, err := (*ElicitationAcceptAction)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationResponseAction](v, (*ElicitationAcceptAction)(v).decodeAt, data, vskip)
 	case "decline":
 		v := new(CreateElicitationResponseActionDecline)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationResponseAction](v, v.decodeAt, data, vskip)
 	case "cancel":
 		v := new(CreateElicitationResponseActionCancel)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationResponseAction](v, v.decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -3184,25 +2589,21 @@ func decodeCreateElicitationResponseAction(data []byte, skip []string) (CreateEl
 func appendCreateElicitationResponseActionMembers(b []byte, v CreateElicitationResponseAction) ([]byte, error) {
 	switch v := v.(type) {
 	case *CreateElicitationResponseActionAccept:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsElicitationAcceptAction.Append(b, "\"action\":\"accept\"", (*ElicitationAcceptAction)(v).Extra, (*ElicitationAcceptAction)(v).appendField, nil)
 		}
-		return fieldsElicitationAcceptAction.Append(b, "\"action\":\"accept\"", (*ElicitationAcceptAction)(v).Extra, (*ElicitationAcceptAction)(v).appendField, nil)
 	case *CreateElicitationResponseActionDecline:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsCreateElicitationResponseActionDecline.Append(b, "\"action\":\"decline\"", v.Extra, nil, nil)
 		}
-		return fieldsCreateElicitationResponseActionDecline.Append(b, "\"action\":\"decline\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionCancel:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsCreateElicitationResponseActionCancel.Append(b, "\"action\":\"cancel\"", v.Extra, nil, nil)
 		}
-		return fieldsCreateElicitationResponseActionCancel.Append(b, "\"action\":\"cancel\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "action", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "action", true)
 	}
 	return b, jsonx.EncodeError("", "nil CreateElicitationResponseAction")
 }
@@ -3218,30 +2619,12 @@ func (x CreateElicitationResponseActionAccept) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationResponseActionAccept)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationResponseActionAccept")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationResponseAction, "CreateElicitationResponseActionAccept")
 }
-
-var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -3257,30 +2640,12 @@ func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationResponseActionCancel)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationResponseActionCancel")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationResponseAction, "CreateElicitationResponseActionCancel")
 }
-
-var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -3296,19 +2661,7 @@ func (x CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationResponseActionDecline)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationResponseActionDecline")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationResponseAction, "CreateElicitationResponseActionDecline")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "action" tag.
@@ -3329,28 +2682,14 @@ func (x *CreateElicitationResponseActionUnknown) UnmarshalJSON(data []byte) erro
 	return nil
 }
 
-var fieldsCreateTerminalRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("command", jsonx.Required),
-	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("outputByteLimit", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateTerminalRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsCreateTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "command":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Command = v
-			}
+			jsonx.Set(d.At(1), &x.Command, jsonx.String)
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
@@ -3361,8 +2700,6 @@ func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error
 			jsonx.Ptr(d.At(5), &x.OutputByteLimit, jsonx.Uint64)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3371,55 +2708,41 @@ func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *CreateTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+		return jsonx.KeyedString(b, "\"command\":", string(x.Command)), nil
 	case i == 2 && x.Args != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"args\":"), x.Args, jsonx.EncString)
 	case i == 3 && x.Env != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+		return jsonx.EncList(jsonx.Keyed(b, "\"env\":"), x.Env, appendEnvVariable)
 	case i == 4 && x.Cwd != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 5 && x.OutputByteLimit != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"outputByteLimit\":"), uint64(*x.OutputByteLimit)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"outputByteLimit\":"), uint64(*x.OutputByteLimit)), nil
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCreateTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCreateTerminalRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CreateTerminalRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCreateTerminalResponse = jsonx.NewFields(
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateTerminalResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsCreateTerminalResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3428,45 +2751,31 @@ func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, erro
 func (x *CreateTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCreateTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCreateTerminalResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CreateTerminalResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCurrentModeUpdate = jsonx.NewFields(
-	jsonx.F("currentModeId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCurrentModeUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsCurrentModeUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentModeId":
-			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
-				x.CurrentModeID = v
-			}
+			jsonx.Set(d.At(0), &x.CurrentModeID, decodeSessionModeID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3475,45 +2784,31 @@ func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *CurrentModeUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"currentModeId\":"), string(x.CurrentModeID)), nil
+		return jsonx.KeyedString(b, "\"currentModeId\":", string(x.CurrentModeID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCurrentModeUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCurrentModeUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CurrentModeUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDeleteSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3522,40 +2817,29 @@ func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDeleteSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDeleteSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DeleteSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDeleteSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3564,51 +2848,33 @@ func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDeleteSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDeleteSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DeleteSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDiff = jsonx.NewFields(
-	jsonx.F("path", jsonx.Required),
-	jsonx.F("oldText", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("newText", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiff, skip); d.Next(); {
+	for d.Begin(data, fieldsDiff, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Path = v
-			}
+			jsonx.Set(d.At(0), &x.Path, jsonx.String)
 		case "oldText":
 			jsonx.Ptr(d.At(1), &x.OldText, jsonx.String)
 		case "newText":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.NewText = v
-			}
+			jsonx.Set(d.At(2), &x.NewText, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3617,49 +2883,33 @@ func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+		return jsonx.KeyedString(b, "\"path\":", string(x.Path)), nil
 	case i == 1 && x.OldText != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"oldText\":"), string(*x.OldText)), nil
+		return jsonx.KeyedString(b, "\"oldText\":", string(*x.OldText)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"newText\":"), string(x.NewText)), nil
+		return jsonx.KeyedString(b, "\"newText\":", string(x.NewText)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Diff) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDiff.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDiff.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Diff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Diff{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsDisableProviderRequest = jsonx.NewFields(
-	jsonx.F("providerId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Diff) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
-				x.ProviderID = v
-			}
+			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3668,40 +2918,29 @@ func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, erro
 func (x *DisableProviderRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"providerId\":"), string(x.ProviderID)), nil
+		return jsonx.KeyedString(b, "\"providerId\":", string(x.ProviderID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDisableProviderRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDisableProviderRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DisableProviderRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DisableProviderRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDisableProviderResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3710,38 +2949,27 @@ func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, err
 func (x *DisableProviderResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDisableProviderResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDisableProviderResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DisableProviderResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DisableProviderResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationAcceptAction = jsonx.NewFields(
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
 			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3750,35 +2978,24 @@ func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Content != nil:
-		return jsonx.EncMap(jsonx.Key(b, "\"content\":"), x.Content, appendElicitationContentValue)
+		return jsonx.EncMap(jsonx.Keyed(b, "\"content\":"), x.Content, appendElicitationContentValue)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationAcceptAction.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationAcceptAction.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationAcceptAction{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationCapabilities = jsonx.NewFields(
-	jsonx.F("form", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("url", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "form":
 			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
@@ -3786,8 +3003,6 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 			jsonx.StructPtr(d.At(1), &x.URL, (*ElicitationURLCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3796,28 +3011,23 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Key(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+		return fieldsElicitationFormCapabilities.AppendObject(jsonx.Keyed(b, "\"form\":"), x.Form.Extra, x.Form.appendField, nil)
 	case i == 1 && x.URL != nil:
-		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Key(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+		return fieldsElicitationURLCapabilities.AppendObject(jsonx.Keyed(b, "\"url\":"), x.URL.Extra, x.URL.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeElicitationContentValueAt picks the variant from the JSON shape of the value at the
@@ -3918,18 +3128,12 @@ func UnmarshalElicitationContentValue(data []byte) (ElicitationContentValue, err
 	return decodeElicitationContentValue(jsonx.TrimSpace(data))
 }
 
-var fieldsElicitationFormCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3938,29 +3142,20 @@ func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int,
 func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationFormCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationFormCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationFormMode = jsonx.NewFields(
-	jsonx.F("requestedSchema", jsonx.Required),
-)
 
 // ownElicitationFormMode are the members ElicitationFormMode decodes itself; the rest belong to its Scope.
 var ownElicitationFormMode = []string{"requestedSchema"}
@@ -3995,7 +3190,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Key(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault))
+		return fieldsElicitationSchema.AppendObject(jsonx.Keyed(b, "\"requestedSchema\":"), x.RequestedSchema.Extra, x.RequestedSchema.appendField, x.RequestedSchema.isDefault)
 	}
 	return b, nil
 }
@@ -4031,14 +3226,9 @@ func (x ElicitationFormMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationFormMode{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagElicitationPropertySchema lists the discriminator, which variants must not keep as unknown.
@@ -4058,39 +3248,19 @@ func decodeElicitationPropertySchemaAt(data []byte) (ElicitationPropertySchema, 
 	switch string(tag) {
 	case "string":
 		v := new(ElicitationPropertySchemaString)
-		n, err := (*StringPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*StringPropertySchema)(v).decodeAt, data, vskip)
 	case "number":
 		v := new(ElicitationPropertySchemaNumber)
-		n, err := (*NumberPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*NumberPropertySchema)(v).decodeAt, data, vskip)
 	case "integer":
 		v := new(ElicitationPropertySchemaInteger)
-		n, err := (*IntegerPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*IntegerPropertySchema)(v).decodeAt, data, vskip)
 	case "boolean":
 		v := new(ElicitationPropertySchemaBoolean)
-		n, err := (*BooleanPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*BooleanPropertySchema)(v).decodeAt, data, vskip)
 	case "array":
 		v := new(ElicitationPropertySchemaArray)
-		n, err := (*MultiSelectPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*MultiSelectPropertySchema)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -4110,60 +3280,29 @@ func decodeElicitationPropertySchema(data []byte) (ElicitationPropertySchema, er
 func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]byte, error) {
 	switch v := v.(type) {
 	case *ElicitationPropertySchemaString:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsStringPropertySchema.Append(append(b, '{'), "\"type\":\"string\"", (*StringPropertySchema)(v).Extra, (*StringPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsStringPropertySchema.Append(b, "\"type\":\"string\"", (*StringPropertySchema)(v).Extra, (*StringPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaNumber:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsNumberPropertySchema.Append(append(b, '{'), "\"type\":\"number\"", (*NumberPropertySchema)(v).Extra, (*NumberPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsNumberPropertySchema.Append(b, "\"type\":\"number\"", (*NumberPropertySchema)(v).Extra, (*NumberPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaInteger:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsIntegerPropertySchema.Append(append(b, '{'), "\"type\":\"integer\"", (*IntegerPropertySchema)(v).Extra, (*IntegerPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsIntegerPropertySchema.Append(b, "\"type\":\"integer\"", (*IntegerPropertySchema)(v).Extra, (*IntegerPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaBoolean:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsBooleanPropertySchema.Append(append(b, '{'), "\"type\":\"boolean\"", (*BooleanPropertySchema)(v).Extra, (*BooleanPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsBooleanPropertySchema.Append(b, "\"type\":\"boolean\"", (*BooleanPropertySchema)(v).Extra, (*BooleanPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaArray:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMultiSelectPropertySchema.Append(append(b, '{'), "\"type\":\"array\"", (*MultiSelectPropertySchema)(v).Extra, (*MultiSelectPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMultiSelectPropertySchema.Append(b, "\"type\":\"array\"", (*MultiSelectPropertySchema)(v).Extra, (*MultiSelectPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationPropertySchema")
 }
@@ -4244,20 +3383,12 @@ func (x *ElicitationPropertySchemaUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsElicitationRequestScope = jsonx.NewFields(
-	jsonx.F("requestId", jsonx.Required),
-)
-
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationRequestScope, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationRequestScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "requestId":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.RequestID = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(0), &x.RequestID, decodeRequestIDAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4268,42 +3399,28 @@ func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.RequestID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
+		return appendRequestID(jsonx.Keyed(b, "\"requestId\":"), x.RequestID)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationRequestScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationRequestScope.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationRequestScope{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationSchema = jsonx.NewFields(
-	jsonx.F("type", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("properties", jsonx.HasDefault),
-	jsonx.F("required", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSchema, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationSchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "type":
 			if !jsonx.Value(d.At(0), &x.Type, decodeElicitationSchemaType) {
-				x.Type = ElicitationSchemaTypeObject
+				x.setDefault(0)
 			}
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
@@ -4315,19 +3432,12 @@ func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(4), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.Type = ElicitationSchemaTypeObject
-	}
-	if d.Absent(2) {
-		x.Properties = map[string]ElicitationPropertySchema{}
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -4335,61 +3445,49 @@ func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"type\":"), string(x.Type)), nil
+		return jsonx.KeyedString(b, "\"type\":", string(x.Type)), nil
 	case i == 1 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 2:
-		return jsonx.EncMap(jsonx.Key(b, "\"properties\":"), x.Properties, appendElicitationPropertySchema)
+		return jsonx.EncMap(jsonx.Keyed(b, "\"properties\":"), x.Properties, appendElicitationPropertySchema)
 	case i == 3 && x.Required != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"required\":"), x.Required, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"required\":"), x.Required, jsonx.EncString)
 	case i == 4 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *ElicitationSchema) isDefault(i int) bool {
-	var d ElicitationSchema
+func (x *ElicitationSchema) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.Type = ElicitationSchemaTypeObject
 	case 2:
-		x := &d
 		x.Properties = map[string]ElicitationPropertySchema{}
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *ElicitationSchema) isDefault(i int) bool {
+	var d ElicitationSchema
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationSchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsElicitationSchema.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationSchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeElicitationSchemaType(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodeElicitationSchemaType)
 }
 
 // decodeElicitationScopeAt picks the variant from the JSON shape of the value at the
@@ -4404,19 +3502,11 @@ func decodeElicitationScopeAt(data []byte, skip []string) (ElicitationScope, int
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "sessionId") {
 			v := new(ElicitationScopeSession)
-			n, err := (*ElicitationSessionScope)(v).decodeAt(data, skip)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ElicitationScope](v, (*ElicitationSessionScope)(v).decodeAt, data, skip)
 		}
 		if jsonx.HasKey(data, "requestId") {
 			v := new(ElicitationScopeRequest)
-			n, err := (*ElicitationRequestScope)(v).decodeAt(data, skip)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ElicitationScope](v, (*ElicitationRequestScope)(v).decodeAt, data, skip)
 		}
 		return nil, 0, jsonx.NoneOf("\"sessionId\", \"requestId\"")
 	}
@@ -4433,15 +3523,13 @@ func decodeElicitationScope(data []byte, skip []string) (ElicitationScope, error
 func appendElicitationScopeMembers(b []byte, v ElicitationScope) ([]byte, error) {
 	switch v := v.(type) {
 	case *ElicitationScopeSession:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsElicitationSessionScope.Append(b, "", (*ElicitationSessionScope)(v).Extra, (*ElicitationSessionScope)(v).appendField, nil)
 		}
-		return fieldsElicitationSessionScope.Append(b, "", (*ElicitationSessionScope)(v).Extra, (*ElicitationSessionScope)(v).appendField, nil)
 	case *ElicitationScopeRequest:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsElicitationRequestScope.Append(b, "", (*ElicitationRequestScope)(v).Extra, (*ElicitationRequestScope)(v).appendField, nil)
 		}
-		return fieldsElicitationRequestScope.Append(b, "", (*ElicitationRequestScope)(v).Extra, (*ElicitationRequestScope)(v).appendField, nil)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationScope")
 }
@@ -4457,19 +3545,7 @@ func (x ElicitationScopeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationScopeRequest)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationScopeRequest")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeElicitationScope, "ElicitationScopeRequest")
 }
 
 // MarshalJSON encodes x as a ElicitationScope value.
@@ -4483,38 +3559,17 @@ func (x ElicitationScopeSession) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationScopeSession)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationScopeSession")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeElicitationScope, "ElicitationScopeSession")
 }
-
-var fieldsElicitationSessionScope = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("toolCallId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSessionScope, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationSessionScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "toolCallId":
 			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4523,40 +3578,29 @@ func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.ToolCallID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(*x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(*x.ToolCallID)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationSessionScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationSessionScope.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationSessionScope{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationURLCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4565,30 +3609,20 @@ func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, 
 func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationURLCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationURLCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationURLMode = jsonx.NewFields(
-	jsonx.F("elicitationId", jsonx.Required),
-	jsonx.F("url", jsonx.Required),
-)
 
 // ownElicitationURLMode are the members ElicitationURLMode decodes itself; the rest belong to its Scope.
 var ownElicitationURLMode = []string{"elicitationId", "url"}
@@ -4598,13 +3632,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
-				x.ElicitationID = v
-			}
+			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
 		case "url":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URL = v
-			}
+			jsonx.Set(d.At(1), &x.URL, jsonx.String)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -4628,9 +3658,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ElicitationURLMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+		return jsonx.KeyedString(b, "\"elicitationId\":", string(x.ElicitationID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+		return jsonx.KeyedString(b, "\"url\":", string(x.URL)), nil
 	}
 	return b, nil
 }
@@ -4666,36 +3696,21 @@ func (x ElicitationURLMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationURLMode{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsEmbeddedResource = jsonx.NewFields(
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("resource", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEmbeddedResource, skip); d.Next(); {
+	for d.Begin(data, fieldsEmbeddedResource, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "resource":
-			if v, n, err := decodeEmbeddedResourceResourceAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Resource = v
-			}
+			jsonx.SetAt(d.At(1), &x.Resource, decodeEmbeddedResourceResourceAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4704,30 +3719,25 @@ func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1 && x.Resource == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendEmbeddedResourceResource(jsonx.Key(b, "\"resource\":"), x.Resource)
+		return appendEmbeddedResourceResource(jsonx.Keyed(b, "\"resource\":"), x.Resource)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsEmbeddedResource.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsEmbeddedResource.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = EmbeddedResource{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeEmbeddedResourceResourceAt picks the variant from the JSON shape of the value at the
@@ -4742,19 +3752,11 @@ func decodeEmbeddedResourceResourceAt(data []byte) (EmbeddedResourceResource, in
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "text") {
 			v := new(TextResourceContents)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[EmbeddedResourceResource](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "blob") {
 			v := new(BlobResourceContents)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[EmbeddedResourceResource](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"text\", \"blob\"")
 	}
@@ -4771,15 +3773,13 @@ func decodeEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, erro
 func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byte, error) {
 	switch v := v.(type) {
 	case *TextResourceContents:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsTextResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *BlobResourceContents:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsBlobResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
 }
@@ -4792,31 +3792,18 @@ func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, e
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 }
 
-var fieldsEnumOption = jsonx.NewFields(
-	jsonx.F("const", jsonx.Required),
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnumOption, skip); d.Next(); {
+	for d.Begin(data, fieldsEnumOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "const":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Const = v
-			}
+			jsonx.Set(d.At(0), &x.Const, jsonx.String)
 		case "title":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(1), &x.Title, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4825,54 +3812,37 @@ func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"const\":"), string(x.Const)), nil
+		return jsonx.KeyedString(b, "\"const\":", string(x.Const)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnumOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsEnumOption.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = EnumOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsEnvVariable = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("value", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnvVariable, skip); d.Next(); {
+	for d.Begin(data, fieldsEnvVariable, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "value":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Value = v
-			}
+			jsonx.Set(d.At(1), &x.Value, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4881,52 +3851,35 @@ func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnvVariable) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsEnvVariable.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = EnvVariable{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsError = jsonx.NewFields(
-	jsonx.F("code", jsonx.Required),
-	jsonx.F("message", jsonx.Required),
-	jsonx.F("data", jsonx.Omit|jsonx.Lenient),
-)
 
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsError, skip); d.Next(); {
+	for d.Begin(data, fieldsError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "code":
-			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
-				x.Code = v
-			}
+			jsonx.Set(d.At(0), &x.Code, decodeErrorCode)
 		case "message":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Message = v
-			}
+			jsonx.Set(d.At(1), &x.Message, jsonx.String)
 		case "data":
 			jsonx.Value(d.At(2), &x.Data, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4935,42 +3888,29 @@ func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Error) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendInt(jsonx.Key(b, "\"code\":"), int64(x.Code)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"code\":"), int64(x.Code)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+		return jsonx.KeyedString(b, "\"message\":", string(x.Message)), nil
 	case i == 2 && x.Data != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"data\":"), x.Data)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"data\":"), x.Data)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Error) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsError.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsError.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Error) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Error{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsErrorStopReason = jsonx.NewFields(
-	jsonx.F("error", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Error) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsErrorStopReason, skip); d.Next(); {
+	for d.Begin(data, fieldsErrorStopReason, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "error":
 			jsonx.StructPtr(d.At(0), &x.Error, (*Error).decodeAt)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4979,24 +3919,19 @@ func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ErrorStopReason) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Error != nil:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsErrorStopReason.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsErrorStopReason.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ErrorStopReason) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ErrorStopReason{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -5036,40 +3971,26 @@ func (x *ExtResponse) UnmarshalJSON(data []byte) error {
 	*x = ExtResponse(jsonx.Raw(data))
 	return nil
 }
-
-var fieldsFileSystemCapabilities = jsonx.NewFields(
-	jsonx.F("readTextFile", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("writeTextFile", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsFileSystemCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsFileSystemCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "readTextFile":
 			if !jsonx.Value(d.At(0), &x.ReadTextFile, jsonx.Bool) {
-				x.ReadTextFile = false
+				x.setDefault(0)
 			}
 		case "writeTextFile":
 			if !jsonx.Value(d.At(1), &x.WriteTextFile, jsonx.Bool) {
-				x.WriteTextFile = false
+				x.setDefault(1)
 			}
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.ReadTextFile = false
-	}
-	if d.Absent(1) {
-		x.WriteTextFile = false
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -5077,66 +3998,48 @@ func (x *FileSystemCapabilities) decodeAt(data []byte, skip []string) (int, erro
 func (x *FileSystemCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"readTextFile\":"), bool(x.ReadTextFile)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"readTextFile\":"), bool(x.ReadTextFile)), nil
 	case i == 1:
-		return jsonx.AppendBool(jsonx.Key(b, "\"writeTextFile\":"), bool(x.WriteTextFile)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"writeTextFile\":"), bool(x.WriteTextFile)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *FileSystemCapabilities) isDefault(i int) bool {
-	var d FileSystemCapabilities
+func (x *FileSystemCapabilities) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.ReadTextFile = false
 	case 1:
-		x := &d
 		x.WriteTextFile = false
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *FileSystemCapabilities) isDefault(i int) bool {
+	var d FileSystemCapabilities
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsFileSystemCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsFileSystemCapabilities.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = FileSystemCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsForkSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsForkSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "cwd":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -5145,8 +4048,6 @@ func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5155,59 +4056,43 @@ func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ForkSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
 	case i == 3 && x.McpServers != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsForkSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsForkSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ForkSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ForkSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsForkSessionResponse = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("modes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsForkSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "modes":
 			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
 		case "configOptions":
 			jsonx.List(d.At(2), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5216,54 +4101,37 @@ func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ForkSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 2 && x.ConfigOptions != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsForkSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsForkSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ForkSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ForkSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsHTTPHeader = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("value", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsHTTPHeader, skip); d.Next(); {
+	for d.Begin(data, fieldsHTTPHeader, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "value":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Value = v
-			}
+			jsonx.Set(d.At(1), &x.Value, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5272,34 +4140,24 @@ func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x HTTPHeader) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsHTTPHeader.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = HTTPHeader{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsIdleStateUpdate = jsonx.NewFields(
-	jsonx.F("usage", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 // ownIdleStateUpdate are the members IdleStateUpdate decodes itself; the rest belong to its StopReason.
 var ownIdleStateUpdate = []string{"usage", "_meta"}
@@ -5335,9 +4193,9 @@ func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *IdleStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Usage != nil:
-		return jsonx.Braces(fieldsUsage.Append(append(jsonx.Key(b, "\"usage\":"), '{'), "", x.Usage.Extra, x.Usage.appendField, nil))
+		return fieldsUsage.AppendObject(jsonx.Keyed(b, "\"usage\":"), x.Usage.Extra, x.Usage.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -5371,14 +4229,9 @@ func (x *IdleStateUpdate) appendCanonical(b []byte) ([]byte, error) {
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IdleStateUpdate) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *IdleStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = IdleStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagIdleStateUpdateStopReason lists the discriminator, which variants must not keep as unknown.
@@ -5394,11 +4247,7 @@ func decodeIdleStateUpdateStopReasonAt(data []byte, skip []string) (IdleStateUpd
 		}
 		{
 			v := new(IdleStateUpdateStopReasonNone)
-			n, err := v.decodeAt(data, skip)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, skip)
 		}
 	}
 	vskip := tagIdleStateUpdateStopReason
@@ -5407,62 +4256,30 @@ func decodeIdleStateUpdateStopReasonAt(data []byte, skip []string) (IdleStateUpd
 	}
 	if !ok {
 		v := new(IdleStateUpdateStopReasonNone)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "end_turn":
 		v := new(IdleStateUpdateStopReasonEndTurn)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "max_tokens":
 		v := new(IdleStateUpdateStopReasonMaxTokens)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "max_turn_requests":
 		v := new(IdleStateUpdateStopReasonMaxTurnRequests)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "refusal":
 		v := new(IdleStateUpdateStopReasonRefusal)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "cancelled":
 		v := new(IdleStateUpdateStopReasonCancelled)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "error":
 		v := new(IdleStateUpdateStopReasonError)
-		n, err := (*ErrorStopReason)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, (*ErrorStopReason)(v).decodeAt, data, vskip)
 	case "none":
 		v := new(IdleStateUpdateStopReasonNone)
-		n, err := v.decodeAt(data, skip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, skip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -5486,58 +4303,44 @@ func decodeIdleStateUpdateStopReason(data []byte, skip []string) (IdleStateUpdat
 func appendIdleStateUpdateStopReasonMembers(b []byte, v IdleStateUpdateStopReason) ([]byte, error) {
 	switch v := v.(type) {
 	case *IdleStateUpdateStopReasonEndTurn:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonEndTurn.Append(b, "\"stopReason\":\"end_turn\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonEndTurn.Append(b, "\"stopReason\":\"end_turn\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonMaxTokens:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonMaxTokens.Append(b, "\"stopReason\":\"max_tokens\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonMaxTokens.Append(b, "\"stopReason\":\"max_tokens\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonMaxTurnRequests:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonMaxTurnRequests.Append(b, "\"stopReason\":\"max_turn_requests\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonMaxTurnRequests.Append(b, "\"stopReason\":\"max_turn_requests\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonRefusal:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonRefusal.Append(b, "\"stopReason\":\"refusal\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonRefusal.Append(b, "\"stopReason\":\"refusal\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonCancelled:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonCancelled.Append(b, "\"stopReason\":\"cancelled\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonCancelled.Append(b, "\"stopReason\":\"cancelled\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsErrorStopReason.Append(b, "\"stopReason\":\"error\"", (*ErrorStopReason)(v).Extra, (*ErrorStopReason)(v).appendField, nil)
 		}
-		return fieldsErrorStopReason.Append(b, "\"stopReason\":\"error\"", (*ErrorStopReason)(v).Extra, (*ErrorStopReason)(v).appendField, nil)
 	case *IdleStateUpdateStopReasonNone:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonNone.Append(b, "", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonNone.Append(b, "", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "stopReason", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "stopReason", true)
 	}
 	return b, jsonx.EncodeError("", "nil IdleStateUpdateStopReason")
 }
 
-var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
-
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -5553,30 +4356,12 @@ func (x IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonCancelled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonCancelled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonCancelled")
 }
-
-var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -5592,19 +4377,7 @@ func (x IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonEndTurn)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonEndTurn")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonEndTurn")
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -5618,30 +4391,12 @@ func (x IdleStateUpdateStopReasonError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonError")
 }
-
-var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -5657,30 +4412,12 @@ func (x IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonMaxTokens)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonMaxTokens")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonMaxTokens")
 }
-
-var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -5696,30 +4433,12 @@ func (x IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonMaxTurnRequests)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonMaxTurnRequests")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonMaxTurnRequests")
 }
-
-var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -5735,30 +4454,12 @@ func (x IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonNone)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonNone")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonNone")
 }
-
-var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -5774,19 +4475,7 @@ func (x IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonRefusal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonRefusal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonRefusal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "stopReason" tag.
@@ -5807,34 +4496,20 @@ func (x *IdleStateUpdateStopReasonUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsImageContent = jsonx.NewFields(
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("data", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Required),
-	jsonx.F("uri", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImageContent, skip); d.Next(); {
+	for d.Begin(data, fieldsImageContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "data":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Data = v
-			}
+			jsonx.Set(d.At(1), &x.Data, jsonx.String)
 		case "mimeType":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.MimeType = v
-			}
+			jsonx.Set(d.At(2), &x.MimeType, jsonx.String)
 		case "uri":
 			jsonx.Ptr(d.At(3), &x.URI, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5843,59 +4518,41 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(x.MimeType)), nil
 	case i == 3 && x.URI != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(*x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(*x.URI)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsImageContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsImageContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ImageContent{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsImplementation = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("version", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImplementation, skip); d.Next(); {
+	for d.Begin(data, fieldsImplementation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "version":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.Version = v
-			}
+			jsonx.Set(d.At(2), &x.Version, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5904,68 +4561,48 @@ func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"version\":"), string(x.Version)), nil
+		return jsonx.KeyedString(b, "\"version\":", string(x.Version)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Implementation) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsImplementation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsImplementation.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *Implementation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Implementation{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsInitializeRequest = jsonx.NewFields(
-	jsonx.F("protocolVersion", jsonx.Required),
-	jsonx.F("clientCapabilities", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("clientInfo", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsInitializeRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "protocolVersion":
-			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
-				x.ProtocolVersion = v
-			}
+			jsonx.Set(d.At(0), &x.ProtocolVersion, decodeProtocolVersion)
 		case "clientCapabilities":
 			d.At(1)
 			if !d.Consumed(x.ClientCapabilities.decodeAt(d.Rest(), nil)) {
-				x.ClientCapabilities = ClientCapabilities{}
-				_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
+				x.setDefault(1)
 			}
 		case "clientInfo":
 			jsonx.StructPtr(d.At(2), &x.ClientInfo, (*Implementation).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(1) {
-		x.ClientCapabilities = ClientCapabilities{}
-		_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -5973,89 +4610,66 @@ func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Key(b, "\"clientCapabilities\":"), '{'), "", x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault))
+		return fieldsClientCapabilities.AppendObject(jsonx.Keyed(b, "\"clientCapabilities\":"), x.ClientCapabilities.Extra, x.ClientCapabilities.appendField, x.ClientCapabilities.isDefault)
 	case i == 2 && x.ClientInfo != nil:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"clientInfo\":"), '{'), "", x.ClientInfo.Extra, x.ClientInfo.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"clientInfo\":"), x.ClientInfo.Extra, x.ClientInfo.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *InitializeRequest) isDefault(i int) bool {
-	var d InitializeRequest
+func (x *InitializeRequest) setDefault(i int) {
 	switch i {
 	case 1:
-		x := &d
 		x.ClientCapabilities = ClientCapabilities{}
 		_, _ = x.ClientCapabilities.decodeAt([]byte("{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false,\"auth\":{\"terminal\":false}}"), nil)
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *InitializeRequest) isDefault(i int) bool {
+	var d InitializeRequest
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsInitializeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsInitializeRequest.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = InitializeRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsInitializeResponse = jsonx.NewFields(
-	jsonx.F("protocolVersion", jsonx.Required),
-	jsonx.F("agentCapabilities", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("authMethods", jsonx.HasDefault|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("agentInfo", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsInitializeResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "protocolVersion":
-			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
-				x.ProtocolVersion = v
-			}
+			jsonx.Set(d.At(0), &x.ProtocolVersion, decodeProtocolVersion)
 		case "agentCapabilities":
 			d.At(1)
 			if !d.Consumed(x.AgentCapabilities.decodeAt(d.Rest(), nil)) {
-				x.AgentCapabilities = AgentCapabilities{}
-				_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false,\"acp\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
+				x.setDefault(1)
 			}
 		case "authMethods":
 			if !jsonx.List(d.At(2), &x.AuthMethods, decodeAuthMethod) {
-				x.AuthMethods = []AuthMethod{}
+				x.setDefault(2)
 			}
 		case "agentInfo":
 			jsonx.StructPtr(d.At(3), &x.AgentInfo, (*Implementation).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(1) {
-		x.AgentCapabilities = AgentCapabilities{}
-		_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false,\"acp\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
-	}
-	if d.Absent(2) {
-		x.AuthMethods = []AuthMethod{}
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -6063,62 +4677,48 @@ func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Key(b, "\"agentCapabilities\":"), '{'), "", x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault))
+		return fieldsAgentCapabilities.AppendObject(jsonx.Keyed(b, "\"agentCapabilities\":"), x.AgentCapabilities.Extra, x.AgentCapabilities.appendField, x.AgentCapabilities.isDefault)
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
+		return jsonx.EncList(jsonx.Keyed(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 3 && x.AgentInfo != nil:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"agentInfo\":"), '{'), "", x.AgentInfo.Extra, x.AgentInfo.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"agentInfo\":"), x.AgentInfo.Extra, x.AgentInfo.appendField, nil)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *InitializeResponse) isDefault(i int) bool {
-	var d InitializeResponse
+func (x *InitializeResponse) setDefault(i int) {
 	switch i {
 	case 1:
-		x := &d
 		x.AgentCapabilities = AgentCapabilities{}
 		_, _ = x.AgentCapabilities.decodeAt([]byte("{\"loadSession\":false,\"promptCapabilities\":{\"image\":false,\"audio\":false,\"embeddedContext\":false},\"mcpCapabilities\":{\"http\":false,\"sse\":false,\"acp\":false},\"sessionCapabilities\":{},\"auth\":{}}"), nil)
 	case 2:
-		x := &d
 		x.AuthMethods = []AuthMethod{}
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *InitializeResponse) isDefault(i int) bool {
+	var d InitializeResponse
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsInitializeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsInitializeResponse.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = InitializeResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsIntegerPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6132,8 +4732,6 @@ func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error
 			jsonx.Ptr(d.At(4), &x.Default, jsonx.Int64)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6142,58 +4740,41 @@ func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error
 func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.Minimum != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"minimum\":"), int64(*x.Minimum)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"minimum\":"), int64(*x.Minimum)), nil
 	case i == 3 && x.Maximum != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"maximum\":"), int64(*x.Maximum)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"maximum\":"), int64(*x.Maximum)), nil
 	case i == 4 && x.Default != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"default\":"), int64(*x.Default)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"default\":"), int64(*x.Default)), nil
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsIntegerPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsIntegerPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = IntegerPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsKillTerminalRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsKillTerminalRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsKillTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6202,42 +4783,31 @@ func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) 
 func (x *KillTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsKillTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsKillTerminalRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = KillTerminalRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsKillTerminalResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsKillTerminalResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsKillTerminalResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6246,38 +4816,27 @@ func (x *KillTerminalResponse) decodeAt(data []byte, skip []string) (int, error)
 func (x *KillTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsKillTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsKillTerminalResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = KillTerminalResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListProvidersRequest = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsListProvidersRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6286,41 +4845,29 @@ func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *ListProvidersRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListProvidersRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListProvidersRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListProvidersRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListProvidersRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListProvidersResponse = jsonx.NewFields(
-	jsonx.F("providers", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsListProvidersResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providers":
 			jsonx.List(d.At(0), &x.Providers, decodeProviderInfo)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6329,38 +4876,26 @@ func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ListProvidersResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"providers\":"), x.Providers, appendProviderInfo)
+		return jsonx.EncList(jsonx.Keyed(b, "\"providers\":"), x.Providers, appendProviderInfo)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListProvidersResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListProvidersResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListProvidersResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListProvidersResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListSessionsRequest = jsonx.NewFields(
-	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("cursor", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("archived", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsListSessionsRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
 			jsonx.Ptr(d.At(0), &x.Cwd, jsonx.String)
@@ -6370,8 +4905,6 @@ func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) 
 			jsonx.Ptr(d.At(2), &x.Archived, decodeSessionArchiveFilter)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6380,41 +4913,30 @@ func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cwd != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 1 && x.Cursor != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cursor\":"), string(*x.Cursor)), nil
+		return jsonx.KeyedString(b, "\"cursor\":", string(*x.Cursor)), nil
 	case i == 2 && x.Archived != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"archived\":"), string(*x.Archived)), nil
+		return jsonx.KeyedString(b, "\"archived\":", string(*x.Archived)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListSessionsRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListSessionsRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListSessionsRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListSessionsResponse = jsonx.NewFields(
-	jsonx.F("sessions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("nextCursor", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsListSessionsResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessions":
 			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
@@ -6422,8 +4944,6 @@ func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.Ptr(d.At(1), &x.NextCursor, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6432,61 +4952,41 @@ func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error)
 func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"sessions\":"), x.Sessions, appendSessionInfo)
+		return jsonx.EncList(jsonx.Keyed(b, "\"sessions\":"), x.Sessions, appendSessionInfo)
 	case i == 1 && x.NextCursor != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"nextCursor\":"), string(*x.NextCursor)), nil
+		return jsonx.KeyedString(b, "\"nextCursor\":", string(*x.NextCursor)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListSessionsResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListSessionsResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListSessionsResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLoadSessionRequest = jsonx.NewFields(
-	jsonx.F("mcpServers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoadSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsLoadSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mcpServers":
 			jsonx.List(d.At(0), &x.McpServers, decodeMcpServer)
 		case "cwd":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(3).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(3), &x.SessionID, decodeSessionID)
 		case "systemPrompt":
 			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6495,45 +4995,34 @@ func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LoadSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
 	case i == 3:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLoadSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLoadSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LoadSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLoadSessionResponse = jsonx.NewFields(
-	jsonx.F("modes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoadSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsLoadSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "modes":
 			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
@@ -6541,8 +5030,6 @@ func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6551,42 +5038,31 @@ func (x *LoadSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *LoadSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLoadSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLoadSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LoadSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLogoutCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsLogoutCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6595,38 +5071,27 @@ func (x *LogoutCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LogoutCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLogoutCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLogoutCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LogoutCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLogoutRequest = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsLogoutRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6635,38 +5100,27 @@ func (x *LogoutRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LogoutRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLogoutRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLogoutRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LogoutRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLogoutResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsLogoutResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6675,67 +5129,45 @@ func (x *LogoutResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LogoutResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLogoutResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLogoutResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LogoutResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMcpCapabilities = jsonx.NewFields(
-	jsonx.F("http", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("sse", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("acp", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "http":
 			if !jsonx.Value(d.At(0), &x.HTTP, jsonx.Bool) {
-				x.HTTP = false
+				x.setDefault(0)
 			}
 		case "sse":
 			if !jsonx.Value(d.At(1), &x.SSE, jsonx.Bool) {
-				x.SSE = false
+				x.setDefault(1)
 			}
 		case "acp":
 			if !jsonx.Value(d.At(2), &x.Acp, jsonx.Bool) {
-				x.Acp = false
+				x.setDefault(2)
 			}
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.HTTP = false
-	}
-	if d.Absent(1) {
-		x.SSE = false
-	}
-	if d.Absent(2) {
-		x.Acp = false
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -6743,74 +5175,54 @@ func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"http\":"), bool(x.HTTP)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"http\":"), bool(x.HTTP)), nil
 	case i == 1:
-		return jsonx.AppendBool(jsonx.Key(b, "\"sse\":"), bool(x.SSE)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"sse\":"), bool(x.SSE)), nil
 	case i == 2:
-		return jsonx.AppendBool(jsonx.Key(b, "\"acp\":"), bool(x.Acp)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"acp\":"), bool(x.Acp)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *McpCapabilities) isDefault(i int) bool {
-	var d McpCapabilities
+func (x *McpCapabilities) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.HTTP = false
 	case 1:
-		x := &d
 		x.SSE = false
 	case 2:
-		x := &d
 		x.Acp = false
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *McpCapabilities) isDefault(i int) bool {
+	var d McpCapabilities
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMcpCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsMcpCapabilities.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = McpCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMcpError = jsonx.NewFields(
-	jsonx.F("code", jsonx.Required),
-	jsonx.F("message", jsonx.Required),
-	jsonx.F("data", jsonx.Omit),
-)
 
 func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpError, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "code":
-			if v, err := jsonx.Int32(d.At(0).Value()); d.Ok(err) {
-				x.Code = v
-			}
+			jsonx.Set(d.At(0), &x.Code, jsonx.Int32)
 		case "message":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Message = v
-			}
+			jsonx.Set(d.At(1), &x.Message, jsonx.String)
 		case "data":
-			if v, err := jsonx.RawValue(d.At(2).Value()); d.Ok(err) {
-				x.Data = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(2), &x.Data, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6819,29 +5231,22 @@ func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendInt(jsonx.Key(b, "\"code\":"), int64(x.Code)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"code\":"), int64(x.Code)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+		return jsonx.KeyedString(b, "\"message\":", string(x.Message)), nil
 	case i == 2 && x.Data != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"data\":"), x.Data)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"data\":"), x.Data)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpError) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMcpError.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMcpError.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *McpError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = McpError{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *McpError) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagMcpServer lists the discriminator, which variants must not keep as unknown.
 var tagMcpServer = []string{"type"}
@@ -6856,41 +5261,21 @@ func decodeMcpServerAt(data []byte) (McpServer, int, error) {
 	vskip := tagMcpServer
 	if !ok {
 		v := new(McpServerStdio)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "http":
 		v := new(McpServerHTTP)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, vskip)
 	case "sse":
 		v := new(McpServerSSE)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, vskip)
 	case "acp":
 		v := new(McpServerAcp)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, vskip)
 	case "stdio":
 		v := new(McpServerStdio)
-		n, err := v.decodeAt(data, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, nil)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -6910,50 +5295,25 @@ func decodeMcpServer(data []byte) (McpServer, error) {
 func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 	switch v := v.(type) {
 	case *McpServerHTTP:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMcpServerHTTP.Append(append(b, '{'), "\"type\":\"http\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMcpServerHTTP.Append(b, "\"type\":\"http\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *McpServerSSE:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMcpServerSSE.Append(append(b, '{'), "\"type\":\"sse\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMcpServerSSE.Append(b, "\"type\":\"sse\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *McpServerAcp:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMcpServerAcp.Append(append(b, '{'), "\"type\":\"acp\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMcpServerAcp.Append(b, "\"type\":\"acp\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *McpServerStdio:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMcpServerStdio.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMcpServerStdio.Append(b, "", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *McpServerUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil McpServer")
 }
@@ -6966,28 +5326,16 @@ func UnmarshalMcpServer(data []byte) (McpServer, error) {
 	return decodeMcpServer(jsonx.TrimSpace(data))
 }
 
-var fieldsMcpServerAcp = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("serverId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerAcp, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpServerAcp, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "serverId":
-			if v, err := decodeMcpServerAcpID(d.At(1).Value()); d.Ok(err) {
-				x.ServerID = v
-			}
+			jsonx.Set(d.At(1), &x.ServerID, decodeMcpServerAcpID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6996,11 +5344,11 @@ func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpServerAcp) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"serverId\":"), string(x.ServerID)), nil
+		return jsonx.KeyedString(b, "\"serverId\":", string(x.ServerID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7015,31 +5363,18 @@ func (x *McpServerAcp) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerAcp")
 }
 
-var fieldsMcpServerHTTP = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("url", jsonx.Required),
-	jsonx.F("headers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerHTTP, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpServerHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "url":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URL = v
-			}
+			jsonx.Set(d.At(1), &x.URL, jsonx.String)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7048,13 +5383,13 @@ func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+		return jsonx.KeyedString(b, "\"url\":", string(x.URL)), nil
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"headers\":"), x.Headers, appendHTTPHeader)
+		return jsonx.EncList(jsonx.Keyed(b, "\"headers\":"), x.Headers, appendHTTPHeader)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7069,31 +5404,18 @@ func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerHTTP")
 }
 
-var fieldsMcpServerSSE = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("url", jsonx.Required),
-	jsonx.F("headers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerSSE, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpServerSSE, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "url":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URL = v
-			}
+			jsonx.Set(d.At(1), &x.URL, jsonx.String)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7102,13 +5424,13 @@ func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpServerSSE) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+		return jsonx.KeyedString(b, "\"url\":", string(x.URL)), nil
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"headers\":"), x.Headers, appendHTTPHeader)
+		return jsonx.EncList(jsonx.Keyed(b, "\"headers\":"), x.Headers, appendHTTPHeader)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7123,34 +5445,20 @@ func (x *McpServerSSE) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerSSE")
 }
 
-var fieldsMcpServerStdio = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("command", jsonx.Required),
-	jsonx.F("args", jsonx.Required|jsonx.OnNull|jsonx.Empty),
-	jsonx.F("env", jsonx.Required|jsonx.OnNull|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerStdio, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpServerStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "command":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Command = v
-			}
+			jsonx.Set(d.At(1), &x.Command, jsonx.String)
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
 			jsonx.List(d.At(3), &x.Env, decodeEnvVariable)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7159,15 +5467,15 @@ func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+		return jsonx.KeyedString(b, "\"command\":", string(x.Command)), nil
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"args\":"), x.Args, jsonx.EncString)
 	case i == 3:
-		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+		return jsonx.EncList(jsonx.Keyed(b, "\"env\":"), x.Env, appendEnvVariable)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7200,36 +5508,20 @@ func (x *McpServerUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsMessageMcpNotification = jsonx.NewFields(
-	jsonx.F("serverId", jsonx.Required),
-	jsonx.F("requestId", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
-				x.ServerID = v
-			}
+			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
 		case "requestId":
-			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
-				x.RequestID = v
-			}
+			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
 		case "method":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(2), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7238,64 +5530,43 @@ func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, erro
 func (x *MessageMcpNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"serverId\":"), string(x.ServerID)), nil
+		return jsonx.KeyedString(b, "\"serverId\":", string(x.ServerID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"requestId\":"), string(x.RequestID)), nil
+		return jsonx.KeyedString(b, "\"requestId\":", string(x.RequestID)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 3 && x.Params != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MessageMcpNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMessageMcpNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMessageMcpNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *MessageMcpNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = MessageMcpNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMessageMcpRequest = jsonx.NewFields(
-	jsonx.F("serverId", jsonx.Required),
-	jsonx.F("requestId", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
-				x.ServerID = v
-			}
+			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
 		case "requestId":
-			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
-				x.RequestID = v
-			}
+			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
 		case "method":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(2), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7304,32 +5575,27 @@ func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *MessageMcpRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"serverId\":"), string(x.ServerID)), nil
+		return jsonx.KeyedString(b, "\"serverId\":", string(x.ServerID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"requestId\":"), string(x.RequestID)), nil
+		return jsonx.KeyedString(b, "\"requestId\":", string(x.RequestID)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 3 && x.Params != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MessageMcpRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMessageMcpRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMessageMcpRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *MessageMcpRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = MessageMcpRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeMessageMcpResponseAt picks the variant from the JSON shape of the value at the
@@ -7344,19 +5610,11 @@ func decodeMessageMcpResponseAt(data []byte) (MessageMcpResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(MessageMcpResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[MessageMcpResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(MessageMcpResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[MessageMcpResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -7373,15 +5631,13 @@ func decodeMessageMcpResponse(data []byte) (MessageMcpResponse, error) {
 func appendMessageMcpResponse(b []byte, v MessageMcpResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *MessageMcpResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsMessageMcpResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsMessageMcpResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *MessageMcpResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsMessageMcpResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsMessageMcpResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil MessageMcpResponse")
 }
@@ -7394,22 +5650,15 @@ func UnmarshalMessageMcpResponse(data []byte) (MessageMcpResponse, error) {
 	return decodeMessageMcpResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsMessageMcpResponseError = jsonx.NewFields(
-	jsonx.F("error", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "error":
 			d.At(0)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7418,9 +5667,9 @@ func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, err
 func (x *MessageMcpResponseError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsMcpError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsMcpError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7435,23 +5684,14 @@ func (x *MessageMcpResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeMessageMcpResponse, "MessageMcpResponseError")
 }
 
-var fieldsMessageMcpResponseResult = jsonx.NewFields(
-	jsonx.F("result", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "result":
-			if v, err := jsonx.RawValue(d.At(0).Value()); d.Ok(err) {
-				x.Result = v
-			}
+			jsonx.Set(d.At(0), &x.Result, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7460,9 +5700,9 @@ func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, er
 func (x *MessageMcpResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7490,27 +5730,15 @@ func decodeMultiSelectItemsAt(data []byte) (MultiSelectItems, int, error) {
 	vskip := tagMultiSelectItems
 	if !ok {
 		v := new(MultiSelectItemsTitled)
-		n, err := (*TitledMultiSelectItems)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[MultiSelectItems](v, (*TitledMultiSelectItems)(v).decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "string":
 		v := new(MultiSelectItemsString)
-		n, err := (*StringMultiSelectItems)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[MultiSelectItems](v, (*StringMultiSelectItems)(v).decodeAt, data, vskip)
 	case "titled":
 		v := new(MultiSelectItemsTitled)
-		n, err := (*TitledMultiSelectItems)(v).decodeAt(data, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[MultiSelectItems](v, (*TitledMultiSelectItems)(v).decodeAt, data, nil)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -7530,30 +5758,17 @@ func decodeMultiSelectItems(data []byte) (MultiSelectItems, error) {
 func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 	switch v := v.(type) {
 	case *MultiSelectItemsString:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsStringMultiSelectItems.Append(append(b, '{'), "\"type\":\"string\"", (*StringMultiSelectItems)(v).Extra, (*StringMultiSelectItems)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsStringMultiSelectItems.Append(b, "\"type\":\"string\"", (*StringMultiSelectItems)(v).Extra, (*StringMultiSelectItems)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *MultiSelectItemsTitled:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTitledMultiSelectItems.Append(append(b, '{'), "", (*TitledMultiSelectItems)(v).Extra, (*TitledMultiSelectItems)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTitledMultiSelectItems.Append(b, "", (*TitledMultiSelectItems)(v).Extra, (*TitledMultiSelectItems)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *MultiSelectItemsUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil MultiSelectItems")
 }
@@ -7604,19 +5819,9 @@ func (x *MultiSelectItemsUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsMultiSelectPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minItems", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maxItems", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("items", jsonx.Required),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -7627,15 +5832,11 @@ func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, e
 		case "maxItems":
 			jsonx.Ptr(d.At(3), &x.MaxItems, jsonx.Uint64)
 		case "items":
-			if v, n, err := decodeMultiSelectItemsAt(d.At(4).Rest()); d.Took(n, err) {
-				x.Items = v
-			}
+			jsonx.SetAt(d.At(4), &x.Items, decodeMultiSelectItemsAt)
 		case "default":
 			jsonx.List(d.At(5), &x.Default, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7644,56 +5845,41 @@ func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, e
 func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.MinItems != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"minItems\":"), uint64(*x.MinItems)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"minItems\":"), uint64(*x.MinItems)), nil
 	case i == 3 && x.MaxItems != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"maxItems\":"), uint64(*x.MaxItems)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"maxItems\":"), uint64(*x.MaxItems)), nil
 	case i == 4 && x.Items == nil:
 		return b, jsonx.NilUnion()
 	case i == 4:
-		return appendMultiSelectItems(jsonx.Key(b, "\"items\":"), x.Items)
+		return appendMultiSelectItems(jsonx.Keyed(b, "\"items\":"), x.Items)
 	case i == 5 && x.Default != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"default\":"), x.Default, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"default\":"), x.Default, jsonx.EncString)
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMultiSelectPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMultiSelectPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = MultiSelectPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsNewSessionRequest = jsonx.NewFields(
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("mcpServers", jsonx.Required|jsonx.OnNull|jsonx.Empty),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsNewSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(0), &x.Cwd, jsonx.String)
 		case "additionalDirectories":
 			jsonx.List(d.At(1), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -7702,8 +5888,6 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(3), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7712,57 +5896,41 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 1 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 3 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNewSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNewSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = NewSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsNewSessionResponse = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("modes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsNewSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "modes":
 			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
 		case "configOptions":
 			jsonx.List(d.At(2), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7771,55 +5939,39 @@ func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 2 && x.ConfigOptions != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNewSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNewSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = NewSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsNotice = jsonx.NewFields(
-	jsonx.F("severity", jsonx.Required),
-	jsonx.F("title", jsonx.Required).MinLength(1),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNotice, skip); d.Next(); {
+	for d.Begin(data, fieldsNotice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "severity":
-			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
-				x.Severity = v
-			}
+			jsonx.Set(d.At(0), &x.Severity, decodeNoticeSeverity)
 		case "title":
 			jsonx.Text(d.At(1), &x.Title, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7828,72 +5980,45 @@ func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"severity\":"), string(x.Severity)), nil
+		return jsonx.KeyedString(b, "\"severity\":", string(x.Severity)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Notice) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNotice.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNotice.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Notice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Notice{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsNoticeCapabilities = jsonx.NewFields()
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Notice) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *NoticeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNoticeCapabilities, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsNoticeCapabilities, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNoticeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, nil, nil))
+	return fieldsNoticeCapabilities.Marshal(x.Extra, nil, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = NoticeCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsNumberPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNumberPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsNumberPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -7907,8 +6032,6 @@ func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.Ptr(d.At(4), &x.Default, jsonx.Float)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7917,63 +6040,43 @@ func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.Minimum != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"minimum\":"), *x.Minimum)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"minimum\":"), *x.Minimum)
 	case i == 3 && x.Maximum != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"maximum\":"), *x.Maximum)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"maximum\":"), *x.Maximum)
 	case i == 4 && x.Default != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"default\":"), *x.Default)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"default\":"), *x.Default)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNumberPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNumberPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = NumberPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPermissionOption = jsonx.NewFields(
-	jsonx.F("optionId", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("kind", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPermissionOption, skip); d.Next(); {
+	for d.Begin(data, fieldsPermissionOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
-				x.OptionID = v
-			}
+			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "kind":
-			if v, err := decodePermissionOptionKind(d.At(2).Value()); d.Ok(err) {
-				x.Kind = v
-			}
+			jsonx.Set(d.At(2), &x.Kind, decodePermissionOptionKind)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7982,59 +6085,39 @@ func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+		return jsonx.KeyedString(b, "\"optionId\":", string(x.OptionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(x.Kind)), nil
+		return jsonx.KeyedString(b, "\"kind\":", string(x.Kind)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PermissionOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPermissionOption.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PermissionOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodePermissionOptionKind(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodePermissionOptionKind)
 }
-
-var fieldsPlan = jsonx.NewFields(
-	jsonx.F("entries", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlan, skip); d.Next(); {
+	for d.Begin(data, fieldsPlan, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "entries":
 			jsonx.List(d.At(0), &x.Entries, decodePlanEntry)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8043,40 +6126,27 @@ func (x *Plan) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Plan) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"entries\":"), x.Entries, appendPlanEntry)
+		return jsonx.EncList(jsonx.Keyed(b, "\"entries\":"), x.Entries, appendPlanEntry)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Plan) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlan.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlan.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Plan) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Plan{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsPlanCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Plan) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *PlanCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8085,53 +6155,33 @@ func (x *PlanCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PlanCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPlanEntry = jsonx.NewFields(
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("priority", jsonx.Required),
-	jsonx.F("status", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanEntry, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanEntry, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Content = v
-			}
+			jsonx.Set(d.At(0), &x.Content, jsonx.String)
 		case "priority":
-			if v, err := decodePlanEntryPriority(d.At(1).Value()); d.Ok(err) {
-				x.Priority = v
-			}
+			jsonx.Set(d.At(1), &x.Priority, decodePlanEntryPriority)
 		case "status":
-			if v, err := decodePlanEntryStatus(d.At(2).Value()); d.Ok(err) {
-				x.Status = v
-			}
+			jsonx.Set(d.At(2), &x.Status, decodePlanEntryStatus)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8140,78 +6190,44 @@ func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+		return jsonx.KeyedString(b, "\"content\":", string(x.Content)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"priority\":"), string(x.Priority)), nil
+		return jsonx.KeyedString(b, "\"priority\":", string(x.Priority)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(x.Status)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanEntry) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanEntry.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *PlanEntry) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanEntry{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *PlanEntry) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodePlanEntryPriority(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodePlanEntryPriority)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodePlanEntryStatus(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodePlanEntryStatus)
 }
-
-var fieldsPlanFile = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanFile, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanFile, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "uri":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(1), &x.URI, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8220,50 +6236,33 @@ func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanFile) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanFile) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanFile.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanFile.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *PlanFile) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanFile{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsPlanItems = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("entries", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *PlanFile) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanItems, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "entries":
 			jsonx.List(d.At(1), &x.Entries, decodePlanEntry)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8272,52 +6271,33 @@ func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanItems) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"entries\":"), x.Entries, appendPlanEntry)
+		return jsonx.EncList(jsonx.Keyed(b, "\"entries\":"), x.Entries, appendPlanEntry)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanItems.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *PlanItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanItems{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsPlanMarkdown = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *PlanItems) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanMarkdown, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanMarkdown, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "content":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Content = v
-			}
+			jsonx.Set(d.At(1), &x.Content, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8326,47 +6306,33 @@ func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanMarkdown) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+		return jsonx.KeyedString(b, "\"content\":", string(x.Content)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanMarkdown) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanMarkdown.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanMarkdown.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PlanMarkdown) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanMarkdown{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPlanRemoved = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanRemoved, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanRemoved, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8375,45 +6341,31 @@ func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanRemoved) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanRemoved) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanRemoved.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanRemoved.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PlanRemoved) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanRemoved{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPlanUpdate = jsonx.NewFields(
-	jsonx.F("plan", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "plan":
-			if v, n, err := decodePlanUpdateContentAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Plan = v
-			}
+			jsonx.SetAt(d.At(0), &x.Plan, decodePlanUpdateContentAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8424,26 +6376,21 @@ func (x *PlanUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Plan == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendPlanUpdateContent(jsonx.Key(b, "\"plan\":"), x.Plan)
+		return appendPlanUpdateContent(jsonx.Keyed(b, "\"plan\":"), x.Plan)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PlanUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagPlanUpdateContent lists the discriminator, which variants must not keep as unknown.
@@ -8463,25 +6410,13 @@ func decodePlanUpdateContentAt(data []byte) (PlanUpdateContent, int, error) {
 	switch string(tag) {
 	case "items":
 		v := new(PlanUpdateContentItems)
-		n, err := (*PlanItems)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[PlanUpdateContent](v, (*PlanItems)(v).decodeAt, data, vskip)
 	case "file":
 		v := new(PlanUpdateContentFile)
-		n, err := (*PlanFile)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[PlanUpdateContent](v, (*PlanFile)(v).decodeAt, data, vskip)
 	case "markdown":
 		v := new(PlanUpdateContentMarkdown)
-		n, err := (*PlanMarkdown)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[PlanUpdateContent](v, (*PlanMarkdown)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -8501,40 +6436,21 @@ func decodePlanUpdateContent(data []byte) (PlanUpdateContent, error) {
 func appendPlanUpdateContent(b []byte, v PlanUpdateContent) ([]byte, error) {
 	switch v := v.(type) {
 	case *PlanUpdateContentItems:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanItems.Append(append(b, '{'), "\"type\":\"items\"", (*PlanItems)(v).Extra, (*PlanItems)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanItems.Append(b, "\"type\":\"items\"", (*PlanItems)(v).Extra, (*PlanItems)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *PlanUpdateContentFile:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanFile.Append(append(b, '{'), "\"type\":\"file\"", (*PlanFile)(v).Extra, (*PlanFile)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanFile.Append(b, "\"type\":\"file\"", (*PlanFile)(v).Extra, (*PlanFile)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *PlanUpdateContentMarkdown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanMarkdown.Append(append(b, '{'), "\"type\":\"markdown\"", (*PlanMarkdown)(v).Extra, (*PlanMarkdown)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanMarkdown.Append(b, "\"type\":\"markdown\"", (*PlanMarkdown)(v).Extra, (*PlanMarkdown)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *PlanUpdateContentUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil PlanUpdateContent")
 }
@@ -8595,47 +6511,30 @@ func (x *PlanUpdateContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsPromptCapabilities = jsonx.NewFields(
-	jsonx.F("image", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("audio", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("embeddedContext", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "image":
 			if !jsonx.Value(d.At(0), &x.Image, jsonx.Bool) {
-				x.Image = false
+				x.setDefault(0)
 			}
 		case "audio":
 			if !jsonx.Value(d.At(1), &x.Audio, jsonx.Bool) {
-				x.Audio = false
+				x.setDefault(1)
 			}
 		case "embeddedContext":
 			if !jsonx.Value(d.At(2), &x.EmbeddedContext, jsonx.Bool) {
-				x.EmbeddedContext = false
+				x.setDefault(2)
 			}
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.Image = false
-	}
-	if d.Absent(1) {
-		x.Audio = false
-	}
-	if d.Absent(2) {
-		x.EmbeddedContext = false
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -8643,70 +6542,54 @@ func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"image\":"), bool(x.Image)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"image\":"), bool(x.Image)), nil
 	case i == 1:
-		return jsonx.AppendBool(jsonx.Key(b, "\"audio\":"), bool(x.Audio)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"audio\":"), bool(x.Audio)), nil
 	case i == 2:
-		return jsonx.AppendBool(jsonx.Key(b, "\"embeddedContext\":"), bool(x.EmbeddedContext)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"embeddedContext\":"), bool(x.EmbeddedContext)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *PromptCapabilities) isDefault(i int) bool {
-	var d PromptCapabilities
+func (x *PromptCapabilities) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.Image = false
 	case 1:
-		x := &d
 		x.Audio = false
 	case 2:
-		x := &d
 		x.EmbeddedContext = false
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *PromptCapabilities) isDefault(i int) bool {
+	var d PromptCapabilities
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsPromptCapabilities.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPromptRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("prompt", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "prompt":
 			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8715,50 +6598,35 @@ func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"prompt\":"), x.Prompt, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"prompt\":"), x.Prompt, appendContentBlock)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPromptResponse = jsonx.NewFields(
-	jsonx.F("stopReason", jsonx.Required),
-	jsonx.F("usage", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "stopReason":
-			if v, err := decodeStopReason(d.At(0).Value()); d.Ok(err) {
-				x.StopReason = v
-			}
+			jsonx.Set(d.At(0), &x.StopReason, decodeStopReason)
 		case "usage":
 			jsonx.StructPtr(d.At(1), &x.Usage, (*Usage).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8767,52 +6635,35 @@ func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"stopReason\":"), string(x.StopReason)), nil
+		return jsonx.KeyedString(b, "\"stopReason\":", string(x.StopReason)), nil
 	case i == 1 && x.Usage != nil:
-		return jsonx.Braces(fieldsUsage.Append(append(jsonx.Key(b, "\"usage\":"), '{'), "", x.Usage.Extra, x.Usage.appendField, nil))
+		return fieldsUsage.AppendObject(jsonx.Keyed(b, "\"usage\":"), x.Usage.Extra, x.Usage.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProviderCurrentConfig = jsonx.NewFields(
-	jsonx.F("apiType", jsonx.Required),
-	jsonx.F("baseUrl", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.Next(); {
+	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "apiType":
-			if v, err := decodeLlmProtocol(d.At(0).Value()); d.Ok(err) {
-				x.APIType = v
-			}
+			jsonx.Set(d.At(0), &x.APIType, decodeLlmProtocol)
 		case "baseUrl":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.BaseURL = v
-			}
+			jsonx.Set(d.At(1), &x.BaseURL, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8821,58 +6672,39 @@ func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error
 func (x *ProviderCurrentConfig) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"apiType\":"), string(x.APIType)), nil
+		return jsonx.KeyedString(b, "\"apiType\":", string(x.APIType)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"baseUrl\":"), string(x.BaseURL)), nil
+		return jsonx.KeyedString(b, "\"baseUrl\":", string(x.BaseURL)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProviderCurrentConfig.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProviderCurrentConfig.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProviderCurrentConfig{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProviderInfo = jsonx.NewFields(
-	jsonx.F("providerId", jsonx.Required),
-	jsonx.F("supported", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("required", jsonx.Required),
-	jsonx.F("current", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderInfo, skip); d.Next(); {
+	for d.Begin(data, fieldsProviderInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
-				x.ProviderID = v
-			}
+			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
 		case "supported":
 			jsonx.List(d.At(1), &x.Supported, decodeLlmProtocol)
 		case "required":
-			if v, err := jsonx.Bool(d.At(2).Value()); d.Ok(err) {
-				x.Required = v
-			}
+			jsonx.Set(d.At(2), &x.Required, jsonx.Bool)
 		case "current":
 			jsonx.StructPtr(d.At(3), &x.Current, (*ProviderCurrentConfig).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8881,46 +6713,35 @@ func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ProviderInfo) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"providerId\":"), string(x.ProviderID)), nil
+		return jsonx.KeyedString(b, "\"providerId\":", string(x.ProviderID)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"supported\":"), x.Supported, appendLlmProtocol)
+		return jsonx.EncList(jsonx.Keyed(b, "\"supported\":"), x.Supported, appendLlmProtocol)
 	case i == 2:
-		return jsonx.AppendBool(jsonx.Key(b, "\"required\":"), bool(x.Required)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"required\":"), bool(x.Required)), nil
 	case i == 3 && x.Current != nil:
-		return jsonx.Braces(fieldsProviderCurrentConfig.Append(append(jsonx.Key(b, "\"current\":"), '{'), "", x.Current.Extra, x.Current.appendField, nil))
+		return fieldsProviderCurrentConfig.AppendObject(jsonx.Keyed(b, "\"current\":"), x.Current.Extra, x.Current.appendField, nil)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProviderInfo) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProviderInfo.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProviderInfo.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProviderInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProviderInfo{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProvidersCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProvidersCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsProvidersCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8929,43 +6750,29 @@ func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *ProvidersCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProvidersCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProvidersCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProvidersCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProxyNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8974,50 +6781,33 @@ func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ProxyNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxyNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxyNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxyNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxyNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxyNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProxyRequest = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(1), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9028,28 +6818,23 @@ func (x *ProxyRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 2 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxyRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxyRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxyRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxyRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxyRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeProxyResponseAt picks the variant from the JSON shape of the value at the
@@ -9064,19 +6849,11 @@ func decodeProxyResponseAt(data []byte) (ProxyResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(ProxyResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ProxyResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(ProxyResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ProxyResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -9093,15 +6870,13 @@ func decodeProxyResponse(data []byte) (ProxyResponse, error) {
 func appendProxyResponse(b []byte, v ProxyResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ProxyResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsProxyResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsProxyResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *ProxyResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsProxyResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsProxyResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil ProxyResponse")
 }
@@ -9114,24 +6889,15 @@ func UnmarshalProxyResponse(data []byte) (ProxyResponse, error) {
 	return decodeProxyResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsProxyResponseError = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("error", jsonx.Required),
-)
-
 func (x *ProxyResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "error":
 			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9142,9 +6908,9 @@ func (x *ProxyResponseError) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -9159,25 +6925,14 @@ func (x *ProxyResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeProxyResponse, "ProxyResponseError")
 }
 
-var fieldsProxyResponseResult = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("result", jsonx.Required),
-)
-
 func (x *ProxyResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "result":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Result = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Result, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9188,9 +6943,9 @@ func (x *ProxyResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	}
 	return b, nil
 }
@@ -9205,28 +6960,16 @@ func (x *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeProxyResponse, "ProxyResponseResult")
 }
 
-var fieldsProxySuccessorNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Params = v
-			}
+			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9235,52 +6978,35 @@ func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, 
 func (x *ProxySuccessorNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxySuccessorNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxySuccessorNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxySuccessorNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProxySuccessorRequest = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Params = v
-			}
+			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9289,28 +7015,23 @@ func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *ProxySuccessorRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxySuccessorRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxySuccessorRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxySuccessorRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -9326,35 +7047,20 @@ func (x *ProxySuccessorResponse) UnmarshalJSON(data []byte) error {
 	*x = ProxySuccessorResponse(jsonx.Raw(data))
 	return nil
 }
-
-var fieldsReadTextFileRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("path", jsonx.Required),
-	jsonx.F("line", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("limit", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReadTextFileRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsReadTextFileRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "path":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Path = v
-			}
+			jsonx.Set(d.At(1), &x.Path, jsonx.String)
 		case "line":
 			jsonx.Ptr(d.At(2), &x.Line, jsonx.Uint32)
 		case "limit":
 			jsonx.Ptr(d.At(3), &x.Limit, jsonx.Uint32)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9363,51 +7069,37 @@ func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ReadTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+		return jsonx.KeyedString(b, "\"path\":", string(x.Path)), nil
 	case i == 2 && x.Line != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"line\":"), uint64(*x.Line)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"line\":"), uint64(*x.Line)), nil
 	case i == 3 && x.Limit != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"limit\":"), uint64(*x.Limit)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"limit\":"), uint64(*x.Limit)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsReadTextFileRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsReadTextFileRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ReadTextFileRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsReadTextFileResponse = jsonx.NewFields(
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReadTextFileResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsReadTextFileResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Content = v
-			}
+			jsonx.Set(d.At(0), &x.Content, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9416,50 +7108,33 @@ func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error)
 func (x *ReadTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+		return jsonx.KeyedString(b, "\"content\":", string(x.Content)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsReadTextFileResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsReadTextFileResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ReadTextFileResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsReleaseTerminalRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReleaseTerminalRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsReleaseTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9468,42 +7143,31 @@ func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, erro
 func (x *ReleaseTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsReleaseTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsReleaseTerminalRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ReleaseTerminalRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsReleaseTerminalResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReleaseTerminalResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsReleaseTerminalResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9512,24 +7176,19 @@ func (x *ReleaseTerminalResponse) decodeAt(data []byte, skip []string) (int, err
 func (x *ReleaseTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsReleaseTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsReleaseTerminalResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ReleaseTerminalResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeRequestIDAt picks the variant from the JSON shape of the value at the
@@ -9620,18 +7279,10 @@ func decodeRequestPermissionOutcomeAt(data []byte) (RequestPermissionOutcome, in
 	switch string(tag) {
 	case "cancelled":
 		v := new(RequestPermissionOutcomeCancelled)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[RequestPermissionOutcome](v, v.decodeAt, data, vskip)
 	case "selected":
 		v := new(RequestPermissionOutcomeSelected)
-		n, err := (*SelectedPermissionOutcome)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[RequestPermissionOutcome](v, (*SelectedPermissionOutcome)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -9651,30 +7302,17 @@ func decodeRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, erro
 func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byte, error) {
 	switch v := v.(type) {
 	case *RequestPermissionOutcomeCancelled:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsRequestPermissionOutcomeCancelled.Append(append(b, '{'), "\"outcome\":\"cancelled\"", v.Extra, nil, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsRequestPermissionOutcomeCancelled.Append(b, "\"outcome\":\"cancelled\"", v.Extra, nil, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *RequestPermissionOutcomeSelected:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSelectedPermissionOutcome.Append(append(b, '{'), "\"outcome\":\"selected\"", (*SelectedPermissionOutcome)(v).Extra, (*SelectedPermissionOutcome)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSelectedPermissionOutcome.Append(b, "\"outcome\":\"selected\"", (*SelectedPermissionOutcome)(v).Extra, (*SelectedPermissionOutcome)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *RequestPermissionOutcomeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "outcome", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "outcome", false)
 	}
 	return b, jsonx.EncodeError("", "nil RequestPermissionOutcome")
 }
@@ -9687,15 +7325,9 @@ func UnmarshalRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, e
 	return decodeRequestPermissionOutcome(jsonx.TrimSpace(data))
 }
 
-var fieldsRequestPermissionOutcomeCancelled = jsonx.NewFields()
-
 func (x *RequestPermissionOutcomeCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsRequestPermissionOutcomeCancelled, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -9738,21 +7370,12 @@ func (x *RequestPermissionOutcomeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsRequestPermissionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("toolCall", jsonx.Required),
-	jsonx.F("options", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "toolCall":
 			d.At(1)
 			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
@@ -9760,8 +7383,6 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 			jsonx.List(d.At(2), &x.Options, decodePermissionOption)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9770,49 +7391,35 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Key(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+		return fieldsToolCallUpdate.AppendObject(jsonx.Keyed(b, "\"toolCall\":"), x.ToolCall.Extra, x.ToolCall.appendField, nil)
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendPermissionOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"options\":"), x.Options, appendPermissionOption)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRequestPermissionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRequestPermissionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RequestPermissionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsRequestPermissionResponse = jsonx.NewFields(
-	jsonx.F("outcome", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "outcome":
-			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Outcome = v
-			}
+			jsonx.SetAt(d.At(0), &x.Outcome, decodeRequestPermissionOutcomeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9823,40 +7430,29 @@ func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error)
 	case i == 0 && x.Outcome == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestPermissionOutcome(jsonx.Key(b, "\"outcome\":"), x.Outcome)
+		return appendRequestPermissionOutcome(jsonx.Keyed(b, "\"outcome\":"), x.Outcome)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRequestPermissionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRequestPermissionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RequestPermissionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsRequiresActionStateUpdate = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequiresActionStateUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsRequiresActionStateUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9865,40 +7461,24 @@ func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, e
 func (x *RequiresActionStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRequiresActionStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRequiresActionStateUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RequiresActionStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsResourceLink = jsonx.NewFields(
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("size", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResourceLink, skip); d.Next(); {
+	for d.Begin(data, fieldsResourceLink, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
@@ -9907,21 +7487,15 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, jsonx.String)
 		case "name":
-			if v, err := jsonx.String(d.At(3).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(3), &x.Name, jsonx.String)
 		case "size":
 			jsonx.Ptr(d.At(4), &x.Size, jsonx.Int64)
 		case "title":
 			jsonx.Ptr(d.At(5), &x.Title, jsonx.String)
 		case "uri":
-			if v, err := jsonx.String(d.At(6).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(6), &x.URI, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9930,61 +7504,43 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 3:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 4 && x.Size != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"size\":"), int64(*x.Size)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"size\":"), int64(*x.Size)), nil
 	case i == 5 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 6:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 7 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsResourceLink.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsResourceLink.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ResourceLink{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsResumeSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "cwd":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -9993,8 +7549,6 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10003,45 +7557,34 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
 	case i == 3 && x.McpServers != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsResumeSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsResumeSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ResumeSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsResumeSessionResponse = jsonx.NewFields(
-	jsonx.F("modes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "modes":
 			jsonx.StructPtr(d.At(0), &x.Modes, (*SessionModeState).decodeAt)
@@ -10049,8 +7592,6 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10059,54 +7600,33 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Modes != nil:
-		return jsonx.Braces(fieldsSessionModeState.Append(append(jsonx.Key(b, "\"modes\":"), '{'), "", x.Modes.Extra, x.Modes.appendField, nil))
+		return fieldsSessionModeState.AppendObject(jsonx.Keyed(b, "\"modes\":"), x.Modes.Extra, x.Modes.appendField, nil)
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsResumeSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsResumeSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ResumeSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // UnmarshalJSON accepts only the listed values.
-func (x *Role) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeRole(data)
-	if err == nil {
-		*x = v
-	}
-	return err
-}
-
-var fieldsRunningStateUpdate = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
+func (x *Role) UnmarshalJSON(data []byte) error { return jsonx.UnmarshalValue(data, x, decodeRole) }
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRunningStateUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsRunningStateUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10115,43 +7635,29 @@ func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *RunningStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRunningStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRunningStateUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RunningStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RunningStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSelectedPermissionOutcome = jsonx.NewFields(
-	jsonx.F("optionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.Next(); {
+	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
-				x.OptionID = v
-			}
+			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10160,40 +7666,29 @@ func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, e
 func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+		return jsonx.KeyedString(b, "\"optionId\":", string(x.OptionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSelectedPermissionOutcome.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSelectedPermissionOutcome.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SelectedPermissionOutcome{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10202,38 +7697,27 @@ func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []
 func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionAdditionalDirectoriesCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionAdditionalDirectoriesCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionArchiveCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionArchiveCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionArchiveCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10242,38 +7726,27 @@ func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, 
 func (x *SessionArchiveCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionArchiveCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionArchiveCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionArchiveCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionCancelCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCancelCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionCancelCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10282,43 +7755,24 @@ func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionCancelCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionCancelCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionCancelCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionCancelCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionCapabilities = jsonx.NewFields(
-	jsonx.F("list", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("delete", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("fork", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("archive", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("resume", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("close", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "list":
 			jsonx.StructPtr(d.At(0), &x.List, (*SessionListCapabilities).decodeAt)
@@ -10342,8 +7796,6 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 			jsonx.StructPtr(d.At(9), &x.Close, (*SessionCloseCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(10), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10352,58 +7804,47 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.List != nil:
-		return jsonx.Braces(fieldsSessionListCapabilities.Append(append(jsonx.Key(b, "\"list\":"), '{'), "", x.List.Extra, x.List.appendField, nil))
+		return fieldsSessionListCapabilities.AppendObject(jsonx.Keyed(b, "\"list\":"), x.List.Extra, x.List.appendField, nil)
 	case i == 1 && x.Delete != nil:
-		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Key(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+		return fieldsSessionDeleteCapabilities.AppendObject(jsonx.Keyed(b, "\"delete\":"), x.Delete.Extra, x.Delete.appendField, nil)
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Key(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+		return fieldsSessionAdditionalDirectoriesCapabilities.AppendObject(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil)
 	case i == 3 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptCapabilities.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSessionSystemPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 4 && x.Fork != nil:
-		return jsonx.Braces(fieldsSessionForkCapabilities.Append(append(jsonx.Key(b, "\"fork\":"), '{'), "", x.Fork.Extra, x.Fork.appendField, nil))
+		return fieldsSessionForkCapabilities.AppendObject(jsonx.Keyed(b, "\"fork\":"), x.Fork.Extra, x.Fork.appendField, nil)
 	case i == 5 && x.Archive != nil:
-		return jsonx.Braces(fieldsSessionArchiveCapabilities.Append(append(jsonx.Key(b, "\"archive\":"), '{'), "", x.Archive.Extra, x.Archive.appendField, nil))
+		return fieldsSessionArchiveCapabilities.AppendObject(jsonx.Keyed(b, "\"archive\":"), x.Archive.Extra, x.Archive.appendField, nil)
 	case i == 6 && x.Status != nil:
-		return jsonx.Braces(fieldsSessionStatusCapabilities.Append(append(jsonx.Key(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsSessionStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 7 && x.Title != nil:
-		return jsonx.Braces(fieldsSessionTitleCapabilities.Append(append(jsonx.Key(b, "\"title\":"), '{'), "", x.Title.Extra, x.Title.appendField, nil))
+		return fieldsSessionTitleCapabilities.AppendObject(jsonx.Keyed(b, "\"title\":"), x.Title.Extra, x.Title.appendField, nil)
 	case i == 8 && x.Resume != nil:
-		return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(jsonx.Key(b, "\"resume\":"), '{'), "", x.Resume.Extra, x.Resume.appendField, nil))
+		return fieldsSessionResumeCapabilities.AppendObject(jsonx.Keyed(b, "\"resume\":"), x.Resume.Extra, x.Resume.appendField, nil)
 	case i == 9 && x.Close != nil:
-		return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(jsonx.Key(b, "\"close\":"), '{'), "", x.Close.Extra, x.Close.appendField, nil))
+		return fieldsSessionCloseCapabilities.AppendObject(jsonx.Keyed(b, "\"close\":"), x.Close.Extra, x.Close.appendField, nil)
 	case i == 10 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionCloseCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCloseCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionCloseCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10412,40 +7853,27 @@ func (x *SessionCloseCapabilities) decodeAt(data []byte, skip []string) (int, er
 func (x *SessionCloseCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionCloseCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionCloseCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionCloseCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigBoolean = jsonx.NewFields(
-	jsonx.F("currentValue", jsonx.Required),
-)
 
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
-				x.CurrentValue = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.CurrentValue, jsonx.Bool)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10454,33 +7882,20 @@ func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error)
 func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"currentValue\":"), bool(x.CurrentValue)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"currentValue\":"), bool(x.CurrentValue)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigBoolean.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigBoolean.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigBoolean{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigOption = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("category", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 // ownSessionConfigOption are the members SessionConfigOption decodes itself; the rest belong to its Type.
 var ownSessionConfigOption = []string{"id", "name", "description", "category", "_meta"}
@@ -10490,13 +7905,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
-			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
-				x.ID = v
-			}
+			jsonx.Set(d.At(0), &x.ID, decodeSessionConfigID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "category":
@@ -10526,15 +7937,15 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionConfigOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+		return jsonx.KeyedString(b, "\"id\":", string(x.ID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Category != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"category\":"), string(*x.Category)), nil
+		return jsonx.KeyedString(b, "\"category\":", string(*x.Category)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -10570,14 +7981,9 @@ func (x SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagSessionConfigOptionType lists the discriminator, which variants must not keep as unknown.
@@ -10600,18 +8006,10 @@ func decodeSessionConfigOptionTypeAt(data []byte, skip []string) (SessionConfigO
 	switch string(tag) {
 	case "select":
 		v := new(SessionConfigOptionTypeSelect)
-		n, err := (*SessionConfigSelect)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionConfigOptionType](v, (*SessionConfigSelect)(v).decodeAt, data, vskip)
 	case "boolean":
 		v := new(SessionConfigOptionTypeBoolean)
-		n, err := (*SessionConfigBoolean)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionConfigOptionType](v, (*SessionConfigBoolean)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -10635,20 +8033,17 @@ func decodeSessionConfigOptionType(data []byte, skip []string) (SessionConfigOpt
 func appendSessionConfigOptionTypeMembers(b []byte, v SessionConfigOptionType) ([]byte, error) {
 	switch v := v.(type) {
 	case *SessionConfigOptionTypeSelect:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSessionConfigSelect.Append(b, "\"type\":\"select\"", (*SessionConfigSelect)(v).Extra, (*SessionConfigSelect)(v).appendField, nil)
 		}
-		return fieldsSessionConfigSelect.Append(b, "\"type\":\"select\"", (*SessionConfigSelect)(v).Extra, (*SessionConfigSelect)(v).appendField, nil)
 	case *SessionConfigOptionTypeBoolean:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSessionConfigBoolean.Append(b, "\"type\":\"boolean\"", (*SessionConfigBoolean)(v).Extra, (*SessionConfigBoolean)(v).appendField, nil)
 		}
-		return fieldsSessionConfigBoolean.Append(b, "\"type\":\"boolean\"", (*SessionConfigBoolean)(v).Extra, (*SessionConfigBoolean)(v).appendField, nil)
 	case *SessionConfigOptionTypeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", true)
 	}
 	return b, jsonx.EncodeError("", "nil SessionConfigOptionType")
 }
@@ -10664,19 +8059,7 @@ func (x SessionConfigOptionTypeBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionConfigOptionTypeBoolean)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionConfigOptionTypeBoolean")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSessionConfigOptionType, "SessionConfigOptionTypeBoolean")
 }
 
 // MarshalJSON encodes x as a SessionConfigOptionType value.
@@ -10690,19 +8073,7 @@ func (x SessionConfigOptionTypeSelect) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionConfigOptionTypeSelect)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionConfigOptionTypeSelect")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSessionConfigOptionType, "SessionConfigOptionTypeSelect")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -10723,21 +8094,14 @@ func (x *SessionConfigOptionTypeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsSessionConfigOptionsCapabilities = jsonx.NewFields(
-	jsonx.F("boolean", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigOptionsCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigOptionsCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "boolean":
 			jsonx.StructPtr(d.At(0), &x.Boolean, (*BooleanConfigOptionCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10746,47 +8110,31 @@ func (x *SessionConfigOptionsCapabilities) decodeAt(data []byte, skip []string) 
 func (x *SessionConfigOptionsCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Boolean != nil:
-		return jsonx.Braces(fieldsBooleanConfigOptionCapabilities.Append(append(jsonx.Key(b, "\"boolean\":"), '{'), "", x.Boolean.Extra, x.Boolean.appendField, nil))
+		return fieldsBooleanConfigOptionCapabilities.AppendObject(jsonx.Keyed(b, "\"boolean\":"), x.Boolean.Extra, x.Boolean.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigOptionsCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigOptionsCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigOptionsCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigSelect = jsonx.NewFields(
-	jsonx.F("currentValue", jsonx.Required),
-	jsonx.F("options", jsonx.Required),
-)
 
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelect, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelect, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
-				x.CurrentValue = v
-			}
+			jsonx.Set(d.At(0), &x.CurrentValue, decodeSessionConfigValueID)
 		case "options":
-			if v, n, err := decodeSessionConfigSelectOptionsAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Options = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(1), &x.Options, decodeSessionConfigSelectOptionsAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10795,55 +8143,37 @@ func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"currentValue\":"), string(x.CurrentValue)), nil
+		return jsonx.KeyedString(b, "\"currentValue\":", string(x.CurrentValue)), nil
 	case i == 1 && x.Options == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendSessionConfigSelectOptions(jsonx.Key(b, "\"options\":"), x.Options)
+		return appendSessionConfigSelectOptions(jsonx.Keyed(b, "\"options\":"), x.Options)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelect.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigSelect.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigSelect{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigSelectGroup = jsonx.NewFields(
-	jsonx.F("group", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("options", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "group":
-			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
-				x.Group = v
-			}
+			jsonx.Set(d.At(0), &x.Group, decodeSessionConfigGroupID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "options":
 			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10852,57 +8182,39 @@ func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, er
 func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"group\":"), string(x.Group)), nil
+		return jsonx.KeyedString(b, "\"group\":", string(x.Group)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendSessionConfigSelectOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"options\":"), x.Options, appendSessionConfigSelectOption)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigSelectGroup.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigSelectGroup{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigSelectOption = jsonx.NewFields(
-	jsonx.F("value", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
-				x.Value = v
-			}
+			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10911,30 +8223,25 @@ func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigSelectOption.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigSelectOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeSessionConfigSelectOptionsAt picks the variant from the JSON shape of the value at the
@@ -11006,18 +8313,12 @@ func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOption
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
 }
 
-var fieldsSessionDeleteCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11026,38 +8327,27 @@ func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionDeleteCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionDeleteCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionForkCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionForkCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionForkCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11066,48 +8356,29 @@ func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *SessionForkCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionForkCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionForkCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionForkCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionInfo = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("archived", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfo, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "cwd":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "title":
@@ -11118,8 +8389,6 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(5), &x.Archived, jsonx.Bool)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11128,47 +8397,36 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
 	case i == 3 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 4 && x.UpdatedAt != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+		return jsonx.KeyedString(b, "\"updatedAt\":", string(*x.UpdatedAt)), nil
 	case i == 5 && x.Archived != nil:
-		return jsonx.AppendBool(jsonx.Key(b, "\"archived\":"), bool(*x.Archived)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"archived\":"), bool(*x.Archived)), nil
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfo) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionInfo.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionInfo{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionInfoUpdate = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -11176,8 +8434,6 @@ func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(1), &x.UpdatedAt, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11186,42 +8442,31 @@ func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.UpdatedAt != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+		return jsonx.KeyedString(b, "\"updatedAt\":", string(*x.UpdatedAt)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfoUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionInfoUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionInfoUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionListCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionListCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionListCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11230,44 +8475,27 @@ func (x *SessionListCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *SessionListCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionListCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionListCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionListCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionMessage = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("senderSessionId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("recipientSessionId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("senderMessageId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("recipientMessageId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessage, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "senderSessionId":
 			jsonx.Ptr(d.At(1), &x.SenderSessionID, decodeSessionID)
 		case "recipientSessionId":
@@ -11280,8 +8508,6 @@ func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.List(d.At(5), &x.Content, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11290,60 +8516,43 @@ func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionMessage) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.SenderSessionID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"senderSessionId\":"), string(*x.SenderSessionID)), nil
+		return jsonx.KeyedString(b, "\"senderSessionId\":", string(*x.SenderSessionID)), nil
 	case i == 2 && x.RecipientSessionID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"recipientSessionId\":"), string(*x.RecipientSessionID)), nil
+		return jsonx.KeyedString(b, "\"recipientSessionId\":", string(*x.RecipientSessionID)), nil
 	case i == 3 && x.SenderMessageID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"senderMessageId\":"), string(*x.SenderMessageID)), nil
+		return jsonx.KeyedString(b, "\"senderMessageId\":", string(*x.SenderMessageID)), nil
 	case i == 4 && x.RecipientMessageID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"recipientMessageId\":"), string(*x.RecipientMessageID)), nil
+		return jsonx.KeyedString(b, "\"recipientMessageId\":", string(*x.RecipientMessageID)), nil
 	case i == 5 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendContentBlock)
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionMessage) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMessage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionMessage.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionMessage{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionMessageChunk = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessageChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionMessageChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11352,57 +8561,39 @@ func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionMessageChunk) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionMessageChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMessageChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionMessageChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionMessageChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionMode = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMode, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionMode, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
-				x.ID = v
-			}
+			jsonx.Set(d.At(0), &x.ID, decodeSessionModeID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11411,52 +8602,37 @@ func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+		return jsonx.KeyedString(b, "\"id\":", string(x.ID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionMode) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMode.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionMode.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionMode{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionModeState = jsonx.NewFields(
-	jsonx.F("currentModeId", jsonx.Required),
-	jsonx.F("availableModes", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionModeState, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionModeState, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentModeId":
-			if v, err := decodeSessionModeID(d.At(0).Value()); d.Ok(err) {
-				x.CurrentModeID = v
-			}
+			jsonx.Set(d.At(0), &x.CurrentModeID, decodeSessionModeID)
 		case "availableModes":
 			jsonx.List(d.At(1), &x.AvailableModes, decodeSessionMode)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11465,52 +8641,35 @@ func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionModeState) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"currentModeId\":"), string(x.CurrentModeID)), nil
+		return jsonx.KeyedString(b, "\"currentModeId\":", string(x.CurrentModeID)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"availableModes\":"), x.AvailableModes, appendSessionMode)
+		return jsonx.EncList(jsonx.Keyed(b, "\"availableModes\":"), x.AvailableModes, appendSessionMode)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionModeState) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionModeState.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionModeState.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionModeState) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionModeState{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionNotification = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("update", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "update":
-			if v, n, err := decodeSessionUpdateAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Update = v
-			}
+			jsonx.SetAt(d.At(1), &x.Update, decodeSessionUpdateAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11519,44 +8678,33 @@ func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Update == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendSessionUpdate(jsonx.Key(b, "\"update\":"), x.Update)
+		return appendSessionUpdate(jsonx.Keyed(b, "\"update\":"), x.Update)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionResumeCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionResumeCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionResumeCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11565,38 +8713,27 @@ func (x *SessionResumeCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionResumeCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionResumeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionResumeCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionResumeCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionStatusCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11605,43 +8742,29 @@ func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionStatusCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionStatusCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionStatusCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionStatusCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionStatusRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11650,45 +8773,31 @@ func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *SessionStatusRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionStatusRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionStatusRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionStatusRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionStatusRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionStatusResponse = jsonx.NewFields(
-	jsonx.F("status", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "status":
-			if v, err := decodeSessionStatus(d.At(0).Value()); d.Ok(err) {
-				x.Status = v
-			}
+			jsonx.Set(d.At(0), &x.Status, decodeSessionStatus)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11697,43 +8806,31 @@ func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *SessionStatusResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(x.Status)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionStatusResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionStatusResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionStatusResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionStatusResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionSystemPromptCapabilities = jsonx.NewFields(
-	jsonx.F("mode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mode":
 			jsonx.StructPtr(d.At(0), &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11742,43 +8839,31 @@ func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (
 func (x *SessionSystemPromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Mode != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptModeCapabilities.Append(append(jsonx.Key(b, "\"mode\":"), '{'), "", x.Mode.Extra, x.Mode.appendField, nil))
+		return fieldsSessionSystemPromptModeCapabilities.AppendObject(jsonx.Keyed(b, "\"mode\":"), x.Mode.Extra, x.Mode.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionSystemPromptCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionSystemPromptCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionSystemPromptCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionSystemPromptModeCapabilities = jsonx.NewFields(
-	jsonx.F("override", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "override":
 			jsonx.StructPtr(d.At(0), &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11787,40 +8872,29 @@ func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []strin
 func (x *SessionSystemPromptModeCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Override != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptOverrideCapabilities.Append(append(jsonx.Key(b, "\"override\":"), '{'), "", x.Override.Extra, x.Override.appendField, nil))
+		return fieldsSessionSystemPromptOverrideCapabilities.AppendObject(jsonx.Keyed(b, "\"override\":"), x.Override.Extra, x.Override.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionSystemPromptModeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionSystemPromptModeCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionSystemPromptModeCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionSystemPromptOverrideCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11829,38 +8903,27 @@ func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []s
 func (x *SessionSystemPromptOverrideCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionSystemPromptOverrideCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionSystemPromptOverrideCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionSystemPromptOverrideCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionTitleCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionTitleCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionTitleCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11869,24 +8932,19 @@ func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, er
 func (x *SessionTitleCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionTitleCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionTitleCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionTitleCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagSessionUpdate lists the discriminator, which variants must not keep as unknown.
@@ -11906,137 +8964,61 @@ func decodeSessionUpdateAt(data []byte) (SessionUpdate, int, error) {
 	switch string(tag) {
 	case "user_message_chunk":
 		v := new(SessionUpdateUserMessageChunk)
-		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ContentChunk)(v).decodeAt, data, vskip)
 	case "agent_message_chunk":
 		v := new(SessionUpdateAgentMessageChunk)
-		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ContentChunk)(v).decodeAt, data, vskip)
 	case "agent_thought_chunk":
 		v := new(SessionUpdateAgentThoughtChunk)
-		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ContentChunk)(v).decodeAt, data, vskip)
 	case "tool_call":
 		v := new(SessionUpdateToolCall)
-		n, err := (*ToolCall)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ToolCall)(v).decodeAt, data, vskip)
 	case "tool_call_update":
 		v := new(SessionUpdateToolCallUpdate)
-		n, err := (*ToolCallUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ToolCallUpdate)(v).decodeAt, data, vskip)
 	case "plan":
 		v := new(SessionUpdatePlan)
-		n, err := (*Plan)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*Plan)(v).decodeAt, data, vskip)
 	case "plan_update":
 		v := new(SessionUpdatePlanUpdate)
-		n, err := (*PlanUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*PlanUpdate)(v).decodeAt, data, vskip)
 	case "plan_removed":
 		v := new(SessionUpdatePlanRemoved)
-		n, err := (*PlanRemoved)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*PlanRemoved)(v).decodeAt, data, vskip)
 	case "available_commands_update":
 		v := new(SessionUpdateAvailableCommandsUpdate)
-		n, err := (*AvailableCommandsUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*AvailableCommandsUpdate)(v).decodeAt, data, vskip)
 	case "current_mode_update":
 		v := new(SessionUpdateCurrentModeUpdate)
-		n, err := (*CurrentModeUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*CurrentModeUpdate)(v).decodeAt, data, vskip)
 	case "config_option_update":
 		v := new(SessionUpdateConfigOptionUpdate)
-		n, err := (*ConfigOptionUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ConfigOptionUpdate)(v).decodeAt, data, vskip)
 	case "session_info_update":
 		v := new(SessionUpdateSessionInfoUpdate)
-		n, err := (*SessionInfoUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SessionInfoUpdate)(v).decodeAt, data, vskip)
 	case "usage_update":
 		v := new(SessionUpdateUsageUpdate)
-		n, err := (*UsageUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*UsageUpdate)(v).decodeAt, data, vskip)
 	case "notice":
 		v := new(SessionUpdateNotice)
-		n, err := (*Notice)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*Notice)(v).decodeAt, data, vskip)
 	case "compaction_update":
 		v := new(SessionUpdateCompactionUpdate)
-		n, err := (*CompactionUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*CompactionUpdate)(v).decodeAt, data, vskip)
 	case "compaction_summary_chunk":
 		v := new(SessionUpdateCompactionSummaryChunk)
-		n, err := (*CompactionSummaryChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*CompactionSummaryChunk)(v).decodeAt, data, vskip)
 	case "subagent_update":
 		v := new(SessionUpdateSubagentUpdate)
-		n, err := (*SubagentUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SubagentUpdate)(v).decodeAt, data, vskip)
 	case "session_message":
 		v := new(SessionUpdateSessionMessage)
-		n, err := (*SessionMessage)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SessionMessage)(v).decodeAt, data, vskip)
 	case "session_message_chunk":
 		v := new(SessionUpdateSessionMessageChunk)
-		n, err := (*SessionMessageChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SessionMessageChunk)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -12056,200 +9038,85 @@ func decodeSessionUpdate(data []byte) (SessionUpdate, error) {
 func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 	switch v := v.(type) {
 	case *SessionUpdateUserMessageChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContentChunk.Append(append(b, '{'), "\"sessionUpdate\":\"user_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"user_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAgentMessageChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContentChunk.Append(append(b, '{'), "\"sessionUpdate\":\"agent_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAgentThoughtChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContentChunk.Append(append(b, '{'), "\"sessionUpdate\":\"agent_thought_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_thought_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateToolCall:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsToolCall.Append(append(b, '{'), "\"sessionUpdate\":\"tool_call\"", (*ToolCall)(v).Extra, (*ToolCall)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsToolCall.Append(b, "\"sessionUpdate\":\"tool_call\"", (*ToolCall)(v).Extra, (*ToolCall)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateToolCallUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsToolCallUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"tool_call_update\"", (*ToolCallUpdate)(v).Extra, (*ToolCallUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsToolCallUpdate.Append(b, "\"sessionUpdate\":\"tool_call_update\"", (*ToolCallUpdate)(v).Extra, (*ToolCallUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdatePlan:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlan.Append(append(b, '{'), "\"sessionUpdate\":\"plan\"", (*Plan)(v).Extra, (*Plan)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlan.Append(b, "\"sessionUpdate\":\"plan\"", (*Plan)(v).Extra, (*Plan)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdatePlanUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"plan_update\"", (*PlanUpdate)(v).Extra, (*PlanUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanUpdate.Append(b, "\"sessionUpdate\":\"plan_update\"", (*PlanUpdate)(v).Extra, (*PlanUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdatePlanRemoved:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanRemoved.Append(append(b, '{'), "\"sessionUpdate\":\"plan_removed\"", (*PlanRemoved)(v).Extra, (*PlanRemoved)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanRemoved.Append(b, "\"sessionUpdate\":\"plan_removed\"", (*PlanRemoved)(v).Extra, (*PlanRemoved)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAvailableCommandsUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAvailableCommandsUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"available_commands_update\"", (*AvailableCommandsUpdate)(v).Extra, (*AvailableCommandsUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAvailableCommandsUpdate.Append(b, "\"sessionUpdate\":\"available_commands_update\"", (*AvailableCommandsUpdate)(v).Extra, (*AvailableCommandsUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateCurrentModeUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCurrentModeUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"current_mode_update\"", (*CurrentModeUpdate)(v).Extra, (*CurrentModeUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCurrentModeUpdate.Append(b, "\"sessionUpdate\":\"current_mode_update\"", (*CurrentModeUpdate)(v).Extra, (*CurrentModeUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateConfigOptionUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsConfigOptionUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"config_option_update\"", (*ConfigOptionUpdate)(v).Extra, (*ConfigOptionUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsConfigOptionUpdate.Append(b, "\"sessionUpdate\":\"config_option_update\"", (*ConfigOptionUpdate)(v).Extra, (*ConfigOptionUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSessionInfoUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSessionInfoUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"session_info_update\"", (*SessionInfoUpdate)(v).Extra, (*SessionInfoUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSessionInfoUpdate.Append(b, "\"sessionUpdate\":\"session_info_update\"", (*SessionInfoUpdate)(v).Extra, (*SessionInfoUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateUsageUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsUsageUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"usage_update\"", (*UsageUpdate)(v).Extra, (*UsageUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsUsageUpdate.Append(b, "\"sessionUpdate\":\"usage_update\"", (*UsageUpdate)(v).Extra, (*UsageUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateNotice:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsNotice.Append(append(b, '{'), "\"sessionUpdate\":\"notice\"", (*Notice)(v).Extra, (*Notice)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsNotice.Append(b, "\"sessionUpdate\":\"notice\"", (*Notice)(v).Extra, (*Notice)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateCompactionUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCompactionUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"compaction_update\"", (*CompactionUpdate)(v).Extra, (*CompactionUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCompactionUpdate.Append(b, "\"sessionUpdate\":\"compaction_update\"", (*CompactionUpdate)(v).Extra, (*CompactionUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateCompactionSummaryChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCompactionSummaryChunk.Append(append(b, '{'), "\"sessionUpdate\":\"compaction_summary_chunk\"", (*CompactionSummaryChunk)(v).Extra, (*CompactionSummaryChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCompactionSummaryChunk.Append(b, "\"sessionUpdate\":\"compaction_summary_chunk\"", (*CompactionSummaryChunk)(v).Extra, (*CompactionSummaryChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSubagentUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSubagentUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"subagent_update\"", (*SubagentUpdate)(v).Extra, (*SubagentUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSubagentUpdate.Append(b, "\"sessionUpdate\":\"subagent_update\"", (*SubagentUpdate)(v).Extra, (*SubagentUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSessionMessage:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSessionMessage.Append(append(b, '{'), "\"sessionUpdate\":\"session_message\"", (*SessionMessage)(v).Extra, (*SessionMessage)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSessionMessage.Append(b, "\"sessionUpdate\":\"session_message\"", (*SessionMessage)(v).Extra, (*SessionMessage)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSessionMessageChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSessionMessageChunk.Append(append(b, '{'), "\"sessionUpdate\":\"session_message_chunk\"", (*SessionMessageChunk)(v).Extra, (*SessionMessageChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSessionMessageChunk.Append(b, "\"sessionUpdate\":\"session_message_chunk\"", (*SessionMessageChunk)(v).Extra, (*SessionMessageChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "sessionUpdate", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "sessionUpdate", false)
 	}
 	return b, jsonx.EncodeError("", "nil SessionUpdate")
 }
@@ -12470,36 +9337,20 @@ func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUserMessageChunk")
 }
 
-var fieldsSetProviderRequest = jsonx.NewFields(
-	jsonx.F("providerId", jsonx.Required),
-	jsonx.F("apiType", jsonx.Required),
-	jsonx.F("baseUrl", jsonx.Required),
-	jsonx.F("headers", jsonx.Omit),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsSetProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
-				x.ProviderID = v
-			}
+			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
 		case "apiType":
-			if v, err := decodeLlmProtocol(d.At(1).Value()); d.Ok(err) {
-				x.APIType = v
-			}
+			jsonx.Set(d.At(1), &x.APIType, decodeLlmProtocol)
 		case "baseUrl":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.BaseURL = v
-			}
+			jsonx.Set(d.At(2), &x.BaseURL, jsonx.String)
 		case "headers":
 			jsonx.Map(d.At(3), &x.Headers, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12508,46 +9359,35 @@ func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SetProviderRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"providerId\":"), string(x.ProviderID)), nil
+		return jsonx.KeyedString(b, "\"providerId\":", string(x.ProviderID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"apiType\":"), string(x.APIType)), nil
+		return jsonx.KeyedString(b, "\"apiType\":", string(x.APIType)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"baseUrl\":"), string(x.BaseURL)), nil
+		return jsonx.KeyedString(b, "\"baseUrl\":", string(x.BaseURL)), nil
 	case i == 3 && x.Headers != nil:
-		return jsonx.EncMap(jsonx.Key(b, "\"headers\":"), x.Headers, jsonx.EncString)
+		return jsonx.EncMap(jsonx.Keyed(b, "\"headers\":"), x.Headers, jsonx.EncString)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetProviderRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetProviderRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetProviderRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetProviderRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetProviderResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSetProviderResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12556,31 +9396,20 @@ func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SetProviderResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetProviderResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetProviderResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetProviderResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetProviderResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionConfigOptionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("configId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 // ownSetSessionConfigOptionRequest are the members SetSessionConfigOptionRequest decodes itself; the rest belong to its Type.
 var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"}
@@ -12590,13 +9419,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "configId":
-			if v, err := decodeSessionConfigID(d.At(1).Value()); d.Ok(err) {
-				x.ConfigID = v
-			}
+			jsonx.Set(d.At(1), &x.ConfigID, decodeSessionConfigID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -12622,11 +9447,11 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 func (x *SetSessionConfigOptionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"configId\":"), string(x.ConfigID)), nil
+		return jsonx.KeyedString(b, "\"configId\":", string(x.ConfigID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -12662,14 +9487,9 @@ func (x SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionConfigOptionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagSetSessionConfigOptionRequestType lists the discriminator, which variants must not keep as unknown.
@@ -12688,27 +9508,15 @@ func decodeSetSessionConfigOptionRequestTypeAt(data []byte, skip []string) (SetS
 	}
 	if !ok {
 		v := new(SetSessionConfigOptionRequestTypeValueID)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SetSessionConfigOptionRequestType](v, v.decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "boolean":
 		v := new(SetSessionConfigOptionRequestTypeBoolean)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SetSessionConfigOptionRequestType](v, v.decodeAt, data, vskip)
 	case "value_id":
 		v := new(SetSessionConfigOptionRequestTypeValueID)
-		n, err := v.decodeAt(data, skip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SetSessionConfigOptionRequestType](v, v.decodeAt, data, skip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -12732,38 +9540,27 @@ func decodeSetSessionConfigOptionRequestType(data []byte, skip []string) (SetSes
 func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfigOptionRequestType) ([]byte, error) {
 	switch v := v.(type) {
 	case *SetSessionConfigOptionRequestTypeBoolean:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, "\"type\":\"boolean\"", v.Extra, v.appendField, nil)
 		}
-		return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, "\"type\":\"boolean\"", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeValueID:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSetSessionConfigOptionRequestTypeValueID.Append(b, "", v.Extra, v.appendField, nil)
 		}
-		return fieldsSetSessionConfigOptionRequestTypeValueID.Append(b, "", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", true)
 	}
 	return b, jsonx.EncodeError("", "nil SetSessionConfigOptionRequestType")
 }
 
-var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
-	jsonx.F("value", jsonx.Required),
-)
-
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
-				x.Value = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Value, jsonx.Bool)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12772,7 +9569,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"value\":"), bool(x.Value)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"value\":"), bool(x.Value)), nil
 	}
 	return b, nil
 }
@@ -12788,19 +9585,7 @@ func (x SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SetSessionConfigOptionRequestTypeBoolean)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SetSessionConfigOptionRequestTypeBoolean")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSetSessionConfigOptionRequestType, "SetSessionConfigOptionRequestTypeBoolean")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -12821,20 +9606,12 @@ func (x *SetSessionConfigOptionRequestTypeUnknown) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-var fieldsSetSessionConfigOptionRequestTypeValueID = jsonx.NewFields(
-	jsonx.F("value", jsonx.Required),
-)
-
 func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
-				x.Value = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12843,7 +9620,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []
 func (x *SetSessionConfigOptionRequestTypeValueID) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	}
 	return b, nil
 }
@@ -12859,36 +9636,17 @@ func (x SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SetSessionConfigOptionRequestTypeValueID)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SetSessionConfigOptionRequestTypeValueID")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSetSessionConfigOptionRequestType, "SetSessionConfigOptionRequestTypeValueID")
 }
-
-var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
-	jsonx.F("configOptions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12897,50 +9655,33 @@ func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (i
 func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionConfigOptionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionConfigOptionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionConfigOptionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionModeRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("modeId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionModeRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionModeRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "modeId":
-			if v, err := decodeSessionModeID(d.At(1).Value()); d.Ok(err) {
-				x.ModeID = v
-			}
+			jsonx.Set(d.At(1), &x.ModeID, decodeSessionModeID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12949,42 +9690,31 @@ func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *SetSessionModeRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"modeId\":"), string(x.ModeID)), nil
+		return jsonx.KeyedString(b, "\"modeId\":", string(x.ModeID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionModeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionModeRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionModeRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionModeResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionModeResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionModeResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12993,48 +9723,31 @@ func (x *SetSessionModeResponse) decodeAt(data []byte, skip []string) (int, erro
 func (x *SetSessionModeResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionModeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionModeResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionModeResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionTitleRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "title":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(1), &x.Title, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13043,47 +9756,33 @@ func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, erro
 func (x *SetSessionTitleRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionTitleRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionTitleRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionTitleRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionTitleResponse = jsonx.NewFields(
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(0), &x.Title, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13092,26 +9791,21 @@ func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, err
 func (x *SetSessionTitleResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionTitleResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionTitleResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionTitleResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagStateUpdate lists the discriminator, which variants must not keep as unknown.
@@ -13131,11 +9825,7 @@ func decodeStateUpdateAt(data []byte) (StateUpdate, int, error) {
 	switch string(tag) {
 	case "running":
 		v := new(StateUpdateRunning)
-		n, err := (*RunningStateUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[StateUpdate](v, (*RunningStateUpdate)(v).decodeAt, data, vskip)
 	case "idle":
 		v := new(StateUpdateIdle)
 		n, err := (*IdleStateUpdate)(v).decodeAt(data, vskip)
@@ -13146,18 +9836,10 @@ func decodeStateUpdateAt(data []byte) (StateUpdate, int, error) {
 		return v, n, nil
 	case "requires_action":
 		v := new(StateUpdateRequiresAction)
-		n, err := (*RequiresActionStateUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[StateUpdate](v, (*RequiresActionStateUpdate)(v).decodeAt, data, vskip)
 	case "unknown":
 		v := new(StateUpdateUnknown)
-		n, err := (*UnknownStateUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[StateUpdate](v, (*UnknownStateUpdate)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -13177,45 +9859,25 @@ func decodeStateUpdate(data []byte) (StateUpdate, error) {
 func appendStateUpdate(b []byte, v StateUpdate) ([]byte, error) {
 	switch v := v.(type) {
 	case *StateUpdateRunning:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsRunningStateUpdate.Append(append(b, '{'), "\"state\":\"running\"", (*RunningStateUpdate)(v).Extra, (*RunningStateUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsRunningStateUpdate.Append(b, "\"state\":\"running\"", (*RunningStateUpdate)(v).Extra, (*RunningStateUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *StateUpdateIdle:
-		if v == nil {
-			break
+		if v != nil {
+			return v.verbatim.Append(b, v.appendCanonical)
 		}
-		return v.verbatim.Append(b, v.appendCanonical)
 	case *StateUpdateRequiresAction:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsRequiresActionStateUpdate.Append(append(b, '{'), "\"state\":\"requires_action\"", (*RequiresActionStateUpdate)(v).Extra, (*RequiresActionStateUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsRequiresActionStateUpdate.Append(b, "\"state\":\"requires_action\"", (*RequiresActionStateUpdate)(v).Extra, (*RequiresActionStateUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *StateUpdateUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsUnknownStateUpdate.Append(append(b, '{'), "\"state\":\"unknown\"", (*UnknownStateUpdate)(v).Extra, (*UnknownStateUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsUnknownStateUpdate.Append(b, "\"state\":\"unknown\"", (*UnknownStateUpdate)(v).Extra, (*UnknownStateUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *StateUpdateOther:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "state", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "state", false)
 	}
 	return b, jsonx.EncodeError("", "nil StateUpdate")
 }
@@ -13293,43 +9955,21 @@ func (x *StateUpdateUnknown) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StopReason) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeStopReason(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodeStopReason)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *StringFormat) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeStringFormat(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodeStringFormat)
 }
-
-var fieldsStringMultiSelectItems = jsonx.NewFields(
-	jsonx.F("enum", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.Next(); {
+	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "enum":
 			jsonx.List(d.At(0), &x.Enum, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13338,44 +9978,26 @@ func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, erro
 func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"enum\":"), x.Enum, jsonx.EncString)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsStringMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsStringMultiSelectItems.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = StringMultiSelectItems{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsStringPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minLength", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maxLength", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("pattern", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("format", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("enum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("oneOf", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsStringPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -13397,8 +10019,6 @@ func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.List(d.At(8), &x.OneOf, decodeEnumOption)
 		case "_meta":
 			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13407,56 +10027,45 @@ func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.MinLength != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"minLength\":"), uint64(*x.MinLength)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"minLength\":"), uint64(*x.MinLength)), nil
 	case i == 3 && x.MaxLength != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"maxLength\":"), uint64(*x.MaxLength)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"maxLength\":"), uint64(*x.MaxLength)), nil
 	case i == 4 && x.Pattern != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"pattern\":"), string(*x.Pattern)), nil
+		return jsonx.KeyedString(b, "\"pattern\":", string(*x.Pattern)), nil
 	case i == 5 && x.Format != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"format\":"), string(*x.Format)), nil
+		return jsonx.KeyedString(b, "\"format\":", string(*x.Format)), nil
 	case i == 6 && x.Default != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"default\":"), string(*x.Default)), nil
+		return jsonx.KeyedString(b, "\"default\":", string(*x.Default)), nil
 	case i == 7 && x.Enum != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"enum\":"), x.Enum, jsonx.EncString)
 	case i == 8 && x.OneOf != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"oneOf\":"), x.OneOf, appendEnumOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"oneOf\":"), x.OneOf, appendEnumOption)
 	case i == 9 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsStringPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsStringPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = StringPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSubagentCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SubagentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSubagentCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13465,41 +10074,29 @@ func (x *SubagentCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *SubagentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SubagentCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSubagentCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSubagentCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SubagentCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SubagentCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSubagentSessionCapabilities = jsonx.NewFields(
-	jsonx.F("cancel", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentSessionCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSubagentSessionCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*SessionCancelCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13508,47 +10105,29 @@ func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int,
 func (x *SubagentSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsSessionCancelCapabilities.Append(append(jsonx.Key(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsSessionCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSubagentSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSubagentSessionCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SubagentSessionCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSubagentUpdate = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("capabilities", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("state", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsSubagentUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -13563,8 +10142,6 @@ func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.List(d.At(6), &x.AdditionalDirectories, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13573,60 +10150,45 @@ func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SubagentUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsSubagentSessionCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsSubagentSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 4 && x.State != nil:
-		return appendStateUpdate(jsonx.Key(b, "\"state\":"), x.State)
+		return appendStateUpdate(jsonx.Keyed(b, "\"state\":"), x.State)
 	case i == 5 && x.Cwd != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 6 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, jsonx.EncString)
 	case i == 7 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SubagentUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSubagentUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSubagentUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SubagentUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SubagentUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSystemPrompt = jsonx.NewFields(
-	jsonx.F("mode", jsonx.Required),
-	jsonx.F("content", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSystemPrompt, skip); d.Next(); {
+	for d.Begin(data, fieldsSystemPrompt, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mode":
-			if v, err := decodeSystemPromptMode(d.At(0).Value()); d.Ok(err) {
-				x.Mode = v
-			}
+			jsonx.Set(d.At(0), &x.Mode, decodeSystemPromptMode)
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13635,47 +10197,33 @@ func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SystemPrompt) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"mode\":"), string(x.Mode)), nil
+		return jsonx.KeyedString(b, "\"mode\":", string(x.Mode)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendContentBlock)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SystemPrompt) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSystemPrompt.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSystemPrompt.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SystemPrompt) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SystemPrompt{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminal = jsonx.NewFields(
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminal, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13684,37 +10232,24 @@ func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Terminal) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminal.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminal.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Terminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Terminal{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsTerminalExitStatus = jsonx.NewFields(
-	jsonx.F("exitCode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("signal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Terminal) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalExitStatus, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalExitStatus, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
@@ -13722,8 +10257,6 @@ func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13732,52 +10265,35 @@ func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.ExitCode != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"exitCode\":"), uint64(*x.ExitCode)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"exitCode\":"), uint64(*x.ExitCode)), nil
 	case i == 1 && x.Signal != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"signal\":"), string(*x.Signal)), nil
+		return jsonx.KeyedString(b, "\"signal\":", string(*x.Signal)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalExitStatus.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalExitStatus.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalExitStatus{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalOutputRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13786,55 +10302,37 @@ func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *TerminalOutputRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalOutputRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalOutputRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalOutputRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalOutputResponse = jsonx.NewFields(
-	jsonx.F("output", jsonx.Required),
-	jsonx.F("truncated", jsonx.Required),
-	jsonx.F("exitStatus", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "output":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Output = v
-			}
+			jsonx.Set(d.At(0), &x.Output, jsonx.String)
 		case "truncated":
-			if v, err := jsonx.Bool(d.At(1).Value()); d.Ok(err) {
-				x.Truncated = v
-			}
+			jsonx.Set(d.At(1), &x.Truncated, jsonx.Bool)
 		case "exitStatus":
 			jsonx.StructPtr(d.At(2), &x.ExitStatus, (*TerminalExitStatus).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13843,52 +10341,37 @@ func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, erro
 func (x *TerminalOutputResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"output\":"), string(x.Output)), nil
+		return jsonx.KeyedString(b, "\"output\":", string(x.Output)), nil
 	case i == 1:
-		return jsonx.AppendBool(jsonx.Key(b, "\"truncated\":"), bool(x.Truncated)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"truncated\":"), bool(x.Truncated)), nil
 	case i == 2 && x.ExitStatus != nil:
-		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Key(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+		return fieldsTerminalExitStatus.AppendObject(jsonx.Keyed(b, "\"exitStatus\":"), x.ExitStatus.Extra, x.ExitStatus.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalOutputResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalOutputResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalOutputResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTextContent = jsonx.NewFields(
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("text", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextContent, skip); d.Next(); {
+	for d.Begin(data, fieldsTextContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "text":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Text = v
-			}
+			jsonx.Set(d.At(1), &x.Text, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13897,55 +10380,37 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TextContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTextContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTextContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TextContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TextContent{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTextResourceContents = jsonx.NewFields(
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("text", jsonx.Required),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextResourceContents, skip); d.Next(); {
+	for d.Begin(data, fieldsTextResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mimeType":
 			jsonx.Ptr(d.At(0), &x.MimeType, jsonx.String)
 		case "text":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Text = v
-			}
+			jsonx.Set(d.At(1), &x.Text, jsonx.String)
 		case "uri":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(2), &x.URI, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13954,13 +10419,13 @@ func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error)
 func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -13975,21 +10440,14 @@ func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "TextResourceContents")
 }
 
-var fieldsTitledMultiSelectItems = jsonx.NewFields(
-	jsonx.F("anyOf", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.Next(); {
+	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "anyOf":
 			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13998,53 +10456,31 @@ func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, erro
 func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"anyOf\":"), x.AnyOf, appendEnumOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"anyOf\":"), x.AnyOf, appendEnumOption)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTitledMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTitledMultiSelectItems.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TitledMultiSelectItems{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsToolCall = jsonx.NewFields(
-	jsonx.F("toolCallId", jsonx.Required),
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("kind", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("status", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("content", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("locations", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("rawInput", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("rawOutput", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCall, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCall, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
-				x.ToolCallID = v
-			}
+			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
 		case "title":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(1), &x.Title, jsonx.String)
 		case "name":
 			jsonx.Ptr(d.At(2), &x.Name, jsonx.String)
 		case "kind":
@@ -14061,8 +10497,6 @@ func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Value(d.At(8), &x.RawOutput, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14071,43 +10505,36 @@ func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ToolCall) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(x.ToolCallID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Name != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(*x.Name)), nil
 	case i == 3 && x.Kind != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(*x.Kind)), nil
+		return jsonx.KeyedString(b, "\"kind\":", string(*x.Kind)), nil
 	case i == 4 && x.Status != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(*x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(*x.Status)), nil
 	case i == 5 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendToolCallContent)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendToolCallContent)
 	case i == 6 && x.Locations != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"locations\":"), x.Locations, appendToolCallLocation)
+		return jsonx.EncList(jsonx.Keyed(b, "\"locations\":"), x.Locations, appendToolCallLocation)
 	case i == 7 && x.RawInput != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"rawInput\":"), x.RawInput)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawInput\":"), x.RawInput)
 	case i == 8 && x.RawOutput != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"rawOutput\":"), x.RawOutput)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawOutput\":"), x.RawOutput)
 	case i == 9 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCall) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCall.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCall.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *ToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCall{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *ToolCall) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagToolCallContent lists the discriminator, which variants must not keep as unknown.
 var tagToolCallContent = []string{"type"}
@@ -14126,25 +10553,13 @@ func decodeToolCallContentAt(data []byte) (ToolCallContent, int, error) {
 	switch string(tag) {
 	case "content":
 		v := new(ToolCallContentContent)
-		n, err := (*Content)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ToolCallContent](v, (*Content)(v).decodeAt, data, vskip)
 	case "diff":
 		v := new(ToolCallContentDiff)
-		n, err := (*Diff)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ToolCallContent](v, (*Diff)(v).decodeAt, data, vskip)
 	case "terminal":
 		v := new(ToolCallContentTerminal)
-		n, err := (*Terminal)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ToolCallContent](v, (*Terminal)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -14164,40 +10579,21 @@ func decodeToolCallContent(data []byte) (ToolCallContent, error) {
 func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 	switch v := v.(type) {
 	case *ToolCallContentContent:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContent.Append(append(b, '{'), "\"type\":\"content\"", (*Content)(v).Extra, (*Content)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContent.Append(b, "\"type\":\"content\"", (*Content)(v).Extra, (*Content)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ToolCallContentDiff:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsDiff.Append(append(b, '{'), "\"type\":\"diff\"", (*Diff)(v).Extra, (*Diff)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsDiff.Append(b, "\"type\":\"diff\"", (*Diff)(v).Extra, (*Diff)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ToolCallContentTerminal:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTerminal.Append(append(b, '{'), "\"type\":\"terminal\"", (*Terminal)(v).Extra, (*Terminal)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTerminal.Append(b, "\"type\":\"terminal\"", (*Terminal)(v).Extra, (*Terminal)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ToolCallContentUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ToolCallContent")
 }
@@ -14258,26 +10654,16 @@ func (x *ToolCallContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsToolCallLocation = jsonx.NewFields(
-	jsonx.F("path", jsonx.Required),
-	jsonx.F("line", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallLocation, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallLocation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Path = v
-			}
+			jsonx.Set(d.At(0), &x.Path, jsonx.String)
 		case "line":
 			jsonx.Ptr(d.At(1), &x.Line, jsonx.Uint32)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14286,63 +10672,35 @@ func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+		return jsonx.KeyedString(b, "\"path\":", string(x.Path)), nil
 	case i == 1 && x.Line != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"line\":"), uint64(*x.Line)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"line\":"), uint64(*x.Line)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallLocation.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallLocation{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeToolCallStatus(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodeToolCallStatus)
 }
-
-var fieldsToolCallUpdate = jsonx.NewFields(
-	jsonx.F("toolCallId", jsonx.Required),
-	jsonx.F("kind", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("locations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("rawInput", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("rawOutput", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
-				x.ToolCallID = v
-			}
+			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
 		case "kind":
 			jsonx.Ptr(d.At(1), &x.Kind, decodeToolKind)
 		case "status":
@@ -14361,8 +10719,6 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Value(d.At(8), &x.RawOutput, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14371,73 +10727,51 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(x.ToolCallID)), nil
 	case i == 1 && x.Kind != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(*x.Kind)), nil
+		return jsonx.KeyedString(b, "\"kind\":", string(*x.Kind)), nil
 	case i == 2 && x.Status != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(*x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(*x.Status)), nil
 	case i == 3 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 4 && x.Name != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(*x.Name)), nil
 	case i == 5 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendToolCallContent)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendToolCallContent)
 	case i == 6 && x.Locations != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"locations\":"), x.Locations, appendToolCallLocation)
+		return jsonx.EncList(jsonx.Keyed(b, "\"locations\":"), x.Locations, appendToolCallLocation)
 	case i == 7 && x.RawInput != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"rawInput\":"), x.RawInput)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawInput\":"), x.RawInput)
 	case i == 8 && x.RawOutput != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"rawOutput\":"), x.RawOutput)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawOutput\":"), x.RawOutput)
 	case i == 9 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ToolKind) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeToolKind(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodeToolKind)
 }
-
-var fieldsUnarchiveSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14446,40 +10780,29 @@ func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, err
 func (x *UnarchiveSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnarchiveSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnarchiveSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnarchiveSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUnarchiveSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14488,38 +10811,27 @@ func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, er
 func (x *UnarchiveSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnarchiveSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnarchiveSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnarchiveSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUnknownStateUpdate = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnknownStateUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsUnknownStateUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14528,43 +10840,29 @@ func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *UnknownStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnknownStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnknownStateUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnknownStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUnstructuredCommandInput = jsonx.NewFields(
-	jsonx.F("hint", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnstructuredCommandInput, skip); d.Next(); {
+	for d.Begin(data, fieldsUnstructuredCommandInput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "hint":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Hint = v
-			}
+			jsonx.Set(d.At(0), &x.Hint, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14573,54 +10871,33 @@ func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, er
 func (x *UnstructuredCommandInput) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"hint\":"), string(x.Hint)), nil
+		return jsonx.KeyedString(b, "\"hint\":", string(x.Hint)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnstructuredCommandInput.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnstructuredCommandInput.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnstructuredCommandInput{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUsage = jsonx.NewFields(
-	jsonx.F("totalTokens", jsonx.Required),
-	jsonx.F("inputTokens", jsonx.Required),
-	jsonx.F("outputTokens", jsonx.Required),
-	jsonx.F("thoughtTokens", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("cachedReadTokens", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("cachedWriteTokens", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsage, skip); d.Next(); {
+	for d.Begin(data, fieldsUsage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "totalTokens":
-			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
-				x.TotalTokens = v
-			}
+			jsonx.Set(d.At(0), &x.TotalTokens, jsonx.Uint64)
 		case "inputTokens":
-			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
-				x.InputTokens = v
-			}
+			jsonx.Set(d.At(1), &x.InputTokens, jsonx.Uint64)
 		case "outputTokens":
-			if v, err := jsonx.Uint64(d.At(2).Value()); d.Ok(err) {
-				x.OutputTokens = v
-			}
+			jsonx.Set(d.At(2), &x.OutputTokens, jsonx.Uint64)
 		case "thoughtTokens":
 			jsonx.Ptr(d.At(3), &x.ThoughtTokens, jsonx.Uint64)
 		case "cachedReadTokens":
@@ -14629,8 +10906,6 @@ func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(5), &x.CachedWriteTokens, jsonx.Uint64)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14639,63 +10914,43 @@ func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Usage) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"totalTokens\":"), uint64(x.TotalTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"totalTokens\":"), uint64(x.TotalTokens)), nil
 	case i == 1:
-		return jsonx.AppendUint(jsonx.Key(b, "\"inputTokens\":"), uint64(x.InputTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"inputTokens\":"), uint64(x.InputTokens)), nil
 	case i == 2:
-		return jsonx.AppendUint(jsonx.Key(b, "\"outputTokens\":"), uint64(x.OutputTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"outputTokens\":"), uint64(x.OutputTokens)), nil
 	case i == 3 && x.ThoughtTokens != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"thoughtTokens\":"), uint64(*x.ThoughtTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"thoughtTokens\":"), uint64(*x.ThoughtTokens)), nil
 	case i == 4 && x.CachedReadTokens != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"cachedReadTokens\":"), uint64(*x.CachedReadTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"cachedReadTokens\":"), uint64(*x.CachedReadTokens)), nil
 	case i == 5 && x.CachedWriteTokens != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"cachedWriteTokens\":"), uint64(*x.CachedWriteTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"cachedWriteTokens\":"), uint64(*x.CachedWriteTokens)), nil
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Usage) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUsage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUsage.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Usage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Usage{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsUsageUpdate = jsonx.NewFields(
-	jsonx.F("used", jsonx.Required),
-	jsonx.F("size", jsonx.Required),
-	jsonx.F("cost", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Usage) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsageUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsUsageUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "used":
-			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
-				x.Used = v
-			}
+			jsonx.Set(d.At(0), &x.Used, jsonx.Uint64)
 		case "size":
-			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
-				x.Size = v
-			}
+			jsonx.Set(d.At(1), &x.Size, jsonx.Uint64)
 		case "cost":
 			jsonx.StructPtr(d.At(2), &x.Cost, (*Cost).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14704,54 +10959,37 @@ func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"used\":"), uint64(x.Used)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"used\":"), uint64(x.Used)), nil
 	case i == 1:
-		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(x.Size)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return jsonx.Braces(fieldsCost.Append(append(jsonx.Key(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+		return fieldsCost.AppendObject(jsonx.Keyed(b, "\"cost\":"), x.Cost.Extra, x.Cost.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UsageUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUsageUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUsageUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UsageUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsWaitForTerminalExitRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWaitForTerminalExitRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsWaitForTerminalExitRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14760,39 +10998,28 @@ func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, 
 func (x *WaitForTerminalExitRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsWaitForTerminalExitRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsWaitForTerminalExitRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = WaitForTerminalExitRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsWaitForTerminalExitResponse = jsonx.NewFields(
-	jsonx.F("exitCode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("signal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWaitForTerminalExitResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsWaitForTerminalExitResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Uint32)
@@ -14800,8 +11027,6 @@ func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int,
 			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14810,57 +11035,37 @@ func (x *WaitForTerminalExitResponse) decodeAt(data []byte, skip []string) (int,
 func (x *WaitForTerminalExitResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.ExitCode != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"exitCode\":"), uint64(*x.ExitCode)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"exitCode\":"), uint64(*x.ExitCode)), nil
 	case i == 1 && x.Signal != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"signal\":"), string(*x.Signal)), nil
+		return jsonx.KeyedString(b, "\"signal\":", string(*x.Signal)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsWaitForTerminalExitResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsWaitForTerminalExitResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = WaitForTerminalExitResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsWriteTextFileRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("path", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWriteTextFileRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsWriteTextFileRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "path":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Path = v
-			}
+			jsonx.Set(d.At(1), &x.Path, jsonx.String)
 		case "content":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.Content = v
-			}
+			jsonx.Set(d.At(2), &x.Content, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14869,44 +11074,33 @@ func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *WriteTextFileRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+		return jsonx.KeyedString(b, "\"path\":", string(x.Path)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+		return jsonx.KeyedString(b, "\"content\":", string(x.Content)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsWriteTextFileRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsWriteTextFileRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = WriteTextFileRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsWriteTextFileResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsWriteTextFileResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsWriteTextFileResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14915,24 +11109,19 @@ func (x *WriteTextFileResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *WriteTextFileResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsWriteTextFileResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsWriteTextFileResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = WriteTextFileResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 func decodeAuthAccount(data []byte) (AuthAccount, error) {
@@ -14948,10 +11137,7 @@ func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
 
 func decodeAuthState(data []byte) (AuthState, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return AuthState(s), nil
+	return AuthState(s), err
 }
 
 func decodeAvailableCommand(data []byte) (AvailableCommand, error) {
@@ -14967,10 +11153,7 @@ func decodeCompactionID(data []byte) (CompactionID, error) {
 
 func decodeCompactionStatus(data []byte) (CompactionStatus, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return CompactionStatus(s), nil
+	return CompactionStatus(s), err
 }
 
 func decodeElicitationID(data []byte) (ElicitationID, error) {
@@ -14979,15 +11162,7 @@ func decodeElicitationID(data []byte) (ElicitationID, error) {
 }
 
 func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch ElicitationSchemaType(s) {
-	case ElicitationSchemaTypeObject:
-		return ElicitationSchemaType(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationSchemaType: "+strconv.Quote(s))
+	return jsonx.Enum(data, "ElicitationSchemaType", ElicitationSchemaTypeObject)
 }
 
 func decodeEnumOption(data []byte) (EnumOption, error) {
@@ -15015,10 +11190,7 @@ func decodeHTTPHeader(data []byte) (HTTPHeader, error) {
 
 func decodeLlmProtocol(data []byte) (LlmProtocol, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return LlmProtocol(s), nil
+	return LlmProtocol(s), err
 }
 
 func decodeMcpRequestID(data []byte) (McpRequestID, error) {
@@ -15038,10 +11210,7 @@ func decodeMessageID(data []byte) (MessageID, error) {
 
 func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return NoticeSeverity(s), nil
+	return NoticeSeverity(s), err
 }
 
 func decodePermissionOption(data []byte) (PermissionOption, error) {
@@ -15056,15 +11225,7 @@ func decodePermissionOptionID(data []byte) (PermissionOptionID, error) {
 }
 
 func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch PermissionOptionKind(s) {
-	case PermissionOptionKindAllowOnce, PermissionOptionKindAllowAlways, PermissionOptionKindRejectOnce, PermissionOptionKindRejectAlways:
-		return PermissionOptionKind(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a PermissionOptionKind: "+strconv.Quote(s))
+	return jsonx.Enum(data, "PermissionOptionKind", PermissionOptionKindAllowOnce, PermissionOptionKindAllowAlways, PermissionOptionKindRejectOnce, PermissionOptionKindRejectAlways)
 }
 
 func decodePlanEntry(data []byte) (PlanEntry, error) {
@@ -15074,27 +11235,11 @@ func decodePlanEntry(data []byte) (PlanEntry, error) {
 }
 
 func decodePlanEntryPriority(data []byte) (PlanEntryPriority, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch PlanEntryPriority(s) {
-	case PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow:
-		return PlanEntryPriority(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a PlanEntryPriority: "+strconv.Quote(s))
+	return jsonx.Enum(data, "PlanEntryPriority", PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow)
 }
 
 func decodePlanEntryStatus(data []byte) (PlanEntryStatus, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch PlanEntryStatus(s) {
-	case PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted:
-		return PlanEntryStatus(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a PlanEntryStatus: "+strconv.Quote(s))
+	return jsonx.Enum(data, "PlanEntryStatus", PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted)
 }
 
 func decodePlanID(data []byte) (PlanID, error) {
@@ -15119,23 +11264,12 @@ func decodeProviderInfo(data []byte) (ProviderInfo, error) {
 }
 
 func decodeRole(data []byte) (Role, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch Role(s) {
-	case RoleAssistant, RoleUser:
-		return Role(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a Role: "+strconv.Quote(s))
+	return jsonx.Enum(data, "Role", RoleAssistant, RoleUser)
 }
 
 func decodeSessionArchiveFilter(data []byte) (SessionArchiveFilter, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SessionArchiveFilter(s), nil
+	return SessionArchiveFilter(s), err
 }
 
 func decodeSessionConfigGroupID(data []byte) (SessionConfigGroupID, error) {
@@ -15156,10 +11290,7 @@ func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
 
 func decodeSessionConfigOptionCategory(data []byte) (SessionConfigOptionCategory, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SessionConfigOptionCategory(s), nil
+	return SessionConfigOptionCategory(s), err
 }
 
 func decodeSessionConfigSelectGroup(data []byte) (SessionConfigSelectGroup, error) {
@@ -15203,42 +11334,20 @@ func decodeSessionModeID(data []byte) (SessionModeID, error) {
 
 func decodeSessionStatus(data []byte) (SessionStatus, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SessionStatus(s), nil
+	return SessionStatus(s), err
 }
 
 func decodeStopReason(data []byte) (StopReason, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch StopReason(s) {
-	case StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled:
-		return StopReason(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a StopReason: "+strconv.Quote(s))
+	return jsonx.Enum(data, "StopReason", StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled)
 }
 
 func decodeStringFormat(data []byte) (StringFormat, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch StringFormat(s) {
-	case StringFormatEmail, StringFormatURI, StringFormatDate, StringFormatDateTime:
-		return StringFormat(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a StringFormat: "+strconv.Quote(s))
+	return jsonx.Enum(data, "StringFormat", StringFormatEmail, StringFormatURI, StringFormatDate, StringFormatDateTime)
 }
 
 func decodeSystemPromptMode(data []byte) (SystemPromptMode, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SystemPromptMode(s), nil
+	return SystemPromptMode(s), err
 }
 
 func decodeTerminalID(data []byte) (TerminalID, error) {
@@ -15258,47 +11367,31 @@ func decodeToolCallLocation(data []byte) (ToolCallLocation, error) {
 }
 
 func decodeToolCallStatus(data []byte) (ToolCallStatus, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch ToolCallStatus(s) {
-	case ToolCallStatusPending, ToolCallStatusInProgress, ToolCallStatusCompleted, ToolCallStatusFailed:
-		return ToolCallStatus(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolCallStatus: "+strconv.Quote(s))
+	return jsonx.Enum(data, "ToolCallStatus", ToolCallStatusPending, ToolCallStatusInProgress, ToolCallStatusCompleted, ToolCallStatusFailed)
 }
 
 func decodeToolKind(data []byte) (ToolKind, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch ToolKind(s) {
-	case ToolKindRead, ToolKindEdit, ToolKindDelete, ToolKindMove, ToolKindSearch, ToolKindExecute, ToolKindThink, ToolKindFetch, ToolKindSwitchMode, ToolKindOther:
-		return ToolKind(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a ToolKind: "+strconv.Quote(s))
+	return jsonx.Enum(data, "ToolKind", ToolKindRead, ToolKindEdit, ToolKindDelete, ToolKindMove, ToolKindSearch, ToolKindExecute, ToolKindThink, ToolKindFetch, ToolKindSwitchMode, ToolKindOther)
 }
 
 func appendAuthAccount(b []byte, v AuthAccount) ([]byte, error) {
-	return jsonx.Braces(fieldsAuthAccount.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsAuthAccount.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
-	return jsonx.Braces(fieldsAvailableCommand.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsAvailableCommand.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnumOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnvVariable.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsHTTPHeader.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
@@ -15306,15 +11399,15 @@ func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPermissionOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPlanEntry.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendProviderInfo(b []byte, v ProviderInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsProviderInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsProviderInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
@@ -15324,21 +11417,21 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectGroup.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionMode(b []byte, v SessionMode) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMode.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionMode.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsToolCallLocation.AppendObject(b, v.Extra, v.appendField, nil)
 }

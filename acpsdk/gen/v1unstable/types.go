@@ -21,14 +21,14 @@ type AgentAuthCapabilities struct {
 	// Supplying `{}` means the agent supports the `auth/status` method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *AuthStatusCapabilities `json:"status"`
+	Status *AuthStatusCapabilities `acp:"omit,nullable,lenient" json:"status"`
 	// Whether the agent supports the logout method.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports the logout method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Logout *LogoutCapabilities `json:"logout"`
+	Logout *LogoutCapabilities `acp:"omit,nullable,lenient" json:"logout"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -36,9 +36,8 @@ type AgentAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -54,23 +53,23 @@ type AgentCapabilities struct {
 	// Whether the agent supports `session/load`.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	LoadSession bool `json:"loadSession"`
+	LoadSession bool `acp:"default,lenient" json:"loadSession"`
 	// Prompt capabilities supported by the agent.
 	//
 	// Optional; default {"image":false,"audio":false,"embeddedContext":false} when absent. A malformed value decodes to the default.
-	PromptCapabilities PromptCapabilities `json:"promptCapabilities"`
+	PromptCapabilities PromptCapabilities `acp:"default,lenient" json:"promptCapabilities"`
 	// MCP capabilities supported by the agent.
 	//
 	// Optional; default {"http":false,"sse":false,"acp":false} when absent. A malformed value decodes to the default.
-	McpCapabilities McpCapabilities `json:"mcpCapabilities"`
+	McpCapabilities McpCapabilities `acp:"default,lenient" json:"mcpCapabilities"`
 	// Session lifecycle and prompt capabilities advertised by the agent.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	SessionCapabilities SessionCapabilities `json:"sessionCapabilities"`
+	SessionCapabilities SessionCapabilities `acp:"default,lenient" json:"sessionCapabilities"`
 	// Authentication-related capabilities supported by the agent.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	Auth AgentAuthCapabilities `json:"auth"`
+	Auth AgentAuthCapabilities `acp:"default,lenient" json:"auth"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -81,7 +80,7 @@ type AgentCapabilities struct {
 	// Supplying `{}` means the agent supports provider configuration methods.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Providers *ProvidersCapabilities `json:"providers"`
+	Providers *ProvidersCapabilities `acp:"omit,nullable,lenient" json:"providers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -89,9 +88,8 @@ type AgentCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -102,13 +100,12 @@ type AgentNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -119,17 +116,16 @@ type AgentRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -155,13 +151,12 @@ type AgentResponseError struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -172,13 +167,12 @@ type AgentResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -189,15 +183,15 @@ type Annotations struct {
 	// Intended recipients for this content, such as the user or assistant.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Audience []Role `json:"audience"`
+	Audience []Role `acp:"omit,nullable,lenient,skipinvalid" json:"audience"`
 	// Timestamp indicating when the underlying resource was last modified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	LastModified *string `json:"lastModified"`
+	LastModified *string `acp:"omit,nullable,lenient" json:"lastModified"`
 	// Relative importance of this content when clients choose what to surface.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Priority *float64 `json:"priority"`
+	Priority *float64 `acp:"omit,nullable,lenient" json:"priority"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -205,9 +199,8 @@ type Annotations struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -229,7 +222,7 @@ type ArchiveSessionRequest struct {
 	// The ID of the session to archive.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -237,9 +230,8 @@ type ArchiveSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -258,9 +250,8 @@ type ArchiveSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -271,15 +262,15 @@ type AudioContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType string `json:"mimeType"`
+	MimeType string `acp:"required" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -287,9 +278,8 @@ type AudioContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -310,7 +300,7 @@ type AuthAccount struct {
 	// for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
 	//
 	// Required.
-	Label string `json:"label"`
+	Label string `acp:"required" json:"label"`
 	// Whether the agent currently uses this account by default.
 	//
 	// Several accounts MAY be active, for example one per provider.
@@ -318,25 +308,25 @@ type AuthAccount struct {
 	// Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Active *bool `json:"active"`
+	Active *bool `acp:"omit,nullable,lenient" json:"active"`
 	// Display name of the user, such as a username or full name.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no name is reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// Email address of the user.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no email is reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Email *string `json:"email"`
+	Email *string `acp:"omit,nullable,lenient" json:"email"`
 	// Display name of the organization, team, or workspace the account is using.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no organization is reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Organization *string `json:"organization"`
+	Organization *string `acp:"omit,nullable,lenient" json:"organization"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -344,9 +334,8 @@ type AuthAccount struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -365,7 +354,7 @@ type AuthCapabilities struct {
 	// agent may include `terminal` entries in its authentication methods.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Terminal bool `json:"terminal"`
+	Terminal bool `acp:"default,lenient" json:"terminal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -373,9 +362,8 @@ type AuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -408,15 +396,15 @@ type AuthMethodAgent struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	ID AuthMethodID `json:"id"`
+	ID AuthMethodID `acp:"required" json:"id"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -424,9 +412,8 @@ type AuthMethodAgent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -448,24 +435,24 @@ type AuthMethodTerminal struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	ID AuthMethodID `json:"id"`
+	ID AuthMethodID `acp:"required" json:"id"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Additional arguments to append to the configured agent invocation for terminal auth.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Additional environment variables to set on the configured agent invocation for terminal auth.
 	// These values override same-named variables in the base launch configuration.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env map[string]string `json:"env"`
+	Env map[string]string `acp:"omit,onnull" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -473,9 +460,8 @@ type AuthMethodTerminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -535,9 +521,8 @@ type AuthStatusCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -561,9 +546,8 @@ type AuthStatusRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -581,7 +565,7 @@ type AuthStatusResponse struct {
 	// do not recognize as `unknown`.
 	//
 	// Required.
-	State AuthState `json:"state"`
+	State AuthState `acp:"required" json:"state"`
 	// The accounts the agent has configured, for display.
 	//
 	// Optional. Omitted and empty are equivalent and mean no accounts are reported.
@@ -589,7 +573,7 @@ type AuthStatusResponse struct {
 	// of them and mark the ones in effect with `active`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Accounts []AuthAccount `json:"accounts"`
+	Accounts []AuthAccount `acp:"omit,lenient,skipinvalid" json:"accounts"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -597,9 +581,8 @@ type AuthStatusResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -621,7 +604,7 @@ type AuthStatusUpdateNotification struct {
 	// do not recognize as `unknown`.
 	//
 	// Required.
-	State AuthState `json:"state"`
+	State AuthState `acp:"required" json:"state"`
 	// The accounts the agent has configured, for display.
 	//
 	// Optional. Omitted and empty are equivalent and mean no accounts are reported.
@@ -629,7 +612,7 @@ type AuthStatusUpdateNotification struct {
 	// of them and mark the ones in effect with `active`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Accounts []AuthAccount `json:"accounts"`
+	Accounts []AuthAccount `acp:"omit,lenient,skipinvalid" json:"accounts"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -637,9 +620,8 @@ type AuthStatusUpdateNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -653,7 +635,7 @@ type AuthenticateRequest struct {
 	// Must be one of the methods advertised in the initialize response.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -661,9 +643,8 @@ type AuthenticateRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -678,9 +659,8 @@ type AuthenticateResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -691,15 +671,15 @@ type AvailableCommand struct {
 	// Command name (e.g., `create_plan`, `research_codebase`).
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Human-readable description of what the command does.
 	//
 	// Required.
-	Description string `json:"description"`
+	Description string `acp:"required" json:"description"`
 	// Input for the command if required
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Input AvailableCommandInput `json:"input"`
+	Input AvailableCommandInput `acp:"omit,nullable,lenient" json:"input"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -707,9 +687,8 @@ type AvailableCommand struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -740,7 +719,7 @@ type AvailableCommandsUpdate struct {
 	// Commands the agent can execute
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"required,lenient,skipinvalid,empty" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -748,9 +727,8 @@ type AvailableCommandsUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -761,15 +739,15 @@ type BlobResourceContents struct {
 	// Base64-encoded bytes for a binary resource payload.
 	//
 	// Required.
-	Blob string `json:"blob"`
+	Blob string `acp:"required" json:"blob"`
 	// MIME type describing the encoded media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *string `json:"mimeType"`
+	MimeType *string `acp:"omit,nullable,lenient" json:"mimeType"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -777,9 +755,8 @@ type BlobResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -796,9 +773,8 @@ type BooleanConfigOptionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -811,19 +787,19 @@ type BooleanPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *bool `json:"default"`
+	Default *bool `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -833,9 +809,8 @@ type BooleanPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -848,7 +823,7 @@ type CancelNotification struct {
 	// The ID of the session to cancel operations for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -856,9 +831,8 @@ type CancelNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -871,7 +845,7 @@ type CancelRequestNotification struct {
 	// The ID of the request to cancel.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
+	RequestID RequestID `acp:"required" json:"requestId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -879,9 +853,8 @@ type CancelRequestNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -898,18 +871,18 @@ type ClientCapabilities struct {
 	// Determines which file operations the agent can request.
 	//
 	// Optional; default {"readTextFile":false,"writeTextFile":false} when absent. A malformed value decodes to the default.
-	Fs FileSystemCapabilities `json:"fs"`
+	Fs FileSystemCapabilities `acp:"default,lenient" json:"fs"`
 	// Whether the Client support all `terminal/*` methods.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Terminal bool `json:"terminal"`
+	Terminal bool `acp:"default,lenient" json:"terminal"`
 	// Session-related capabilities supported by the client.
 	//
 	// Optional. Omitted or `null` both mean the client does not advertise any
 	// session-related extensions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Session *ClientSessionCapabilities `json:"session"`
+	Session *ClientSessionCapabilities `acp:"omit,nullable,lenient" json:"session"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -922,7 +895,7 @@ type ClientCapabilities struct {
 	// snapshots, session-directed messages, and restricted-session semantics.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Subagents *SubagentCapabilities `json:"subagents"`
+	Subagents *SubagentCapabilities `acp:"omit,nullable,lenient" json:"subagents"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -933,13 +906,13 @@ type ClientCapabilities struct {
 	// Supplying `{}` means the client can receive both update types.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Plan *PlanCapabilities `json:"plan"`
+	Plan *PlanCapabilities `acp:"omit,nullable,lenient" json:"plan"`
 	// Authentication capabilities supported by the client.
 	// Determines which authentication method types the agent may include
 	// in its `InitializeResponse`.
 	//
 	// Optional; default {"terminal":false} when absent. A malformed value decodes to the default.
-	Auth AuthCapabilities `json:"auth"`
+	Auth AuthCapabilities `acp:"default,lenient" json:"auth"`
 	// Elicitation capabilities supported by the client.
 	// Determines which elicitation modes the agent may use.
 	//
@@ -947,7 +920,7 @@ type ClientCapabilities struct {
 	// elicitation support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Elicitation *ElicitationCapabilities `json:"elicitation"`
+	Elicitation *ElicitationCapabilities `acp:"omit,nullable,lenient" json:"elicitation"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -955,9 +928,8 @@ type ClientCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -968,13 +940,12 @@ type ClientNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -985,17 +956,16 @@ type ClientRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1021,13 +991,12 @@ type ClientResponseError struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1038,13 +1007,12 @@ type ClientResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1056,21 +1024,21 @@ type ClientSessionCapabilities struct {
 	// means unsupported. `{}` advertises the complete compaction contract.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Compaction *CompactionCapabilities `json:"compaction"`
+	Compaction *CompactionCapabilities `acp:"omit,nullable,lenient" json:"compaction"`
 	// Config option capabilities supported by the client.
 	//
 	// Omitted or `null` both mean the client does not advertise support for any
 	// config option extensions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ConfigOptions *SessionConfigOptionsCapabilities `json:"configOptions"`
+	ConfigOptions *SessionConfigOptionsCapabilities `acp:"omit,nullable,lenient" json:"configOptions"`
 	// Support for live user-facing `notice` session updates.
 	//
 	// Optional. Omitted or `null` both mean the client does not advertise support.
 	// Supplying `{}` means the client can present notices to the user.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Notices *NoticeCapabilities `json:"notices"`
+	Notices *NoticeCapabilities `acp:"omit,nullable,lenient" json:"notices"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1078,9 +1046,8 @@ type ClientSessionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1097,7 +1064,7 @@ type CloseSessionRequest struct {
 	// The ID of the session to close.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1105,9 +1072,8 @@ type CloseSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1122,9 +1088,8 @@ type CloseSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1132,8 +1097,7 @@ type CloseSessionResponse struct {
 //
 // Client support for ID-addressed context compaction updates.
 type CompactionCapabilities struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1177,17 +1141,16 @@ type CompactionSummaryChunk struct {
 	// ID of the compaction whose summary receives this content.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// One content block to append.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// Metadata scoped to this chunk. Omission and `null` both mean absent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1205,25 +1168,24 @@ type CompactionUpdate struct {
 	// The Agent-owned ID of this compaction, unique within the session.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// Current lifecycle status.
 	//
 	// Required.
-	Status CompactionStatus `json:"status"`
+	Status CompactionStatus `acp:"required" json:"status"`
 	// Complete replacement user-displayable summary content for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Summary []ContentBlock `json:"summary"`
+	Summary []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"summary"`
 	// Human-readable error details for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Error *string `json:"error"`
+	Error *string `acp:"omit,nullable,lenient" json:"error"`
 	// Extensible metadata patch for this compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1234,7 +1196,7 @@ type CompleteElicitationNotification struct {
 	// The ID of the elicitation that completed.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1244,9 +1206,8 @@ type CompleteElicitationNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1257,7 +1218,7 @@ type ConfigOptionUpdate struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,lenient,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1265,9 +1226,8 @@ type ConfigOptionUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1278,7 +1238,7 @@ type Content struct {
 	// The actual content block.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1286,9 +1246,8 @@ type Content struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1389,14 +1348,14 @@ type ContentChunk struct {
 	// A single item of content
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// A unique identifier for the message this chunk belongs to.
 	//
 	// All chunks belonging to the same message share the same `messageId`.
 	// A change in `messageId` indicates a new message has started.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MessageID *MessageID `json:"messageId"`
+	MessageID *MessageID `acp:"omit,nullable,lenient" json:"messageId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1404,9 +1363,8 @@ type ContentChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1417,12 +1375,12 @@ type Cost struct {
 	// Total cumulative cost for session.
 	//
 	// Required.
-	Amount float64 `json:"amount"`
+	Amount float64 `acp:"required" json:"amount"`
 	// Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
 	// unit such as "credits".
 	//
 	// Required.
-	Currency string `json:"currency"`
+	Currency string `acp:"required" json:"currency"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1430,9 +1388,8 @@ type Cost struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1447,7 +1404,7 @@ type CreateElicitationRequest struct {
 	// A human-readable message describing what input is needed.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1457,7 +1414,7 @@ type CreateElicitationRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Mode CreateElicitationRequestMode `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1516,7 +1473,7 @@ type CreateElicitationResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Action CreateElicitationResponseAction `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1552,8 +1509,7 @@ type CreateElicitationResponseActionAccept ElicitationAcceptAction
 //
 // The elicitation was cancelled.
 type CreateElicitationResponseActionCancel struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1561,8 +1517,7 @@ type CreateElicitationResponseActionCancel struct {
 //
 // The user declined the elicitation.
 type CreateElicitationResponseActionDecline struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1582,23 +1537,23 @@ type CreateTerminalRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The command to execute.
 	//
 	// Required.
-	Command string `json:"command"`
+	Command string `acp:"required" json:"command"`
 	// Array of command arguments.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Environment variables for the command.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"omit,onnull" json:"env"`
 	// Working directory for the command. Must be an absolute path.
 	//
 	// Optional; nil when absent.
-	Cwd *string `json:"cwd"`
+	Cwd *string `acp:"omit,nullable" json:"cwd"`
 	// Maximum number of output bytes to retain.
 	//
 	// When the limit is exceeded, the Client truncates from the beginning of the output
@@ -1609,7 +1564,7 @@ type CreateTerminalRequest struct {
 	// specified limit.
 	//
 	// Optional; nil when absent.
-	OutputByteLimit *uint64 `json:"outputByteLimit"`
+	OutputByteLimit *uint64 `acp:"omit,nullable" json:"outputByteLimit"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1617,9 +1572,8 @@ type CreateTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1630,7 +1584,7 @@ type CreateTerminalResponse struct {
 	// The unique identifier for the created terminal.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1638,9 +1592,8 @@ type CreateTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1653,7 +1606,7 @@ type CurrentModeUpdate struct {
 	// The ID of the current mode
 	//
 	// Required.
-	CurrentModeID SessionModeID `json:"currentModeId"`
+	CurrentModeID SessionModeID `acp:"required" json:"currentModeId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1661,9 +1614,8 @@ type CurrentModeUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1676,7 +1628,7 @@ type DeleteSessionRequest struct {
 	// The ID of the session to delete.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1684,9 +1636,8 @@ type DeleteSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1701,9 +1652,8 @@ type DeleteSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1718,15 +1668,15 @@ type Diff struct {
 	// The absolute file path being modified.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// The original content (omitted or `null` for new files).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	OldText *string `json:"oldText"`
+	OldText *string `acp:"omit,nullable,lenient" json:"oldText"`
 	// The new content after modification.
 	//
 	// Required.
-	NewText string `json:"newText"`
+	NewText string `acp:"required" json:"newText"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1734,9 +1684,8 @@ type Diff struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1751,7 +1700,7 @@ type DisableProviderRequest struct {
 	// Provider ID to disable.
 	//
 	// Required.
-	ProviderID ProviderID `json:"providerId"`
+	ProviderID ProviderID `acp:"required" json:"providerId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1759,9 +1708,8 @@ type DisableProviderRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1780,9 +1728,8 @@ type DisableProviderResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1793,9 +1740,8 @@ type ElicitationAcceptAction struct {
 	// The user-provided content, if any, as an object matching the requested schema.
 	//
 	// Optional; nil when absent.
-	Content map[string]ElicitationContentValue `json:"content"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Content map[string]ElicitationContentValue `acp:"omit,nullable" json:"content"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1809,14 +1755,14 @@ type ElicitationCapabilities struct {
 	// Supplying `{}` explicitly advertises form support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Form *ElicitationFormCapabilities `json:"form"`
+	Form *ElicitationFormCapabilities `acp:"omit,nullable,lenient" json:"form"`
 	// Whether the client supports URL-based elicitation.
 	//
 	// Optional. Omitted or `null` both mean the client does not advertise support.
 	// Supplying `{}` means the client supports URL-based elicitation.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URL *ElicitationURLCapabilities `json:"url"`
+	URL *ElicitationURLCapabilities `acp:"omit,nullable,lenient" json:"url"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -1826,9 +1772,8 @@ type ElicitationCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1893,9 +1838,8 @@ type ElicitationFormCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1906,7 +1850,7 @@ type ElicitationFormMode struct {
 	// A JSON Schema describing the form fields to present to the user.
 	//
 	// Required.
-	RequestedSchema ElicitationSchema `json:"requestedSchema"`
+	RequestedSchema ElicitationSchema `acp:"required" json:"requestedSchema"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1998,9 +1942,8 @@ type ElicitationRequestScope struct {
 	// The request this elicitation is tied to.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	RequestID RequestID `acp:"required" json:"requestId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2014,29 +1957,29 @@ type ElicitationSchema struct {
 	// Type discriminator. Always `"object"`.
 	//
 	// Optional; default "object" when absent. A malformed value decodes to the default.
-	Type ElicitationSchemaType `json:"type"`
+	Type ElicitationSchemaType `acp:"default,lenient" json:"type"`
 	// Optional title for the schema.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Property definitions (must be primitive types).
 	//
 	// Optional; default {} when absent.
-	Properties map[string]ElicitationPropertySchema `json:"properties"`
+	Properties map[string]ElicitationPropertySchema `acp:"default" json:"properties"`
 	// List of required property names.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no property names are required.
 	//
 	// Optional; nil when absent.
-	Required []string `json:"required"`
+	Required []string `acp:"omit,nullable" json:"required"`
 	// Optional description of what this schema represents.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no schema description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2046,9 +1989,8 @@ type ElicitationSchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2104,16 +2046,15 @@ type ElicitationSessionScope struct {
 	// The session this elicitation is tied to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Optional tool call within the session.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
 	// session without a specific tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ToolCallID *ToolCallID `json:"toolCallId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	ToolCallID *ToolCallID `acp:"omit,nullable,lenient" json:"toolCallId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2132,9 +2073,8 @@ type ElicitationURLCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2145,11 +2085,11 @@ type ElicitationURLMode struct {
 	// The unique identifier for this elicitation.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The URL to direct the user to.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2164,11 +2104,11 @@ type EmbeddedResource struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Embedded resource payload, either text or binary data.
 	//
 	// Required.
-	Resource EmbeddedResourceResource `json:"resource"`
+	Resource EmbeddedResourceResource `acp:"required" json:"resource"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2176,9 +2116,8 @@ type EmbeddedResource struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2204,17 +2143,17 @@ type EnumOption struct {
 	// The constant value for this option.
 	//
 	// Required.
-	Const string `json:"const"`
+	Const string `acp:"required" json:"const"`
 	// Human-readable title for this option.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2224,9 +2163,8 @@ type EnumOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2237,11 +2175,11 @@ type EnvVariable struct {
 	// The name of the environment variable.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the environment variable.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2249,9 +2187,8 @@ type EnvVariable struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2268,19 +2205,18 @@ type Error struct {
 	// This must be an integer as defined in the JSON-RPC specification.
 	//
 	// Required.
-	Code ErrorCode `json:"code"`
+	Code ErrorCode `acp:"required" json:"code"`
 	// A string providing a short description of the error.
 	// The message should be limited to a concise single sentence.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// Optional primitive or structured value that contains additional information about the error.
 	// This may include debugging information or context-specific details.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Data json.RawMessage `json:"data"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Data json.RawMessage `acp:"omit,lenient" json:"data"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2345,9 +2281,8 @@ type ErrorStopReason struct {
 	// Agents SHOULD include it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Error *Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error *Error `acp:"omit,nullable,lenient" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2393,11 +2328,11 @@ type FileSystemCapabilities struct {
 	// Whether the Client supports `fs/read_text_file` requests.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	ReadTextFile bool `json:"readTextFile"`
+	ReadTextFile bool `acp:"default,lenient" json:"readTextFile"`
 	// Whether the Client supports `fs/write_text_file` requests.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	WriteTextFile bool `json:"writeTextFile"`
+	WriteTextFile bool `acp:"default,lenient" json:"writeTextFile"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2405,9 +2340,8 @@ type FileSystemCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2427,11 +2361,11 @@ type ForkSessionRequest struct {
 	// The ID of the session to fork.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -2439,11 +2373,11 @@ type ForkSessionRequest struct {
 	// session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP servers to connect to for this session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2457,7 +2391,7 @@ type ForkSessionRequest struct {
 	// for the source session.
 	//
 	// Optional; nil when absent.
-	SystemPrompt *SystemPrompt `json:"systemPrompt"`
+	SystemPrompt *SystemPrompt `acp:"omit,nullable" json:"systemPrompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2465,9 +2399,8 @@ type ForkSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2482,17 +2415,17 @@ type ForkSessionResponse struct {
 	// Unique identifier for the newly created forked session.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Initial mode state if supported by the Agent
 	//
 	// See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Modes *SessionModeState `json:"modes"`
+	Modes *SessionModeState `acp:"omit,nullable,lenient" json:"modes"`
 	// Initial session configuration options if supported by the Agent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,nullable,lenient,skipinvalid" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2500,9 +2433,8 @@ type ForkSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2513,11 +2445,11 @@ type HTTPHeader struct {
 	// The name of the HTTP header.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the HTTP header.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2525,9 +2457,8 @@ type HTTPHeader struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2542,13 +2473,13 @@ type IdleStateUpdate struct {
 	// Optional. Omitted or `null` means not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Usage *Usage `json:"usage"`
+	Usage *Usage `acp:"omit,nullable,lenient" json:"usage"`
 	// The _meta property is reserved by ACP for additional metadata.
 	// Implementations MUST NOT make assumptions about values at these keys.
 	// Optional. Omitted and `null` mean no metadata for this state snapshot.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	StopReason IdleStateUpdateStopReason `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2585,8 +2516,7 @@ func (*IdleStateUpdateStopReasonUnknown) isIdleStateUpdateStopReason()         {
 //
 // The work was cancelled.
 type IdleStateUpdateStopReasonCancelled struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2594,8 +2524,7 @@ type IdleStateUpdateStopReasonCancelled struct {
 //
 // The work ended successfully.
 type IdleStateUpdateStopReasonEndTurn struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2610,8 +2539,7 @@ type IdleStateUpdateStopReasonError ErrorStopReason
 //
 // The work ended because the agent reached the maximum number of tokens.
 type IdleStateUpdateStopReasonMaxTokens struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2620,8 +2548,7 @@ type IdleStateUpdateStopReasonMaxTokens struct {
 // The work ended because the agent reached the maximum number of allowed
 // agent requests.
 type IdleStateUpdateStopReasonMaxTurnRequests struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2629,8 +2556,7 @@ type IdleStateUpdateStopReasonMaxTurnRequests struct {
 //
 // No stop reason: `stopReason` is omitted or `null`.
 type IdleStateUpdateStopReasonNone struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2638,8 +2564,7 @@ type IdleStateUpdateStopReasonNone struct {
 //
 // The work ended because the agent refused to continue.
 type IdleStateUpdateStopReasonRefusal struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2659,19 +2584,19 @@ type ImageContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType string `json:"mimeType"`
+	MimeType string `acp:"required" json:"mimeType"`
 	// URI associated with this resource or media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URI *string `json:"uri"`
+	URI *string `acp:"omit,nullable,lenient" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2679,9 +2604,8 @@ type ImageContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2695,19 +2619,19 @@ type Implementation struct {
 	// name fallback if title isn't present.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Intended for UI and end-user contexts and optimized to be human-readable
 	// and easily understood.
 	//
 	// If not provided, the name should be used for display.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Version of the implementation. Can be displayed to the user or used
 	// for debugging or metrics purposes. (e.g. "1.0.0").
 	//
 	// Required.
-	Version string `json:"version"`
+	Version string `acp:"required" json:"version"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2715,9 +2639,8 @@ type Implementation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2768,17 +2691,17 @@ type InitializeRequest struct {
 	// The latest protocol version supported by the client.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Capabilities supported by the client.
 	//
 	// Optional; default {"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}} when absent. A malformed value decodes to the default.
-	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
+	ClientCapabilities ClientCapabilities `acp:"default,lenient" json:"clientCapabilities"`
 	// Information about the Client name and version sent to the Agent.
 	//
 	// Note: in future versions of the protocol, this will be required.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ClientInfo *Implementation `json:"clientInfo"`
+	ClientInfo *Implementation `acp:"omit,nullable,lenient" json:"clientInfo"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2786,9 +2709,8 @@ type InitializeRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2806,21 +2728,21 @@ type InitializeResponse struct {
 	// The client should disconnect, if it doesn't support this version.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Capabilities supported by the agent.
 	//
 	// Optional; default {"loadSession":false,"promptCapabilities":{"image":false,"audio":false,"embeddedContext":false},"mcpCapabilities":{"http":false,"sse":false,"acp":false},"sessionCapabilities":{},"auth":{}} when absent. A malformed value decodes to the default.
-	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
+	AgentCapabilities AgentCapabilities `acp:"default,lenient" json:"agentCapabilities"`
 	// Authentication methods supported by the agent.
 	//
 	// Optional; default [] when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AuthMethods []AuthMethod `json:"authMethods"`
+	AuthMethods []AuthMethod `acp:"default,lenient,skipinvalid" json:"authMethods"`
 	// Information about the Agent name and version sent to the Client.
 	//
 	// Note: in future versions of the protocol, this will be required.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	AgentInfo *Implementation `json:"agentInfo"`
+	AgentInfo *Implementation `acp:"omit,nullable,lenient" json:"agentInfo"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2828,9 +2750,8 @@ type InitializeResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2843,31 +2764,31 @@ type IntegerPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *int64 `json:"minimum"`
+	Minimum *int64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *int64 `json:"maximum"`
+	Maximum *int64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *int64 `json:"default"`
+	Default *int64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2877,9 +2798,8 @@ type IntegerPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2890,11 +2810,11 @@ type KillTerminalRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to kill.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2902,9 +2822,8 @@ type KillTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2919,9 +2838,8 @@ type KillTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2940,9 +2858,8 @@ type ListProvidersRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2957,7 +2874,7 @@ type ListProvidersResponse struct {
 	// Configurable providers with current routing info suitable for UI display.
 	//
 	// Required.
-	Providers []ProviderInfo `json:"providers"`
+	Providers []ProviderInfo `acp:"required,empty" json:"providers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -2965,9 +2882,8 @@ type ListProvidersResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2980,11 +2896,11 @@ type ListSessionsRequest struct {
 	// Filter sessions by working directory. Must be an absolute path.
 	//
 	// Optional; nil when absent.
-	Cwd *string `json:"cwd"`
+	Cwd *string `acp:"omit,nullable" json:"cwd"`
 	// Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
 	//
 	// Optional; nil when absent.
-	Cursor *string `json:"cursor"`
+	Cursor *string `acp:"omit,nullable" json:"cursor"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2996,7 +2912,7 @@ type ListSessionsRequest struct {
 	// applies before pagination. Clients keep the same value when following `nextCursor`.
 	//
 	// Optional; nil when absent.
-	Archived *SessionArchiveFilter `json:"archived"`
+	Archived *SessionArchiveFilter `acp:"omit,nullable" json:"archived"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3004,9 +2920,8 @@ type ListSessionsRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3017,12 +2932,12 @@ type ListSessionsResponse struct {
 	// Array of session information objects
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Sessions []SessionInfo `json:"sessions"`
+	Sessions []SessionInfo `acp:"required,lenient,skipinvalid,empty" json:"sessions"`
 	// Opaque cursor token. If present, pass this in the next request's cursor parameter
 	// to fetch the next page. If absent, there are no more results.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	NextCursor *string `json:"nextCursor"`
+	NextCursor *string `acp:"omit,nullable,lenient" json:"nextCursor"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3030,9 +2945,8 @@ type ListSessionsResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3085,11 +2999,11 @@ type LoadSessionRequest struct {
 	// List of MCP servers to connect to for this session.
 	//
 	// Required. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"required,onnull,empty" json:"mcpServers"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -3098,11 +3012,11 @@ type LoadSessionRequest struct {
 	// the request `cwd` matches the session's `cwd`.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,onnull" json:"additionalDirectories"`
 	// The ID of the session to load.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3116,7 +3030,7 @@ type LoadSessionRequest struct {
 	// when the session was created.
 	//
 	// Optional; nil when absent.
-	SystemPrompt *SystemPrompt `json:"systemPrompt"`
+	SystemPrompt *SystemPrompt `acp:"omit,nullable" json:"systemPrompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3124,9 +3038,8 @@ type LoadSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3139,11 +3052,11 @@ type LoadSessionResponse struct {
 	// See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Modes *SessionModeState `json:"modes"`
+	Modes *SessionModeState `acp:"omit,nullable,lenient" json:"modes"`
 	// Initial session configuration options if supported by the Agent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,nullable,lenient,skipinvalid" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3151,9 +3064,8 @@ type LoadSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3170,9 +3082,8 @@ type LogoutCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3189,9 +3100,8 @@ type LogoutRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3206,9 +3116,8 @@ type LogoutResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3219,11 +3128,11 @@ type McpCapabilities struct {
 	// Agent supports `http` MCP servers.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	HTTP bool `json:"http"`
+	HTTP bool `acp:"default,lenient" json:"http"`
 	// Agent supports `sse` MCP servers.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	SSE bool `json:"sse"`
+	SSE bool `acp:"default,lenient" json:"sse"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3231,7 +3140,7 @@ type McpCapabilities struct {
 	// Agent supports `acp` MCP servers.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Acp bool `json:"acp"`
+	Acp bool `acp:"default,lenient" json:"acp"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3239,9 +3148,8 @@ type McpCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3257,17 +3165,16 @@ type McpError struct {
 	// Inner MCP error code. Never an ACP error code.
 	//
 	// Required.
-	Code int32 `json:"code"`
+	Code int32 `acp:"required" json:"code"`
 	// Inner MCP error message.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// Optional error data. Explicit null is retained.
 	//
 	// Optional; nil when absent.
-	Data json.RawMessage `json:"data"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Data json.RawMessage `acp:"omit" json:"data"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3323,14 +3230,14 @@ type McpServerAcp struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Unique identifier for this MCP server, generated by the component providing it.
 	//
 	// Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
 	// on the same ACP connection.
 	//
 	// Required.
-	ServerID McpServerAcpID `json:"serverId"`
+	ServerID McpServerAcpID `acp:"required" json:"serverId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3338,9 +3245,8 @@ type McpServerAcp struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3363,15 +3269,15 @@ type McpServerHTTP struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URL to the MCP server.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// HTTP headers to set when making requests to the MCP server.
 	//
 	// Required. null decodes as empty.
-	Headers []HTTPHeader `json:"headers"`
+	Headers []HTTPHeader `acp:"required,onnull,empty" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3379,9 +3285,8 @@ type McpServerHTTP struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3392,15 +3297,15 @@ type McpServerSSE struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URL to the MCP server.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// HTTP headers to set when making requests to the MCP server.
 	//
 	// Required. null decodes as empty.
-	Headers []HTTPHeader `json:"headers"`
+	Headers []HTTPHeader `acp:"required,onnull,empty" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3408,9 +3313,8 @@ type McpServerSSE struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3421,19 +3325,19 @@ type McpServerStdio struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Absolute path to the MCP server executable.
 	//
 	// Required.
-	Command string `json:"command"`
+	Command string `acp:"required" json:"command"`
 	// Command-line arguments to pass to the MCP server.
 	//
 	// Required. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"required,onnull,empty" json:"args"`
 	// Environment variables to set when launching the MCP server.
 	//
 	// Required. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"required,onnull,empty" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3441,9 +3345,8 @@ type McpServerStdio struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3475,21 +3378,21 @@ type MessageMcpNotification struct {
 	// The declared ACP MCP server handling the associated request.
 	//
 	// Required.
-	ServerID McpServerAcpID `json:"serverId"`
+	ServerID McpServerAcpID `acp:"required" json:"serverId"`
 	// The identifier of the active inner MCP request.
 	//
 	// Required.
-	RequestID McpRequestID `json:"requestId"`
+	RequestID McpRequestID `acp:"required" json:"requestId"`
 	// The inner MCP method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Optional inner MCP params.
 	//
 	// If omitted or set to `null`, the inner MCP message has no params.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3497,9 +3400,8 @@ type MessageMcpNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3514,21 +3416,21 @@ type MessageMcpRequest struct {
 	// The declared ACP MCP server receiving this request.
 	//
 	// Required.
-	ServerID McpServerAcpID `json:"serverId"`
+	ServerID McpServerAcpID `acp:"required" json:"serverId"`
 	// The caller-generated identifier for the inner MCP request.
 	//
 	// Required.
-	RequestID McpRequestID `json:"requestId"`
+	RequestID McpRequestID `acp:"required" json:"requestId"`
 	// The inner MCP method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Optional inner MCP params.
 	//
 	// If omitted or set to `null`, the inner MCP message has no params.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3536,9 +3438,8 @@ type MessageMcpRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3573,13 +3474,12 @@ type MessageMcpResponseError struct {
 	// Required, non-null MCP error object.
 	//
 	// Required.
-	Error McpError `json:"error"`
+	Error McpError `acp:"required" json:"error"`
 	// Optional ACP carrier metadata.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3590,13 +3490,12 @@ type MessageMcpResponseResult struct {
 	// Required, even if JSON null.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
+	Result json.RawMessage `acp:"required" json:"result"`
 	// Optional ACP carrier metadata.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3651,35 +3550,35 @@ type MultiSelectPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
 	//
 	// Optional; nil when absent.
-	MinItems *uint64 `json:"minItems"`
+	MinItems *uint64 `acp:"omit,nullable" json:"minItems"`
 	// Maximum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
 	//
 	// Optional; nil when absent.
-	MaxItems *uint64 `json:"maxItems"`
+	MaxItems *uint64 `acp:"omit,nullable" json:"maxItems"`
 	// The items definition describing allowed values.
 	//
 	// Required.
-	Items MultiSelectItems `json:"items"`
+	Items MultiSelectItems `acp:"required" json:"items"`
 	// Default selected values.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default selections are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Default []string `json:"default"`
+	Default []string `acp:"omit,nullable,lenient,skipinvalid" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3689,9 +3588,8 @@ type MultiSelectPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3704,7 +3602,7 @@ type NewSessionRequest struct {
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots for this session. Each path must be absolute.
 	//
 	// These expand the session's filesystem scope without changing `cwd`, which
@@ -3712,11 +3610,11 @@ type NewSessionRequest struct {
 	// additional roots are activated for the new session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP (Model Context Protocol) servers the agent should connect to.
 	//
 	// Required. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"required,onnull,empty" json:"mcpServers"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3728,7 +3626,7 @@ type NewSessionRequest struct {
 	// advertises `sessionCapabilities.systemPrompt`.
 	//
 	// Optional; nil when absent.
-	SystemPrompt *SystemPrompt `json:"systemPrompt"`
+	SystemPrompt *SystemPrompt `acp:"omit,nullable" json:"systemPrompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3736,9 +3634,8 @@ type NewSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3753,17 +3650,17 @@ type NewSessionResponse struct {
 	// Used in all subsequent requests for this conversation.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Initial mode state if supported by the Agent
 	//
 	// See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Modes *SessionModeState `json:"modes"`
+	Modes *SessionModeState `acp:"omit,nullable,lenient" json:"modes"`
 	// Initial session configuration options if supported by the Agent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,nullable,lenient,skipinvalid" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3771,9 +3668,8 @@ type NewSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3792,25 +3688,24 @@ type Notice struct {
 	// Presentation severity hint.
 	//
 	// Required.
-	Severity NoticeSeverity `json:"severity"`
+	Severity NoticeSeverity `acp:"required" json:"severity"`
 	// Required non-empty plain-text title that can stand alone.
 	//
 	// Required. At least 1 character(s).
-	Title string `json:"title"`
+	Title string `acp:"required,minlength=1" json:"title"`
 	// Optional plain-text detail or guidance.
 	//
 	// Omitted and `null` are equivalent and mean no description was supplied.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Metadata scoped to this notice.
 	//
 	// Omitted and `null` are equivalent and mean no metadata was supplied.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3818,8 +3713,7 @@ type Notice struct {
 //
 // Client support for presenting live notices to the user.
 type NoticeCapabilities struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3853,31 +3747,31 @@ type NumberPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *float64 `json:"minimum"`
+	Minimum *float64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *float64 `json:"maximum"`
+	Maximum *float64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *float64 `json:"default"`
+	Default *float64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3887,9 +3781,8 @@ type NumberPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3900,15 +3793,15 @@ type PermissionOption struct {
 	// Unique identifier for this permission option.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// Human-readable label to display to the user.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Hint about the nature of this permission option.
 	//
 	// Required.
-	Kind PermissionOptionKind `json:"kind"`
+	Kind PermissionOptionKind `acp:"required" json:"kind"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3916,9 +3809,8 @@ type PermissionOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3970,7 +3862,7 @@ type Plan struct {
 	// with their current status. The client replaces the entire plan with each update.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Entries []PlanEntry `json:"entries"`
+	Entries []PlanEntry `acp:"required,lenient,skipinvalid,empty" json:"entries"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -3978,9 +3870,8 @@ type Plan struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3999,9 +3890,8 @@ type PlanCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4016,16 +3906,16 @@ type PlanEntry struct {
 	// Human-readable description of what this task aims to accomplish.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The relative importance of this task.
 	// Used to indicate which tasks are most critical to the overall goal.
 	//
 	// Required.
-	Priority PlanEntryPriority `json:"priority"`
+	Priority PlanEntryPriority `acp:"required" json:"priority"`
 	// Current execution status of this task.
 	//
 	// Required.
-	Status PlanEntryStatus `json:"status"`
+	Status PlanEntryStatus `acp:"required" json:"status"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4033,9 +3923,8 @@ type PlanEntry struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4099,11 +3988,11 @@ type PlanFile struct {
 	// The plan ID to update.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// The URI of the file containing the plan.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4111,9 +4000,8 @@ type PlanFile struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4137,14 +4025,14 @@ type PlanItems struct {
 	// The plan ID to update.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// The list of tasks to be accomplished.
 	//
 	// When updating an item-based plan, the agent must send a complete list of all entries
 	// with their current status. The client replaces that plan with each update.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Entries []PlanEntry `json:"entries"`
+	Entries []PlanEntry `acp:"required,lenient,skipinvalid,empty" json:"entries"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4152,9 +4040,8 @@ type PlanItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4169,11 +4056,11 @@ type PlanMarkdown struct {
 	// The plan ID to update.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// Markdown content for the plan.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4181,9 +4068,8 @@ type PlanMarkdown struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4198,7 +4084,7 @@ type PlanRemoved struct {
 	// The plan ID to remove.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4206,9 +4092,8 @@ type PlanRemoved struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4223,7 +4108,7 @@ type PlanUpdate struct {
 	// The updated plan content.
 	//
 	// Required.
-	Plan PlanUpdateContent `json:"plan"`
+	Plan PlanUpdateContent `acp:"required" json:"plan"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4231,9 +4116,8 @@ type PlanUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4308,18 +4192,18 @@ type PromptCapabilities struct {
 	// Agent supports `image` content blocks.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Image bool `json:"image"`
+	Image bool `acp:"default,lenient" json:"image"`
 	// Agent supports `audio` content blocks.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Audio bool `json:"audio"`
+	Audio bool `acp:"default,lenient" json:"audio"`
 	// Agent supports embedded context in `session/prompt` requests.
 	//
 	// When enabled, the Client is allowed to include `resource` content blocks
 	// in prompt requests for pieces of context that are referenced in the message.
 	//
 	// Optional; default false when absent. A malformed value decodes to the default.
-	EmbeddedContext bool `json:"embeddedContext"`
+	EmbeddedContext bool `acp:"default,lenient" json:"embeddedContext"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4327,9 +4211,8 @@ type PromptCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4344,7 +4227,7 @@ type PromptRequest struct {
 	// The ID of the session to send this user message to
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The blocks of content that compose the user's message.
 	//
 	// As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
@@ -4360,7 +4243,7 @@ type PromptRequest struct {
 	// pieces of context from sources the agent may not have access to.
 	//
 	// Required.
-	Prompt []ContentBlock `json:"prompt"`
+	Prompt []ContentBlock `acp:"required,empty" json:"prompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4368,9 +4251,8 @@ type PromptRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4383,7 +4265,7 @@ type PromptResponse struct {
 	// Indicates why the agent stopped processing the turn.
 	//
 	// Required.
-	StopReason StopReason `json:"stopReason"`
+	StopReason StopReason `acp:"required" json:"stopReason"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4391,7 +4273,7 @@ type PromptResponse struct {
 	// Token usage for this turn (optional).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Usage *Usage `json:"usage"`
+	Usage *Usage `acp:"omit,nullable,lenient" json:"usage"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4399,9 +4281,8 @@ type PromptResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4424,11 +4305,11 @@ type ProviderCurrentConfig struct {
 	// Protocol currently used by this provider.
 	//
 	// Required.
-	APIType LlmProtocol `json:"apiType"`
+	APIType LlmProtocol `acp:"required" json:"apiType"`
 	// Base URL currently used by this provider.
 	//
 	// Required.
-	BaseURL string `json:"baseUrl"`
+	BaseURL string `acp:"required" json:"baseUrl"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4436,9 +4317,8 @@ type ProviderCurrentConfig struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4462,21 +4342,21 @@ type ProviderInfo struct {
 	// Provider identifier, for example "main" or "openai".
 	//
 	// Required.
-	ProviderID ProviderID `json:"providerId"`
+	ProviderID ProviderID `acp:"required" json:"providerId"`
 	// Supported protocol types for this provider.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Supported []LlmProtocol `json:"supported"`
+	Supported []LlmProtocol `acp:"required,lenient,skipinvalid,empty" json:"supported"`
 	// Whether this provider is mandatory and cannot be disabled via `providers/disable`.
 	// If true, clients must not call `providers/disable` for this provider ID.
 	//
 	// Required.
-	Required bool `json:"required"`
+	Required bool `acp:"required" json:"required"`
 	// Current effective non-secret routing config.
 	// Null or omitted means provider is disabled.
 	//
 	// Optional; nil when absent.
-	Current *ProviderCurrentConfig `json:"current"`
+	Current *ProviderCurrentConfig `acp:"omit,nullable" json:"current"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4484,9 +4364,8 @@ type ProviderInfo struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4507,9 +4386,8 @@ type ProvidersCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4520,13 +4398,12 @@ type ProxyNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4537,17 +4414,16 @@ type ProxyRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4573,13 +4449,12 @@ type ProxyResponseError struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4590,13 +4465,12 @@ type ProxyResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4617,7 +4491,7 @@ type ProxySuccessorNotification struct {
 	// Method name of the wrapped notification.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Params of the wrapped notification, forwarded unchanged.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
@@ -4625,7 +4499,7 @@ type ProxySuccessorNotification struct {
 	// The wrapped notification's own `_meta` stays inside these params.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit" json:"params"`
 	// Metadata for the `proxy/successor` envelope itself, separate from the wrapped
 	// message's `_meta`. It is hop-local: the conductor does not copy it into the message
 	// it unwraps.
@@ -4637,9 +4511,8 @@ type ProxySuccessorNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4667,7 +4540,7 @@ type ProxySuccessorRequest struct {
 	// Method name of the wrapped request.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Params of the wrapped request, forwarded unchanged.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
@@ -4675,7 +4548,7 @@ type ProxySuccessorRequest struct {
 	// The wrapped request's own `_meta` stays inside these params.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit" json:"params"`
 	// Metadata for the `proxy/successor` envelope itself, separate from the wrapped
 	// message's `_meta`. It is hop-local: the conductor does not copy it into the message
 	// it unwraps.
@@ -4687,9 +4560,8 @@ type ProxySuccessorRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4713,19 +4585,19 @@ type ReadTextFileRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Absolute path to the file to read.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// Line number to start reading from (1-based).
 	//
 	// Optional; nil when absent.
-	Line *uint32 `json:"line"`
+	Line *uint32 `acp:"omit,nullable" json:"line"`
 	// Maximum number of lines to read.
 	//
 	// Optional; nil when absent.
-	Limit *uint32 `json:"limit"`
+	Limit *uint32 `acp:"omit,nullable" json:"limit"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4733,9 +4605,8 @@ type ReadTextFileRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4746,7 +4617,7 @@ type ReadTextFileResponse struct {
 	// Content payload returned by this response.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4754,9 +4625,8 @@ type ReadTextFileResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4767,11 +4637,11 @@ type ReleaseTerminalRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to release.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4779,9 +4649,8 @@ type ReleaseTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4796,9 +4665,8 @@ type ReleaseTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4871,8 +4739,7 @@ func (*RequestPermissionOutcomeUnknown) isRequestPermissionOutcome()   {}
 //
 // See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
 type RequestPermissionOutcomeCancelled struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4903,15 +4770,15 @@ type RequestPermissionRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Details about the tool call requiring permission.
 	//
 	// Required.
-	ToolCall ToolCallUpdate `json:"toolCall"`
+	ToolCall ToolCallUpdate `acp:"required" json:"toolCall"`
 	// Available permission options for the user to choose from.
 	//
 	// Required.
-	Options []PermissionOption `json:"options"`
+	Options []PermissionOption `acp:"required,empty" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4919,9 +4786,8 @@ type RequestPermissionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4932,7 +4798,7 @@ type RequestPermissionResponse struct {
 	// The user's decision on the permission request.
 	//
 	// Required.
-	Outcome RequestPermissionOutcome `json:"outcome"`
+	Outcome RequestPermissionOutcome `acp:"required" json:"outcome"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -4940,9 +4806,8 @@ type RequestPermissionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4955,9 +4820,8 @@ type RequiresActionStateUpdate struct {
 	// Optional. Omitted and `null` mean no metadata for this state snapshot.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4968,31 +4832,31 @@ type ResourceLink struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Optional human-readable details shown with this protocol object.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// MIME type describing the encoded media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *string `json:"mimeType"`
+	MimeType *string `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Human-readable name shown for this protocol object.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional size of the linked resource in bytes, if known.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Size *int64 `json:"size"`
+	Size *int64 `acp:"omit,nullable,lenient" json:"size"`
 	// Optional display title for end-user UI.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5000,9 +4864,8 @@ type ResourceLink struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5018,11 +4881,11 @@ type ResumeSessionRequest struct {
 	// The ID of the session to resume.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -5031,11 +4894,11 @@ type ResumeSessionRequest struct {
 	// the request `cwd` matches the session's `cwd`.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP servers to connect to for this session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5049,7 +4912,7 @@ type ResumeSessionRequest struct {
 	// when the session was created.
 	//
 	// Optional; nil when absent.
-	SystemPrompt *SystemPrompt `json:"systemPrompt"`
+	SystemPrompt *SystemPrompt `acp:"omit,nullable" json:"systemPrompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5057,9 +4920,8 @@ type ResumeSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5072,11 +4934,11 @@ type ResumeSessionResponse struct {
 	// See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Modes *SessionModeState `json:"modes"`
+	Modes *SessionModeState `acp:"omit,nullable,lenient" json:"modes"`
 	// Initial session configuration options if supported by the Agent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,nullable,lenient,skipinvalid" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5084,9 +4946,8 @@ type ResumeSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5116,9 +4977,8 @@ type RunningStateUpdate struct {
 	// Optional. Omitted and `null` mean no metadata for this state snapshot.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5129,7 +4989,7 @@ type SelectedPermissionOutcome struct {
 	// The ID of the option the user selected.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5137,9 +4997,8 @@ type SelectedPermissionOutcome struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5159,9 +5018,8 @@ type SessionAdditionalDirectoriesCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5183,9 +5041,8 @@ type SessionArchiveCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5234,9 +5091,8 @@ type SessionCancelCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5258,14 +5114,14 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports listing sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	List *SessionListCapabilities `json:"list"`
+	List *SessionListCapabilities `acp:"omit,nullable,lenient" json:"list"`
 	// Whether the agent supports `session/delete`.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports deleting sessions from `session/list`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Delete *SessionDeleteCapabilities `json:"delete"`
+	Delete *SessionDeleteCapabilities `acp:"omit,nullable,lenient" json:"delete"`
 	// Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
@@ -5277,7 +5133,7 @@ type SessionCapabilities struct {
 	// additional-root list associated with a listed session.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `json:"additionalDirectories"`
+	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `acp:"omit,nullable,lenient" json:"additionalDirectories"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5288,7 +5144,7 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	SystemPrompt *SessionSystemPromptCapabilities `json:"systemPrompt"`
+	SystemPrompt *SessionSystemPromptCapabilities `acp:"omit,nullable,lenient" json:"systemPrompt"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5299,7 +5155,7 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports forking sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Fork *SessionForkCapabilities `json:"fork"`
+	Fork *SessionForkCapabilities `acp:"omit,nullable,lenient" json:"fork"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5311,7 +5167,7 @@ type SessionCapabilities struct {
 	// `session/list`, and `SessionInfo.archived`. Agents that advertise it MUST also advertise `sessionCapabilities.list`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Archive *SessionArchiveCapabilities `json:"archive"`
+	Archive *SessionArchiveCapabilities `acp:"omit,nullable,lenient" json:"archive"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5322,7 +5178,7 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports checking session status.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *SessionStatusCapabilities `json:"status"`
+	Status *SessionStatusCapabilities `acp:"omit,nullable,lenient" json:"status"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5336,21 +5192,21 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports setting session titles.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *SessionTitleCapabilities `json:"title"`
+	Title *SessionTitleCapabilities `acp:"omit,nullable,lenient" json:"title"`
 	// Whether the agent supports `session/resume`.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports resuming sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Resume *SessionResumeCapabilities `json:"resume"`
+	Resume *SessionResumeCapabilities `acp:"omit,nullable,lenient" json:"resume"`
 	// Whether the agent supports `session/close`.
 	//
 	// Optional. Omitted or `null` both mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports closing sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Close *SessionCloseCapabilities `json:"close"`
+	Close *SessionCloseCapabilities `acp:"omit,nullable,lenient" json:"close"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5358,9 +5214,8 @@ type SessionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5377,9 +5232,8 @@ type SessionCloseCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5390,9 +5244,8 @@ type SessionConfigBoolean struct {
 	// The current value of the boolean option.
 	//
 	// Required.
-	CurrentValue bool `json:"currentValue"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	CurrentValue bool `acp:"required" json:"currentValue"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5413,19 +5266,19 @@ type SessionConfigOption struct {
 	// Unique identifier for the configuration option.
 	//
 	// Required.
-	ID SessionConfigID `json:"id"`
+	ID SessionConfigID `acp:"required" json:"id"`
 	// Human-readable label for the option.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for the Client to display to the user.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional semantic category for this option (UX only).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Category *SessionConfigOptionCategory `json:"category"`
+	Category *SessionConfigOptionCategory `acp:"omit,nullable,lenient" json:"category"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5433,7 +5286,7 @@ type SessionConfigOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SessionConfigOptionType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -5524,7 +5377,7 @@ type SessionConfigOptionsCapabilities struct {
 	// requests with `type: "boolean"` and a boolean `value`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Boolean *BooleanConfigOptionCapabilities `json:"boolean"`
+	Boolean *BooleanConfigOptionCapabilities `acp:"omit,nullable,lenient" json:"boolean"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5532,9 +5385,8 @@ type SessionConfigOptionsCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5545,13 +5397,12 @@ type SessionConfigSelect struct {
 	// The currently selected value.
 	//
 	// Required.
-	CurrentValue SessionConfigValueID `json:"currentValue"`
+	CurrentValue SessionConfigValueID `acp:"required" json:"currentValue"`
 	// The set of selectable options.
 	//
 	// Required.
-	Options SessionConfigSelectOptions `json:"options"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Options SessionConfigSelectOptions `acp:"required" json:"options"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5562,15 +5413,15 @@ type SessionConfigSelectGroup struct {
 	// Unique identifier for this group.
 	//
 	// Required.
-	Group SessionConfigGroupID `json:"group"`
+	Group SessionConfigGroupID `acp:"required" json:"group"`
 	// Human-readable label for this group.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The set of option values in this group.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Options []SessionConfigSelectOption `json:"options"`
+	Options []SessionConfigSelectOption `acp:"required,lenient,skipinvalid,empty" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5578,9 +5429,8 @@ type SessionConfigSelectGroup struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5591,15 +5441,15 @@ type SessionConfigSelectOption struct {
 	// Unique identifier for this option value.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
+	Value SessionConfigValueID `acp:"required" json:"value"`
 	// Human-readable label for this option value.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for this option value.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5607,9 +5457,8 @@ type SessionConfigSelectOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5656,9 +5505,8 @@ type SessionDeleteCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5679,9 +5527,8 @@ type SessionForkCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5702,11 +5549,11 @@ type SessionInfo struct {
 	// Unique identifier for the session
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd string `json:"cwd"`
+	Cwd string `acp:"required" json:"cwd"`
 	// Additional workspace roots reported for this session. Each path must be absolute.
 	//
 	// When present, this is the complete ordered additional-root list reported
@@ -5714,15 +5561,15 @@ type SessionInfo struct {
 	// reports no additional roots.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,lenient,skipinvalid" json:"additionalDirectories"`
 	// Human-readable title for the session
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// ISO 8601 timestamp of last activity
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5733,7 +5580,7 @@ type SessionInfo struct {
 	// Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Archived *bool `json:"archived"`
+	Archived *bool `acp:"omit,nullable,lenient" json:"archived"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5741,9 +5588,8 @@ type SessionInfo struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5757,11 +5603,11 @@ type SessionInfoUpdate struct {
 	// Human-readable title for the session. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// ISO 8601 timestamp of last activity. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5769,9 +5615,8 @@ type SessionInfoUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5788,9 +5633,8 @@ type SessionListCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5805,19 +5649,19 @@ type SessionMessage struct {
 	// Identifier of this message within the enclosing session's transcript.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// The sending session.
 	//
 	// Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	SenderSessionID *SessionID `json:"senderSessionId"`
+	SenderSessionID *SessionID `acp:"omit,nullable,lenient" json:"senderSessionId"`
 	// The receiving session.
 	//
 	// Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RecipientSessionID *SessionID `json:"recipientSessionId"`
+	RecipientSessionID *SessionID `acp:"omit,nullable,lenient" json:"recipientSessionId"`
 	// On an incoming view, the `messageId` of the same message's outgoing view in the
 	// sender's transcript.
 	//
@@ -5825,7 +5669,7 @@ type SessionMessage struct {
 	// after the message starts streaming.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	SenderMessageID *MessageID `json:"senderMessageId"`
+	SenderMessageID *MessageID `acp:"omit,nullable,lenient" json:"senderMessageId"`
 	// On an outgoing view, the `messageId` of the same message's incoming view in the
 	// recipient's transcript.
 	//
@@ -5833,20 +5677,19 @@ type SessionMessage struct {
 	// after the message starts streaming.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RecipientMessageID *MessageID `json:"recipientMessageId"`
+	RecipientMessageID *MessageID `acp:"omit,nullable,lenient" json:"recipientMessageId"`
 	// Omitted leaves content unchanged. `null` or `[]` clears it.
 	// A non-empty array replaces all content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// Omitted leaves metadata unchanged. `null` removes it.
 	//
 	// Implementations MUST NOT make assumptions about values in `_meta`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5864,19 +5707,18 @@ type SessionMessageChunk struct {
 	// Identifier of this message within the enclosing session's transcript.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// A single content block appended to the message.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// Optional and nullable chunk-scoped metadata. Omitted or `null` means none.
 	//
 	// Implementations MUST NOT make assumptions about values in `_meta`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5889,15 +5731,15 @@ type SessionMode struct {
 	// Stable identifier used to refer to this protocol object in later messages.
 	//
 	// Required.
-	ID SessionModeID `json:"id"`
+	ID SessionModeID `acp:"required" json:"id"`
 	// Human-readable name shown for this protocol object.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable details shown with this protocol object.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5905,9 +5747,8 @@ type SessionMode struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5923,11 +5764,11 @@ type SessionModeState struct {
 	// The current mode the Agent is in.
 	//
 	// Required.
-	CurrentModeID SessionModeID `json:"currentModeId"`
+	CurrentModeID SessionModeID `acp:"required" json:"currentModeId"`
 	// The set of modes that the Agent can operate in
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableModes []SessionMode `json:"availableModes"`
+	AvailableModes []SessionMode `acp:"required,lenient,skipinvalid,empty" json:"availableModes"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5935,9 +5776,8 @@ type SessionModeState struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5952,11 +5792,11 @@ type SessionNotification struct {
 	// The ID of the session this update pertains to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The actual update content.
 	//
 	// Required.
-	Update SessionUpdate `json:"update"`
+	Update SessionUpdate `acp:"required" json:"update"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -5964,9 +5804,8 @@ type SessionNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5983,9 +5822,8 @@ type SessionResumeCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6034,9 +5872,8 @@ type SessionStatusCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6057,7 +5894,7 @@ type SessionStatusRequest struct {
 	// The ID of the session to check.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6065,9 +5902,8 @@ type SessionStatusRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6087,7 +5923,7 @@ type SessionStatusResponse struct {
 	// Required. Clients MUST treat a value they do not recognize as `saved`.
 	//
 	// Required.
-	Status SessionStatus `json:"status"`
+	Status SessionStatus `acp:"required" json:"status"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6095,9 +5931,8 @@ type SessionStatusResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6117,7 +5952,7 @@ type SessionSystemPromptCapabilities struct {
 	// Optional. Omitted or `null` both mean the agent supports only `append`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Mode *SessionSystemPromptModeCapabilities `json:"mode"`
+	Mode *SessionSystemPromptModeCapabilities `acp:"omit,nullable,lenient" json:"mode"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6125,9 +5960,8 @@ type SessionSystemPromptCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6149,7 +5983,7 @@ type SessionSystemPromptModeCapabilities struct {
 	// instructions with the client-provided system prompt.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Override *SessionSystemPromptOverrideCapabilities `json:"override"`
+	Override *SessionSystemPromptOverrideCapabilities `acp:"omit,nullable,lenient" json:"override"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6157,9 +5991,8 @@ type SessionSystemPromptModeCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6181,9 +6014,8 @@ type SessionSystemPromptOverrideCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6205,9 +6037,8 @@ type SessionTitleCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6455,20 +6286,20 @@ type SetProviderRequest struct {
 	// Provider ID to configure.
 	//
 	// Required.
-	ProviderID ProviderID `json:"providerId"`
+	ProviderID ProviderID `acp:"required" json:"providerId"`
 	// Protocol type for this provider.
 	//
 	// Required.
-	APIType LlmProtocol `json:"apiType"`
+	APIType LlmProtocol `acp:"required" json:"apiType"`
 	// Base URL for requests sent through this provider.
 	//
 	// Required.
-	BaseURL string `json:"baseUrl"`
+	BaseURL string `acp:"required" json:"baseUrl"`
 	// Full headers map for this provider.
 	// May include authorization, routing, or other integration-specific headers.
 	//
 	// Optional; nil when absent.
-	Headers map[string]string `json:"headers"`
+	Headers map[string]string `acp:"omit" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6476,9 +6307,8 @@ type SetProviderRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6497,9 +6327,8 @@ type SetProviderResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6510,11 +6339,11 @@ type SetSessionConfigOptionRequest struct {
 	// The ID of the session to set the configuration option for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the configuration option to set.
 	//
 	// Required.
-	ConfigID SessionConfigID `json:"configId"`
+	ConfigID SessionConfigID `acp:"required" json:"configId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6522,7 +6351,7 @@ type SetSessionConfigOptionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SetSessionConfigOptionRequestType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -6552,9 +6381,8 @@ type SetSessionConfigOptionRequestTypeBoolean struct {
 	// The boolean value.
 	//
 	// Required.
-	Value bool `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value bool `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6578,9 +6406,8 @@ type SetSessionConfigOptionRequestTypeValueID struct {
 	// The value ID.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value SessionConfigValueID `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6591,7 +6418,7 @@ type SetSessionConfigOptionResponse struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,lenient,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6599,9 +6426,8 @@ type SetSessionConfigOptionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6612,11 +6438,11 @@ type SetSessionModeRequest struct {
 	// The ID of the session to set the mode for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the mode to set.
 	//
 	// Required.
-	ModeID SessionModeID `json:"modeId"`
+	ModeID SessionModeID `acp:"required" json:"modeId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6624,9 +6450,8 @@ type SetSessionModeRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6641,9 +6466,8 @@ type SetSessionModeResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6666,7 +6490,7 @@ type SetSessionTitleRequest struct {
 	// The ID of the session to retitle.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The new title for the session.
 	//
 	// Required and non-null. Omission and explicit `null` are both invalid. The Agent MAY
@@ -6675,7 +6499,7 @@ type SetSessionTitleRequest struct {
 	// that is empty after normalization, with `-32602`.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6683,9 +6507,8 @@ type SetSessionTitleRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6703,7 +6526,7 @@ type SetSessionTitleResponse struct {
 	// display this value rather than the one they sent.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6711,9 +6534,8 @@ type SetSessionTitleResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6856,7 +6678,7 @@ type StringMultiSelectItems struct {
 	// Allowed enum values.
 	//
 	// Required.
-	Enum []string `json:"enum"`
+	Enum []string `acp:"required,empty" json:"enum"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6866,9 +6688,8 @@ type StringMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6884,55 +6705,55 @@ type StringPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
 	//
 	// Optional; nil when absent.
-	MinLength *uint32 `json:"minLength"`
+	MinLength *uint32 `acp:"omit,nullable" json:"minLength"`
 	// Maximum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
 	//
 	// Optional; nil when absent.
-	MaxLength *uint32 `json:"maxLength"`
+	MaxLength *uint32 `acp:"omit,nullable" json:"maxLength"`
 	// Pattern the string must match.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
 	//
 	// Optional; nil when absent.
-	Pattern *string `json:"pattern"`
+	Pattern *string `acp:"omit,nullable" json:"pattern"`
 	// String format.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no format constraint.
 	//
 	// Optional; nil when absent.
-	Format *StringFormat `json:"format"`
+	Format *StringFormat `acp:"omit,nullable" json:"format"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *string `json:"default"`
+	Default *string `acp:"omit,nullable,lenient" json:"default"`
 	// Enum values for untitled single-select enums.
 	// Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
 	// declared by `enum`.
 	//
 	// Optional; nil when absent.
-	Enum []string `json:"enum"`
+	Enum []string `acp:"omit,nullable" json:"enum"`
 	// Titled enum options for titled single-select enums.
 	// Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
 	// declared by `oneOf`.
 	//
 	// Optional; nil when absent.
-	OneOf []EnumOption `json:"oneOf"`
+	OneOf []EnumOption `acp:"omit,nullable" json:"oneOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -6942,9 +6763,8 @@ type StringPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6966,9 +6786,8 @@ type SubagentCapabilities struct {
 	// these keys.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6988,15 +6807,14 @@ type SubagentSessionCapabilities struct {
 	// `{}`) means supported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cancel *SessionCancelCapabilities `json:"cancel"`
+	Cancel *SessionCancelCapabilities `acp:"omit,nullable,lenient" json:"cancel"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7031,14 +6849,14 @@ type SubagentUpdate struct {
 	// The opaque session ID identifying the child in all ACP messages.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The parent's human-readable display title for this child. It need not be unique.
 	//
 	// Omitted means unchanged. `null` clears it. If unset, the Client chooses
 	// a fallback presentation.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// The parent's human-readable description of the child's role or purpose.
 	//
 	// Omitted means unchanged. `null` clears it. If unset, the Client chooses
@@ -7046,7 +6864,7 @@ type SubagentUpdate struct {
 	// history of instructions sent to the child.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Client-initiated session mutations permitted for this subagent session.
 	//
 	// Omitted means unchanged. `null` clears the capability set and disables
@@ -7055,7 +6873,7 @@ type SubagentUpdate struct {
 	// requirements. A concrete object replaces the whole capability set.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Capabilities *SubagentSessionCapabilities `json:"capabilities"`
+	Capabilities *SubagentSessionCapabilities `acp:"omit,nullable,lenient" json:"capabilities"`
 	// Current state snapshot for the child session.
 	//
 	// Omitted means unchanged. `null` clears the current activity without
@@ -7064,7 +6882,7 @@ type SubagentUpdate struct {
 	// current activity is unset/unconfirmed.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	State StateUpdate `json:"state"`
+	State StateUpdate `acp:"omit,nullable,lenient" json:"state"`
 	// The child's working directory. Must be an absolute path.
 	//
 	// Optional and nullable. Omitted means unchanged. `null` clears the
@@ -7073,7 +6891,7 @@ type SubagentUpdate struct {
 	// root set and as the default terminal working directory.
 	//
 	// Optional; nil when absent.
-	Cwd *string `json:"cwd"`
+	Cwd *string `acp:"omit,nullable" json:"cwd"`
 	// Additional workspace roots for the child. Each path must be absolute.
 	//
 	// Optional and nullable. Omitted means unchanged. `null` clears the
@@ -7083,7 +6901,7 @@ type SubagentUpdate struct {
 	// Clients use these values for the child's root set.
 	//
 	// Optional; nil when absent.
-	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalDirectories []string `acp:"omit,nullable" json:"additionalDirectories"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7092,9 +6910,8 @@ type SubagentUpdate struct {
 	// Omitted means unchanged. `null` removes the metadata.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7118,7 +6935,7 @@ type SystemPrompt struct {
 	// treating it as `append` or `override`.
 	//
 	// Required.
-	Mode SystemPromptMode `json:"mode"`
+	Mode SystemPromptMode `acp:"required" json:"mode"`
 	// The system prompt content.
 	//
 	// Agents advertising the capability MUST accept `text` content blocks.
@@ -7130,7 +6947,7 @@ type SystemPrompt struct {
 	// `-32602` without creating, loading, resuming, or forking the session.
 	//
 	// Required.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"required,empty" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7138,9 +6955,8 @@ type SystemPrompt struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7192,7 +7008,7 @@ type Terminal struct {
 	// Identifier of the terminal instance to embed in the content stream.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7200,9 +7016,8 @@ type Terminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7213,11 +7028,11 @@ type TerminalExitStatus struct {
 	// The process exit code (may be null if terminated by signal).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitCode *uint32 `json:"exitCode"`
+	ExitCode *uint32 `acp:"omit,nullable,lenient" json:"exitCode"`
 	// The signal that terminated the process (may be null if exited normally).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Signal *string `json:"signal"`
+	Signal *string `acp:"omit,nullable,lenient" json:"signal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7225,9 +7040,8 @@ type TerminalExitStatus struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7243,11 +7057,11 @@ type TerminalOutputRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to get output from.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7255,9 +7069,8 @@ type TerminalOutputRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7268,15 +7081,15 @@ type TerminalOutputResponse struct {
 	// The terminal output captured so far.
 	//
 	// Required.
-	Output string `json:"output"`
+	Output string `acp:"required" json:"output"`
 	// Whether the output was truncated due to byte limits.
 	//
 	// Required.
-	Truncated bool `json:"truncated"`
+	Truncated bool `acp:"required" json:"truncated"`
 	// Exit status if the command has completed.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitStatus *TerminalExitStatus `json:"exitStatus"`
+	ExitStatus *TerminalExitStatus `acp:"omit,nullable,lenient" json:"exitStatus"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7284,9 +7097,8 @@ type TerminalOutputResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7297,11 +7109,11 @@ type TextContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7309,9 +7121,8 @@ type TextContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7322,15 +7133,15 @@ type TextResourceContents struct {
 	// MIME type describing the encoded media payload.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *string `json:"mimeType"`
+	MimeType *string `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7338,9 +7149,8 @@ type TextResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7351,7 +7161,7 @@ type TitledMultiSelectItems struct {
 	// Titled enum options.
 	//
 	// Required.
-	AnyOf []EnumOption `json:"anyOf"`
+	AnyOf []EnumOption `acp:"required,empty" json:"anyOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7361,9 +7171,8 @@ type TitledMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7379,44 +7188,44 @@ type ToolCall struct {
 	// Unique identifier for this tool call within the session.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// Human-readable title describing what the tool is doing.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Programmatic name of the tool being invoked.
 	//
 	// This field is optional. Omitting it or sending `null` both mean that no
 	// tool name is available.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// The category of tool being invoked.
 	// Helps clients choose appropriate icons and UI treatment.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Kind *ToolKind `json:"kind"`
+	Kind *ToolKind `acp:"omit,lenient" json:"kind"`
 	// Current execution status of the tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *ToolCallStatus `json:"status"`
+	Status *ToolCallStatus `acp:"omit,lenient" json:"status"`
 	// Content produced by the tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ToolCallContent `json:"content"`
+	Content []ToolCallContent `acp:"omit,lenient,skipinvalid" json:"content"`
 	// File locations affected by this tool call.
 	// Enables "follow-along" features in clients.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Locations []ToolCallLocation `json:"locations"`
+	Locations []ToolCallLocation `acp:"omit,lenient,skipinvalid" json:"locations"`
 	// Raw input parameters sent to the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawInput json.RawMessage `json:"rawInput"`
+	RawInput json.RawMessage `acp:"omit,lenient" json:"rawInput"`
 	// Raw output returned by the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawOutput json.RawMessage `json:"rawOutput"`
+	RawOutput json.RawMessage `acp:"omit,lenient" json:"rawOutput"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7424,9 +7233,8 @@ type ToolCall struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7505,11 +7313,11 @@ type ToolCallLocation struct {
 	// The absolute file path being accessed or modified.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// Optional 1-based line number within the file.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Line *uint32 `json:"line"`
+	Line *uint32 `acp:"omit,nullable,lenient" json:"line"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7517,9 +7325,8 @@ type ToolCallLocation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7565,42 +7372,42 @@ type ToolCallUpdate struct {
 	// The ID of the tool call being updated.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// Update the tool kind.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Kind *ToolKind `json:"kind"`
+	Kind *ToolKind `acp:"omit,nullable,lenient" json:"kind"`
 	// Update the execution status.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *ToolCallStatus `json:"status"`
+	Status *ToolCallStatus `acp:"omit,nullable,lenient" json:"status"`
 	// Update the human-readable title.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Update the programmatic name of the tool being invoked.
 	//
 	// This field is optional. Omitting it or sending `null` both mean that
 	// the existing name is left unchanged.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// Replace the content collection.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ToolCallContent `json:"content"`
+	Content []ToolCallContent `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// Replace the locations collection.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Locations []ToolCallLocation `json:"locations"`
+	Locations []ToolCallLocation `acp:"omit,nullable,lenient,skipinvalid" json:"locations"`
 	// Update the raw input.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawInput json.RawMessage `json:"rawInput"`
+	RawInput json.RawMessage `acp:"omit,lenient" json:"rawInput"`
 	// Update the raw output.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawOutput json.RawMessage `json:"rawOutput"`
+	RawOutput json.RawMessage `acp:"omit,lenient" json:"rawOutput"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7608,9 +7415,8 @@ type ToolCallUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7687,7 +7493,7 @@ type UnarchiveSessionRequest struct {
 	// The ID of the session to unarchive.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7695,9 +7501,8 @@ type UnarchiveSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7716,9 +7521,8 @@ type UnarchiveSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7743,9 +7547,8 @@ type UnknownStateUpdate struct {
 	// Optional. Omitted and `null` mean no metadata for this state snapshot.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7756,7 +7559,7 @@ type UnstructuredCommandInput struct {
 	// A hint to display when the input hasn't been provided yet
 	//
 	// Required.
-	Hint string `json:"hint"`
+	Hint string `acp:"required" json:"hint"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7764,9 +7567,8 @@ type UnstructuredCommandInput struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7781,27 +7583,27 @@ type Usage struct {
 	// Sum of all token types across session.
 	//
 	// Required.
-	TotalTokens uint64 `json:"totalTokens"`
+	TotalTokens uint64 `acp:"required" json:"totalTokens"`
 	// Total input tokens across all turns.
 	//
 	// Required.
-	InputTokens uint64 `json:"inputTokens"`
+	InputTokens uint64 `acp:"required" json:"inputTokens"`
 	// Total output tokens across all turns.
 	//
 	// Required.
-	OutputTokens uint64 `json:"outputTokens"`
+	OutputTokens uint64 `acp:"required" json:"outputTokens"`
 	// Total thought/reasoning tokens
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ThoughtTokens *uint64 `json:"thoughtTokens"`
+	ThoughtTokens *uint64 `acp:"omit,nullable,lenient" json:"thoughtTokens"`
 	// Total cache read tokens.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	CachedReadTokens *uint64 `json:"cachedReadTokens"`
+	CachedReadTokens *uint64 `acp:"omit,nullable,lenient" json:"cachedReadTokens"`
 	// Total cache write tokens.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	CachedWriteTokens *uint64 `json:"cachedWriteTokens"`
+	CachedWriteTokens *uint64 `acp:"omit,nullable,lenient" json:"cachedWriteTokens"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7809,9 +7611,8 @@ type Usage struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7822,15 +7623,15 @@ type UsageUpdate struct {
 	// Tokens currently in context.
 	//
 	// Required.
-	Used uint64 `json:"used"`
+	Used uint64 `acp:"required" json:"used"`
 	// Total context window size in tokens.
 	//
 	// Required.
-	Size uint64 `json:"size"`
+	Size uint64 `acp:"required" json:"size"`
 	// Cumulative session cost (optional).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cost *Cost `json:"cost"`
+	Cost *Cost `acp:"omit,nullable,lenient" json:"cost"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7838,9 +7639,8 @@ type UsageUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7851,11 +7651,11 @@ type WaitForTerminalExitRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to wait for.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7863,9 +7663,8 @@ type WaitForTerminalExitRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7876,11 +7675,11 @@ type WaitForTerminalExitResponse struct {
 	// The process exit code (may be null if terminated by signal).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitCode *uint32 `json:"exitCode"`
+	ExitCode *uint32 `acp:"omit,nullable,lenient" json:"exitCode"`
 	// The signal that terminated the process (may be null if exited normally).
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Signal *string `json:"signal"`
+	Signal *string `acp:"omit,nullable,lenient" json:"signal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7888,9 +7687,8 @@ type WaitForTerminalExitResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7903,15 +7701,15 @@ type WriteTextFileRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Absolute path to the file to write.
 	//
 	// Required.
-	Path string `json:"path"`
+	Path string `acp:"required" json:"path"`
 	// The text content to write to the file.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Implementations MUST NOT make assumptions about values at
 	// these keys.
@@ -7919,9 +7717,8 @@ type WriteTextFileRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7936,8 +7733,7 @@ type WriteTextFileResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

@@ -32,31 +32,28 @@ type AgentPeer struct {
 // NewAgentPeer wraps a connection.
 func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
+// call sends a request and waits for its result, decoded into r; nil on an error.
+func call[P any](ctx context.Context, c Caller, method string, params any, r P) (P, error) {
+	if err := c.Call(ctx, method, params, r); err != nil {
+		var none P
+		return none, err
+	}
+	return r, nil
+}
+
 // LoginAuth calls auth/login and waits for its result.
 func (p *AgentPeer) LoginAuth(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	var r LoginAuthResponse
-	if err := p.c.Call(ctx, MethodAuthLogin, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodAuthLogin, params, new(LoginAuthResponse))
 }
 
 // LogoutAuth calls auth/logout and waits for its result.
 func (p *AgentPeer) LogoutAuth(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	var r LogoutAuthResponse
-	if err := p.c.Call(ctx, MethodAuthLogout, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodAuthLogout, params, new(LogoutAuthResponse))
 }
 
 // Initialize calls initialize and waits for its result.
 func (p *AgentPeer) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	var r InitializeResponse
-	if err := p.c.Call(ctx, MethodInitialize, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodInitialize, params, new(InitializeResponse))
 }
 
 // CancelSession sends the session/cancel notification.
@@ -66,83 +63,47 @@ func (p *AgentPeer) CancelSession(ctx context.Context, params *CancelSessionNoti
 
 // CloseSession calls session/close and waits for its result.
 func (p *AgentPeer) CloseSession(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	var r CloseSessionResponse
-	if err := p.c.Call(ctx, MethodSessionClose, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionClose, params, new(CloseSessionResponse))
 }
 
 // DeleteSession calls session/delete and waits for its result.
 func (p *AgentPeer) DeleteSession(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	var r DeleteSessionResponse
-	if err := p.c.Call(ctx, MethodSessionDelete, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionDelete, params, new(DeleteSessionResponse))
 }
 
 // ListSessions calls session/list and waits for its result.
 func (p *AgentPeer) ListSessions(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	var r ListSessionsResponse
-	if err := p.c.Call(ctx, MethodSessionList, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionList, params, new(ListSessionsResponse))
 }
 
 // NewSession calls session/new and waits for its result.
 func (p *AgentPeer) NewSession(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	var r NewSessionResponse
-	if err := p.c.Call(ctx, MethodSessionNew, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionNew, params, new(NewSessionResponse))
 }
 
 // Prompt calls session/prompt and waits for its result.
 func (p *AgentPeer) Prompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	var r PromptResponse
-	if err := p.c.Call(ctx, MethodSessionPrompt, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionPrompt, params, new(PromptResponse))
 }
 
 // ResumeSession calls session/resume and waits for its result.
 func (p *AgentPeer) ResumeSession(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	var r ResumeSessionResponse
-	if err := p.c.Call(ctx, MethodSessionResume, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionResume, params, new(ResumeSessionResponse))
 }
 
 // SetSessionConfigOption calls session/set_config_option and waits for its result.
 func (p *AgentPeer) SetSessionConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	var r SetSessionConfigOptionResponse
-	if err := p.c.Call(ctx, MethodSessionSetConfigOption, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionSetConfigOption, params, new(SetSessionConfigOptionResponse))
 }
 
 // CancelTerminal calls terminal/cancel and waits for its result.
 func (p *AgentPeer) CancelTerminal(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	var r CancelTerminalResponse
-	if err := p.c.Call(ctx, MethodTerminalCancel, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodTerminalCancel, params, new(CancelTerminalResponse))
 }
 
 // CancelToolCall calls tool_call/cancel and waits for its result.
 func (p *AgentPeer) CancelToolCall(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	var r CancelToolCallResponse
-	if err := p.c.Call(ctx, MethodToolCallCancel, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodToolCallCancel, params, new(CancelToolCallResponse))
 }
 
 // ClientPeer calls the methods the client handles, with typed params and results;
@@ -161,20 +122,12 @@ func (p *ClientPeer) CompleteElicitation(ctx context.Context, params *CompleteEl
 
 // CreateElicitation calls elicitation/create and waits for its result.
 func (p *ClientPeer) CreateElicitation(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	var r CreateElicitationResponse
-	if err := p.c.Call(ctx, MethodElicitationCreate, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodElicitationCreate, params, new(CreateElicitationResponse))
 }
 
 // RequestPermission calls session/request_permission and waits for its result.
 func (p *ClientPeer) RequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	var r RequestPermissionResponse
-	if err := p.c.Call(ctx, MethodSessionRequestPermission, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionRequestPermission, params, new(RequestPermissionResponse))
 }
 
 // UpdateSession sends the session/update notification.

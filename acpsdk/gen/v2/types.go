@@ -30,9 +30,8 @@ type AgentAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -54,7 +53,7 @@ type AgentCapabilities struct {
 	// and `session/update`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Session *SessionCapabilities `json:"session"`
+	Session *SessionCapabilities `acp:"omit,nullable,lenient" json:"session"`
 	// Authentication-related extension capabilities supported by the agent.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise any
@@ -63,7 +62,7 @@ type AgentCapabilities struct {
 	// non-empty `authMethods` list in the `initialize` response.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Auth *AgentAuthCapabilities `json:"auth"`
+	Auth *AgentAuthCapabilities `acp:"omit,nullable,lenient" json:"auth"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -71,9 +70,8 @@ type AgentCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -96,11 +94,11 @@ type AgentMessage struct {
 	// A unique identifier for the message.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// Complete replacement content for this message.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -111,9 +109,8 @@ type AgentMessage struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -124,13 +121,12 @@ type AgentNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -141,17 +137,16 @@ type AgentRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -180,13 +175,12 @@ type AgentResponseError struct {
 	// for a parse error or an invalid request.
 	//
 	// Required.
-	ID json.RawMessage `json:"id"`
+	ID json.RawMessage `acp:"required,nullable" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -197,13 +191,12 @@ type AgentResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -226,11 +219,11 @@ type AgentThought struct {
 	// A unique identifier for the thought message.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// Complete replacement content for this thought message.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -241,9 +234,8 @@ type AgentThought struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -256,7 +248,7 @@ type Annotations struct {
 	// Omitted and `null` are equivalent and mean no audience is specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Audience []Role `json:"audience"`
+	Audience []Role `acp:"omit,nullable,lenient,skipinvalid" json:"audience"`
 	// Timestamp indicating when the underlying resource was last modified.
 	//
 	// Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z"), as in MCP.
@@ -264,14 +256,14 @@ type Annotations struct {
 	// Omitted and `null` are equivalent and mean the modification time is not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	LastModified *string `json:"lastModified"`
+	LastModified *string `acp:"omit,nullable,lenient" json:"lastModified"`
 	// Relative importance of this content when clients choose what to surface, from 0 (least
 	// important) to 1 (most important).
 	//
 	// Omitted and `null` are equivalent and mean no priority is specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Priority *float64 `json:"priority"`
+	Priority *float64 `acp:"omit,nullable,lenient" json:"priority"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -279,9 +271,8 @@ type Annotations struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -292,17 +283,17 @@ type AudioContent struct {
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType MediaType `json:"mimeType"`
+	MimeType MediaType `acp:"required" json:"mimeType"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -310,9 +301,8 @@ type AudioContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -344,17 +334,17 @@ type AuthMethodAgent struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -362,9 +352,8 @@ type AuthMethodAgent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -386,27 +375,27 @@ type AuthMethodTerminal struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Additional arguments to append to the configured agent invocation for terminal auth.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Additional environment variables to set on the configured agent invocation for terminal auth.
 	// Names MUST be unique. These values override same-named variables in the
 	// base launch configuration.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"omit,onnull" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -414,9 +403,8 @@ type AuthMethodTerminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -500,7 +488,7 @@ type AvailableCommandsUpdate struct {
 	// Commands the agent can execute.
 	//
 	// Required. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"required,skipinvalid,empty" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -508,9 +496,8 @@ type AvailableCommandsUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -521,7 +508,7 @@ type BackgroundTerminal struct {
 	// The ID of the listed terminal.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -529,9 +516,8 @@ type BackgroundTerminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -542,7 +528,7 @@ type BackgroundToolCall struct {
 	// The ID of the listed tool call.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -550,9 +536,8 @@ type BackgroundToolCall struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -613,17 +598,17 @@ type BlobResourceContents struct {
 	// Base64-encoded bytes for a binary resource payload.
 	//
 	// Required.
-	Blob string `json:"blob"`
+	Blob string `acp:"required" json:"blob"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// MIME type describing the encoded media payload.
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is not specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -631,9 +616,8 @@ type BlobResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -646,19 +630,19 @@ type BooleanPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *bool `json:"default"`
+	Default *bool `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -666,9 +650,8 @@ type BooleanPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -682,7 +665,7 @@ type CancelRequestNotification struct {
 	// Receivers match it only against requests they received from that sender.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
+	RequestID RequestID `acp:"required" json:"requestId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -690,9 +673,8 @@ type CancelRequestNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -705,7 +687,7 @@ type CancelSessionNotification struct {
 	// The ID of the session to cancel operations for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -713,9 +695,8 @@ type CancelSessionNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -738,11 +719,11 @@ type CancelTerminalRequest struct {
 	// The ID of the session that owns the terminal.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to cancel.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -750,9 +731,8 @@ type CancelTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -767,9 +747,8 @@ type CancelTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -791,11 +770,11 @@ type CancelToolCallRequest struct {
 	// The ID of the session that owns the tool call.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the tool call to cancel.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -803,9 +782,8 @@ type CancelToolCallRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -820,9 +798,8 @@ type CancelToolCallResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -837,9 +814,8 @@ type CancelledPermissionOutcome struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -859,7 +835,7 @@ type ClientAuthCapabilities struct {
 	// agent may include `terminal` entries in its authentication methods.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Terminal *TerminalAuthCapabilities `json:"terminal"`
+	Terminal *TerminalAuthCapabilities `acp:"omit,nullable,lenient" json:"terminal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -867,9 +843,8 @@ type ClientAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -890,7 +865,7 @@ type ClientCapabilities struct {
 	// authentication-method extensions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Auth *ClientAuthCapabilities `json:"auth"`
+	Auth *ClientAuthCapabilities `acp:"omit,nullable,lenient" json:"auth"`
 	// Elicitation capabilities supported by the client.
 	// Determines which elicitation modes the agent may use.
 	//
@@ -898,7 +873,7 @@ type ClientCapabilities struct {
 	// elicitation support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Elicitation *ElicitationCapabilities `json:"elicitation"`
+	Elicitation *ElicitationCapabilities `acp:"omit,nullable,lenient" json:"elicitation"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -906,9 +881,8 @@ type ClientCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -919,13 +893,12 @@ type ClientNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -936,17 +909,16 @@ type ClientRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -975,13 +947,12 @@ type ClientResponseError struct {
 	// for a parse error or an invalid request.
 	//
 	// Required.
-	ID json.RawMessage `json:"id"`
+	ID json.RawMessage `acp:"required,nullable" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -992,13 +963,12 @@ type ClientResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1028,7 +998,7 @@ type CloseSessionRequest struct {
 	// The ID of the session to close.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1036,9 +1006,8 @@ type CloseSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1053,9 +1022,8 @@ type CloseSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1070,17 +1038,17 @@ type Command struct {
 	// MUST NOT contain whitespace and MUST be unique within the command list.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Human-readable description of what the command does.
 	//
 	// Required.
-	Description string `json:"description"`
+	Description string `acp:"required" json:"description"`
 	// Input for the command if required
 	//
 	// Omitted and `null` are equivalent and mean the command takes no input.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Input AvailableCommandInput `json:"input"`
+	Input AvailableCommandInput `acp:"omit,nullable,lenient" json:"input"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1088,9 +1056,8 @@ type Command struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1101,19 +1068,19 @@ type CommandPermissionSubject struct {
 	// The command that would be run if permission is granted.
 	//
 	// Required.
-	Command string `json:"command"`
+	Command string `acp:"required" json:"command"`
 	// The absolute working directory for the command.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// The associated tool call, when known. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ToolCallID *ToolCallID `json:"toolCallId"`
+	ToolCallID *ToolCallID `acp:"omit,nullable,lenient" json:"toolCallId"`
 	// The associated terminal, when already known. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	TerminalID *TerminalID `json:"terminalId"`
+	TerminalID *TerminalID `acp:"omit,nullable,lenient" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1121,9 +1088,8 @@ type CommandPermissionSubject struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1165,11 +1131,11 @@ type CompactionSummaryChunk struct {
 	// ID of the compaction whose summary receives this content.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// One content block to append.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1178,9 +1144,8 @@ type CompactionSummaryChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1197,19 +1162,19 @@ type CompactionUpdate struct {
 	// The Agent-owned ID of this compaction, unique within the session.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// Current lifecycle status.
 	//
 	// Required.
-	Status CompactionStatus `json:"status"`
+	Status CompactionStatus `acp:"required" json:"status"`
 	// Complete replacement user-displayable summary content for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Summary []ContentBlock `json:"summary"`
+	Summary []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"summary"`
 	// Human-readable error details for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Error *string `json:"error"`
+	Error *string `acp:"omit,nullable,lenient" json:"error"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -1220,9 +1185,8 @@ type CompactionUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1235,7 +1199,7 @@ type CompleteElicitationNotification struct {
 	// The ID of the elicitation that completed.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1243,9 +1207,8 @@ type CompleteElicitationNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1256,7 +1219,7 @@ type ConfigOptionUpdate struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1264,9 +1227,8 @@ type ConfigOptionUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1277,7 +1239,7 @@ type Content struct {
 	// The actual content block.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1285,9 +1247,8 @@ type Content struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1393,11 +1354,11 @@ type ContentChunk struct {
 	// Chunks for different messages can interleave.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// A single item of content
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1406,9 +1367,8 @@ type ContentChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1419,12 +1379,12 @@ type Cost struct {
 	// Total cumulative cost for session.
 	//
 	// Required.
-	Amount float64 `json:"amount"`
+	Amount float64 `acp:"required" json:"amount"`
 	// Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
 	// unit such as "credits".
 	//
 	// Required.
-	Currency string `json:"currency"`
+	Currency string `acp:"required" json:"currency"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1432,9 +1392,8 @@ type Cost struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1461,7 +1420,7 @@ type CreateElicitationRequest struct {
 	// A human-readable message describing what input is needed.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1469,7 +1428,7 @@ type CreateElicitationRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Mode CreateElicitationRequestMode `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1526,7 +1485,7 @@ type CreateElicitationResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Action CreateElicitationResponseAction `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1562,8 +1521,7 @@ type CreateElicitationResponseActionAccept ElicitationAcceptAction
 //
 // The elicitation was cancelled.
 type CreateElicitationResponseActionCancel struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1571,8 +1529,7 @@ type CreateElicitationResponseActionCancel struct {
 //
 // The user declined the elicitation.
 type CreateElicitationResponseActionDecline struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1594,7 +1551,7 @@ type DeleteSessionRequest struct {
 	// The ID of the session to delete.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1602,9 +1559,8 @@ type DeleteSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1619,9 +1575,8 @@ type DeleteSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1641,14 +1596,14 @@ type Diff struct {
 	// Clients can use this field without parsing patch text to determine affected paths.
 	//
 	// Required. Items that fail to decode are dropped.
-	Changes []DiffChange `json:"changes"`
+	Changes []DiffChange `acp:"required,skipinvalid,empty" json:"changes"`
 	// Renderable patch text for some or all of the structured changes.
 	//
 	// Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
 	// equivalent and mean no renderable patch text was provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Patch *DiffPatch `json:"patch"`
+	Patch *DiffPatch `acp:"omit,nullable,lenient" json:"patch"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1656,9 +1611,8 @@ type Diff struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1674,13 +1628,13 @@ type DiffChange struct {
 	// Omitted and `null` are equivalent and mean the content kind is unknown.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	FileType *DiffFileType `json:"fileType"`
+	FileType *DiffFileType `acp:"omit,nullable,lenient" json:"fileType"`
 	// MIME type of the file contents after the operation (for `delete`, of the deleted file).
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is unknown.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1688,7 +1642,7 @@ type DiffChange struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Operation DiffChangeOperation `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1793,11 +1747,11 @@ type DiffPatch struct {
 	// Patch format. The only ACP-defined value is `git_patch`.
 	//
 	// Required.
-	Format DiffPatchFormat `json:"format"`
+	Format DiffPatchFormat `acp:"required" json:"format"`
 	// Patch text in the format named by `format`.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1805,9 +1759,8 @@ type DiffPatch struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1841,9 +1794,8 @@ type DiffPathChange struct {
 	// Absolute path for the operation.
 	//
 	// Required.
-	Path AbsolutePath `json:"path"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Path AbsolutePath `acp:"required" json:"path"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1854,13 +1806,12 @@ type DiffPathPairChange struct {
 	// Absolute path before the operation.
 	//
 	// Required.
-	OldPath AbsolutePath `json:"oldPath"`
+	OldPath AbsolutePath `acp:"required" json:"oldPath"`
 	// Absolute path after the operation.
 	//
 	// Required.
-	Path AbsolutePath `json:"path"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Path AbsolutePath `acp:"required" json:"path"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1873,9 +1824,8 @@ type ElicitationAcceptAction struct {
 	// Omitted and `null` are equivalent and mean no content is provided.
 	//
 	// Optional; nil when absent.
-	Content map[string]ElicitationContentValue `json:"content"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Content map[string]ElicitationContentValue `acp:"omit,nullable" json:"content"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1889,14 +1839,14 @@ type ElicitationCapabilities struct {
 	// Supplying `{}` explicitly advertises form support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Form *ElicitationFormCapabilities `json:"form"`
+	Form *ElicitationFormCapabilities `acp:"omit,nullable,lenient" json:"form"`
 	// Whether the client supports URL-based elicitation.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
 	// Supplying `{}` means the client supports URL-based elicitation.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URL *ElicitationURLCapabilities `json:"url"`
+	URL *ElicitationURLCapabilities `acp:"omit,nullable,lenient" json:"url"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1904,9 +1854,8 @@ type ElicitationCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1930,9 +1879,8 @@ type ElicitationFormCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1943,7 +1891,7 @@ type ElicitationFormMode struct {
 	// A JSON Schema describing the form fields to present to the user.
 	//
 	// Required.
-	RequestedSchema ElicitationSchema `json:"requestedSchema"`
+	RequestedSchema ElicitationSchema `acp:"required" json:"requestedSchema"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2035,9 +1983,8 @@ type ElicitationRequestScope struct {
 	// The pending Client-to-Agent request this elicitation is tied to.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	RequestID RequestID `acp:"required" json:"requestId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2051,29 +1998,29 @@ type ElicitationSchema struct {
 	// Type discriminator. Always `"object"`. Any other value is rejected.
 	//
 	// Required.
-	Type ElicitationSchemaType `json:"type"`
+	Type ElicitationSchemaType `acp:"required" json:"type"`
 	// Optional title for the schema.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Property definitions (must be primitive types).
 	//
 	// Required.
-	Properties map[string]ElicitationPropertySchema `json:"properties"`
+	Properties map[string]ElicitationPropertySchema `acp:"required,empty" json:"properties"`
 	// List of required property names.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no property names are required.
 	//
 	// Optional; nil when absent.
-	Required []string `json:"required"`
+	Required []string `acp:"omit,nullable" json:"required"`
 	// Optional description of what this schema represents.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no schema description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2081,9 +2028,8 @@ type ElicitationSchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2139,16 +2085,15 @@ type ElicitationSessionScope struct {
 	// The session this elicitation is tied to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Optional tool call within the session.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
 	// session without a specific tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ToolCallID *ToolCallID `json:"toolCallId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	ToolCallID *ToolCallID `acp:"omit,nullable,lenient" json:"toolCallId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2165,9 +2110,8 @@ type ElicitationURLCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2178,11 +2122,11 @@ type ElicitationURLMode struct {
 	// The unique identifier for this elicitation.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The URL to direct the user to.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2197,13 +2141,13 @@ type EmbeddedResource struct {
 	// Embedded resource payload, either text or binary data.
 	//
 	// Required.
-	Resource EmbeddedResourceResource `json:"resource"`
+	Resource EmbeddedResourceResource `acp:"required" json:"resource"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2211,9 +2155,8 @@ type EmbeddedResource struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2239,17 +2182,17 @@ type EnumOption struct {
 	// The constant value for this option.
 	//
 	// Required.
-	Const string `json:"const"`
+	Const string `acp:"required" json:"const"`
 	// Human-readable title for this option.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2257,9 +2200,8 @@ type EnumOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2270,11 +2212,11 @@ type EnvVariable struct {
 	// The name of the environment variable.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the environment variable.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2282,9 +2224,8 @@ type EnvVariable struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2301,12 +2242,12 @@ type Error struct {
 	// This must be an integer as defined in the JSON-RPC specification.
 	//
 	// Required.
-	Code ErrorCode `json:"code"`
+	Code ErrorCode `acp:"required" json:"code"`
 	// A string providing a short description of the error.
 	// The message should be limited to a concise single sentence.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// Optional primitive or structured value that contains additional information about the error.
 	// This may include debugging information or context-specific details.
 	//
@@ -2315,9 +2256,8 @@ type Error struct {
 	// [`SessionNotFoundErrorData`] for `-32002` when a session is not found.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Data ErrorData `json:"data"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Data ErrorData `acp:"omit,nullable,lenient" json:"data"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2390,9 +2330,8 @@ type ErrorStopReason struct {
 	// Agents SHOULD include it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Error *Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error *Error `acp:"omit,nullable,lenient" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2436,11 +2375,11 @@ type HTTPHeader struct {
 	// The name of the HTTP header.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the HTTP header.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2448,9 +2387,8 @@ type HTTPHeader struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2463,13 +2401,13 @@ type Icon struct {
 	// scheme- or origin-changing redirects.
 	//
 	// Required.
-	Src string `json:"src"`
+	Src string `acp:"required" json:"src"`
 	// Optional MIME type override if the source MIME type is missing or generic.
 	//
 	// Omitted and `null` are equivalent and mean the source MIME type is used.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Optional array of strings that specify sizes at which the icon can be used.
 	// Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
 	// `"any"` for scalable formats like SVG.
@@ -2479,13 +2417,13 @@ type Icon struct {
 	// Omitted and `null` are equivalent and mean no sizes are specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Sizes []string `json:"sizes"`
+	Sizes []string `acp:"omit,nullable,lenient,skipinvalid" json:"sizes"`
 	// Optional theme this icon is designed for.
 	//
 	// Omitted and `null` are equivalent and mean the icon is not theme-specific.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Theme *IconTheme `json:"theme"`
+	Theme *IconTheme `acp:"omit,nullable,lenient" json:"theme"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2493,9 +2431,8 @@ type Icon struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2537,7 +2474,7 @@ type IdleStateUpdate struct {
 	// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Background []BackgroundWork `json:"background"`
+	Background []BackgroundWork `acp:"omit,nullable,lenient" json:"background"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2545,7 +2482,7 @@ type IdleStateUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	StopReason IdleStateUpdateStopReason `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2591,8 +2528,7 @@ func (*IdleStateUpdateStopReasonUnknown) isIdleStateUpdateStopReason()         {
 // exceptions. Agents MUST catch these errors and report `cancelled`, not
 // `error`.
 type IdleStateUpdateStopReasonCancelled struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2601,8 +2537,7 @@ type IdleStateUpdateStopReasonCancelled struct {
 // The active work ended successfully.
 // Includes locally handled commands that required no model call.
 type IdleStateUpdateStopReasonEndTurn struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2621,8 +2556,7 @@ type IdleStateUpdateStopReasonError ErrorStopReason
 //
 // The active work ended because the agent reached the maximum number of tokens.
 type IdleStateUpdateStopReasonMaxTokens struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2631,8 +2565,7 @@ type IdleStateUpdateStopReasonMaxTokens struct {
 // The active work ended because the agent reached the maximum number of
 // model requests for the foreground work.
 type IdleStateUpdateStopReasonMaxTurnRequests struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2640,8 +2573,7 @@ type IdleStateUpdateStopReasonMaxTurnRequests struct {
 //
 // No stop reason: `stopReason` is omitted or `null`.
 type IdleStateUpdateStopReasonNone struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2649,8 +2581,7 @@ type IdleStateUpdateStopReasonNone struct {
 //
 // The active work ended because the agent refused to continue.
 type IdleStateUpdateStopReasonRefusal struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2670,23 +2601,23 @@ type ImageContent struct {
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType MediaType `json:"mimeType"`
+	MimeType MediaType `acp:"required" json:"mimeType"`
 	// URI associated with this resource or media payload.
 	//
 	// Omitted and `null` are equivalent and mean no URI is associated with the image.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URI *string `json:"uri"`
+	URI *string `acp:"omit,nullable,lenient" json:"uri"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2694,9 +2625,8 @@ type ImageContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2710,7 +2640,7 @@ type Implementation struct {
 	// name fallback if title isn't present.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Intended for UI and end-user contexts and optimized to be human-readable
 	// and easily understood.
 	//
@@ -2719,12 +2649,12 @@ type Implementation struct {
 	// Omitted and `null` are equivalent and mean the `name` is used for display.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Version of the implementation. Can be displayed to the user or used
 	// for debugging or metrics purposes. (e.g. "1.0.0").
 	//
 	// Required.
-	Version string `json:"version"`
+	Version string `acp:"required" json:"version"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2732,9 +2662,8 @@ type Implementation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2749,15 +2678,15 @@ type InitializeRequest struct {
 	// The latest protocol version supported by the client.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Information about the implementation sending this initialize request.
 	//
 	// Required.
-	Info Implementation `json:"info"`
+	Info Implementation `acp:"required" json:"info"`
 	// Capabilities supported by the client.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	Capabilities ClientCapabilities `json:"capabilities"`
+	Capabilities ClientCapabilities `acp:"default,lenient" json:"capabilities"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2765,9 +2694,8 @@ type InitializeRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2787,15 +2715,15 @@ type InitializeResponse struct {
 	// if it does not.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Information about the implementation sending this initialize response.
 	//
 	// Required.
-	Info Implementation `json:"info"`
+	Info Implementation `acp:"required" json:"info"`
 	// Capabilities supported by the agent.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	Capabilities AgentCapabilities `json:"capabilities"`
+	Capabilities AgentCapabilities `acp:"default,lenient" json:"capabilities"`
 	// Authentication methods supported by the agent.
 	//
 	// Optional. Omitted or empty means the agent does not advertise the
@@ -2803,7 +2731,7 @@ type InitializeResponse struct {
 	// the agent MUST support both `auth/login` and `auth/logout`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AuthMethods []AuthMethod `json:"authMethods"`
+	AuthMethods []AuthMethod `acp:"omit,lenient,skipinvalid" json:"authMethods"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2811,9 +2739,8 @@ type InitializeResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2826,31 +2753,31 @@ type IntegerPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *int64 `json:"minimum"`
+	Minimum *int64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *int64 `json:"maximum"`
+	Maximum *int64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *int64 `json:"default"`
+	Default *int64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2858,9 +2785,8 @@ type IntegerPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2876,13 +2802,13 @@ type ListSessionsRequest struct {
 	// Omitted and `null` are equivalent and mean sessions are not filtered by working directory.
 	//
 	// Optional; nil when absent.
-	Cwd *AbsolutePath `json:"cwd"`
+	Cwd *AbsolutePath `acp:"omit,nullable" json:"cwd"`
 	// Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
 	//
 	// Omitted and `null` are equivalent and mean the first page is requested.
 	//
 	// Optional; nil when absent.
-	Cursor *SessionListCursor `json:"cursor"`
+	Cursor *SessionListCursor `acp:"omit,nullable" json:"cursor"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2890,9 +2816,8 @@ type ListSessionsRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2903,13 +2828,13 @@ type ListSessionsResponse struct {
 	// Array of session information objects.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Sessions []SessionInfo `json:"sessions"`
+	Sessions []SessionInfo `acp:"required,lenient,skipinvalid,empty" json:"sessions"`
 	// Opaque cursor token. If present, pass this in the next request's cursor parameter
 	// to fetch the next page. Omitted and `null` are equivalent and mean there are no more
 	// results. An empty string is a valid cursor, not the end of results.
 	//
 	// Optional; nil when absent.
-	NextCursor *SessionListCursor `json:"nextCursor"`
+	NextCursor *SessionListCursor `acp:"omit,nullable" json:"nextCursor"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2917,9 +2842,8 @@ type ListSessionsResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2937,7 +2861,7 @@ type LoginAuthRequest struct {
 	// Must be one of the methods advertised in the initialize response.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2945,9 +2869,8 @@ type LoginAuthRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2962,9 +2885,8 @@ type LoginAuthResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2985,9 +2907,8 @@ type LogoutAuthRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3002,9 +2923,8 @@ type LogoutAuthResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3018,14 +2938,14 @@ type McpCapabilities struct {
 	// Supplying `{}` means the agent supports stdio MCP server transports.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Stdio *McpStdioCapabilities `json:"stdio"`
+	Stdio *McpStdioCapabilities `acp:"omit,nullable,lenient" json:"stdio"`
 	// Agent supports `http` MCP servers.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports HTTP MCP server transports.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	HTTP *McpHTTPCapabilities `json:"http"`
+	HTTP *McpHTTPCapabilities `acp:"omit,nullable,lenient" json:"http"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3033,9 +2953,8 @@ type McpCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3052,9 +2971,8 @@ type McpHTTPCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3087,16 +3005,16 @@ type McpServerHTTP struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URL to the MCP server.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// HTTP headers to set when making requests to the MCP server. Headers the MCP transport
 	// defines are owned by the transport, and Agents use the transport's values for them.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Headers []HTTPHeader `json:"headers"`
+	Headers []HTTPHeader `acp:"omit,onnull" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3104,9 +3022,8 @@ type McpServerHTTP struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3117,20 +3034,20 @@ type McpServerStdio struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Absolute path to the MCP server executable.
 	//
 	// Required.
-	Command AbsolutePath `json:"command"`
+	Command AbsolutePath `acp:"required" json:"command"`
 	// Command-line arguments to pass to the MCP server.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Environment variables to set when launching the MCP server. Names SHOULD be unique.
 	// Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"omit,onnull" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3138,9 +3055,8 @@ type McpServerStdio struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3166,9 +3082,8 @@ type McpStdioCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3237,35 +3152,35 @@ type MultiSelectPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
 	//
 	// Optional; nil when absent.
-	MinItems *uint64 `json:"minItems"`
+	MinItems *uint64 `acp:"omit,nullable" json:"minItems"`
 	// Maximum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
 	//
 	// Optional; nil when absent.
-	MaxItems *uint64 `json:"maxItems"`
+	MaxItems *uint64 `acp:"omit,nullable" json:"maxItems"`
 	// The items definition describing allowed values.
 	//
 	// Required.
-	Items MultiSelectItems `json:"items"`
+	Items MultiSelectItems `acp:"required" json:"items"`
 	// Default selected values.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default selections are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Default []string `json:"default"`
+	Default []string `acp:"omit,nullable,lenient,skipinvalid" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3273,9 +3188,8 @@ type MultiSelectPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3288,7 +3202,7 @@ type NewSessionRequest struct {
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// Additional workspace roots for this session. Each path must be absolute.
 	//
 	// These expand the session's workspace scope without changing `cwd`, which
@@ -3296,11 +3210,11 @@ type NewSessionRequest struct {
 	// additional roots are activated for the new session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP (Model Context Protocol) servers the agent should connect to.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3308,9 +3222,8 @@ type NewSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3329,7 +3242,7 @@ type NewSessionResponse struct {
 	// Used in all subsequent requests for this conversation.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Initial session configuration options.
 	//
 	// Optional. Omitted or empty means no config options are advertised.
@@ -3337,7 +3250,7 @@ type NewSessionResponse struct {
 	// Later `config_option_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,lenient,skipinvalid" json:"configOptions"`
 	// Initial commands the agent can execute in this session.
 	//
 	// Optional. Omitted or empty means no initial commands are advertised.
@@ -3345,7 +3258,7 @@ type NewSessionResponse struct {
 	// Later `available_commands_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"omit,lenient,skipinvalid" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3353,9 +3266,8 @@ type NewSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3372,17 +3284,17 @@ type Notice struct {
 	// Presentation severity hint.
 	//
 	// Required.
-	Severity NoticeSeverity `json:"severity"`
+	Severity NoticeSeverity `acp:"required" json:"severity"`
 	// Required non-empty plain-text title that can stand alone.
 	//
 	// Required. At least 1 character(s).
-	Title string `json:"title"`
+	Title string `acp:"required,minlength=1" json:"title"`
 	// Optional plain-text detail or guidance.
 	//
 	// Omitted and `null` are equivalent and mean no description was supplied.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3390,9 +3302,8 @@ type Notice struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3426,31 +3337,31 @@ type NumberPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *float64 `json:"minimum"`
+	Minimum *float64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *float64 `json:"maximum"`
+	Maximum *float64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *float64 `json:"default"`
+	Default *float64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3458,9 +3369,8 @@ type NumberPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3471,15 +3381,15 @@ type PermissionOption struct {
 	// Identifier for this permission option. MUST be unique within the request.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// Human-readable label to display to the user.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Hint about the nature of this permission option.
 	//
 	// Required.
-	Kind PermissionOptionKind `json:"kind"`
+	Kind PermissionOptionKind `acp:"required" json:"kind"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3487,9 +3397,8 @@ type PermissionOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3536,16 +3445,16 @@ type PlanEntry struct {
 	// Human-readable description of what this task aims to accomplish.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The relative importance of this task.
 	// Used to indicate which tasks are most critical to the overall goal.
 	//
 	// Required.
-	Priority PlanEntryPriority `json:"priority"`
+	Priority PlanEntryPriority `acp:"required" json:"priority"`
 	// Current execution status of this task.
 	//
 	// Required.
-	Status PlanEntryStatus `json:"status"`
+	Status PlanEntryStatus `acp:"required" json:"status"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3553,9 +3462,8 @@ type PlanEntry struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3624,14 +3532,14 @@ type PlanItems struct {
 	// The plan ID to update.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// The list of tasks to be accomplished.
 	//
 	// When updating an item-based plan, the agent must send a complete list of all entries
 	// with their current status. The client replaces that plan with each update.
 	//
 	// Required. Items that fail to decode are dropped.
-	Entries []PlanEntry `json:"entries"`
+	Entries []PlanEntry `acp:"required,skipinvalid,empty" json:"entries"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3639,9 +3547,8 @@ type PlanItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3652,7 +3559,7 @@ type PlanUpdate struct {
 	// The updated plan content.
 	//
 	// Required.
-	Plan PlanUpdateContent `json:"plan"`
+	Plan PlanUpdateContent `acp:"required" json:"plan"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3660,9 +3567,8 @@ type PlanUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3710,9 +3616,8 @@ type PromptAudioCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3737,14 +3642,14 @@ type PromptCapabilities struct {
 	// Supplying `{}` means the agent supports image content in prompts.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Image *PromptImageCapabilities `json:"image"`
+	Image *PromptImageCapabilities `acp:"omit,nullable,lenient" json:"image"`
 	// Agent supports `audio` content blocks.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports audio content in prompts.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Audio *PromptAudioCapabilities `json:"audio"`
+	Audio *PromptAudioCapabilities `acp:"omit,nullable,lenient" json:"audio"`
 	// Agent supports embedded context in `session/prompt` requests.
 	//
 	// When enabled, the Client is allowed to include `resource` content blocks
@@ -3754,7 +3659,7 @@ type PromptCapabilities struct {
 	// Supplying `{}` means the agent supports embedded context in prompts.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	EmbeddedContext *PromptEmbeddedContextCapabilities `json:"embeddedContext"`
+	EmbeddedContext *PromptEmbeddedContextCapabilities `acp:"omit,nullable,lenient" json:"embeddedContext"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3762,9 +3667,8 @@ type PromptCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3781,9 +3685,8 @@ type PromptEmbeddedContextCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3800,9 +3703,8 @@ type PromptImageCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3817,7 +3719,7 @@ type PromptRequest struct {
 	// The ID of the session to send this user message to
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The blocks of content that compose the user's message.
 	//
 	// As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
@@ -3836,7 +3738,7 @@ type PromptRequest struct {
 	// inserting it.
 	//
 	// Required. At least 1 item(s).
-	Prompt []ContentBlock `json:"prompt"`
+	Prompt []ContentBlock `acp:"required,empty,minitems=1" json:"prompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3844,9 +3746,8 @@ type PromptRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3872,7 +3773,7 @@ type PromptResponse struct {
 	// not required to retain it. If retained and replayed, the message keeps this identifier.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3880,9 +3781,8 @@ type PromptResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3922,9 +3822,8 @@ type ReplayFromStart struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4029,14 +3928,14 @@ type RequestPermissionRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Human-readable title for the permission prompt.
 	//
 	// This title is specific to the permission prompt and does not update any
 	// subject's displayed title.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Optional human-readable explanation of why permission is needed.
 	//
 	// This text is specific to the permission prompt and does not update any
@@ -4044,18 +3943,18 @@ type RequestPermissionRequest struct {
 	// permission description was provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional structured context about the operation requiring permission.
 	//
 	// Omitted and `null` are equivalent and mean no structured subject was provided.
 	//
 	// Optional; nil when absent.
-	Subject RequestPermissionSubject `json:"subject"`
+	Subject RequestPermissionSubject `acp:"omit,nullable" json:"subject"`
 	// Available permission options for the user to choose from.
 	// Must contain at least one option.
 	//
 	// Required. At least 1 item(s).
-	Options []PermissionOption `json:"options"`
+	Options []PermissionOption `acp:"required,empty,minitems=1" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4063,9 +3962,8 @@ type RequestPermissionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4076,7 +3974,7 @@ type RequestPermissionResponse struct {
 	// The user's decision on the permission request.
 	//
 	// Required.
-	Outcome RequestPermissionOutcome `json:"outcome"`
+	Outcome RequestPermissionOutcome `acp:"required" json:"outcome"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4084,9 +3982,8 @@ type RequestPermissionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4151,7 +4048,7 @@ type RequiresActionStateUpdate struct {
 	// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Background []BackgroundWork `json:"background"`
+	Background []BackgroundWork `acp:"omit,nullable,lenient" json:"background"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4159,9 +4056,8 @@ type RequiresActionStateUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4172,47 +4068,47 @@ type ResourceLink struct {
 	// Human-readable name shown for this protocol object.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// Optional display title for end-user UI.
 	//
 	// Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Optional human-readable details shown with this protocol object.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional set of sized icons that the client can display in a user interface.
 	//
 	// Omitted and `null` are equivalent and mean no icons are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Icons []Icon `json:"icons"`
+	Icons []Icon `acp:"omit,nullable,lenient,skipinvalid" json:"icons"`
 	// MIME type describing the encoded media payload.
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is not specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Optional size of the linked resource in bytes, if known.
 	//
 	// Omitted and `null` are equivalent and mean the size is not known.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Size *uint64 `json:"size"`
+	Size *uint64 `acp:"omit,nullable,lenient" json:"size"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4220,9 +4116,8 @@ type ResourceLink struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4236,14 +4131,14 @@ type ResumeSessionRequest struct {
 	// The ID of the session to resume.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Clients MUST send the session's working directory. Agents MAY reject a different directory
 	// with `-32602`, and MAY normalize paths when comparing.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -4252,14 +4147,14 @@ type ResumeSessionRequest struct {
 	// the request `cwd` matches the session's `cwd`.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP servers to connect to for this session.
 	//
 	// The complete set of Client-provided servers. Omitted and `[]` mean none. Agents SHOULD
 	// NOT restore servers from earlier requests.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// Inclusive cursor describing where conversation replay should begin.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the Agent should resume without
@@ -4273,7 +4168,7 @@ type ResumeSessionRequest struct {
 	// or resuming without replay.
 	//
 	// Optional; nil when absent.
-	ReplayFrom ReplayFrom `json:"replayFrom"`
+	ReplayFrom ReplayFrom `acp:"omit,nullable" json:"replayFrom"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4281,9 +4176,8 @@ type ResumeSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4304,7 +4198,7 @@ type ResumeSessionResponse struct {
 	// Later `config_option_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,lenient,skipinvalid" json:"configOptions"`
 	// Initial commands the agent can execute in this session.
 	//
 	// Optional. Omitted or empty means no initial commands are advertised.
@@ -4312,7 +4206,7 @@ type ResumeSessionResponse struct {
 	// Later `available_commands_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"omit,lenient,skipinvalid" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4320,9 +4214,8 @@ type ResumeSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4357,7 +4250,7 @@ type RunningStateUpdate struct {
 	// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Background []BackgroundWork `json:"background"`
+	Background []BackgroundWork `acp:"omit,nullable,lenient" json:"background"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4365,9 +4258,8 @@ type RunningStateUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4378,7 +4270,7 @@ type SelectedPermissionOutcome struct {
 	// The ID of the option the user selected.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4386,9 +4278,8 @@ type SelectedPermissionOutcome struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4408,9 +4299,8 @@ type SessionAdditionalDirectoriesCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4435,21 +4325,21 @@ type SessionCapabilities struct {
 	// required by `session/prompt`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Prompt *PromptCapabilities `json:"prompt"`
+	Prompt *PromptCapabilities `acp:"omit,nullable,lenient" json:"prompt"`
 	// MCP capabilities supported by the agent for session lifecycle requests.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise MCP
 	// server transport support for sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Mcp *McpCapabilities `json:"mcp"`
+	Mcp *McpCapabilities `acp:"omit,nullable,lenient" json:"mcp"`
 	// Whether the agent supports `session/delete`.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports deleting sessions from `session/list`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Delete *SessionDeleteCapabilities `json:"delete"`
+	Delete *SessionDeleteCapabilities `acp:"omit,nullable,lenient" json:"delete"`
 	// Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
@@ -4460,7 +4350,7 @@ type SessionCapabilities struct {
 	// complete ordered additional-root list associated with a listed session.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `json:"additionalDirectories"`
+	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `acp:"omit,nullable,lenient" json:"additionalDirectories"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4468,9 +4358,8 @@ type SessionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4481,9 +4370,8 @@ type SessionConfigBoolean struct {
 	// The current value of the boolean option.
 	//
 	// Required.
-	CurrentValue bool `json:"currentValue"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	CurrentValue bool `acp:"required" json:"currentValue"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4504,23 +4392,23 @@ type SessionConfigOption struct {
 	// Unique identifier for the configuration option.
 	//
 	// Required.
-	ConfigID SessionConfigID `json:"configId"`
+	ConfigID SessionConfigID `acp:"required" json:"configId"`
 	// Human-readable label for the option.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for the Client to display to the user.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional semantic category for this option (UX only).
 	//
 	// Omitted and `null` are equivalent and mean no category is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Category *SessionConfigOptionCategory `json:"category"`
+	Category *SessionConfigOptionCategory `acp:"omit,nullable,lenient" json:"category"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4528,7 +4416,7 @@ type SessionConfigOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SessionConfigOptionType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -4614,14 +4502,13 @@ type SessionConfigSelect struct {
 	// The currently selected value. MUST be one of the `value`s in `options`.
 	//
 	// Required.
-	CurrentValue SessionConfigValueID `json:"currentValue"`
+	CurrentValue SessionConfigValueID `acp:"required" json:"currentValue"`
 	// The set of selectable options. MUST contain at least one value, and each `value` MUST be
 	// unique within the option, including across groups.
 	//
 	// Required.
-	Options SessionConfigSelectOptions `json:"options"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Options SessionConfigSelectOptions `acp:"required" json:"options"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4632,15 +4519,15 @@ type SessionConfigSelectGroup struct {
 	// Unique identifier for this group.
 	//
 	// Required.
-	GroupID SessionConfigGroupID `json:"groupId"`
+	GroupID SessionConfigGroupID `acp:"required" json:"groupId"`
 	// Human-readable label for this group.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The set of option values in this group. MUST contain at least one value.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped. At least 1 item(s).
-	Options []SessionConfigSelectOption `json:"options"`
+	Options []SessionConfigSelectOption `acp:"required,lenient,skipinvalid,empty,minitems=1" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4648,9 +4535,8 @@ type SessionConfigSelectGroup struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4661,17 +4547,17 @@ type SessionConfigSelectOption struct {
 	// Unique identifier for this option value.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
+	Value SessionConfigValueID `acp:"required" json:"value"`
 	// Human-readable label for this option value.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for this option value.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4679,9 +4565,8 @@ type SessionConfigSelectOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4728,9 +4613,8 @@ type SessionDeleteCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4751,11 +4635,11 @@ type SessionInfo struct {
 	// Unique identifier for the session
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// Additional workspace roots reported for this session. Each path must be absolute.
 	//
 	// When present, this is the complete ordered additional-root list reported
@@ -4763,19 +4647,19 @@ type SessionInfo struct {
 	// reports no additional roots.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,onnull" json:"additionalDirectories"`
 	// Human-readable title for the session
 	//
 	// Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// RFC 3339 timestamp of last activity.
 	//
 	// Omitted and `null` are equivalent and mean the last activity time is not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4783,9 +4667,8 @@ type SessionInfo struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4803,11 +4686,11 @@ type SessionInfoUpdate struct {
 	// Human-readable title for the session. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// RFC 3339 timestamp of last activity. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -4818,9 +4701,8 @@ type SessionInfoUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4839,7 +4721,7 @@ type SessionNotFoundErrorData struct {
 	// The session ID from the request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4847,9 +4729,8 @@ type SessionNotFoundErrorData struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5083,11 +4964,11 @@ type SetSessionConfigOptionRequest struct {
 	// The ID of the session to set the configuration option for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the configuration option to set.
 	//
 	// Required.
-	ConfigID SessionConfigID `json:"configId"`
+	ConfigID SessionConfigID `acp:"required" json:"configId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5095,7 +4976,7 @@ type SetSessionConfigOptionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SetSessionConfigOptionRequestType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -5125,9 +5006,8 @@ type SetSessionConfigOptionRequestTypeBoolean struct {
 	// The boolean value.
 	//
 	// Required.
-	Value bool `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value bool `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5138,9 +5018,8 @@ type SetSessionConfigOptionRequestTypeID struct {
 	// The value ID.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value SessionConfigValueID `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5160,7 +5039,7 @@ type SetSessionConfigOptionResponse struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5168,9 +5047,8 @@ type SetSessionConfigOptionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5294,7 +5172,7 @@ type StringMultiSelectItems struct {
 	// Allowed enum values. Must contain at least one value.
 	//
 	// Required. At least 1 item(s).
-	Enum []string `json:"enum"`
+	Enum []string `acp:"required,empty,minitems=1" json:"enum"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5302,9 +5180,8 @@ type StringMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5320,57 +5197,57 @@ type StringPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
 	//
 	// Optional; nil when absent.
-	MinLength *uint32 `json:"minLength"`
+	MinLength *uint32 `acp:"omit,nullable" json:"minLength"`
 	// Maximum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
 	//
 	// Optional; nil when absent.
-	MaxLength *uint32 `json:"maxLength"`
+	MaxLength *uint32 `acp:"omit,nullable" json:"maxLength"`
 	// Pattern the string must match, in ECMA-262 regular expression syntax.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
 	//
 	// Optional; nil when absent.
-	Pattern *string `json:"pattern"`
+	Pattern *string `acp:"omit,nullable" json:"pattern"`
 	// String format.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no format constraint.
 	//
 	// Optional; nil when absent.
-	Format *StringFormat `json:"format"`
+	Format *StringFormat `acp:"omit,nullable" json:"format"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *string `json:"default"`
+	Default *string `acp:"omit,nullable,lenient" json:"default"`
 	// Enum values for untitled single-select enums.
 	// Must contain at least one value when present.
 	// Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
 	// declared by `enum`.
 	//
 	// Optional; nil when absent. At least 1 item(s).
-	Enum []string `json:"enum"`
+	Enum []string `acp:"omit,nullable,minitems=1" json:"enum"`
 	// Titled enum options for titled single-select enums.
 	// Must contain at least one option when present.
 	// Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
 	// declared by `oneOf`.
 	//
 	// Optional; nil when absent. At least 1 item(s).
-	OneOf []EnumOption `json:"oneOf"`
+	OneOf []EnumOption `acp:"omit,nullable,minitems=1" json:"oneOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5378,9 +5255,8 @@ type StringPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5394,7 +5270,7 @@ type Terminal struct {
 	// The ID of the terminal to display.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5402,9 +5278,8 @@ type Terminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5423,9 +5298,8 @@ type TerminalAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5442,9 +5316,8 @@ type TerminalCancelCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5463,7 +5336,7 @@ type TerminalCapabilities struct {
 	// means supported. Agents SHOULD stop advertising it once the terminal reports `exitStatus`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cancel *TerminalCancelCapabilities `json:"cancel"`
+	Cancel *TerminalCancelCapabilities `acp:"omit,nullable,lenient" json:"cancel"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5471,9 +5344,8 @@ type TerminalCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5488,7 +5360,7 @@ type TerminalExitStatus struct {
 	// allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitCode *int64 `json:"exitCode"`
+	ExitCode *int64 `acp:"omit,nullable,lenient" json:"exitCode"`
 	// Signal that terminated the process, when known.
 	//
 	// Agents should use the conventional platform signal name. POSIX examples
@@ -5496,7 +5368,7 @@ type TerminalExitStatus struct {
 	// platform-specific name. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Signal *string `json:"signal"`
+	Signal *string `acp:"omit,nullable,lenient" json:"signal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5504,9 +5376,8 @@ type TerminalExitStatus struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5522,7 +5393,7 @@ type TerminalOutput struct {
 	// Base64-encoded replacement terminal output bytes.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5530,9 +5401,8 @@ type TerminalOutput struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5543,11 +5413,11 @@ type TerminalOutputChunk struct {
 	// The terminal receiving these bytes.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// Independently base64-encoded terminal output bytes.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5556,9 +5426,8 @@ type TerminalOutputChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5569,11 +5438,11 @@ type TerminalSize struct {
 	// Number of columns.
 	//
 	// Required. At least 1.
-	Cols uint16 `json:"cols"`
+	Cols uint16 `acp:"required,min=1" json:"cols"`
 	// Number of rows.
 	//
 	// Required. At least 1.
-	Rows uint16 `json:"rows"`
+	Rows uint16 `acp:"required,min=1" json:"rows"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5581,9 +5450,8 @@ type TerminalSize struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5600,37 +5468,37 @@ type TerminalUpdate struct {
 	// Unique identifier for this terminal within the session.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The command being run.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Command *string `json:"command"`
+	Command *string `acp:"omit,nullable,lenient" json:"command"`
 	// The absolute working directory of the command.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cwd *AbsolutePath `json:"cwd"`
+	Cwd *AbsolutePath `acp:"omit,nullable,lenient" json:"cwd"`
 	// An authoritative replacement snapshot of terminal output bytes.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Output *TerminalOutput `json:"output"`
+	Output *TerminalOutput `acp:"omit,nullable,lenient" json:"output"`
 	// Exit information. A concrete object marks the terminal as exited.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitStatus *TerminalExitStatus `json:"exitStatus"`
+	ExitStatus *TerminalExitStatus `acp:"omit,nullable,lenient" json:"exitStatus"`
 	// The terminal size the command runs with, when known.
 	//
 	// Clients can render output at this size so that column layouts, progress bars,
 	// and cursor-positioned output display as the program wrote them.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Size *TerminalSize `json:"size"`
+	Size *TerminalSize `acp:"omit,nullable,lenient" json:"size"`
 	// Client-initiated controls this terminal currently supports, such as cancellation.
 	//
 	// Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
 	// the whole previous value. A new terminal starts with none.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Capabilities *TerminalCapabilities `json:"capabilities"`
+	Capabilities *TerminalCapabilities `acp:"omit,nullable,lenient" json:"capabilities"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -5641,9 +5509,8 @@ type TerminalUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5654,7 +5521,7 @@ type TextCommandInput struct {
 	// A hint to display when the input hasn't been provided yet
 	//
 	// Required.
-	Hint string `json:"hint"`
+	Hint string `acp:"required" json:"hint"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5662,9 +5529,8 @@ type TextCommandInput struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5675,13 +5541,13 @@ type TextContent struct {
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5689,9 +5555,8 @@ type TextContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5702,17 +5567,17 @@ type TextResourceContents struct {
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// MIME type describing the encoded media payload.
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is not specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5720,9 +5585,8 @@ type TextResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5733,7 +5597,7 @@ type TitledMultiSelectItems struct {
 	// Titled enum options. Must contain at least one option.
 	//
 	// Required. At least 1 item(s).
-	AnyOf []EnumOption `json:"anyOf"`
+	AnyOf []EnumOption `acp:"required,empty,minitems=1" json:"anyOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5741,9 +5605,8 @@ type TitledMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5760,9 +5623,8 @@ type ToolCallCancelCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5781,7 +5643,7 @@ type ToolCallCapabilities struct {
 	// means supported. Agents SHOULD stop advertising it once the tool call reaches a final status.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cancel *ToolCallCancelCapabilities `json:"cancel"`
+	Cancel *ToolCallCancelCapabilities `acp:"omit,nullable,lenient" json:"cancel"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5789,9 +5651,8 @@ type ToolCallCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5831,11 +5692,11 @@ type ToolCallContentChunk struct {
 	// The ID of the tool call this content belongs to.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// A single item of content produced by the tool call.
 	//
 	// Required.
-	Content ToolCallContent `json:"content"`
+	Content ToolCallContent `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5844,9 +5705,8 @@ type ToolCallContentChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5897,12 +5757,12 @@ type ToolCallLocation struct {
 	// The absolute file path being accessed or modified.
 	//
 	// Required.
-	Path AbsolutePath `json:"path"`
+	Path AbsolutePath `acp:"required" json:"path"`
 	// Optional 1-based line number within the file. Omitted and `null` are equivalent and
 	// mean no specific line. `0` is invalid.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. At least 1.
-	Line *uint32 `json:"line"`
+	Line *uint32 `acp:"omit,nullable,lenient,min=1" json:"line"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5910,9 +5770,8 @@ type ToolCallLocation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5927,7 +5786,7 @@ type ToolCallPermissionSubject struct {
 	// `toolCallId` creates the tool call.
 	//
 	// Required.
-	ToolCall ToolCallUpdate `json:"toolCall"`
+	ToolCall ToolCallUpdate `acp:"required" json:"toolCall"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5935,9 +5794,8 @@ type ToolCallPermissionSubject struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6000,7 +5858,7 @@ type ToolCallUpdate struct {
 	// Unique identifier for this tool call within the session.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// Programmatic name of the tool being invoked.
 	//
 	// This field is optional and has patch semantics. Omission means no
@@ -6009,14 +5867,14 @@ type ToolCallUpdate struct {
 	// tool name is available.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// Human-readable title describing what the tool is doing.
 	//
 	// Omission leaves the title unchanged, `null` unsets it, and a string replaces it.
 	// A new tool call starts without a title.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// The category of tool being invoked.
 	// Helps clients choose appropriate icons and UI treatment.
 	//
@@ -6024,38 +5882,38 @@ type ToolCallUpdate struct {
 	// A new tool call starts as `other`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Kind *ToolKind `json:"kind"`
+	Kind *ToolKind `acp:"omit,nullable,lenient" json:"kind"`
 	// Current execution status of the tool call.
 	//
 	// Omission leaves the status unchanged, `null` resets it to `pending`, and a value
 	// replaces it. A new tool call starts as `pending`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *ToolCallStatus `json:"status"`
+	Status *ToolCallStatus `acp:"omit,nullable,lenient" json:"status"`
 	// Content produced by the tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ToolCallContent `json:"content"`
+	Content []ToolCallContent `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// File locations affected by this tool call.
 	// Enables "follow-along" features in clients.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Locations []ToolCallLocation `json:"locations"`
+	Locations []ToolCallLocation `acp:"omit,nullable,lenient,skipinvalid" json:"locations"`
 	// Raw input parameters sent to the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawInput json.RawMessage `json:"rawInput"`
+	RawInput json.RawMessage `acp:"omit,lenient" json:"rawInput"`
 	// Raw output returned by the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawOutput json.RawMessage `json:"rawOutput"`
+	RawOutput json.RawMessage `acp:"omit,lenient" json:"rawOutput"`
 	// Client-initiated controls this tool call currently supports, such as cancellation.
 	//
 	// Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
 	// the whole previous value. A new tool call starts with none.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Capabilities *ToolCallCapabilities `json:"capabilities"`
+	Capabilities *ToolCallCapabilities `acp:"omit,nullable,lenient" json:"capabilities"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -6066,9 +5924,8 @@ type ToolCallUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6135,11 +5992,11 @@ type UnsupportedProtocolVersionErrorData struct {
 	// The protocol version the Client requested.
 	//
 	// Required.
-	Requested ProtocolVersion `json:"requested"`
+	Requested ProtocolVersion `acp:"required" json:"requested"`
 	// The protocol versions the Agent supports.
 	//
 	// Required.
-	Supported []ProtocolVersion `json:"supported"`
+	Supported []ProtocolVersion `acp:"required,empty" json:"supported"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6147,9 +6004,8 @@ type UnsupportedProtocolVersionErrorData struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6164,11 +6020,11 @@ type UpdateSessionNotification struct {
 	// The ID of the session this update pertains to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The actual update content.
 	//
 	// Required.
-	Update SessionUpdate `json:"update"`
+	Update SessionUpdate `acp:"required" json:"update"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6176,9 +6032,8 @@ type UpdateSessionNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6189,17 +6044,17 @@ type UsageUpdate struct {
 	// Tokens currently in context.
 	//
 	// Required.
-	Used uint64 `json:"used"`
+	Used uint64 `acp:"required" json:"used"`
 	// Total context window size in tokens.
 	//
 	// Required.
-	Size uint64 `json:"size"`
+	Size uint64 `acp:"required" json:"size"`
 	// Cumulative session cost.
 	//
 	// Omitted leaves the last reported cost unchanged. `null` clears it. A value replaces it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cost *Cost `json:"cost"`
+	Cost *Cost `acp:"omit,nullable,lenient" json:"cost"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6207,9 +6062,8 @@ type UsageUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6232,11 +6086,11 @@ type UserMessage struct {
 	// A unique identifier for the message.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// Complete replacement content for this message.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -6247,8 +6101,7 @@ type UserMessage struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

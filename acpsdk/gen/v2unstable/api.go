@@ -33,40 +33,33 @@ type AgentPeer struct {
 // NewAgentPeer wraps a connection.
 func NewAgentPeer(c Caller) *AgentPeer { return &AgentPeer{c: c} }
 
+// call sends a request and waits for its result, decoded into r; nil on an error.
+func call[P any](ctx context.Context, c Caller, method string, params any, r P) (P, error) {
+	if err := c.Call(ctx, method, params, r); err != nil {
+		var none P
+		return none, err
+	}
+	return r, nil
+}
+
 // LoginAuth calls auth/login and waits for its result.
 func (p *AgentPeer) LoginAuth(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	var r LoginAuthResponse
-	if err := p.c.Call(ctx, MethodAuthLogin, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodAuthLogin, params, new(LoginAuthResponse))
 }
 
 // LogoutAuth calls auth/logout and waits for its result.
 func (p *AgentPeer) LogoutAuth(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	var r LogoutAuthResponse
-	if err := p.c.Call(ctx, MethodAuthLogout, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodAuthLogout, params, new(LogoutAuthResponse))
 }
 
 // AuthStatus calls auth/status and waits for its result.
 func (p *AgentPeer) AuthStatus(ctx context.Context, params *AuthStatusRequest) (*AuthStatusResponse, error) {
-	var r AuthStatusResponse
-	if err := p.c.Call(ctx, MethodAuthStatus, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodAuthStatus, params, new(AuthStatusResponse))
 }
 
 // Initialize calls initialize and waits for its result.
 func (p *AgentPeer) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	var r InitializeResponse
-	if err := p.c.Call(ctx, MethodInitialize, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodInitialize, params, new(InitializeResponse))
 }
 
 // MessageMcpNotification sends the mcp/message notification.
@@ -76,38 +69,22 @@ func (p *AgentPeer) MessageMcpNotification(ctx context.Context, params *MessageM
 
 // DisableProvider calls providers/disable and waits for its result.
 func (p *AgentPeer) DisableProvider(ctx context.Context, params *DisableProviderRequest) (*DisableProviderResponse, error) {
-	var r DisableProviderResponse
-	if err := p.c.Call(ctx, MethodProvidersDisable, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodProvidersDisable, params, new(DisableProviderResponse))
 }
 
 // ListProviders calls providers/list and waits for its result.
 func (p *AgentPeer) ListProviders(ctx context.Context, params *ListProvidersRequest) (*ListProvidersResponse, error) {
-	var r ListProvidersResponse
-	if err := p.c.Call(ctx, MethodProvidersList, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodProvidersList, params, new(ListProvidersResponse))
 }
 
 // SetProvider calls providers/set and waits for its result.
 func (p *AgentPeer) SetProvider(ctx context.Context, params *SetProviderRequest) (*SetProviderResponse, error) {
-	var r SetProviderResponse
-	if err := p.c.Call(ctx, MethodProvidersSet, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodProvidersSet, params, new(SetProviderResponse))
 }
 
 // ArchiveSession calls session/archive and waits for its result.
 func (p *AgentPeer) ArchiveSession(ctx context.Context, params *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
-	var r ArchiveSessionResponse
-	if err := p.c.Call(ctx, MethodSessionArchive, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionArchive, params, new(ArchiveSessionResponse))
 }
 
 // CancelSession sends the session/cancel notification.
@@ -117,119 +94,67 @@ func (p *AgentPeer) CancelSession(ctx context.Context, params *CancelSessionNoti
 
 // CloseSession calls session/close and waits for its result.
 func (p *AgentPeer) CloseSession(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	var r CloseSessionResponse
-	if err := p.c.Call(ctx, MethodSessionClose, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionClose, params, new(CloseSessionResponse))
 }
 
 // DeleteSession calls session/delete and waits for its result.
 func (p *AgentPeer) DeleteSession(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	var r DeleteSessionResponse
-	if err := p.c.Call(ctx, MethodSessionDelete, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionDelete, params, new(DeleteSessionResponse))
 }
 
 // ForkSession calls session/fork and waits for its result.
 func (p *AgentPeer) ForkSession(ctx context.Context, params *ForkSessionRequest) (*ForkSessionResponse, error) {
-	var r ForkSessionResponse
-	if err := p.c.Call(ctx, MethodSessionFork, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionFork, params, new(ForkSessionResponse))
 }
 
 // ListSessions calls session/list and waits for its result.
 func (p *AgentPeer) ListSessions(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	var r ListSessionsResponse
-	if err := p.c.Call(ctx, MethodSessionList, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionList, params, new(ListSessionsResponse))
 }
 
 // NewSession calls session/new and waits for its result.
 func (p *AgentPeer) NewSession(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	var r NewSessionResponse
-	if err := p.c.Call(ctx, MethodSessionNew, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionNew, params, new(NewSessionResponse))
 }
 
 // Prompt calls session/prompt and waits for its result.
 func (p *AgentPeer) Prompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	var r PromptResponse
-	if err := p.c.Call(ctx, MethodSessionPrompt, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionPrompt, params, new(PromptResponse))
 }
 
 // ResumeSession calls session/resume and waits for its result.
 func (p *AgentPeer) ResumeSession(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	var r ResumeSessionResponse
-	if err := p.c.Call(ctx, MethodSessionResume, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionResume, params, new(ResumeSessionResponse))
 }
 
 // SetSessionConfigOption calls session/set_config_option and waits for its result.
 func (p *AgentPeer) SetSessionConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	var r SetSessionConfigOptionResponse
-	if err := p.c.Call(ctx, MethodSessionSetConfigOption, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionSetConfigOption, params, new(SetSessionConfigOptionResponse))
 }
 
 // SetSessionTitle calls session/set_title and waits for its result.
 func (p *AgentPeer) SetSessionTitle(ctx context.Context, params *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
-	var r SetSessionTitleResponse
-	if err := p.c.Call(ctx, MethodSessionSetTitle, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionSetTitle, params, new(SetSessionTitleResponse))
 }
 
 // SessionStatus calls session/status and waits for its result.
 func (p *AgentPeer) SessionStatus(ctx context.Context, params *SessionStatusRequest) (*SessionStatusResponse, error) {
-	var r SessionStatusResponse
-	if err := p.c.Call(ctx, MethodSessionStatus, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionStatus, params, new(SessionStatusResponse))
 }
 
 // UnarchiveSession calls session/unarchive and waits for its result.
 func (p *AgentPeer) UnarchiveSession(ctx context.Context, params *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
-	var r UnarchiveSessionResponse
-	if err := p.c.Call(ctx, MethodSessionUnarchive, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionUnarchive, params, new(UnarchiveSessionResponse))
 }
 
 // CancelTerminal calls terminal/cancel and waits for its result.
 func (p *AgentPeer) CancelTerminal(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	var r CancelTerminalResponse
-	if err := p.c.Call(ctx, MethodTerminalCancel, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodTerminalCancel, params, new(CancelTerminalResponse))
 }
 
 // CancelToolCall calls tool_call/cancel and waits for its result.
 func (p *AgentPeer) CancelToolCall(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	var r CancelToolCallResponse
-	if err := p.c.Call(ctx, MethodToolCallCancel, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodToolCallCancel, params, new(CancelToolCallResponse))
 }
 
 // ClientPeer calls the methods the client handles, with typed params and results;
@@ -253,11 +178,7 @@ func (p *ClientPeer) CompleteElicitation(ctx context.Context, params *CompleteEl
 
 // CreateElicitation calls elicitation/create and waits for its result.
 func (p *ClientPeer) CreateElicitation(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	var r CreateElicitationResponse
-	if err := p.c.Call(ctx, MethodElicitationCreate, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodElicitationCreate, params, new(CreateElicitationResponse))
 }
 
 // MessageMcp calls mcp/message and waits for its result, one of MessageMcpResponse's variants.
@@ -271,11 +192,7 @@ func (p *ClientPeer) MessageMcp(ctx context.Context, params *MessageMcpRequest) 
 
 // RequestPermission calls session/request_permission and waits for its result.
 func (p *ClientPeer) RequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	var r RequestPermissionResponse
-	if err := p.c.Call(ctx, MethodSessionRequestPermission, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodSessionRequestPermission, params, new(RequestPermissionResponse))
 }
 
 // UpdateSession sends the session/update notification.
@@ -294,20 +211,12 @@ func NewProxyPeer(c Caller) *ProxyPeer { return &ProxyPeer{c: c} }
 
 // InitializeProxy calls proxy/initialize and waits for its result.
 func (p *ProxyPeer) InitializeProxy(ctx context.Context, params *InitializeProxyRequest) (*InitializeProxyResponse, error) {
-	var r InitializeProxyResponse
-	if err := p.c.Call(ctx, MethodProxyInitialize, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodProxyInitialize, params, new(InitializeProxyResponse))
 }
 
 // ProxySuccessor calls proxy/successor and waits for its result.
 func (p *ProxyPeer) ProxySuccessor(ctx context.Context, params *ProxySuccessorRequest) (*ProxySuccessorResponse, error) {
-	var r ProxySuccessorResponse
-	if err := p.c.Call(ctx, MethodProxySuccessor, params, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return call(ctx, p.c, MethodProxySuccessor, params, new(ProxySuccessorResponse))
 }
 
 // ProxySuccessorNotification sends the proxy/successor notification.

@@ -4,27 +4,234 @@ package v2unstable
 
 import (
 	"acpkit.dev/acpsdk/internal/jsonx"
-	"bytes"
 	"errors"
 	"github.com/segmentio/encoding/json"
-	"strconv"
 )
 
-var fieldsAgentAuthCapabilities = jsonx.NewFields(
-	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsAgentAuthCapabilities                    = jsonx.FieldsOf((*AgentAuthCapabilities)(nil))
+	fieldsAgentCapabilities                        = jsonx.FieldsOf((*AgentCapabilities)(nil))
+	fieldsAgentMessage                             = jsonx.FieldsOf((*AgentMessage)(nil))
+	fieldsAgentNotification                        = jsonx.FieldsOf((*AgentNotification)(nil))
+	fieldsAgentRequest                             = jsonx.FieldsOf((*AgentRequest)(nil))
+	fieldsAgentResponseError                       = jsonx.FieldsOf((*AgentResponseError)(nil))
+	fieldsAgentResponseResult                      = jsonx.FieldsOf((*AgentResponseResult)(nil))
+	fieldsAgentThought                             = jsonx.FieldsOf((*AgentThought)(nil))
+	fieldsAnnotations                              = jsonx.FieldsOf((*Annotations)(nil))
+	fieldsArchiveSessionRequest                    = jsonx.FieldsOf((*ArchiveSessionRequest)(nil))
+	fieldsArchiveSessionResponse                   = jsonx.FieldsOf((*ArchiveSessionResponse)(nil))
+	fieldsAudioContent                             = jsonx.FieldsOf((*AudioContent)(nil))
+	fieldsAuthAccount                              = jsonx.FieldsOf((*AuthAccount)(nil))
+	fieldsAuthMethodAgent                          = jsonx.FieldsOf((*AuthMethodAgent)(nil))
+	fieldsAuthMethodTerminal                       = jsonx.FieldsOf((*AuthMethodTerminal)(nil))
+	fieldsAuthStatusCapabilities                   = jsonx.FieldsOf((*AuthStatusCapabilities)(nil))
+	fieldsAuthStatusRequest                        = jsonx.FieldsOf((*AuthStatusRequest)(nil))
+	fieldsAuthStatusResponse                       = jsonx.FieldsOf((*AuthStatusResponse)(nil))
+	fieldsAuthStatusUpdateNotification             = jsonx.FieldsOf((*AuthStatusUpdateNotification)(nil))
+	fieldsAvailableCommandsUpdate                  = jsonx.FieldsOf((*AvailableCommandsUpdate)(nil))
+	fieldsBackgroundSubagent                       = jsonx.FieldsOf((*BackgroundSubagent)(nil))
+	fieldsBackgroundTerminal                       = jsonx.FieldsOf((*BackgroundTerminal)(nil))
+	fieldsBackgroundToolCall                       = jsonx.FieldsOf((*BackgroundToolCall)(nil))
+	fieldsBlobResourceContents                     = jsonx.FieldsOf((*BlobResourceContents)(nil))
+	fieldsBooleanPropertySchema                    = jsonx.FieldsOf((*BooleanPropertySchema)(nil))
+	fieldsCancelRequestNotification                = jsonx.FieldsOf((*CancelRequestNotification)(nil))
+	fieldsCancelSessionNotification                = jsonx.FieldsOf((*CancelSessionNotification)(nil))
+	fieldsCancelTerminalRequest                    = jsonx.FieldsOf((*CancelTerminalRequest)(nil))
+	fieldsCancelTerminalResponse                   = jsonx.FieldsOf((*CancelTerminalResponse)(nil))
+	fieldsCancelToolCallRequest                    = jsonx.FieldsOf((*CancelToolCallRequest)(nil))
+	fieldsCancelToolCallResponse                   = jsonx.FieldsOf((*CancelToolCallResponse)(nil))
+	fieldsCancelledPermissionOutcome               = jsonx.FieldsOf((*CancelledPermissionOutcome)(nil))
+	fieldsClientAuthCapabilities                   = jsonx.FieldsOf((*ClientAuthCapabilities)(nil))
+	fieldsClientCapabilities                       = jsonx.FieldsOf((*ClientCapabilities)(nil))
+	fieldsClientNotification                       = jsonx.FieldsOf((*ClientNotification)(nil))
+	fieldsClientRequest                            = jsonx.FieldsOf((*ClientRequest)(nil))
+	fieldsClientResponseError                      = jsonx.FieldsOf((*ClientResponseError)(nil))
+	fieldsClientResponseResult                     = jsonx.FieldsOf((*ClientResponseResult)(nil))
+	fieldsCloseSessionRequest                      = jsonx.FieldsOf((*CloseSessionRequest)(nil))
+	fieldsCloseSessionResponse                     = jsonx.FieldsOf((*CloseSessionResponse)(nil))
+	fieldsCommand                                  = jsonx.FieldsOf((*Command)(nil))
+	fieldsCommandPermissionSubject                 = jsonx.FieldsOf((*CommandPermissionSubject)(nil))
+	fieldsCompactionSummaryChunk                   = jsonx.FieldsOf((*CompactionSummaryChunk)(nil))
+	fieldsCompactionUpdate                         = jsonx.FieldsOf((*CompactionUpdate)(nil))
+	fieldsCompleteElicitationNotification          = jsonx.FieldsOf((*CompleteElicitationNotification)(nil))
+	fieldsConfigOptionUpdate                       = jsonx.FieldsOf((*ConfigOptionUpdate)(nil))
+	fieldsContent                                  = jsonx.FieldsOf((*Content)(nil))
+	fieldsContentChunk                             = jsonx.FieldsOf((*ContentChunk)(nil))
+	fieldsCost                                     = jsonx.FieldsOf((*Cost)(nil))
+	fieldsCreateElicitationRequest                 = jsonx.FieldsOf((*CreateElicitationRequest)(nil))
+	fieldsCreateElicitationResponse                = jsonx.FieldsOf((*CreateElicitationResponse)(nil))
+	fieldsCreateElicitationResponseActionCancel    = jsonx.FieldsOf((*CreateElicitationResponseActionCancel)(nil))
+	fieldsCreateElicitationResponseActionDecline   = jsonx.FieldsOf((*CreateElicitationResponseActionDecline)(nil))
+	fieldsDeleteSessionRequest                     = jsonx.FieldsOf((*DeleteSessionRequest)(nil))
+	fieldsDeleteSessionResponse                    = jsonx.FieldsOf((*DeleteSessionResponse)(nil))
+	fieldsDiff                                     = jsonx.FieldsOf((*Diff)(nil))
+	fieldsDiffChange                               = jsonx.FieldsOf((*DiffChange)(nil))
+	fieldsDiffPatch                                = jsonx.FieldsOf((*DiffPatch)(nil))
+	fieldsDiffPathChange                           = jsonx.FieldsOf((*DiffPathChange)(nil))
+	fieldsDiffPathPairChange                       = jsonx.FieldsOf((*DiffPathPairChange)(nil))
+	fieldsDisableProviderRequest                   = jsonx.FieldsOf((*DisableProviderRequest)(nil))
+	fieldsDisableProviderResponse                  = jsonx.FieldsOf((*DisableProviderResponse)(nil))
+	fieldsElicitationAcceptAction                  = jsonx.FieldsOf((*ElicitationAcceptAction)(nil))
+	fieldsElicitationCapabilities                  = jsonx.FieldsOf((*ElicitationCapabilities)(nil))
+	fieldsElicitationFormCapabilities              = jsonx.FieldsOf((*ElicitationFormCapabilities)(nil))
+	fieldsElicitationFormMode                      = jsonx.FieldsOf((*ElicitationFormMode)(nil))
+	fieldsElicitationRequestScope                  = jsonx.FieldsOf((*ElicitationRequestScope)(nil))
+	fieldsElicitationSchema                        = jsonx.FieldsOf((*ElicitationSchema)(nil))
+	fieldsElicitationSessionScope                  = jsonx.FieldsOf((*ElicitationSessionScope)(nil))
+	fieldsElicitationURLCapabilities               = jsonx.FieldsOf((*ElicitationURLCapabilities)(nil))
+	fieldsElicitationURLMode                       = jsonx.FieldsOf((*ElicitationURLMode)(nil))
+	fieldsEmbeddedResource                         = jsonx.FieldsOf((*EmbeddedResource)(nil))
+	fieldsEnumOption                               = jsonx.FieldsOf((*EnumOption)(nil))
+	fieldsEnvVariable                              = jsonx.FieldsOf((*EnvVariable)(nil))
+	fieldsError                                    = jsonx.FieldsOf((*Error)(nil))
+	fieldsErrorStopReason                          = jsonx.FieldsOf((*ErrorStopReason)(nil))
+	fieldsForkSessionRequest                       = jsonx.FieldsOf((*ForkSessionRequest)(nil))
+	fieldsForkSessionResponse                      = jsonx.FieldsOf((*ForkSessionResponse)(nil))
+	fieldsHTTPHeader                               = jsonx.FieldsOf((*HTTPHeader)(nil))
+	fieldsIcon                                     = jsonx.FieldsOf((*Icon)(nil))
+	fieldsIdleStateUpdate                          = jsonx.FieldsOf((*IdleStateUpdate)(nil))
+	fieldsIdleStateUpdateStopReasonCancelled       = jsonx.FieldsOf((*IdleStateUpdateStopReasonCancelled)(nil))
+	fieldsIdleStateUpdateStopReasonEndTurn         = jsonx.FieldsOf((*IdleStateUpdateStopReasonEndTurn)(nil))
+	fieldsIdleStateUpdateStopReasonMaxTokens       = jsonx.FieldsOf((*IdleStateUpdateStopReasonMaxTokens)(nil))
+	fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.FieldsOf((*IdleStateUpdateStopReasonMaxTurnRequests)(nil))
+	fieldsIdleStateUpdateStopReasonNone            = jsonx.FieldsOf((*IdleStateUpdateStopReasonNone)(nil))
+	fieldsIdleStateUpdateStopReasonRefusal         = jsonx.FieldsOf((*IdleStateUpdateStopReasonRefusal)(nil))
+	fieldsImageContent                             = jsonx.FieldsOf((*ImageContent)(nil))
+	fieldsImplementation                           = jsonx.FieldsOf((*Implementation)(nil))
+	fieldsInitializeRequest                        = jsonx.FieldsOf((*InitializeRequest)(nil))
+	fieldsInitializeResponse                       = jsonx.FieldsOf((*InitializeResponse)(nil))
+	fieldsIntegerPropertySchema                    = jsonx.FieldsOf((*IntegerPropertySchema)(nil))
+	fieldsListProvidersRequest                     = jsonx.FieldsOf((*ListProvidersRequest)(nil))
+	fieldsListProvidersResponse                    = jsonx.FieldsOf((*ListProvidersResponse)(nil))
+	fieldsListSessionsRequest                      = jsonx.FieldsOf((*ListSessionsRequest)(nil))
+	fieldsListSessionsResponse                     = jsonx.FieldsOf((*ListSessionsResponse)(nil))
+	fieldsLoginAuthRequest                         = jsonx.FieldsOf((*LoginAuthRequest)(nil))
+	fieldsLoginAuthResponse                        = jsonx.FieldsOf((*LoginAuthResponse)(nil))
+	fieldsLogoutAuthRequest                        = jsonx.FieldsOf((*LogoutAuthRequest)(nil))
+	fieldsLogoutAuthResponse                       = jsonx.FieldsOf((*LogoutAuthResponse)(nil))
+	fieldsMcpAcpCapabilities                       = jsonx.FieldsOf((*McpAcpCapabilities)(nil))
+	fieldsMcpCapabilities                          = jsonx.FieldsOf((*McpCapabilities)(nil))
+	fieldsMcpError                                 = jsonx.FieldsOf((*McpError)(nil))
+	fieldsMcpHTTPCapabilities                      = jsonx.FieldsOf((*McpHTTPCapabilities)(nil))
+	fieldsMcpServerAcp                             = jsonx.FieldsOf((*McpServerAcp)(nil))
+	fieldsMcpServerHTTP                            = jsonx.FieldsOf((*McpServerHTTP)(nil))
+	fieldsMcpServerStdio                           = jsonx.FieldsOf((*McpServerStdio)(nil))
+	fieldsMcpStdioCapabilities                     = jsonx.FieldsOf((*McpStdioCapabilities)(nil))
+	fieldsMessageMcpNotification                   = jsonx.FieldsOf((*MessageMcpNotification)(nil))
+	fieldsMessageMcpRequest                        = jsonx.FieldsOf((*MessageMcpRequest)(nil))
+	fieldsMessageMcpResponseError                  = jsonx.FieldsOf((*MessageMcpResponseError)(nil))
+	fieldsMessageMcpResponseResult                 = jsonx.FieldsOf((*MessageMcpResponseResult)(nil))
+	fieldsMultiSelectPropertySchema                = jsonx.FieldsOf((*MultiSelectPropertySchema)(nil))
+	fieldsNewSessionRequest                        = jsonx.FieldsOf((*NewSessionRequest)(nil))
+	fieldsNewSessionResponse                       = jsonx.FieldsOf((*NewSessionResponse)(nil))
+	fieldsNotice                                   = jsonx.FieldsOf((*Notice)(nil))
+	fieldsNumberPropertySchema                     = jsonx.FieldsOf((*NumberPropertySchema)(nil))
+	fieldsPermissionOption                         = jsonx.FieldsOf((*PermissionOption)(nil))
+	fieldsPlanEntry                                = jsonx.FieldsOf((*PlanEntry)(nil))
+	fieldsPlanFile                                 = jsonx.FieldsOf((*PlanFile)(nil))
+	fieldsPlanItems                                = jsonx.FieldsOf((*PlanItems)(nil))
+	fieldsPlanMarkdown                             = jsonx.FieldsOf((*PlanMarkdown)(nil))
+	fieldsPlanRemoved                              = jsonx.FieldsOf((*PlanRemoved)(nil))
+	fieldsPlanUpdate                               = jsonx.FieldsOf((*PlanUpdate)(nil))
+	fieldsPromptAudioCapabilities                  = jsonx.FieldsOf((*PromptAudioCapabilities)(nil))
+	fieldsPromptCapabilities                       = jsonx.FieldsOf((*PromptCapabilities)(nil))
+	fieldsPromptEmbeddedContextCapabilities        = jsonx.FieldsOf((*PromptEmbeddedContextCapabilities)(nil))
+	fieldsPromptImageCapabilities                  = jsonx.FieldsOf((*PromptImageCapabilities)(nil))
+	fieldsPromptRequest                            = jsonx.FieldsOf((*PromptRequest)(nil))
+	fieldsPromptResponse                           = jsonx.FieldsOf((*PromptResponse)(nil))
+	fieldsProviderCurrentConfig                    = jsonx.FieldsOf((*ProviderCurrentConfig)(nil))
+	fieldsProviderInfo                             = jsonx.FieldsOf((*ProviderInfo)(nil))
+	fieldsProvidersCapabilities                    = jsonx.FieldsOf((*ProvidersCapabilities)(nil))
+	fieldsProxyNotification                        = jsonx.FieldsOf((*ProxyNotification)(nil))
+	fieldsProxyRequest                             = jsonx.FieldsOf((*ProxyRequest)(nil))
+	fieldsProxyResponseError                       = jsonx.FieldsOf((*ProxyResponseError)(nil))
+	fieldsProxyResponseResult                      = jsonx.FieldsOf((*ProxyResponseResult)(nil))
+	fieldsProxySuccessorNotification               = jsonx.FieldsOf((*ProxySuccessorNotification)(nil))
+	fieldsProxySuccessorRequest                    = jsonx.FieldsOf((*ProxySuccessorRequest)(nil))
+	fieldsReplayFromStart                          = jsonx.FieldsOf((*ReplayFromStart)(nil))
+	fieldsRequestPermissionRequest                 = jsonx.FieldsOf((*RequestPermissionRequest)(nil))
+	fieldsRequestPermissionResponse                = jsonx.FieldsOf((*RequestPermissionResponse)(nil))
+	fieldsRequiresActionStateUpdate                = jsonx.FieldsOf((*RequiresActionStateUpdate)(nil))
+	fieldsResourceLink                             = jsonx.FieldsOf((*ResourceLink)(nil))
+	fieldsResumeSessionRequest                     = jsonx.FieldsOf((*ResumeSessionRequest)(nil))
+	fieldsResumeSessionResponse                    = jsonx.FieldsOf((*ResumeSessionResponse)(nil))
+	fieldsRunningStateUpdate                       = jsonx.FieldsOf((*RunningStateUpdate)(nil))
+	fieldsSelectedPermissionOutcome                = jsonx.FieldsOf((*SelectedPermissionOutcome)(nil))
+	fieldsSessionAdditionalDirectoriesCapabilities = jsonx.FieldsOf((*SessionAdditionalDirectoriesCapabilities)(nil))
+	fieldsSessionArchiveCapabilities               = jsonx.FieldsOf((*SessionArchiveCapabilities)(nil))
+	fieldsSessionCancelCapabilities                = jsonx.FieldsOf((*SessionCancelCapabilities)(nil))
+	fieldsSessionCapabilities                      = jsonx.FieldsOf((*SessionCapabilities)(nil))
+	fieldsSessionConfigBoolean                     = jsonx.FieldsOf((*SessionConfigBoolean)(nil))
+	fieldsSessionConfigOption                      = jsonx.FieldsOf((*SessionConfigOption)(nil))
+	fieldsSessionConfigSelect                      = jsonx.FieldsOf((*SessionConfigSelect)(nil))
+	fieldsSessionConfigSelectGroup                 = jsonx.FieldsOf((*SessionConfigSelectGroup)(nil))
+	fieldsSessionConfigSelectOption                = jsonx.FieldsOf((*SessionConfigSelectOption)(nil))
+	fieldsSessionDeleteCapabilities                = jsonx.FieldsOf((*SessionDeleteCapabilities)(nil))
+	fieldsSessionForkCapabilities                  = jsonx.FieldsOf((*SessionForkCapabilities)(nil))
+	fieldsSessionInfo                              = jsonx.FieldsOf((*SessionInfo)(nil))
+	fieldsSessionInfoUpdate                        = jsonx.FieldsOf((*SessionInfoUpdate)(nil))
+	fieldsSessionMessage                           = jsonx.FieldsOf((*SessionMessage)(nil))
+	fieldsSessionMessageChunk                      = jsonx.FieldsOf((*SessionMessageChunk)(nil))
+	fieldsSessionNotFoundErrorData                 = jsonx.FieldsOf((*SessionNotFoundErrorData)(nil))
+	fieldsSessionStatusCapabilities                = jsonx.FieldsOf((*SessionStatusCapabilities)(nil))
+	fieldsSessionStatusRequest                     = jsonx.FieldsOf((*SessionStatusRequest)(nil))
+	fieldsSessionStatusResponse                    = jsonx.FieldsOf((*SessionStatusResponse)(nil))
+	fieldsSessionSystemPromptCapabilities          = jsonx.FieldsOf((*SessionSystemPromptCapabilities)(nil))
+	fieldsSessionSystemPromptModeCapabilities      = jsonx.FieldsOf((*SessionSystemPromptModeCapabilities)(nil))
+	fieldsSessionSystemPromptOverrideCapabilities  = jsonx.FieldsOf((*SessionSystemPromptOverrideCapabilities)(nil))
+	fieldsSessionTitleCapabilities                 = jsonx.FieldsOf((*SessionTitleCapabilities)(nil))
+	fieldsSessionUpdateStateUpdate                 = jsonx.FieldsOf((*SessionUpdateStateUpdate)(nil))
+	fieldsSetProviderRequest                       = jsonx.FieldsOf((*SetProviderRequest)(nil))
+	fieldsSetProviderResponse                      = jsonx.FieldsOf((*SetProviderResponse)(nil))
+	fieldsSetSessionConfigOptionRequest            = jsonx.FieldsOf((*SetSessionConfigOptionRequest)(nil))
+	fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.FieldsOf((*SetSessionConfigOptionRequestTypeBoolean)(nil))
+	fieldsSetSessionConfigOptionRequestTypeID      = jsonx.FieldsOf((*SetSessionConfigOptionRequestTypeID)(nil))
+	fieldsSetSessionConfigOptionResponse           = jsonx.FieldsOf((*SetSessionConfigOptionResponse)(nil))
+	fieldsSetSessionTitleRequest                   = jsonx.FieldsOf((*SetSessionTitleRequest)(nil))
+	fieldsSetSessionTitleResponse                  = jsonx.FieldsOf((*SetSessionTitleResponse)(nil))
+	fieldsStringMultiSelectItems                   = jsonx.FieldsOf((*StringMultiSelectItems)(nil))
+	fieldsStringPropertySchema                     = jsonx.FieldsOf((*StringPropertySchema)(nil))
+	fieldsSubagentSessionCapabilities              = jsonx.FieldsOf((*SubagentSessionCapabilities)(nil))
+	fieldsSubagentUpdate                           = jsonx.FieldsOf((*SubagentUpdate)(nil))
+	fieldsSystemPrompt                             = jsonx.FieldsOf((*SystemPrompt)(nil))
+	fieldsTerminal                                 = jsonx.FieldsOf((*Terminal)(nil))
+	fieldsTerminalAuthCapabilities                 = jsonx.FieldsOf((*TerminalAuthCapabilities)(nil))
+	fieldsTerminalCancelCapabilities               = jsonx.FieldsOf((*TerminalCancelCapabilities)(nil))
+	fieldsTerminalCapabilities                     = jsonx.FieldsOf((*TerminalCapabilities)(nil))
+	fieldsTerminalExitStatus                       = jsonx.FieldsOf((*TerminalExitStatus)(nil))
+	fieldsTerminalOutput                           = jsonx.FieldsOf((*TerminalOutput)(nil))
+	fieldsTerminalOutputChunk                      = jsonx.FieldsOf((*TerminalOutputChunk)(nil))
+	fieldsTerminalSize                             = jsonx.FieldsOf((*TerminalSize)(nil))
+	fieldsTerminalUpdate                           = jsonx.FieldsOf((*TerminalUpdate)(nil))
+	fieldsTextCommandInput                         = jsonx.FieldsOf((*TextCommandInput)(nil))
+	fieldsTextContent                              = jsonx.FieldsOf((*TextContent)(nil))
+	fieldsTextResourceContents                     = jsonx.FieldsOf((*TextResourceContents)(nil))
+	fieldsTitledMultiSelectItems                   = jsonx.FieldsOf((*TitledMultiSelectItems)(nil))
+	fieldsToolCallCancelCapabilities               = jsonx.FieldsOf((*ToolCallCancelCapabilities)(nil))
+	fieldsToolCallCapabilities                     = jsonx.FieldsOf((*ToolCallCapabilities)(nil))
+	fieldsToolCallContentChunk                     = jsonx.FieldsOf((*ToolCallContentChunk)(nil))
+	fieldsToolCallLocation                         = jsonx.FieldsOf((*ToolCallLocation)(nil))
+	fieldsToolCallPermissionSubject                = jsonx.FieldsOf((*ToolCallPermissionSubject)(nil))
+	fieldsToolCallUpdate                           = jsonx.FieldsOf((*ToolCallUpdate)(nil))
+	fieldsUnarchiveSessionRequest                  = jsonx.FieldsOf((*UnarchiveSessionRequest)(nil))
+	fieldsUnarchiveSessionResponse                 = jsonx.FieldsOf((*UnarchiveSessionResponse)(nil))
+	fieldsUnknownStateUpdate                       = jsonx.FieldsOf((*UnknownStateUpdate)(nil))
+	fieldsUnsupportedProtocolVersionErrorData      = jsonx.FieldsOf((*UnsupportedProtocolVersionErrorData)(nil))
+	fieldsUpdateSessionNotification                = jsonx.FieldsOf((*UpdateSessionNotification)(nil))
+	fieldsUsage                                    = jsonx.FieldsOf((*Usage)(nil))
+	fieldsUsageUpdate                              = jsonx.FieldsOf((*UsageUpdate)(nil))
+	fieldsUserMessage                              = jsonx.FieldsOf((*UserMessage)(nil))
 )
 
 func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentAuthCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "status":
 			jsonx.StructPtr(d.At(0), &x.Status, (*AuthStatusCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -33,38 +240,26 @@ func (x *AgentAuthCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *AgentAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Status != nil:
-		return jsonx.Braces(fieldsAuthStatusCapabilities.Append(append(jsonx.Key(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsAuthStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentAuthCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentAuthCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAgentCapabilities = jsonx.NewFields(
-	jsonx.F("session", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("auth", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("providers", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "session":
 			jsonx.StructPtr(d.At(0), &x.Session, (*SessionCapabilities).decodeAt)
@@ -74,8 +269,6 @@ func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(2), &x.Providers, (*ProvidersCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -84,52 +277,37 @@ func (x *AgentCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Session != nil:
-		return jsonx.Braces(fieldsSessionCapabilities.Append(append(jsonx.Key(b, "\"session\":"), '{'), "", x.Session.Extra, x.Session.appendField, nil))
+		return fieldsSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"session\":"), x.Session.Extra, x.Session.appendField, nil)
 	case i == 1 && x.Auth != nil:
-		return jsonx.Braces(fieldsAgentAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsAgentAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 2 && x.Providers != nil:
-		return jsonx.Braces(fieldsProvidersCapabilities.Append(append(jsonx.Key(b, "\"providers\":"), '{'), "", x.Providers.Extra, x.Providers.appendField, nil))
+		return fieldsProvidersCapabilities.AppendObject(jsonx.Keyed(b, "\"providers\":"), x.Providers.Extra, x.Providers.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAgentMessage = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentMessage, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -138,47 +316,33 @@ func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentMessage) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendContentBlock)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentMessage) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentMessage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentMessage.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentMessage{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAgentNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -187,50 +351,33 @@ func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAgentRequest = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(1), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -241,28 +388,23 @@ func (x *AgentRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 2 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeAgentResponseAt picks the variant from the JSON shape of the value at the
@@ -277,19 +419,11 @@ func decodeAgentResponseAt(data []byte) (AgentResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(AgentResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[AgentResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(AgentResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[AgentResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -306,15 +440,13 @@ func decodeAgentResponse(data []byte) (AgentResponse, error) {
 func appendAgentResponse(b []byte, v AgentResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *AgentResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsAgentResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsAgentResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *AgentResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsAgentResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsAgentResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil AgentResponse")
 }
@@ -327,22 +459,15 @@ func UnmarshalAgentResponse(data []byte) (AgentResponse, error) {
 	return decodeAgentResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsAgentResponseError = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required|jsonx.Nullable),
-	jsonx.F("error", jsonx.Required),
-)
-
 func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
 		case "error":
 			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -351,9 +476,9 @@ func (x *AgentResponseError) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentResponseError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncRaw(jsonx.Key(b, "\"id\":"), x.ID)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -368,25 +493,14 @@ func (x *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseError")
 }
 
-var fieldsAgentResponseResult = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("result", jsonx.Required),
-)
-
 func (x *AgentResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "result":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Result = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Result, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -397,9 +511,9 @@ func (x *AgentResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	}
 	return b, nil
 }
@@ -414,26 +528,16 @@ func (x *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeAgentResponse, "AgentResponseResult")
 }
 
-var fieldsAgentThought = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAgentThought, skip); d.Next(); {
+	for d.Begin(data, fieldsAgentThought, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -442,40 +546,28 @@ func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AgentThought) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendContentBlock)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AgentThought) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAgentThought.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAgentThought.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AgentThought) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AgentThought{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAnnotations = jsonx.NewFields(
-	jsonx.F("audience", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("lastModified", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("priority", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAnnotations, skip); d.Next(); {
+	for d.Begin(data, fieldsAnnotations, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "audience":
 			jsonx.List(d.At(0), &x.Audience, decodeRole)
@@ -485,8 +577,6 @@ func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(2), &x.Priority, jsonx.Float)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -495,49 +585,35 @@ func (x *Annotations) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Annotations) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Audience != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"audience\":"), x.Audience, appendRole)
+		return jsonx.EncList(jsonx.Keyed(b, "\"audience\":"), x.Audience, appendRole)
 	case i == 1 && x.LastModified != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"lastModified\":"), string(*x.LastModified)), nil
+		return jsonx.KeyedString(b, "\"lastModified\":", string(*x.LastModified)), nil
 	case i == 2 && x.Priority != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"priority\":"), *x.Priority)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"priority\":"), *x.Priority)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Annotations) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAnnotations.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAnnotations.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *Annotations) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Annotations{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsArchiveSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -546,40 +622,29 @@ func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *ArchiveSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsArchiveSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsArchiveSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ArchiveSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsArchiveSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsArchiveSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsArchiveSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -588,51 +653,33 @@ func (x *ArchiveSessionResponse) decodeAt(data []byte, skip []string) (int, erro
 func (x *ArchiveSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsArchiveSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsArchiveSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ArchiveSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAudioContent = jsonx.NewFields(
-	jsonx.F("data", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Required),
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudioContent, skip); d.Next(); {
+	for d.Begin(data, fieldsAudioContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Data = v
-			}
+			jsonx.Set(d.At(0), &x.Data, jsonx.String)
 		case "mimeType":
-			if v, err := decodeMediaType(d.At(1).Value()); d.Ok(err) {
-				x.MimeType = v
-			}
+			jsonx.Set(d.At(1), &x.MimeType, decodeMediaType)
 		case "annotations":
 			jsonx.StructPtr(d.At(2), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -641,49 +688,33 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AudioContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(x.MimeType)), nil
 	case i == 2 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAudioContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAudioContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AudioContent{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthAccount = jsonx.NewFields(
-	jsonx.F("label", jsonx.Required),
-	jsonx.F("active", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("email", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("organization", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthAccount, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthAccount, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "label":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Label = v
-			}
+			jsonx.Set(d.At(0), &x.Label, jsonx.String)
 		case "active":
 			jsonx.Ptr(d.At(1), &x.Active, jsonx.Bool)
 		case "name":
@@ -694,8 +725,6 @@ func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(4), &x.Organization, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -704,34 +733,29 @@ func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthAccount) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"label\":"), string(x.Label)), nil
+		return jsonx.KeyedString(b, "\"label\":", string(x.Label)), nil
 	case i == 1 && x.Active != nil:
-		return jsonx.AppendBool(jsonx.Key(b, "\"active\":"), bool(*x.Active)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"active\":"), bool(*x.Active)), nil
 	case i == 2 && x.Name != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(*x.Name)), nil
 	case i == 3 && x.Email != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"email\":"), string(*x.Email)), nil
+		return jsonx.KeyedString(b, "\"email\":", string(*x.Email)), nil
 	case i == 4 && x.Organization != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"organization\":"), string(*x.Organization)), nil
+		return jsonx.KeyedString(b, "\"organization\":", string(*x.Organization)), nil
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthAccount) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthAccount.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthAccount.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthAccount) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthAccount{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagAuthMethod lists the discriminator, which variants must not keep as unknown.
@@ -751,18 +775,10 @@ func decodeAuthMethodAt(data []byte) (AuthMethod, int, error) {
 	switch string(tag) {
 	case "terminal":
 		v := new(AuthMethodTerminal)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AuthMethod](v, v.decodeAt, data, vskip)
 	case "agent":
 		v := new(AuthMethodAgent)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AuthMethod](v, v.decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -782,30 +798,17 @@ func decodeAuthMethod(data []byte) (AuthMethod, error) {
 func appendAuthMethod(b []byte, v AuthMethod) ([]byte, error) {
 	switch v := v.(type) {
 	case *AuthMethodTerminal:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAuthMethodTerminal.Append(append(b, '{'), "\"type\":\"terminal\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAuthMethodTerminal.Append(b, "\"type\":\"terminal\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *AuthMethodAgent:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAuthMethodAgent.Append(append(b, '{'), "\"type\":\"agent\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAuthMethodAgent.Append(b, "\"type\":\"agent\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *AuthMethodUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil AuthMethod")
 }
@@ -818,31 +821,18 @@ func UnmarshalAuthMethod(data []byte) (AuthMethod, error) {
 	return decodeAuthMethod(jsonx.TrimSpace(data))
 }
 
-var fieldsAuthMethodAgent = jsonx.NewFields(
-	jsonx.F("methodId", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodAgent, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodAgent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
-				x.MethodID = v
-			}
+			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -851,13 +841,13 @@ func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthMethodAgent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+		return jsonx.KeyedString(b, "\"methodId\":", string(x.MethodID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -872,27 +862,14 @@ func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeAuthMethod, "AuthMethodAgent")
 }
 
-var fieldsAuthMethodTerminal = jsonx.NewFields(
-	jsonx.F("methodId", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
-				x.MethodID = v
-			}
+			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "args":
@@ -901,8 +878,6 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.List(d.At(4), &x.Env, decodeEnvVariable)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -911,17 +886,17 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthMethodTerminal) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+		return jsonx.KeyedString(b, "\"methodId\":", string(x.MethodID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Args != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"args\":"), x.Args, jsonx.EncString)
 	case i == 4 && x.Env != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+		return jsonx.EncList(jsonx.Keyed(b, "\"env\":"), x.Env, appendEnvVariable)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -954,18 +929,12 @@ func (x *AuthMethodUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsAuthStatusCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -974,38 +943,27 @@ func (x *AuthStatusCapabilities) decodeAt(data []byte, skip []string) (int, erro
 func (x *AuthStatusCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthStatusRequest = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1014,46 +972,31 @@ func (x *AuthStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthStatusRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthStatusResponse = jsonx.NewFields(
-	jsonx.F("state", jsonx.Required),
-	jsonx.F("accounts", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
-				x.State = v
-			}
+			jsonx.Set(d.At(0), &x.State, decodeAuthState)
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1062,50 +1005,35 @@ func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *AuthStatusResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"state\":"), string(x.State)), nil
+		return jsonx.KeyedString(b, "\"state\":", string(x.State)), nil
 	case i == 1 && x.Accounts != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
+		return jsonx.EncList(jsonx.Keyed(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsAuthStatusUpdateNotification = jsonx.NewFields(
-	jsonx.F("state", jsonx.Required),
-	jsonx.F("accounts", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			if v, err := decodeAuthState(d.At(0).Value()); d.Ok(err) {
-				x.State = v
-			}
+			jsonx.Set(d.At(0), &x.State, decodeAuthState)
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1114,28 +1042,23 @@ func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int
 func (x *AuthStatusUpdateNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"state\":"), string(x.State)), nil
+		return jsonx.KeyedString(b, "\"state\":", string(x.State)), nil
 	case i == 1 && x.Accounts != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
+		return jsonx.EncList(jsonx.Keyed(b, "\"accounts\":"), x.Accounts, appendAuthAccount)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAuthStatusUpdateNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAuthStatusUpdateNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AuthStatusUpdateNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagAvailableCommand lists the discriminator, which variants must not keep as unknown.
@@ -1155,11 +1078,7 @@ func decodeAvailableCommandAt(data []byte) (AvailableCommand, int, error) {
 	switch string(tag) {
 	case "command":
 		v := new(AvailableCommandCommand)
-		n, err := (*Command)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AvailableCommand](v, (*Command)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -1179,20 +1098,13 @@ func decodeAvailableCommand(data []byte) (AvailableCommand, error) {
 func appendAvailableCommand(b []byte, v AvailableCommand) ([]byte, error) {
 	switch v := v.(type) {
 	case *AvailableCommandCommand:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCommand.Append(append(b, '{'), "\"type\":\"command\"", (*Command)(v).Extra, (*Command)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCommand.Append(b, "\"type\":\"command\"", (*Command)(v).Extra, (*Command)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *AvailableCommandUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommand")
 }
@@ -1232,11 +1144,7 @@ func decodeAvailableCommandInputAt(data []byte) (AvailableCommandInput, int, err
 	switch string(tag) {
 	case "text":
 		v := new(AvailableCommandInputText)
-		n, err := (*TextCommandInput)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[AvailableCommandInput](v, (*TextCommandInput)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -1256,20 +1164,13 @@ func decodeAvailableCommandInput(data []byte) (AvailableCommandInput, error) {
 func appendAvailableCommandInput(b []byte, v AvailableCommandInput) ([]byte, error) {
 	switch v := v.(type) {
 	case *AvailableCommandInputText:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTextCommandInput.Append(append(b, '{'), "\"type\":\"text\"", (*TextCommandInput)(v).Extra, (*TextCommandInput)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTextCommandInput.Append(b, "\"type\":\"text\"", (*TextCommandInput)(v).Extra, (*TextCommandInput)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *AvailableCommandInputUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil AvailableCommandInput")
 }
@@ -1328,21 +1229,14 @@ func (x *AvailableCommandUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsAvailableCommandsUpdate = jsonx.NewFields(
-	jsonx.F("availableCommands", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsAvailableCommandsUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "availableCommands":
 			jsonx.List(d.At(0), &x.AvailableCommands, decodeAvailableCommand)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1351,45 +1245,31 @@ func (x *AvailableCommandsUpdate) decodeAt(data []byte, skip []string) (int, err
 func (x *AvailableCommandsUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+		return jsonx.EncList(jsonx.Keyed(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAvailableCommandsUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAvailableCommandsUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = AvailableCommandsUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsBackgroundSubagent = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *BackgroundSubagent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundSubagent, skip); d.Next(); {
+	for d.Begin(data, fieldsBackgroundSubagent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1398,45 +1278,31 @@ func (x *BackgroundSubagent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *BackgroundSubagent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BackgroundSubagent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsBackgroundSubagent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsBackgroundSubagent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *BackgroundSubagent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = BackgroundSubagent{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsBackgroundTerminal = jsonx.NewFields(
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundTerminal, skip); d.Next(); {
+	for d.Begin(data, fieldsBackgroundTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1445,45 +1311,31 @@ func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
 func (x *BackgroundTerminal) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsBackgroundTerminal.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsBackgroundTerminal.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *BackgroundTerminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = BackgroundTerminal{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsBackgroundToolCall = jsonx.NewFields(
-	jsonx.F("toolCallId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBackgroundToolCall, skip); d.Next(); {
+	for d.Begin(data, fieldsBackgroundToolCall, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
-				x.ToolCallID = v
-			}
+			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1492,26 +1344,21 @@ func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
 func (x *BackgroundToolCall) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(x.ToolCallID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsBackgroundToolCall.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsBackgroundToolCall.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *BackgroundToolCall) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = BackgroundToolCall{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagBackgroundWork lists the discriminator, which variants must not keep as unknown.
@@ -1531,25 +1378,13 @@ func decodeBackgroundWorkAt(data []byte) (BackgroundWork, int, error) {
 	switch string(tag) {
 	case "terminal":
 		v := new(BackgroundWorkTerminal)
-		n, err := (*BackgroundTerminal)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[BackgroundWork](v, (*BackgroundTerminal)(v).decodeAt, data, vskip)
 	case "tool_call":
 		v := new(BackgroundWorkToolCall)
-		n, err := (*BackgroundToolCall)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[BackgroundWork](v, (*BackgroundToolCall)(v).decodeAt, data, vskip)
 	case "subagent":
 		v := new(BackgroundWorkSubagent)
-		n, err := (*BackgroundSubagent)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[BackgroundWork](v, (*BackgroundSubagent)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -1569,40 +1404,21 @@ func decodeBackgroundWork(data []byte) (BackgroundWork, error) {
 func appendBackgroundWork(b []byte, v BackgroundWork) ([]byte, error) {
 	switch v := v.(type) {
 	case *BackgroundWorkTerminal:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsBackgroundTerminal.Append(append(b, '{'), "\"type\":\"terminal\"", (*BackgroundTerminal)(v).Extra, (*BackgroundTerminal)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsBackgroundTerminal.Append(b, "\"type\":\"terminal\"", (*BackgroundTerminal)(v).Extra, (*BackgroundTerminal)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *BackgroundWorkToolCall:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsBackgroundToolCall.Append(append(b, '{'), "\"type\":\"tool_call\"", (*BackgroundToolCall)(v).Extra, (*BackgroundToolCall)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsBackgroundToolCall.Append(b, "\"type\":\"tool_call\"", (*BackgroundToolCall)(v).Extra, (*BackgroundToolCall)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *BackgroundWorkSubagent:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsBackgroundSubagent.Append(append(b, '{'), "\"type\":\"subagent\"", (*BackgroundSubagent)(v).Extra, (*BackgroundSubagent)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsBackgroundSubagent.Append(b, "\"type\":\"subagent\"", (*BackgroundSubagent)(v).Extra, (*BackgroundSubagent)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *BackgroundWorkUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil BackgroundWork")
 }
@@ -1663,31 +1479,18 @@ func (x *BackgroundWorkUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsBlobResourceContents = jsonx.NewFields(
-	jsonx.F("blob", jsonx.Required),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBlobResourceContents, skip); d.Next(); {
+	for d.Begin(data, fieldsBlobResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "blob":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Blob = v
-			}
+			jsonx.Set(d.At(0), &x.Blob, jsonx.String)
 		case "uri":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(1), &x.URI, jsonx.String)
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1696,13 +1499,13 @@ func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error)
 func (x *BlobResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"blob\":"), string(x.Blob)), nil
+		return jsonx.KeyedString(b, "\"blob\":", string(x.Blob)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 2 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -1717,16 +1520,9 @@ func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "BlobResourceContents")
 }
 
-var fieldsBooleanPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsBooleanPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -1736,8 +1532,6 @@ func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error
 			jsonx.Ptr(d.At(2), &x.Default, jsonx.Bool)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1746,49 +1540,35 @@ func (x *BooleanPropertySchema) decodeAt(data []byte, skip []string) (int, error
 func (x *BooleanPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.Default != nil:
-		return jsonx.AppendBool(jsonx.Key(b, "\"default\":"), bool(*x.Default)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"default\":"), bool(*x.Default)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsBooleanPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsBooleanPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = BooleanPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelRequestNotification = jsonx.NewFields(
-	jsonx.F("requestId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelRequestNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelRequestNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelRequestNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "requestId":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.RequestID = v
-			}
+			jsonx.SetAt(d.At(0), &x.RequestID, decodeRequestIDAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1799,45 +1579,31 @@ func (x *CancelRequestNotification) appendField(b []byte, i int) ([]byte, error)
 	case i == 0 && x.RequestID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
+		return appendRequestID(jsonx.Keyed(b, "\"requestId\":"), x.RequestID)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelRequestNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelRequestNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelRequestNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelSessionNotification = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelSessionNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1846,50 +1612,33 @@ func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, e
 func (x *CancelSessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelSessionNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelSessionNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelSessionNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelSessionNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelTerminalRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelTerminalRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(1).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1898,42 +1647,31 @@ func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *CancelTerminalRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelTerminalRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelTerminalRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelTerminalRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelTerminalResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelTerminalResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelTerminalResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelTerminalResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1942,48 +1680,31 @@ func (x *CancelTerminalResponse) decodeAt(data []byte, skip []string) (int, erro
 func (x *CancelTerminalResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelTerminalResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelTerminalResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelTerminalResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelToolCallRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("toolCallId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelToolCallRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelToolCallRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "toolCallId":
-			if v, err := decodeToolCallID(d.At(1).Value()); d.Ok(err) {
-				x.ToolCallID = v
-			}
+			jsonx.Set(d.At(1), &x.ToolCallID, decodeToolCallID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -1992,42 +1713,31 @@ func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *CancelToolCallRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(x.ToolCallID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelToolCallRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelToolCallRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelToolCallRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelToolCallResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelToolCallResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelToolCallResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelToolCallResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2036,38 +1746,27 @@ func (x *CancelToolCallResponse) decodeAt(data []byte, skip []string) (int, erro
 func (x *CancelToolCallResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelToolCallResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelToolCallResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelToolCallResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCancelledPermissionOutcome = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CancelledPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCancelledPermissionOutcome, skip); d.Next(); {
+	for d.Begin(data, fieldsCancelledPermissionOutcome, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2076,41 +1775,29 @@ func (x *CancelledPermissionOutcome) decodeAt(data []byte, skip []string) (int, 
 func (x *CancelledPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCancelledPermissionOutcome.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCancelledPermissionOutcome.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CancelledPermissionOutcome{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsClientAuthCapabilities = jsonx.NewFields(
-	jsonx.F("terminal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientAuthCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsClientAuthCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminal":
 			jsonx.StructPtr(d.At(0), &x.Terminal, (*TerminalAuthCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2119,37 +1806,26 @@ func (x *ClientAuthCapabilities) decodeAt(data []byte, skip []string) (int, erro
 func (x *ClientAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Terminal != nil:
-		return jsonx.Braces(fieldsTerminalAuthCapabilities.Append(append(jsonx.Key(b, "\"terminal\":"), '{'), "", x.Terminal.Extra, x.Terminal.appendField, nil))
+		return fieldsTerminalAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"terminal\":"), x.Terminal.Extra, x.Terminal.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsClientAuthCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientAuthCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsClientCapabilities = jsonx.NewFields(
-	jsonx.F("auth", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("elicitation", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsClientCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "auth":
 			jsonx.StructPtr(d.At(0), &x.Auth, (*ClientAuthCapabilities).decodeAt)
@@ -2157,8 +1833,6 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(1), &x.Elicitation, (*ElicitationCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2167,47 +1841,33 @@ func (x *ClientCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Auth != nil:
-		return jsonx.Braces(fieldsClientAuthCapabilities.Append(append(jsonx.Key(b, "\"auth\":"), '{'), "", x.Auth.Extra, x.Auth.appendField, nil))
+		return fieldsClientAuthCapabilities.AppendObject(jsonx.Keyed(b, "\"auth\":"), x.Auth.Extra, x.Auth.appendField, nil)
 	case i == 1 && x.Elicitation != nil:
-		return jsonx.Braces(fieldsElicitationCapabilities.Append(append(jsonx.Key(b, "\"elicitation\":"), '{'), "", x.Elicitation.Extra, x.Elicitation.appendField, nil))
+		return fieldsElicitationCapabilities.AppendObject(jsonx.Keyed(b, "\"elicitation\":"), x.Elicitation.Extra, x.Elicitation.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsClientCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsClientNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsClientNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2216,50 +1876,33 @@ func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ClientNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsClientNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsClientRequest = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsClientRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(1), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2270,28 +1913,23 @@ func (x *ClientRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 2 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsClientRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsClientRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ClientRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ClientRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeClientResponseAt picks the variant from the JSON shape of the value at the
@@ -2306,19 +1944,11 @@ func decodeClientResponseAt(data []byte) (ClientResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(ClientResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ClientResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(ClientResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ClientResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -2335,15 +1965,13 @@ func decodeClientResponse(data []byte) (ClientResponse, error) {
 func appendClientResponse(b []byte, v ClientResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ClientResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsClientResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsClientResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *ClientResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsClientResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsClientResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil ClientResponse")
 }
@@ -2356,22 +1984,15 @@ func UnmarshalClientResponse(data []byte) (ClientResponse, error) {
 	return decodeClientResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsClientResponseError = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required|jsonx.Nullable),
-	jsonx.F("error", jsonx.Required),
-)
-
 func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsClientResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
 		case "error":
 			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2380,9 +2001,9 @@ func (x *ClientResponseError) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ClientResponseError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncRaw(jsonx.Key(b, "\"id\":"), x.ID)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -2397,25 +2018,14 @@ func (x *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseError")
 }
 
-var fieldsClientResponseResult = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("result", jsonx.Required),
-)
-
 func (x *ClientResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsClientResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsClientResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "result":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Result = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Result, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2426,9 +2036,9 @@ func (x *ClientResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	}
 	return b, nil
 }
@@ -2443,23 +2053,14 @@ func (x *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeClientResponse, "ClientResponseResult")
 }
 
-var fieldsCloseSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2468,40 +2069,29 @@ func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) 
 func (x *CloseSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCloseSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCloseSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CloseSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCloseSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCloseSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsCloseSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2510,51 +2100,33 @@ func (x *CloseSessionResponse) decodeAt(data []byte, skip []string) (int, error)
 func (x *CloseSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCloseSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCloseSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CloseSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCommand = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Required),
-	jsonx.F("input", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommand, skip); d.Next(); {
+	for d.Begin(data, fieldsCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "description":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Description = v
-			}
+			jsonx.Set(d.At(1), &x.Description, jsonx.String)
 		case "input":
 			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2563,60 +2135,39 @@ func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Command) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(x.Description)), nil
 	case i == 2 && x.Input != nil:
-		return appendAvailableCommandInput(jsonx.Key(b, "\"input\":"), x.Input)
+		return appendAvailableCommandInput(jsonx.Keyed(b, "\"input\":"), x.Input)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Command) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCommand.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCommand.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Command) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Command{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsCommandPermissionSubject = jsonx.NewFields(
-	jsonx.F("command", jsonx.Required),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("toolCallId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("terminalId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Command) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommandPermissionSubject, skip); d.Next(); {
+	for d.Begin(data, fieldsCommandPermissionSubject, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "command":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Command = v
-			}
+			jsonx.Set(d.At(0), &x.Command, jsonx.String)
 		case "cwd":
-			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
 		case "toolCallId":
 			jsonx.Ptr(d.At(2), &x.ToolCallID, decodeToolCallID)
 		case "terminalId":
 			jsonx.Ptr(d.At(3), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2625,56 +2176,39 @@ func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, er
 func (x *CommandPermissionSubject) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+		return jsonx.KeyedString(b, "\"command\":", string(x.Command)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.ToolCallID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(*x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(*x.ToolCallID)), nil
 	case i == 3 && x.TerminalID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(*x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(*x.TerminalID)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCommandPermissionSubject.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCommandPermissionSubject.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CommandPermissionSubject{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCompactionSummaryChunk = jsonx.NewFields(
-	jsonx.F("compactionId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
-				x.CompactionID = v
-			}
+			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2683,60 +2217,41 @@ func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, erro
 func (x *CompactionSummaryChunk) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+		return jsonx.KeyedString(b, "\"compactionId\":", string(x.CompactionID)), nil
 	case i == 1 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCompactionSummaryChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCompactionSummaryChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CompactionSummaryChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCompactionUpdate = jsonx.NewFields(
-	jsonx.F("compactionId", jsonx.Required),
-	jsonx.F("status", jsonx.Required),
-	jsonx.F("summary", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("error", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompactionUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsCompactionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			if v, err := decodeCompactionID(d.At(0).Value()); d.Ok(err) {
-				x.CompactionID = v
-			}
+			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
 		case "status":
-			if v, err := decodeCompactionStatus(d.At(1).Value()); d.Ok(err) {
-				x.Status = v
-			}
+			jsonx.Set(d.At(1), &x.Status, decodeCompactionStatus)
 		case "summary":
 			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
 		case "error":
 			jsonx.Ptr(d.At(3), &x.Error, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2745,51 +2260,37 @@ func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *CompactionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"compactionId\":"), string(x.CompactionID)), nil
+		return jsonx.KeyedString(b, "\"compactionId\":", string(x.CompactionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(x.Status)), nil
 	case i == 2 && x.Summary != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"summary\":"), x.Summary, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"summary\":"), x.Summary, appendContentBlock)
 	case i == 3 && x.Error != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"error\":"), string(*x.Error)), nil
+		return jsonx.KeyedString(b, "\"error\":", string(*x.Error)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCompactionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCompactionUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CompactionUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCompleteElicitationNotification = jsonx.NewFields(
-	jsonx.F("elicitationId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
-				x.ElicitationID = v
-			}
+			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2798,43 +2299,31 @@ func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (
 func (x *CompleteElicitationNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+		return jsonx.KeyedString(b, "\"elicitationId\":", string(x.ElicitationID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCompleteElicitationNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCompleteElicitationNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CompleteElicitationNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsConfigOptionUpdate = jsonx.NewFields(
-	jsonx.F("configOptions", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsConfigOptionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2843,45 +2332,31 @@ func (x *ConfigOptionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ConfigOptionUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsConfigOptionUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsConfigOptionUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ConfigOptionUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsContent = jsonx.NewFields(
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Content) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContent, skip); d.Next(); {
+	for d.Begin(data, fieldsContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(0), &x.Content, decodeContentBlockAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -2892,27 +2367,20 @@ func (x *Content) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Content) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Content) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Content{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Content) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagContentBlock lists the discriminator, which variants must not keep as unknown.
 var tagContentBlock = []string{"type"}
@@ -2931,39 +2399,19 @@ func decodeContentBlockAt(data []byte) (ContentBlock, int, error) {
 	switch string(tag) {
 	case "text":
 		v := new(ContentBlockText)
-		n, err := (*TextContent)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*TextContent)(v).decodeAt, data, vskip)
 	case "image":
 		v := new(ContentBlockImage)
-		n, err := (*ImageContent)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*ImageContent)(v).decodeAt, data, vskip)
 	case "audio":
 		v := new(ContentBlockAudio)
-		n, err := (*AudioContent)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*AudioContent)(v).decodeAt, data, vskip)
 	case "resource_link":
 		v := new(ContentBlockResourceLink)
-		n, err := (*ResourceLink)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*ResourceLink)(v).decodeAt, data, vskip)
 	case "resource":
 		v := new(ContentBlockResource)
-		n, err := (*EmbeddedResource)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ContentBlock](v, (*EmbeddedResource)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -2983,60 +2431,29 @@ func decodeContentBlock(data []byte) (ContentBlock, error) {
 func appendContentBlock(b []byte, v ContentBlock) ([]byte, error) {
 	switch v := v.(type) {
 	case *ContentBlockText:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTextContent.Append(append(b, '{'), "\"type\":\"text\"", (*TextContent)(v).Extra, (*TextContent)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTextContent.Append(b, "\"type\":\"text\"", (*TextContent)(v).Extra, (*TextContent)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockImage:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsImageContent.Append(append(b, '{'), "\"type\":\"image\"", (*ImageContent)(v).Extra, (*ImageContent)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsImageContent.Append(b, "\"type\":\"image\"", (*ImageContent)(v).Extra, (*ImageContent)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockAudio:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAudioContent.Append(append(b, '{'), "\"type\":\"audio\"", (*AudioContent)(v).Extra, (*AudioContent)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAudioContent.Append(b, "\"type\":\"audio\"", (*AudioContent)(v).Extra, (*AudioContent)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockResourceLink:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsResourceLink.Append(append(b, '{'), "\"type\":\"resource_link\"", (*ResourceLink)(v).Extra, (*ResourceLink)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsResourceLink.Append(b, "\"type\":\"resource_link\"", (*ResourceLink)(v).Extra, (*ResourceLink)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockResource:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsEmbeddedResource.Append(append(b, '{'), "\"type\":\"resource\"", (*EmbeddedResource)(v).Extra, (*EmbeddedResource)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsEmbeddedResource.Append(b, "\"type\":\"resource\"", (*EmbeddedResource)(v).Extra, (*EmbeddedResource)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ContentBlockUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ContentBlock")
 }
@@ -3117,28 +2534,16 @@ func (x *ContentBlockUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsContentChunk = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsContentChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsContentChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3147,54 +2552,37 @@ func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ContentChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsContentChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsContentChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ContentChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsCost = jsonx.NewFields(
-	jsonx.F("amount", jsonx.Required),
-	jsonx.F("currency", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCost, skip); d.Next(); {
+	for d.Begin(data, fieldsCost, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "amount":
-			if v, err := jsonx.Float(d.At(0).Value()); d.Ok(err) {
-				x.Amount = v
-			}
+			jsonx.Set(d.At(0), &x.Amount, jsonx.Float)
 		case "currency":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Currency = v
-			}
+			jsonx.Set(d.At(1), &x.Currency, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3203,34 +2591,22 @@ func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Cost) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncFloat(jsonx.Key(b, "\"amount\":"), x.Amount)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"amount\":"), x.Amount)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"currency\":"), string(x.Currency)), nil
+		return jsonx.KeyedString(b, "\"currency\":", string(x.Currency)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Cost) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCost.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCost.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Cost) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Cost{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsCreateElicitationRequest = jsonx.NewFields(
-	jsonx.F("message", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Cost) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // ownCreateElicitationRequest are the members CreateElicitationRequest decodes itself; the rest belong to its Mode.
 var ownCreateElicitationRequest = []string{"message", "_meta"}
@@ -3240,9 +2616,7 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Message = v
-			}
+			jsonx.Set(d.At(0), &x.Message, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -3268,9 +2642,9 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 func (x *CreateElicitationRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+		return jsonx.KeyedString(b, "\"message\":", string(x.Message)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -3306,14 +2680,9 @@ func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CreateElicitationRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagCreateElicitationRequestMode lists the discriminator, which variants must not keep as unknown.
@@ -3336,18 +2705,10 @@ func decodeCreateElicitationRequestModeAt(data []byte, skip []string) (CreateEli
 	switch string(tag) {
 	case "form":
 		v := new(CreateElicitationRequestModeForm)
-		n, err := (*ElicitationFormMode)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationRequestMode](v, (*ElicitationFormMode)(v).decodeAt, data, vskip)
 	case "url":
 		v := new(CreateElicitationRequestModeURL)
-		n, err := (*ElicitationURLMode)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationRequestMode](v, (*ElicitationURLMode)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -3371,20 +2732,17 @@ func decodeCreateElicitationRequestMode(data []byte, skip []string) (CreateElici
 func appendCreateElicitationRequestModeMembers(b []byte, v CreateElicitationRequestMode) ([]byte, error) {
 	switch v := v.(type) {
 	case *CreateElicitationRequestModeForm:
-		if v == nil {
-			break
+		if v != nil {
+			return (*ElicitationFormMode)(v).appendMembers(b, "\"mode\":\"form\"")
 		}
-		return (*ElicitationFormMode)(v).appendMembers(b, "\"mode\":\"form\"")
 	case *CreateElicitationRequestModeURL:
-		if v == nil {
-			break
+		if v != nil {
+			return (*ElicitationURLMode)(v).appendMembers(b, "\"mode\":\"url\"")
 		}
-		return (*ElicitationURLMode)(v).appendMembers(b, "\"mode\":\"url\"")
 	case *CreateElicitationRequestModeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "mode", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "mode", true)
 	}
 	return b, jsonx.EncodeError("", "nil CreateElicitationRequestMode")
 }
@@ -3400,19 +2758,7 @@ func (x CreateElicitationRequestModeForm) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeForm) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationRequestModeForm)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationRequestModeForm")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationRequestMode, "CreateElicitationRequestModeForm")
 }
 
 // MarshalJSON encodes x as a CreateElicitationRequestMode value.
@@ -3426,19 +2772,7 @@ func (x CreateElicitationRequestModeURL) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationRequestMode value that must be this variant.
 func (x *CreateElicitationRequestModeURL) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationRequestMode(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationRequestModeURL)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationRequestModeURL")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationRequestMode, "CreateElicitationRequestModeURL")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "mode" tag.
@@ -3458,10 +2792,6 @@ func (x *CreateElicitationRequestModeUnknown) UnmarshalJSON(data []byte) error {
 	x.Raw = raw
 	return nil
 }
-
-var fieldsCreateElicitationResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 // ownCreateElicitationResponse are the members CreateElicitationResponse decodes itself; the rest belong to its Action.
 var ownCreateElicitationResponse = []string{"_meta"}
@@ -3495,7 +2825,7 @@ func (x *CreateElicitationResponse) decodeAt(data []byte, skip []string) (int, e
 func (x *CreateElicitationResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -3531,14 +2861,9 @@ func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = CreateElicitationResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagCreateElicitationResponseAction lists the discriminator, which variants must not keep as unknown.
@@ -3561,25 +2886,13 @@ func decodeCreateElicitationResponseActionAt(data []byte, skip []string) (Create
 	switch string(tag) {
 	case "accept":
 		v := new(CreateElicitationResponseActionAccept)
-		n, err := (*ElicitationAcceptAction)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationResponseAction](v, (*ElicitationAcceptAction)(v).decodeAt, data, vskip)
 	case "decline":
 		v := new(CreateElicitationResponseActionDecline)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationResponseAction](v, v.decodeAt, data, vskip)
 	case "cancel":
 		v := new(CreateElicitationResponseActionCancel)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[CreateElicitationResponseAction](v, v.decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -3603,25 +2916,21 @@ func decodeCreateElicitationResponseAction(data []byte, skip []string) (CreateEl
 func appendCreateElicitationResponseActionMembers(b []byte, v CreateElicitationResponseAction) ([]byte, error) {
 	switch v := v.(type) {
 	case *CreateElicitationResponseActionAccept:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsElicitationAcceptAction.Append(b, "\"action\":\"accept\"", (*ElicitationAcceptAction)(v).Extra, (*ElicitationAcceptAction)(v).appendField, nil)
 		}
-		return fieldsElicitationAcceptAction.Append(b, "\"action\":\"accept\"", (*ElicitationAcceptAction)(v).Extra, (*ElicitationAcceptAction)(v).appendField, nil)
 	case *CreateElicitationResponseActionDecline:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsCreateElicitationResponseActionDecline.Append(b, "\"action\":\"decline\"", v.Extra, nil, nil)
 		}
-		return fieldsCreateElicitationResponseActionDecline.Append(b, "\"action\":\"decline\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionCancel:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsCreateElicitationResponseActionCancel.Append(b, "\"action\":\"cancel\"", v.Extra, nil, nil)
 		}
-		return fieldsCreateElicitationResponseActionCancel.Append(b, "\"action\":\"cancel\"", v.Extra, nil, nil)
 	case *CreateElicitationResponseActionUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "action", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "action", true)
 	}
 	return b, jsonx.EncodeError("", "nil CreateElicitationResponseAction")
 }
@@ -3637,30 +2946,12 @@ func (x CreateElicitationResponseActionAccept) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionAccept) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationResponseActionAccept)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationResponseActionAccept")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationResponseAction, "CreateElicitationResponseActionAccept")
 }
-
-var fieldsCreateElicitationResponseActionCancel = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionCancel) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsCreateElicitationResponseActionCancel, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -3676,30 +2967,12 @@ func (x CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationResponseActionCancel)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationResponseActionCancel")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationResponseAction, "CreateElicitationResponseActionCancel")
 }
-
-var fieldsCreateElicitationResponseActionDecline = jsonx.NewFields()
 
 func (x *CreateElicitationResponseActionDecline) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsCreateElicitationResponseActionDecline, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -3715,19 +2988,7 @@ func (x CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a CreateElicitationResponseAction value that must be this variant.
 func (x *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeCreateElicitationResponseAction(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*CreateElicitationResponseActionDecline)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a CreateElicitationResponseActionDecline")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeCreateElicitationResponseAction, "CreateElicitationResponseActionDecline")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "action" tag.
@@ -3748,23 +3009,14 @@ func (x *CreateElicitationResponseActionUnknown) UnmarshalJSON(data []byte) erro
 	return nil
 }
 
-var fieldsDeleteSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3773,40 +3025,29 @@ func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *DeleteSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDeleteSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDeleteSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DeleteSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDeleteSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsDeleteSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3815,35 +3056,24 @@ func (x *DeleteSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *DeleteSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDeleteSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDeleteSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DeleteSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDiff = jsonx.NewFields(
-	jsonx.F("changes", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("patch", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiff, skip); d.Next(); {
+	for d.Begin(data, fieldsDiff, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "changes":
 			jsonx.List(d.At(0), &x.Changes, decodeDiffChange)
@@ -3851,8 +3081,6 @@ func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(1), &x.Patch, (*DiffPatch).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3861,35 +3089,22 @@ func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Diff) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"changes\":"), x.Changes, appendDiffChange)
+		return jsonx.EncList(jsonx.Keyed(b, "\"changes\":"), x.Changes, appendDiffChange)
 	case i == 1 && x.Patch != nil:
-		return jsonx.Braces(fieldsDiffPatch.Append(append(jsonx.Key(b, "\"patch\":"), '{'), "", x.Patch.Extra, x.Patch.appendField, nil))
+		return fieldsDiffPatch.AppendObject(jsonx.Keyed(b, "\"patch\":"), x.Patch.Extra, x.Patch.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Diff) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDiff.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDiff.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Diff) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Diff{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsDiffChange = jsonx.NewFields(
-	jsonx.F("fileType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Diff) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // ownDiffChange are the members DiffChange decodes itself; the rest belong to its Operation.
 var ownDiffChange = []string{"fileType", "mimeType", "_meta"}
@@ -3927,11 +3142,11 @@ func (x *DiffChange) decodeAt(data []byte, skip []string) (int, error) {
 func (x *DiffChange) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.FileType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"fileType\":"), string(*x.FileType)), nil
+		return jsonx.KeyedString(b, "\"fileType\":", string(*x.FileType)), nil
 	case i == 1 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -3965,14 +3180,9 @@ func (x *DiffChange) appendCanonical(b []byte) ([]byte, error) {
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DiffChange) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DiffChange) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DiffChange{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagDiffChangeOperation lists the discriminator, which variants must not keep as unknown.
@@ -3995,39 +3205,19 @@ func decodeDiffChangeOperationAt(data []byte, skip []string) (DiffChangeOperatio
 	switch string(tag) {
 	case "add":
 		v := new(DiffChangeOperationAdd)
-		n, err := (*DiffPathChange)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[DiffChangeOperation](v, (*DiffPathChange)(v).decodeAt, data, vskip)
 	case "delete":
 		v := new(DiffChangeOperationDelete)
-		n, err := (*DiffPathChange)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[DiffChangeOperation](v, (*DiffPathChange)(v).decodeAt, data, vskip)
 	case "modify":
 		v := new(DiffChangeOperationModify)
-		n, err := (*DiffPathChange)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[DiffChangeOperation](v, (*DiffPathChange)(v).decodeAt, data, vskip)
 	case "move":
 		v := new(DiffChangeOperationMove)
-		n, err := (*DiffPathPairChange)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[DiffChangeOperation](v, (*DiffPathPairChange)(v).decodeAt, data, vskip)
 	case "copy":
 		v := new(DiffChangeOperationCopy)
-		n, err := (*DiffPathPairChange)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[DiffChangeOperation](v, (*DiffPathPairChange)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -4051,35 +3241,29 @@ func decodeDiffChangeOperation(data []byte, skip []string) (DiffChangeOperation,
 func appendDiffChangeOperationMembers(b []byte, v DiffChangeOperation) ([]byte, error) {
 	switch v := v.(type) {
 	case *DiffChangeOperationAdd:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsDiffPathChange.Append(b, "\"operation\":\"add\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 		}
-		return fieldsDiffPathChange.Append(b, "\"operation\":\"add\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 	case *DiffChangeOperationDelete:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsDiffPathChange.Append(b, "\"operation\":\"delete\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 		}
-		return fieldsDiffPathChange.Append(b, "\"operation\":\"delete\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 	case *DiffChangeOperationModify:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsDiffPathChange.Append(b, "\"operation\":\"modify\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 		}
-		return fieldsDiffPathChange.Append(b, "\"operation\":\"modify\"", (*DiffPathChange)(v).Extra, (*DiffPathChange)(v).appendField, nil)
 	case *DiffChangeOperationMove:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsDiffPathPairChange.Append(b, "\"operation\":\"move\"", (*DiffPathPairChange)(v).Extra, (*DiffPathPairChange)(v).appendField, nil)
 		}
-		return fieldsDiffPathPairChange.Append(b, "\"operation\":\"move\"", (*DiffPathPairChange)(v).Extra, (*DiffPathPairChange)(v).appendField, nil)
 	case *DiffChangeOperationCopy:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsDiffPathPairChange.Append(b, "\"operation\":\"copy\"", (*DiffPathPairChange)(v).Extra, (*DiffPathPairChange)(v).appendField, nil)
 		}
-		return fieldsDiffPathPairChange.Append(b, "\"operation\":\"copy\"", (*DiffPathPairChange)(v).Extra, (*DiffPathPairChange)(v).appendField, nil)
 	case *DiffChangeOperationUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "operation", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "operation", true)
 	}
 	return b, jsonx.EncodeError("", "nil DiffChangeOperation")
 }
@@ -4095,19 +3279,7 @@ func (x DiffChangeOperationAdd) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationAdd) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*DiffChangeOperationAdd)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a DiffChangeOperationAdd")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeDiffChangeOperation, "DiffChangeOperationAdd")
 }
 
 // MarshalJSON encodes x as a DiffChangeOperation value.
@@ -4121,19 +3293,7 @@ func (x DiffChangeOperationCopy) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationCopy) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*DiffChangeOperationCopy)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a DiffChangeOperationCopy")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeDiffChangeOperation, "DiffChangeOperationCopy")
 }
 
 // MarshalJSON encodes x as a DiffChangeOperation value.
@@ -4147,19 +3307,7 @@ func (x DiffChangeOperationDelete) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationDelete) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*DiffChangeOperationDelete)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a DiffChangeOperationDelete")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeDiffChangeOperation, "DiffChangeOperationDelete")
 }
 
 // MarshalJSON encodes x as a DiffChangeOperation value.
@@ -4173,19 +3321,7 @@ func (x DiffChangeOperationModify) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationModify) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*DiffChangeOperationModify)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a DiffChangeOperationModify")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeDiffChangeOperation, "DiffChangeOperationModify")
 }
 
 // MarshalJSON encodes x as a DiffChangeOperation value.
@@ -4199,19 +3335,7 @@ func (x DiffChangeOperationMove) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a DiffChangeOperation value that must be this variant.
 func (x *DiffChangeOperationMove) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeDiffChangeOperation(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*DiffChangeOperationMove)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a DiffChangeOperationMove")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeDiffChangeOperation, "DiffChangeOperationMove")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "operation" tag.
@@ -4232,28 +3356,16 @@ func (x *DiffChangeOperationUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsDiffPatch = jsonx.NewFields(
-	jsonx.F("format", jsonx.Required),
-	jsonx.F("text", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPatch, skip); d.Next(); {
+	for d.Begin(data, fieldsDiffPatch, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "format":
-			if v, err := decodeDiffPatchFormat(d.At(0).Value()); d.Ok(err) {
-				x.Format = v
-			}
+			jsonx.Set(d.At(0), &x.Format, decodeDiffPatchFormat)
 		case "text":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Text = v
-			}
+			jsonx.Set(d.At(1), &x.Text, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4262,44 +3374,29 @@ func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
 func (x *DiffPatch) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"format\":"), string(x.Format)), nil
+		return jsonx.KeyedString(b, "\"format\":", string(x.Format)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DiffPatch) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDiffPatch.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDiffPatch.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *DiffPatch) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DiffPatch{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsDiffPathChange = jsonx.NewFields(
-	jsonx.F("path", jsonx.Required),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *DiffPatch) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPathChange, skip); d.Next(); {
+	for d.Begin(data, fieldsDiffPathChange, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
-				x.Path = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Path, decodeAbsolutePath)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4308,45 +3405,29 @@ func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
 func (x *DiffPathChange) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+		return jsonx.KeyedString(b, "\"path\":", string(x.Path)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DiffPathChange) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDiffPathChange.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDiffPathChange.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DiffPathChange) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DiffPathChange{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDiffPathPairChange = jsonx.NewFields(
-	jsonx.F("oldPath", jsonx.Required),
-	jsonx.F("path", jsonx.Required),
-)
 
 func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDiffPathPairChange, skip); d.Next(); {
+	for d.Begin(data, fieldsDiffPathPairChange, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "oldPath":
-			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
-				x.OldPath = v
-			}
+			jsonx.Set(d.At(0), &x.OldPath, decodeAbsolutePath)
 		case "path":
-			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
-				x.Path = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Path, decodeAbsolutePath)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4355,45 +3436,31 @@ func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
 func (x *DiffPathPairChange) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"oldPath\":"), string(x.OldPath)), nil
+		return jsonx.KeyedString(b, "\"oldPath\":", string(x.OldPath)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+		return jsonx.KeyedString(b, "\"path\":", string(x.Path)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DiffPathPairChange) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDiffPathPairChange.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDiffPathPairChange.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DiffPathPairChange) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DiffPathPairChange{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDisableProviderRequest = jsonx.NewFields(
-	jsonx.F("providerId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
-				x.ProviderID = v
-			}
+			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4402,40 +3469,29 @@ func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, erro
 func (x *DisableProviderRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"providerId\":"), string(x.ProviderID)), nil
+		return jsonx.KeyedString(b, "\"providerId\":", string(x.ProviderID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDisableProviderRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDisableProviderRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DisableProviderRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DisableProviderRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsDisableProviderResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDisableProviderResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsDisableProviderResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4444,38 +3500,27 @@ func (x *DisableProviderResponse) decodeAt(data []byte, skip []string) (int, err
 func (x *DisableProviderResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDisableProviderResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDisableProviderResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *DisableProviderResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = DisableProviderResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationAcceptAction = jsonx.NewFields(
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationAcceptAction, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
 			jsonx.Map(d.At(0), &x.Content, decodeElicitationContentValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4484,35 +3529,24 @@ func (x *ElicitationAcceptAction) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationAcceptAction) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Content != nil:
-		return jsonx.EncMap(jsonx.Key(b, "\"content\":"), x.Content, appendElicitationContentValue)
+		return jsonx.EncMap(jsonx.Keyed(b, "\"content\":"), x.Content, appendElicitationContentValue)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationAcceptAction.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationAcceptAction.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationAcceptAction{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationCapabilities = jsonx.NewFields(
-	jsonx.F("form", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("url", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "form":
 			jsonx.StructPtr(d.At(0), &x.Form, (*ElicitationFormCapabilities).decodeAt)
@@ -4520,8 +3554,6 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 			jsonx.StructPtr(d.At(1), &x.URL, (*ElicitationURLCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4530,28 +3562,23 @@ func (x *ElicitationCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Form != nil:
-		return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(jsonx.Key(b, "\"form\":"), '{'), "", x.Form.Extra, x.Form.appendField, nil))
+		return fieldsElicitationFormCapabilities.AppendObject(jsonx.Keyed(b, "\"form\":"), x.Form.Extra, x.Form.appendField, nil)
 	case i == 1 && x.URL != nil:
-		return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(jsonx.Key(b, "\"url\":"), '{'), "", x.URL.Extra, x.URL.appendField, nil))
+		return fieldsElicitationURLCapabilities.AppendObject(jsonx.Keyed(b, "\"url\":"), x.URL.Extra, x.URL.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -4567,19 +3594,12 @@ func (x *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	*x = ElicitationContentValue(jsonx.Raw(data))
 	return nil
 }
-
-var fieldsElicitationFormCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationFormCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4588,29 +3608,20 @@ func (x *ElicitationFormCapabilities) decodeAt(data []byte, skip []string) (int,
 func (x *ElicitationFormCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationFormCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationFormCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationFormCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationFormMode = jsonx.NewFields(
-	jsonx.F("requestedSchema", jsonx.Required),
-)
 
 // ownElicitationFormMode are the members ElicitationFormMode decodes itself; the rest belong to its Scope.
 var ownElicitationFormMode = []string{"requestedSchema"}
@@ -4645,7 +3656,7 @@ func (x *ElicitationFormMode) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ElicitationFormMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsElicitationSchema.Append(append(jsonx.Key(b, "\"requestedSchema\":"), '{'), "", x.RequestedSchema.Extra, x.RequestedSchema.appendField, nil))
+		return fieldsElicitationSchema.AppendObject(jsonx.Keyed(b, "\"requestedSchema\":"), x.RequestedSchema.Extra, x.RequestedSchema.appendField, nil)
 	}
 	return b, nil
 }
@@ -4681,14 +3692,9 @@ func (x ElicitationFormMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationFormMode{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagElicitationPropertySchema lists the discriminator, which variants must not keep as unknown.
@@ -4708,39 +3714,19 @@ func decodeElicitationPropertySchemaAt(data []byte) (ElicitationPropertySchema, 
 	switch string(tag) {
 	case "string":
 		v := new(ElicitationPropertySchemaString)
-		n, err := (*StringPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*StringPropertySchema)(v).decodeAt, data, vskip)
 	case "number":
 		v := new(ElicitationPropertySchemaNumber)
-		n, err := (*NumberPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*NumberPropertySchema)(v).decodeAt, data, vskip)
 	case "integer":
 		v := new(ElicitationPropertySchemaInteger)
-		n, err := (*IntegerPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*IntegerPropertySchema)(v).decodeAt, data, vskip)
 	case "boolean":
 		v := new(ElicitationPropertySchemaBoolean)
-		n, err := (*BooleanPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*BooleanPropertySchema)(v).decodeAt, data, vskip)
 	case "array":
 		v := new(ElicitationPropertySchemaArray)
-		n, err := (*MultiSelectPropertySchema)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ElicitationPropertySchema](v, (*MultiSelectPropertySchema)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -4760,60 +3746,29 @@ func decodeElicitationPropertySchema(data []byte) (ElicitationPropertySchema, er
 func appendElicitationPropertySchema(b []byte, v ElicitationPropertySchema) ([]byte, error) {
 	switch v := v.(type) {
 	case *ElicitationPropertySchemaString:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsStringPropertySchema.Append(append(b, '{'), "\"type\":\"string\"", (*StringPropertySchema)(v).Extra, (*StringPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsStringPropertySchema.Append(b, "\"type\":\"string\"", (*StringPropertySchema)(v).Extra, (*StringPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaNumber:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsNumberPropertySchema.Append(append(b, '{'), "\"type\":\"number\"", (*NumberPropertySchema)(v).Extra, (*NumberPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsNumberPropertySchema.Append(b, "\"type\":\"number\"", (*NumberPropertySchema)(v).Extra, (*NumberPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaInteger:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsIntegerPropertySchema.Append(append(b, '{'), "\"type\":\"integer\"", (*IntegerPropertySchema)(v).Extra, (*IntegerPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsIntegerPropertySchema.Append(b, "\"type\":\"integer\"", (*IntegerPropertySchema)(v).Extra, (*IntegerPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaBoolean:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsBooleanPropertySchema.Append(append(b, '{'), "\"type\":\"boolean\"", (*BooleanPropertySchema)(v).Extra, (*BooleanPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsBooleanPropertySchema.Append(b, "\"type\":\"boolean\"", (*BooleanPropertySchema)(v).Extra, (*BooleanPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaArray:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMultiSelectPropertySchema.Append(append(b, '{'), "\"type\":\"array\"", (*MultiSelectPropertySchema)(v).Extra, (*MultiSelectPropertySchema)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMultiSelectPropertySchema.Append(b, "\"type\":\"array\"", (*MultiSelectPropertySchema)(v).Extra, (*MultiSelectPropertySchema)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ElicitationPropertySchemaUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationPropertySchema")
 }
@@ -4894,20 +3849,12 @@ func (x *ElicitationPropertySchemaUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsElicitationRequestScope = jsonx.NewFields(
-	jsonx.F("requestId", jsonx.Required),
-)
-
 func (x *ElicitationRequestScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationRequestScope, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationRequestScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "requestId":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.RequestID = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(0), &x.RequestID, decodeRequestIDAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4918,43 +3865,27 @@ func (x *ElicitationRequestScope) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.RequestID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"requestId\":"), x.RequestID)
+		return appendRequestID(jsonx.Keyed(b, "\"requestId\":"), x.RequestID)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationRequestScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationRequestScope.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationRequestScope{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationSchema = jsonx.NewFields(
-	jsonx.F("type", jsonx.Required),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("properties", jsonx.Required|jsonx.Empty),
-	jsonx.F("required", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSchema, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationSchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "type":
-			if v, err := decodeElicitationSchemaType(d.At(0).Value()); d.Ok(err) {
-				x.Type = v
-			}
+			jsonx.Set(d.At(0), &x.Type, decodeElicitationSchemaType)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "properties":
@@ -4965,8 +3896,6 @@ func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(4), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -4975,46 +3904,34 @@ func (x *ElicitationSchema) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ElicitationSchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"type\":"), string(x.Type)), nil
+		return jsonx.KeyedString(b, "\"type\":", string(x.Type)), nil
 	case i == 1 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 2:
-		return jsonx.EncMap(jsonx.Key(b, "\"properties\":"), x.Properties, appendElicitationPropertySchema)
+		return jsonx.EncMap(jsonx.Keyed(b, "\"properties\":"), x.Properties, appendElicitationPropertySchema)
 	case i == 3 && x.Required != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"required\":"), x.Required, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"required\":"), x.Required, jsonx.EncString)
 	case i == 4 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationSchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationSchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationSchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeElicitationSchemaType(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodeElicitationSchemaType)
 }
 
 // decodeElicitationScopeAt picks the variant from the JSON shape of the value at the
@@ -5029,19 +3946,11 @@ func decodeElicitationScopeAt(data []byte, skip []string) (ElicitationScope, int
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "sessionId") {
 			v := new(ElicitationScopeSession)
-			n, err := (*ElicitationSessionScope)(v).decodeAt(data, skip)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ElicitationScope](v, (*ElicitationSessionScope)(v).decodeAt, data, skip)
 		}
 		if jsonx.HasKey(data, "requestId") {
 			v := new(ElicitationScopeRequest)
-			n, err := (*ElicitationRequestScope)(v).decodeAt(data, skip)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ElicitationScope](v, (*ElicitationRequestScope)(v).decodeAt, data, skip)
 		}
 		return nil, 0, jsonx.NoneOf("\"sessionId\", \"requestId\"")
 	}
@@ -5058,15 +3967,13 @@ func decodeElicitationScope(data []byte, skip []string) (ElicitationScope, error
 func appendElicitationScopeMembers(b []byte, v ElicitationScope) ([]byte, error) {
 	switch v := v.(type) {
 	case *ElicitationScopeSession:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsElicitationSessionScope.Append(b, "", (*ElicitationSessionScope)(v).Extra, (*ElicitationSessionScope)(v).appendField, nil)
 		}
-		return fieldsElicitationSessionScope.Append(b, "", (*ElicitationSessionScope)(v).Extra, (*ElicitationSessionScope)(v).appendField, nil)
 	case *ElicitationScopeRequest:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsElicitationRequestScope.Append(b, "", (*ElicitationRequestScope)(v).Extra, (*ElicitationRequestScope)(v).appendField, nil)
 		}
-		return fieldsElicitationRequestScope.Append(b, "", (*ElicitationRequestScope)(v).Extra, (*ElicitationRequestScope)(v).appendField, nil)
 	}
 	return b, jsonx.EncodeError("", "nil ElicitationScope")
 }
@@ -5082,19 +3989,7 @@ func (x ElicitationScopeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationScopeRequest)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationScopeRequest")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeElicitationScope, "ElicitationScopeRequest")
 }
 
 // MarshalJSON encodes x as a ElicitationScope value.
@@ -5108,38 +4003,17 @@ func (x ElicitationScopeSession) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a ElicitationScope value that must be this variant.
 func (x *ElicitationScopeSession) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeElicitationScope(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*ElicitationScopeSession)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationScopeSession")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeElicitationScope, "ElicitationScopeSession")
 }
-
-var fieldsElicitationSessionScope = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("toolCallId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationSessionScope, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationSessionScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "toolCallId":
 			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5148,40 +4022,29 @@ func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, err
 func (x *ElicitationSessionScope) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.ToolCallID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(*x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(*x.ToolCallID)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationSessionScope.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationSessionScope.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationSessionScope{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationURLCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsElicitationURLCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5190,30 +4053,20 @@ func (x *ElicitationURLCapabilities) decodeAt(data []byte, skip []string) (int, 
 func (x *ElicitationURLCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsElicitationURLCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsElicitationURLCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationURLCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsElicitationURLMode = jsonx.NewFields(
-	jsonx.F("elicitationId", jsonx.Required),
-	jsonx.F("url", jsonx.Required),
-)
 
 // ownElicitationURLMode are the members ElicitationURLMode decodes itself; the rest belong to its Scope.
 var ownElicitationURLMode = []string{"elicitationId", "url"}
@@ -5223,13 +4076,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			if v, err := decodeElicitationID(d.At(0).Value()); d.Ok(err) {
-				x.ElicitationID = v
-			}
+			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
 		case "url":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URL = v
-			}
+			jsonx.Set(d.At(1), &x.URL, jsonx.String)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -5253,9 +4102,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ElicitationURLMode) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"elicitationId\":"), string(x.ElicitationID)), nil
+		return jsonx.KeyedString(b, "\"elicitationId\":", string(x.ElicitationID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+		return jsonx.KeyedString(b, "\"url\":", string(x.URL)), nil
 	}
 	return b, nil
 }
@@ -5291,36 +4140,21 @@ func (x ElicitationURLMode) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ElicitationURLMode{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsEmbeddedResource = jsonx.NewFields(
-	jsonx.F("resource", jsonx.Required),
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *EmbeddedResource) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEmbeddedResource, skip); d.Next(); {
+	for d.Begin(data, fieldsEmbeddedResource, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "resource":
-			if v, n, err := decodeEmbeddedResourceResourceAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Resource = v
-			}
+			jsonx.SetAt(d.At(0), &x.Resource, decodeEmbeddedResourceResourceAt)
 		case "annotations":
 			jsonx.StructPtr(d.At(1), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5331,28 +4165,23 @@ func (x *EmbeddedResource) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Resource == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendEmbeddedResourceResource(jsonx.Key(b, "\"resource\":"), x.Resource)
+		return appendEmbeddedResourceResource(jsonx.Keyed(b, "\"resource\":"), x.Resource)
 	case i == 1 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsEmbeddedResource.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsEmbeddedResource.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = EmbeddedResource{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeEmbeddedResourceResourceAt picks the variant from the JSON shape of the value at the
@@ -5367,19 +4196,11 @@ func decodeEmbeddedResourceResourceAt(data []byte) (EmbeddedResourceResource, in
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "text") {
 			v := new(TextResourceContents)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[EmbeddedResourceResource](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "blob") {
 			v := new(BlobResourceContents)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[EmbeddedResourceResource](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"text\", \"blob\"")
 	}
@@ -5396,15 +4217,13 @@ func decodeEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, erro
 func appendEmbeddedResourceResource(b []byte, v EmbeddedResourceResource) ([]byte, error) {
 	switch v := v.(type) {
 	case *TextResourceContents:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsTextResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsTextResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *BlobResourceContents:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsBlobResourceContents.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsBlobResourceContents.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil EmbeddedResourceResource")
 }
@@ -5417,31 +4236,18 @@ func UnmarshalEmbeddedResourceResource(data []byte) (EmbeddedResourceResource, e
 	return decodeEmbeddedResourceResource(jsonx.TrimSpace(data))
 }
 
-var fieldsEnumOption = jsonx.NewFields(
-	jsonx.F("const", jsonx.Required),
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnumOption, skip); d.Next(); {
+	for d.Begin(data, fieldsEnumOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "const":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Const = v
-			}
+			jsonx.Set(d.At(0), &x.Const, jsonx.String)
 		case "title":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(1), &x.Title, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5450,54 +4256,37 @@ func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EnumOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"const\":"), string(x.Const)), nil
+		return jsonx.KeyedString(b, "\"const\":", string(x.Const)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnumOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsEnumOption.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = EnumOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsEnvVariable = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("value", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsEnvVariable, skip); d.Next(); {
+	for d.Begin(data, fieldsEnvVariable, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "value":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Value = v
-			}
+			jsonx.Set(d.At(1), &x.Value, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5506,52 +4295,35 @@ func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 func (x *EnvVariable) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x EnvVariable) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsEnvVariable.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = EnvVariable{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsError = jsonx.NewFields(
-	jsonx.F("code", jsonx.Required),
-	jsonx.F("message", jsonx.Required),
-	jsonx.F("data", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsError, skip); d.Next(); {
+	for d.Begin(data, fieldsError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "code":
-			if v, err := decodeErrorCode(d.At(0).Value()); d.Ok(err) {
-				x.Code = v
-			}
+			jsonx.Set(d.At(0), &x.Code, decodeErrorCode)
 		case "message":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Message = v
-			}
+			jsonx.Set(d.At(1), &x.Message, jsonx.String)
 		case "data":
 			jsonx.Value(d.At(2), &x.Data, decodeErrorData)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5560,29 +4332,22 @@ func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Error) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendInt(jsonx.Key(b, "\"code\":"), int64(x.Code)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"code\":"), int64(x.Code)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+		return jsonx.KeyedString(b, "\"message\":", string(x.Message)), nil
 	case i == 2 && x.Data != nil:
-		return appendErrorData(jsonx.Key(b, "\"data\":"), x.Data)
+		return appendErrorData(jsonx.Keyed(b, "\"data\":"), x.Data)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Error) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsError.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsError.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Error) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Error{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Error) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
 func (x ErrorData) MarshalJSON() ([]byte, error) { return jsonx.EncRaw(nil, json.RawMessage(x)) }
@@ -5595,19 +4360,12 @@ func (x *ErrorData) UnmarshalJSON(data []byte) error {
 	*x = ErrorData(jsonx.Raw(data))
 	return nil
 }
-
-var fieldsErrorStopReason = jsonx.NewFields(
-	jsonx.F("error", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsErrorStopReason, skip); d.Next(); {
+	for d.Begin(data, fieldsErrorStopReason, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "error":
 			jsonx.StructPtr(d.At(0), &x.Error, (*Error).decodeAt)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5616,24 +4374,19 @@ func (x *ErrorStopReason) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ErrorStopReason) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Error != nil:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsErrorStopReason.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsErrorStopReason.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ErrorStopReason) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ErrorStopReason{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -5673,28 +4426,14 @@ func (x *ExtResponse) UnmarshalJSON(data []byte) error {
 	*x = ExtResponse(jsonx.Raw(data))
 	return nil
 }
-
-var fieldsForkSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsForkSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "cwd":
-			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -5703,8 +4442,6 @@ func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5713,59 +4450,43 @@ func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ForkSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
 	case i == 3 && x.McpServers != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsForkSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsForkSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ForkSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ForkSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsForkSessionResponse = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("availableCommands", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsForkSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsForkSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "configOptions":
 			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
 		case "availableCommands":
 			jsonx.List(d.At(2), &x.AvailableCommands, decodeAvailableCommand)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5774,54 +4495,37 @@ func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ForkSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.AvailableCommands != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+		return jsonx.EncList(jsonx.Keyed(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsForkSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsForkSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ForkSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ForkSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsHTTPHeader = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("value", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsHTTPHeader, skip); d.Next(); {
+	for d.Begin(data, fieldsHTTPHeader, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "value":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Value = v
-			}
+			jsonx.Set(d.At(1), &x.Value, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5830,46 +4534,31 @@ func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 func (x *HTTPHeader) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x HTTPHeader) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsHTTPHeader.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = HTTPHeader{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsIcon = jsonx.NewFields(
-	jsonx.F("src", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("sizes", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("theme", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIcon, skip); d.Next(); {
+	for d.Begin(data, fieldsIcon, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "src":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Src = v
-			}
+			jsonx.Set(d.At(0), &x.Src, jsonx.String)
 		case "mimeType":
 			jsonx.Ptr(d.At(1), &x.MimeType, decodeMediaType)
 		case "sizes":
@@ -5878,8 +4567,6 @@ func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(3), &x.Theme, decodeIconTheme)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -5888,39 +4575,26 @@ func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Icon) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"src\":"), string(x.Src)), nil
+		return jsonx.KeyedString(b, "\"src\":", string(x.Src)), nil
 	case i == 1 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 2 && x.Sizes != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"sizes\":"), x.Sizes, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"sizes\":"), x.Sizes, jsonx.EncString)
 	case i == 3 && x.Theme != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"theme\":"), string(*x.Theme)), nil
+		return jsonx.KeyedString(b, "\"theme\":", string(*x.Theme)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Icon) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsIcon.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsIcon.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Icon) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Icon{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsIdleStateUpdate = jsonx.NewFields(
-	jsonx.F("usage", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("background", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Icon) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // ownIdleStateUpdate are the members IdleStateUpdate decodes itself; the rest belong to its StopReason.
 var ownIdleStateUpdate = []string{"usage", "background", "_meta"}
@@ -5958,11 +4632,11 @@ func (x *IdleStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *IdleStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Usage != nil:
-		return jsonx.Braces(fieldsUsage.Append(append(jsonx.Key(b, "\"usage\":"), '{'), "", x.Usage.Extra, x.Usage.appendField, nil))
+		return fieldsUsage.AppendObject(jsonx.Keyed(b, "\"usage\":"), x.Usage.Extra, x.Usage.appendField, nil)
 	case i == 1 && x.Background != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"background\":"), x.Background, appendBackgroundWork)
+		return jsonx.EncList(jsonx.Keyed(b, "\"background\":"), x.Background, appendBackgroundWork)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -5996,14 +4670,9 @@ func (x *IdleStateUpdate) appendCanonical(b []byte) ([]byte, error) {
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IdleStateUpdate) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *IdleStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = IdleStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagIdleStateUpdateStopReason lists the discriminator, which variants must not keep as unknown.
@@ -6019,11 +4688,7 @@ func decodeIdleStateUpdateStopReasonAt(data []byte, skip []string) (IdleStateUpd
 		}
 		{
 			v := new(IdleStateUpdateStopReasonNone)
-			n, err := v.decodeAt(data, skip)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, skip)
 		}
 	}
 	vskip := tagIdleStateUpdateStopReason
@@ -6032,62 +4697,30 @@ func decodeIdleStateUpdateStopReasonAt(data []byte, skip []string) (IdleStateUpd
 	}
 	if !ok {
 		v := new(IdleStateUpdateStopReasonNone)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "end_turn":
 		v := new(IdleStateUpdateStopReasonEndTurn)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "max_tokens":
 		v := new(IdleStateUpdateStopReasonMaxTokens)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "max_turn_requests":
 		v := new(IdleStateUpdateStopReasonMaxTurnRequests)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "refusal":
 		v := new(IdleStateUpdateStopReasonRefusal)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "cancelled":
 		v := new(IdleStateUpdateStopReasonCancelled)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, vskip)
 	case "error":
 		v := new(IdleStateUpdateStopReasonError)
-		n, err := (*ErrorStopReason)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, (*ErrorStopReason)(v).decodeAt, data, vskip)
 	case "none":
 		v := new(IdleStateUpdateStopReasonNone)
-		n, err := v.decodeAt(data, skip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleStateUpdateStopReason](v, v.decodeAt, data, skip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -6111,58 +4744,44 @@ func decodeIdleStateUpdateStopReason(data []byte, skip []string) (IdleStateUpdat
 func appendIdleStateUpdateStopReasonMembers(b []byte, v IdleStateUpdateStopReason) ([]byte, error) {
 	switch v := v.(type) {
 	case *IdleStateUpdateStopReasonEndTurn:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonEndTurn.Append(b, "\"stopReason\":\"end_turn\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonEndTurn.Append(b, "\"stopReason\":\"end_turn\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonMaxTokens:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonMaxTokens.Append(b, "\"stopReason\":\"max_tokens\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonMaxTokens.Append(b, "\"stopReason\":\"max_tokens\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonMaxTurnRequests:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonMaxTurnRequests.Append(b, "\"stopReason\":\"max_turn_requests\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonMaxTurnRequests.Append(b, "\"stopReason\":\"max_turn_requests\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonRefusal:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonRefusal.Append(b, "\"stopReason\":\"refusal\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonRefusal.Append(b, "\"stopReason\":\"refusal\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonCancelled:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonCancelled.Append(b, "\"stopReason\":\"cancelled\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonCancelled.Append(b, "\"stopReason\":\"cancelled\"", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsErrorStopReason.Append(b, "\"stopReason\":\"error\"", (*ErrorStopReason)(v).Extra, (*ErrorStopReason)(v).appendField, nil)
 		}
-		return fieldsErrorStopReason.Append(b, "\"stopReason\":\"error\"", (*ErrorStopReason)(v).Extra, (*ErrorStopReason)(v).appendField, nil)
 	case *IdleStateUpdateStopReasonNone:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleStateUpdateStopReasonNone.Append(b, "", v.Extra, nil, nil)
 		}
-		return fieldsIdleStateUpdateStopReasonNone.Append(b, "", v.Extra, nil, nil)
 	case *IdleStateUpdateStopReasonUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "stopReason", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "stopReason", true)
 	}
 	return b, jsonx.EncodeError("", "nil IdleStateUpdateStopReason")
 }
 
-var fieldsIdleStateUpdateStopReasonCancelled = jsonx.NewFields()
-
 func (x *IdleStateUpdateStopReasonCancelled) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonCancelled, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -6178,30 +4797,12 @@ func (x IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonCancelled)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonCancelled")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonCancelled")
 }
-
-var fieldsIdleStateUpdateStopReasonEndTurn = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonEndTurn) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonEndTurn, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -6217,19 +4818,7 @@ func (x IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonEndTurn)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonEndTurn")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonEndTurn")
 }
 
 // MarshalJSON encodes x as a IdleStateUpdateStopReason value.
@@ -6243,30 +4832,12 @@ func (x IdleStateUpdateStopReasonError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonError)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonError")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonError")
 }
-
-var fieldsIdleStateUpdateStopReasonMaxTokens = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTokens) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTokens, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -6282,30 +4853,12 @@ func (x IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonMaxTokens)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonMaxTokens")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonMaxTokens")
 }
-
-var fieldsIdleStateUpdateStopReasonMaxTurnRequests = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonMaxTurnRequests, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -6321,30 +4874,12 @@ func (x IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonMaxTurnRequests)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonMaxTurnRequests")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonMaxTurnRequests")
 }
-
-var fieldsIdleStateUpdateStopReasonNone = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonNone, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -6360,30 +4895,12 @@ func (x IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonNone)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonNone")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonNone")
 }
-
-var fieldsIdleStateUpdateStopReasonRefusal = jsonx.NewFields()
 
 func (x *IdleStateUpdateStopReasonRefusal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleStateUpdateStopReasonRefusal, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -6399,19 +4916,7 @@ func (x IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleStateUpdateStopReason value that must be this variant.
 func (x *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleStateUpdateStopReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleStateUpdateStopReasonRefusal)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleStateUpdateStopReasonRefusal")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleStateUpdateStopReason, "IdleStateUpdateStopReasonRefusal")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "stopReason" tag.
@@ -6432,34 +4937,20 @@ func (x *IdleStateUpdateStopReasonUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsImageContent = jsonx.NewFields(
-	jsonx.F("data", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Required),
-	jsonx.F("uri", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImageContent, skip); d.Next(); {
+	for d.Begin(data, fieldsImageContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Data = v
-			}
+			jsonx.Set(d.At(0), &x.Data, jsonx.String)
 		case "mimeType":
-			if v, err := decodeMediaType(d.At(1).Value()); d.Ok(err) {
-				x.MimeType = v
-			}
+			jsonx.Set(d.At(1), &x.MimeType, decodeMediaType)
 		case "uri":
 			jsonx.Ptr(d.At(2), &x.URI, jsonx.String)
 		case "annotations":
 			jsonx.StructPtr(d.At(3), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6468,59 +4959,41 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ImageContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(x.MimeType)), nil
 	case i == 2 && x.URI != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(*x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(*x.URI)), nil
 	case i == 3 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsImageContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsImageContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ImageContent{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsImplementation = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("version", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsImplementation, skip); d.Next(); {
+	for d.Begin(data, fieldsImplementation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "version":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.Version = v
-			}
+			jsonx.Set(d.At(2), &x.Version, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6529,69 +5002,49 @@ func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Implementation) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"version\":"), string(x.Version)), nil
+		return jsonx.KeyedString(b, "\"version\":", string(x.Version)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Implementation) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsImplementation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsImplementation.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *Implementation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Implementation{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsInitializeRequest = jsonx.NewFields(
-	jsonx.F("protocolVersion", jsonx.Required),
-	jsonx.F("info", jsonx.Required),
-	jsonx.F("capabilities", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsInitializeRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "protocolVersion":
-			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
-				x.ProtocolVersion = v
-			}
+			jsonx.Set(d.At(0), &x.ProtocolVersion, decodeProtocolVersion)
 		case "info":
 			d.At(1)
 			d.Consumed(x.Info.decodeAt(d.Rest(), nil))
 		case "capabilities":
 			d.At(2)
 			if !d.Consumed(x.Capabilities.decodeAt(d.Rest(), nil)) {
-				x.Capabilities = ClientCapabilities{}
-				_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
+				x.setDefault(2)
 			}
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(2) {
-		x.Capabilities = ClientCapabilities{}
-		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -6599,85 +5052,65 @@ func (x *InitializeRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *InitializeRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"info\":"), x.Info.Extra, x.Info.appendField, nil)
 	case i == 2:
-		return jsonx.Braces(fieldsClientCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsClientCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *InitializeRequest) isDefault(i int) bool {
-	var d InitializeRequest
+func (x *InitializeRequest) setDefault(i int) {
 	switch i {
 	case 2:
-		x := &d
 		x.Capabilities = ClientCapabilities{}
 		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *InitializeRequest) isDefault(i int) bool {
+	var d InitializeRequest
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsInitializeRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsInitializeRequest.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = InitializeRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsInitializeResponse = jsonx.NewFields(
-	jsonx.F("protocolVersion", jsonx.Required),
-	jsonx.F("info", jsonx.Required),
-	jsonx.F("capabilities", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("authMethods", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsInitializeResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsInitializeResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "protocolVersion":
-			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
-				x.ProtocolVersion = v
-			}
+			jsonx.Set(d.At(0), &x.ProtocolVersion, decodeProtocolVersion)
 		case "info":
 			d.At(1)
 			d.Consumed(x.Info.decodeAt(d.Rest(), nil))
 		case "capabilities":
 			d.At(2)
 			if !d.Consumed(x.Capabilities.decodeAt(d.Rest(), nil)) {
-				x.Capabilities = AgentCapabilities{}
-				_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
+				x.setDefault(2)
 			}
 		case "authMethods":
 			jsonx.List(d.At(3), &x.AuthMethods, decodeAuthMethod)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(2) {
-		x.Capabilities = AgentCapabilities{}
-		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -6685,59 +5118,46 @@ func (x *InitializeResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *InitializeResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"protocolVersion\":"), uint64(x.ProtocolVersion)), nil
 	case i == 1:
-		return jsonx.Braces(fieldsImplementation.Append(append(jsonx.Key(b, "\"info\":"), '{'), "", x.Info.Extra, x.Info.appendField, nil))
+		return fieldsImplementation.AppendObject(jsonx.Keyed(b, "\"info\":"), x.Info.Extra, x.Info.appendField, nil)
 	case i == 2:
-		return jsonx.Braces(fieldsAgentCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsAgentCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 3 && x.AuthMethods != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
+		return jsonx.EncList(jsonx.Keyed(b, "\"authMethods\":"), x.AuthMethods, appendAuthMethod)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
-func (x *InitializeResponse) isDefault(i int) bool {
-	var d InitializeResponse
+func (x *InitializeResponse) setDefault(i int) {
 	switch i {
 	case 2:
-		x := &d
 		x.Capabilities = AgentCapabilities{}
 		_, _ = x.Capabilities.decodeAt([]byte("{}"), nil)
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *InitializeResponse) isDefault(i int) bool {
+	var d InitializeResponse
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x InitializeResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsInitializeResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsInitializeResponse.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = InitializeResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsIntegerPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsIntegerPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -6751,8 +5171,6 @@ func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error
 			jsonx.Ptr(d.At(4), &x.Default, jsonx.Int64)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6761,48 +5179,37 @@ func (x *IntegerPropertySchema) decodeAt(data []byte, skip []string) (int, error
 func (x *IntegerPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.Minimum != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"minimum\":"), int64(*x.Minimum)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"minimum\":"), int64(*x.Minimum)), nil
 	case i == 3 && x.Maximum != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"maximum\":"), int64(*x.Maximum)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"maximum\":"), int64(*x.Maximum)), nil
 	case i == 4 && x.Default != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"default\":"), int64(*x.Default)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"default\":"), int64(*x.Default)), nil
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsIntegerPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsIntegerPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = IntegerPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListProvidersRequest = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsListProvidersRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6811,41 +5218,29 @@ func (x *ListProvidersRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *ListProvidersRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListProvidersRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListProvidersRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListProvidersRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListProvidersRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListProvidersResponse = jsonx.NewFields(
-	jsonx.F("providers", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListProvidersResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsListProvidersResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providers":
 			jsonx.List(d.At(0), &x.Providers, decodeProviderInfo)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6854,38 +5249,26 @@ func (x *ListProvidersResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ListProvidersResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"providers\":"), x.Providers, appendProviderInfo)
+		return jsonx.EncList(jsonx.Keyed(b, "\"providers\":"), x.Providers, appendProviderInfo)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListProvidersResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListProvidersResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListProvidersResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListProvidersResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListSessionsRequest = jsonx.NewFields(
-	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("cursor", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("archived", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsListSessionsRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
 			jsonx.Ptr(d.At(0), &x.Cwd, decodeAbsolutePath)
@@ -6895,8 +5278,6 @@ func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) 
 			jsonx.Ptr(d.At(2), &x.Archived, decodeSessionArchiveFilter)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6905,41 +5286,30 @@ func (x *ListSessionsRequest) decodeAt(data []byte, skip []string) (int, error) 
 func (x *ListSessionsRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cwd != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 1 && x.Cursor != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cursor\":"), string(*x.Cursor)), nil
+		return jsonx.KeyedString(b, "\"cursor\":", string(*x.Cursor)), nil
 	case i == 2 && x.Archived != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"archived\":"), string(*x.Archived)), nil
+		return jsonx.KeyedString(b, "\"archived\":", string(*x.Archived)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListSessionsRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListSessionsRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListSessionsRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsListSessionsResponse = jsonx.NewFields(
-	jsonx.F("sessions", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("nextCursor", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsListSessionsResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsListSessionsResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessions":
 			jsonx.List(d.At(0), &x.Sessions, decodeSessionInfo)
@@ -6947,8 +5317,6 @@ func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.Ptr(d.At(1), &x.NextCursor, decodeSessionListCursor)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -6957,47 +5325,33 @@ func (x *ListSessionsResponse) decodeAt(data []byte, skip []string) (int, error)
 func (x *ListSessionsResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"sessions\":"), x.Sessions, appendSessionInfo)
+		return jsonx.EncList(jsonx.Keyed(b, "\"sessions\":"), x.Sessions, appendSessionInfo)
 	case i == 1 && x.NextCursor != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"nextCursor\":"), string(*x.NextCursor)), nil
+		return jsonx.KeyedString(b, "\"nextCursor\":", string(*x.NextCursor)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsListSessionsResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsListSessionsResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ListSessionsResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLoginAuthRequest = jsonx.NewFields(
-	jsonx.F("methodId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoginAuthRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsLoginAuthRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			if v, err := decodeAuthMethodID(d.At(0).Value()); d.Ok(err) {
-				x.MethodID = v
-			}
+			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7006,40 +5360,29 @@ func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LoginAuthRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"methodId\":"), string(x.MethodID)), nil
+		return jsonx.KeyedString(b, "\"methodId\":", string(x.MethodID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLoginAuthRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLoginAuthRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LoginAuthRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LoginAuthRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLoginAuthResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LoginAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLoginAuthResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsLoginAuthResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7048,38 +5391,27 @@ func (x *LoginAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LoginAuthResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLoginAuthResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLoginAuthResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LoginAuthResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LoginAuthResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLogoutAuthRequest = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LogoutAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutAuthRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsLogoutAuthRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7088,38 +5420,27 @@ func (x *LogoutAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LogoutAuthRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLogoutAuthRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLogoutAuthRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LogoutAuthRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsLogoutAuthResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *LogoutAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLogoutAuthResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsLogoutAuthResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7128,38 +5449,27 @@ func (x *LogoutAuthResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *LogoutAuthResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLogoutAuthResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLogoutAuthResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = LogoutAuthResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMcpAcpCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *McpAcpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpAcpCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpAcpCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7168,36 +5478,24 @@ func (x *McpAcpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpAcpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpAcpCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMcpAcpCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMcpAcpCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *McpAcpCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = McpAcpCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMcpCapabilities = jsonx.NewFields(
-	jsonx.F("stdio", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("http", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("acp", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "stdio":
 			jsonx.StructPtr(d.At(0), &x.Stdio, (*McpStdioCapabilities).decodeAt)
@@ -7207,8 +5505,6 @@ func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(2), &x.Acp, (*McpAcpCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7217,56 +5513,37 @@ func (x *McpCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Stdio != nil:
-		return jsonx.Braces(fieldsMcpStdioCapabilities.Append(append(jsonx.Key(b, "\"stdio\":"), '{'), "", x.Stdio.Extra, x.Stdio.appendField, nil))
+		return fieldsMcpStdioCapabilities.AppendObject(jsonx.Keyed(b, "\"stdio\":"), x.Stdio.Extra, x.Stdio.appendField, nil)
 	case i == 1 && x.HTTP != nil:
-		return jsonx.Braces(fieldsMcpHTTPCapabilities.Append(append(jsonx.Key(b, "\"http\":"), '{'), "", x.HTTP.Extra, x.HTTP.appendField, nil))
+		return fieldsMcpHTTPCapabilities.AppendObject(jsonx.Keyed(b, "\"http\":"), x.HTTP.Extra, x.HTTP.appendField, nil)
 	case i == 2 && x.Acp != nil:
-		return jsonx.Braces(fieldsMcpAcpCapabilities.Append(append(jsonx.Key(b, "\"acp\":"), '{'), "", x.Acp.Extra, x.Acp.appendField, nil))
+		return fieldsMcpAcpCapabilities.AppendObject(jsonx.Keyed(b, "\"acp\":"), x.Acp.Extra, x.Acp.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMcpCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMcpCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *McpCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = McpCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMcpError = jsonx.NewFields(
-	jsonx.F("code", jsonx.Required),
-	jsonx.F("message", jsonx.Required),
-	jsonx.F("data", jsonx.Omit),
-)
 
 func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpError, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "code":
-			if v, err := jsonx.Int32(d.At(0).Value()); d.Ok(err) {
-				x.Code = v
-			}
+			jsonx.Set(d.At(0), &x.Code, jsonx.Int32)
 		case "message":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Message = v
-			}
+			jsonx.Set(d.At(1), &x.Message, jsonx.String)
 		case "data":
-			if v, err := jsonx.RawValue(d.At(2).Value()); d.Ok(err) {
-				x.Data = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(2), &x.Data, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7275,42 +5552,29 @@ func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendInt(jsonx.Key(b, "\"code\":"), int64(x.Code)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"code\":"), int64(x.Code)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"message\":"), string(x.Message)), nil
+		return jsonx.KeyedString(b, "\"message\":", string(x.Message)), nil
 	case i == 2 && x.Data != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"data\":"), x.Data)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"data\":"), x.Data)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpError) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMcpError.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMcpError.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *McpError) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = McpError{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsMcpHTTPCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *McpError) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *McpHTTPCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpHTTPCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpHTTPCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7319,24 +5583,19 @@ func (x *McpHTTPCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *McpHTTPCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMcpHTTPCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMcpHTTPCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *McpHTTPCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = McpHTTPCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagMcpServer lists the discriminator, which variants must not keep as unknown.
@@ -7356,25 +5615,13 @@ func decodeMcpServerAt(data []byte) (McpServer, int, error) {
 	switch string(tag) {
 	case "http":
 		v := new(McpServerHTTP)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, vskip)
 	case "acp":
 		v := new(McpServerAcp)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, vskip)
 	case "stdio":
 		v := new(McpServerStdio)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[McpServer](v, v.decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -7394,40 +5641,21 @@ func decodeMcpServer(data []byte) (McpServer, error) {
 func appendMcpServer(b []byte, v McpServer) ([]byte, error) {
 	switch v := v.(type) {
 	case *McpServerHTTP:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMcpServerHTTP.Append(append(b, '{'), "\"type\":\"http\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMcpServerHTTP.Append(b, "\"type\":\"http\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *McpServerAcp:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMcpServerAcp.Append(append(b, '{'), "\"type\":\"acp\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMcpServerAcp.Append(b, "\"type\":\"acp\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *McpServerStdio:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsMcpServerStdio.Append(append(b, '{'), "\"type\":\"stdio\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsMcpServerStdio.Append(b, "\"type\":\"stdio\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *McpServerUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil McpServer")
 }
@@ -7440,28 +5668,16 @@ func UnmarshalMcpServer(data []byte) (McpServer, error) {
 	return decodeMcpServer(jsonx.TrimSpace(data))
 }
 
-var fieldsMcpServerAcp = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("serverId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerAcp, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpServerAcp, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "serverId":
-			if v, err := decodeMcpServerAcpID(d.At(1).Value()); d.Ok(err) {
-				x.ServerID = v
-			}
+			jsonx.Set(d.At(1), &x.ServerID, decodeMcpServerAcpID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7470,11 +5686,11 @@ func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpServerAcp) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"serverId\":"), string(x.ServerID)), nil
+		return jsonx.KeyedString(b, "\"serverId\":", string(x.ServerID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7489,31 +5705,18 @@ func (x *McpServerAcp) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerAcp")
 }
 
-var fieldsMcpServerHTTP = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("url", jsonx.Required),
-	jsonx.F("headers", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerHTTP, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpServerHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "url":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URL = v
-			}
+			jsonx.Set(d.At(1), &x.URL, jsonx.String)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7522,13 +5725,13 @@ func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpServerHTTP) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+		return jsonx.KeyedString(b, "\"url\":", string(x.URL)), nil
 	case i == 2 && x.Headers != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"headers\":"), x.Headers, appendHTTPHeader)
+		return jsonx.EncList(jsonx.Keyed(b, "\"headers\":"), x.Headers, appendHTTPHeader)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7543,34 +5746,20 @@ func (x *McpServerHTTP) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeMcpServer, "McpServerHTTP")
 }
 
-var fieldsMcpServerStdio = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("command", jsonx.Required),
-	jsonx.F("args", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("env", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpServerStdio, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpServerStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "command":
-			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
-				x.Command = v
-			}
+			jsonx.Set(d.At(1), &x.Command, decodeAbsolutePath)
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
 			jsonx.List(d.At(3), &x.Env, decodeEnvVariable)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7579,15 +5768,15 @@ func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 func (x *McpServerStdio) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+		return jsonx.KeyedString(b, "\"command\":", string(x.Command)), nil
 	case i == 2 && x.Args != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"args\":"), x.Args, jsonx.EncString)
 	case i == 3 && x.Env != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"env\":"), x.Env, appendEnvVariable)
+		return jsonx.EncList(jsonx.Keyed(b, "\"env\":"), x.Env, appendEnvVariable)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7620,18 +5809,12 @@ func (x *McpServerUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsMcpStdioCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *McpStdioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMcpStdioCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsMcpStdioCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7640,56 +5823,35 @@ func (x *McpStdioCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *McpStdioCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x McpStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMcpStdioCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMcpStdioCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *McpStdioCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = McpStdioCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMessageMcpNotification = jsonx.NewFields(
-	jsonx.F("serverId", jsonx.Required),
-	jsonx.F("requestId", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
-				x.ServerID = v
-			}
+			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
 		case "requestId":
-			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
-				x.RequestID = v
-			}
+			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
 		case "method":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(2), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7698,64 +5860,43 @@ func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, erro
 func (x *MessageMcpNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"serverId\":"), string(x.ServerID)), nil
+		return jsonx.KeyedString(b, "\"serverId\":", string(x.ServerID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"requestId\":"), string(x.RequestID)), nil
+		return jsonx.KeyedString(b, "\"requestId\":", string(x.RequestID)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 3 && x.Params != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MessageMcpNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMessageMcpNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMessageMcpNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *MessageMcpNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = MessageMcpNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsMessageMcpRequest = jsonx.NewFields(
-	jsonx.F("serverId", jsonx.Required),
-	jsonx.F("requestId", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			if v, err := decodeMcpServerAcpID(d.At(0).Value()); d.Ok(err) {
-				x.ServerID = v
-			}
+			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
 		case "requestId":
-			if v, err := decodeMcpRequestID(d.At(1).Value()); d.Ok(err) {
-				x.RequestID = v
-			}
+			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
 		case "method":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(2), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7764,32 +5905,27 @@ func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *MessageMcpRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"serverId\":"), string(x.ServerID)), nil
+		return jsonx.KeyedString(b, "\"serverId\":", string(x.ServerID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"requestId\":"), string(x.RequestID)), nil
+		return jsonx.KeyedString(b, "\"requestId\":", string(x.RequestID)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 3 && x.Params != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MessageMcpRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMessageMcpRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMessageMcpRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *MessageMcpRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = MessageMcpRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeMessageMcpResponseAt picks the variant from the JSON shape of the value at the
@@ -7804,19 +5940,11 @@ func decodeMessageMcpResponseAt(data []byte) (MessageMcpResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(MessageMcpResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[MessageMcpResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(MessageMcpResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[MessageMcpResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -7833,15 +5961,13 @@ func decodeMessageMcpResponse(data []byte) (MessageMcpResponse, error) {
 func appendMessageMcpResponse(b []byte, v MessageMcpResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *MessageMcpResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsMessageMcpResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsMessageMcpResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *MessageMcpResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsMessageMcpResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsMessageMcpResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil MessageMcpResponse")
 }
@@ -7854,22 +5980,15 @@ func UnmarshalMessageMcpResponse(data []byte) (MessageMcpResponse, error) {
 	return decodeMessageMcpResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsMessageMcpResponseError = jsonx.NewFields(
-	jsonx.F("error", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "error":
 			d.At(0)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7878,9 +5997,9 @@ func (x *MessageMcpResponseError) decodeAt(data []byte, skip []string) (int, err
 func (x *MessageMcpResponseError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsMcpError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsMcpError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7895,23 +6014,14 @@ func (x *MessageMcpResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeMessageMcpResponse, "MessageMcpResponseError")
 }
 
-var fieldsMessageMcpResponseResult = jsonx.NewFields(
-	jsonx.F("result", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMessageMcpResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsMessageMcpResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "result":
-			if v, err := jsonx.RawValue(d.At(0).Value()); d.Ok(err) {
-				x.Result = v
-			}
+			jsonx.Set(d.At(0), &x.Result, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7920,9 +6030,9 @@ func (x *MessageMcpResponseResult) decodeAt(data []byte, skip []string) (int, er
 func (x *MessageMcpResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -7950,27 +6060,15 @@ func decodeMultiSelectItemsAt(data []byte) (MultiSelectItems, int, error) {
 	vskip := tagMultiSelectItems
 	if !ok {
 		v := new(MultiSelectItemsTitled)
-		n, err := (*TitledMultiSelectItems)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[MultiSelectItems](v, (*TitledMultiSelectItems)(v).decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "string":
 		v := new(MultiSelectItemsString)
-		n, err := (*StringMultiSelectItems)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[MultiSelectItems](v, (*StringMultiSelectItems)(v).decodeAt, data, vskip)
 	case "titled":
 		v := new(MultiSelectItemsTitled)
-		n, err := (*TitledMultiSelectItems)(v).decodeAt(data, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[MultiSelectItems](v, (*TitledMultiSelectItems)(v).decodeAt, data, nil)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -7990,30 +6088,17 @@ func decodeMultiSelectItems(data []byte) (MultiSelectItems, error) {
 func appendMultiSelectItems(b []byte, v MultiSelectItems) ([]byte, error) {
 	switch v := v.(type) {
 	case *MultiSelectItemsString:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsStringMultiSelectItems.Append(append(b, '{'), "\"type\":\"string\"", (*StringMultiSelectItems)(v).Extra, (*StringMultiSelectItems)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsStringMultiSelectItems.Append(b, "\"type\":\"string\"", (*StringMultiSelectItems)(v).Extra, (*StringMultiSelectItems)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *MultiSelectItemsTitled:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTitledMultiSelectItems.Append(append(b, '{'), "", (*TitledMultiSelectItems)(v).Extra, (*TitledMultiSelectItems)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTitledMultiSelectItems.Append(b, "", (*TitledMultiSelectItems)(v).Extra, (*TitledMultiSelectItems)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *MultiSelectItemsUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil MultiSelectItems")
 }
@@ -8064,19 +6149,9 @@ func (x *MultiSelectItemsUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsMultiSelectPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minItems", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maxItems", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("items", jsonx.Required),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsMultiSelectPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -8087,15 +6162,11 @@ func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, e
 		case "maxItems":
 			jsonx.Ptr(d.At(3), &x.MaxItems, jsonx.Uint64)
 		case "items":
-			if v, n, err := decodeMultiSelectItemsAt(d.At(4).Rest()); d.Took(n, err) {
-				x.Items = v
-			}
+			jsonx.SetAt(d.At(4), &x.Items, decodeMultiSelectItemsAt)
 		case "default":
 			jsonx.List(d.At(5), &x.Default, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8104,56 +6175,41 @@ func (x *MultiSelectPropertySchema) decodeAt(data []byte, skip []string) (int, e
 func (x *MultiSelectPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.MinItems != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"minItems\":"), uint64(*x.MinItems)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"minItems\":"), uint64(*x.MinItems)), nil
 	case i == 3 && x.MaxItems != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"maxItems\":"), uint64(*x.MaxItems)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"maxItems\":"), uint64(*x.MaxItems)), nil
 	case i == 4 && x.Items == nil:
 		return b, jsonx.NilUnion()
 	case i == 4:
-		return appendMultiSelectItems(jsonx.Key(b, "\"items\":"), x.Items)
+		return appendMultiSelectItems(jsonx.Keyed(b, "\"items\":"), x.Items)
 	case i == 5 && x.Default != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"default\":"), x.Default, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"default\":"), x.Default, jsonx.EncString)
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsMultiSelectPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsMultiSelectPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = MultiSelectPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsNewSessionRequest = jsonx.NewFields(
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsNewSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
-			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(0), &x.Cwd, decodeAbsolutePath)
 		case "additionalDirectories":
 			jsonx.List(d.At(1), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -8162,8 +6218,6 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(3), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8172,57 +6226,41 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *NewSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 1 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
 	case i == 2 && x.McpServers != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 3 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNewSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNewSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = NewSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsNewSessionResponse = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("availableCommands", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNewSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsNewSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "configOptions":
 			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
 		case "availableCommands":
 			jsonx.List(d.At(2), &x.AvailableCommands, decodeAvailableCommand)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8231,55 +6269,39 @@ func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *NewSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.ConfigOptions != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 2 && x.AvailableCommands != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+		return jsonx.EncList(jsonx.Keyed(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNewSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNewSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = NewSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsNotice = jsonx.NewFields(
-	jsonx.F("severity", jsonx.Required),
-	jsonx.F("title", jsonx.Required).MinLength(1),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNotice, skip); d.Next(); {
+	for d.Begin(data, fieldsNotice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "severity":
-			if v, err := decodeNoticeSeverity(d.At(0).Value()); d.Ok(err) {
-				x.Severity = v
-			}
+			jsonx.Set(d.At(0), &x.Severity, decodeNoticeSeverity)
 		case "title":
 			jsonx.Text(d.At(1), &x.Title, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8288,44 +6310,28 @@ func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Notice) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"severity\":"), string(x.Severity)), nil
+		return jsonx.KeyedString(b, "\"severity\":", string(x.Severity)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Notice) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNotice.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNotice.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Notice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Notice{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsNumberPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minimum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maximum", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Notice) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNumberPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsNumberPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -8339,8 +6345,6 @@ func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.Ptr(d.At(4), &x.Default, jsonx.Float)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8349,63 +6353,43 @@ func (x *NumberPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 func (x *NumberPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.Minimum != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"minimum\":"), *x.Minimum)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"minimum\":"), *x.Minimum)
 	case i == 3 && x.Maximum != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"maximum\":"), *x.Maximum)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"maximum\":"), *x.Maximum)
 	case i == 4 && x.Default != nil:
-		return jsonx.EncFloat(jsonx.Key(b, "\"default\":"), *x.Default)
+		return jsonx.EncFloat(jsonx.Keyed(b, "\"default\":"), *x.Default)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNumberPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNumberPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = NumberPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPermissionOption = jsonx.NewFields(
-	jsonx.F("optionId", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("kind", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPermissionOption, skip); d.Next(); {
+	for d.Begin(data, fieldsPermissionOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
-				x.OptionID = v
-			}
+			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "kind":
-			if v, err := decodePermissionOptionKind(d.At(2).Value()); d.Ok(err) {
-				x.Kind = v
-			}
+			jsonx.Set(d.At(2), &x.Kind, decodePermissionOptionKind)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8414,59 +6398,39 @@ func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PermissionOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+		return jsonx.KeyedString(b, "\"optionId\":", string(x.OptionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(x.Kind)), nil
+		return jsonx.KeyedString(b, "\"kind\":", string(x.Kind)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PermissionOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPermissionOption.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PermissionOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPlanEntry = jsonx.NewFields(
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("priority", jsonx.Required),
-	jsonx.F("status", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanEntry, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanEntry, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Content = v
-			}
+			jsonx.Set(d.At(0), &x.Content, jsonx.String)
 		case "priority":
-			if v, err := decodePlanEntryPriority(d.At(1).Value()); d.Ok(err) {
-				x.Priority = v
-			}
+			jsonx.Set(d.At(1), &x.Priority, decodePlanEntryPriority)
 		case "status":
-			if v, err := decodePlanEntryStatus(d.At(2).Value()); d.Ok(err) {
-				x.Status = v
-			}
+			jsonx.Set(d.At(2), &x.Status, decodePlanEntryStatus)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8475,54 +6439,35 @@ func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanEntry) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+		return jsonx.KeyedString(b, "\"content\":", string(x.Content)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"priority\":"), string(x.Priority)), nil
+		return jsonx.KeyedString(b, "\"priority\":", string(x.Priority)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(x.Status)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanEntry) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanEntry.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *PlanEntry) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanEntry{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsPlanFile = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *PlanEntry) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanFile, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanFile, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "uri":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(1), &x.URI, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8531,50 +6476,33 @@ func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanFile) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanFile) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanFile.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanFile.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *PlanFile) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanFile{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsPlanItems = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("entries", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *PlanFile) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanItems, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "entries":
 			jsonx.List(d.At(1), &x.Entries, decodePlanEntry)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8583,52 +6511,33 @@ func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanItems) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"entries\":"), x.Entries, appendPlanEntry)
+		return jsonx.EncList(jsonx.Keyed(b, "\"entries\":"), x.Entries, appendPlanEntry)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanItems.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *PlanItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanItems{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsPlanMarkdown = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *PlanItems) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanMarkdown, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanMarkdown, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "content":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Content = v
-			}
+			jsonx.Set(d.At(1), &x.Content, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8637,47 +6546,33 @@ func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanMarkdown) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"content\":"), string(x.Content)), nil
+		return jsonx.KeyedString(b, "\"content\":", string(x.Content)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanMarkdown) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanMarkdown.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanMarkdown.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PlanMarkdown) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanMarkdown{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPlanRemoved = jsonx.NewFields(
-	jsonx.F("planId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanRemoved, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanRemoved, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			if v, err := decodePlanID(d.At(0).Value()); d.Ok(err) {
-				x.PlanID = v
-			}
+			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8686,45 +6581,31 @@ func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PlanRemoved) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"planId\":"), string(x.PlanID)), nil
+		return jsonx.KeyedString(b, "\"planId\":", string(x.PlanID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanRemoved) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanRemoved.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanRemoved.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PlanRemoved) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanRemoved{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPlanUpdate = jsonx.NewFields(
-	jsonx.F("plan", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PlanUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPlanUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsPlanUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "plan":
-			if v, n, err := decodePlanUpdateContentAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Plan = v
-			}
+			jsonx.SetAt(d.At(0), &x.Plan, decodePlanUpdateContentAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8735,26 +6616,21 @@ func (x *PlanUpdate) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Plan == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendPlanUpdateContent(jsonx.Key(b, "\"plan\":"), x.Plan)
+		return appendPlanUpdateContent(jsonx.Keyed(b, "\"plan\":"), x.Plan)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PlanUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPlanUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPlanUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PlanUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PlanUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagPlanUpdateContent lists the discriminator, which variants must not keep as unknown.
@@ -8774,25 +6650,13 @@ func decodePlanUpdateContentAt(data []byte) (PlanUpdateContent, int, error) {
 	switch string(tag) {
 	case "items":
 		v := new(PlanUpdateContentItems)
-		n, err := (*PlanItems)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[PlanUpdateContent](v, (*PlanItems)(v).decodeAt, data, vskip)
 	case "file":
 		v := new(PlanUpdateContentFile)
-		n, err := (*PlanFile)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[PlanUpdateContent](v, (*PlanFile)(v).decodeAt, data, vskip)
 	case "markdown":
 		v := new(PlanUpdateContentMarkdown)
-		n, err := (*PlanMarkdown)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[PlanUpdateContent](v, (*PlanMarkdown)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -8812,40 +6676,21 @@ func decodePlanUpdateContent(data []byte) (PlanUpdateContent, error) {
 func appendPlanUpdateContent(b []byte, v PlanUpdateContent) ([]byte, error) {
 	switch v := v.(type) {
 	case *PlanUpdateContentItems:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanItems.Append(append(b, '{'), "\"type\":\"items\"", (*PlanItems)(v).Extra, (*PlanItems)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanItems.Append(b, "\"type\":\"items\"", (*PlanItems)(v).Extra, (*PlanItems)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *PlanUpdateContentFile:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanFile.Append(append(b, '{'), "\"type\":\"file\"", (*PlanFile)(v).Extra, (*PlanFile)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanFile.Append(b, "\"type\":\"file\"", (*PlanFile)(v).Extra, (*PlanFile)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *PlanUpdateContentMarkdown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanMarkdown.Append(append(b, '{'), "\"type\":\"markdown\"", (*PlanMarkdown)(v).Extra, (*PlanMarkdown)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanMarkdown.Append(b, "\"type\":\"markdown\"", (*PlanMarkdown)(v).Extra, (*PlanMarkdown)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *PlanUpdateContentUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil PlanUpdateContent")
 }
@@ -8906,18 +6751,12 @@ func (x *PlanUpdateContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsPromptAudioCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *PromptAudioCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptAudioCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptAudioCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8926,36 +6765,24 @@ func (x *PromptAudioCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *PromptAudioCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptAudioCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptAudioCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptAudioCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPromptCapabilities = jsonx.NewFields(
-	jsonx.F("image", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("audio", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("embeddedContext", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "image":
 			jsonx.StructPtr(d.At(0), &x.Image, (*PromptImageCapabilities).decodeAt)
@@ -8965,8 +6792,6 @@ func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(2), &x.EmbeddedContext, (*PromptEmbeddedContextCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8975,44 +6800,33 @@ func (x *PromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Image != nil:
-		return jsonx.Braces(fieldsPromptImageCapabilities.Append(append(jsonx.Key(b, "\"image\":"), '{'), "", x.Image.Extra, x.Image.appendField, nil))
+		return fieldsPromptImageCapabilities.AppendObject(jsonx.Keyed(b, "\"image\":"), x.Image.Extra, x.Image.appendField, nil)
 	case i == 1 && x.Audio != nil:
-		return jsonx.Braces(fieldsPromptAudioCapabilities.Append(append(jsonx.Key(b, "\"audio\":"), '{'), "", x.Audio.Extra, x.Audio.appendField, nil))
+		return fieldsPromptAudioCapabilities.AppendObject(jsonx.Keyed(b, "\"audio\":"), x.Audio.Extra, x.Audio.appendField, nil)
 	case i == 2 && x.EmbeddedContext != nil:
-		return jsonx.Braces(fieldsPromptEmbeddedContextCapabilities.Append(append(jsonx.Key(b, "\"embeddedContext\":"), '{'), "", x.EmbeddedContext.Extra, x.EmbeddedContext.appendField, nil))
+		return fieldsPromptEmbeddedContextCapabilities.AppendObject(jsonx.Keyed(b, "\"embeddedContext\":"), x.EmbeddedContext.Extra, x.EmbeddedContext.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPromptEmbeddedContextCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PromptEmbeddedContextCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptEmbeddedContextCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9021,38 +6835,27 @@ func (x *PromptEmbeddedContextCapabilities) decodeAt(data []byte, skip []string)
 func (x *PromptEmbeddedContextCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptEmbeddedContextCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptEmbeddedContextCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptEmbeddedContextCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPromptImageCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PromptImageCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptImageCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptImageCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9061,46 +6864,31 @@ func (x *PromptImageCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *PromptImageCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptImageCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptImageCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptImageCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPromptRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("prompt", jsonx.Required|jsonx.Empty).MinItems(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "prompt":
 			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9109,47 +6897,33 @@ func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"prompt\":"), x.Prompt, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"prompt\":"), x.Prompt, appendContentBlock)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsPromptResponse = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsPromptResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsPromptResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9158,50 +6932,33 @@ func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 func (x *PromptResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x PromptResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsPromptResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsPromptResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = PromptResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProviderCurrentConfig = jsonx.NewFields(
-	jsonx.F("apiType", jsonx.Required),
-	jsonx.F("baseUrl", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.Next(); {
+	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "apiType":
-			if v, err := decodeLlmProtocol(d.At(0).Value()); d.Ok(err) {
-				x.APIType = v
-			}
+			jsonx.Set(d.At(0), &x.APIType, decodeLlmProtocol)
 		case "baseUrl":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.BaseURL = v
-			}
+			jsonx.Set(d.At(1), &x.BaseURL, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9210,58 +6967,39 @@ func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error
 func (x *ProviderCurrentConfig) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"apiType\":"), string(x.APIType)), nil
+		return jsonx.KeyedString(b, "\"apiType\":", string(x.APIType)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"baseUrl\":"), string(x.BaseURL)), nil
+		return jsonx.KeyedString(b, "\"baseUrl\":", string(x.BaseURL)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProviderCurrentConfig.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProviderCurrentConfig.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProviderCurrentConfig{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProviderInfo = jsonx.NewFields(
-	jsonx.F("providerId", jsonx.Required),
-	jsonx.F("supported", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("required", jsonx.Required),
-	jsonx.F("current", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProviderInfo, skip); d.Next(); {
+	for d.Begin(data, fieldsProviderInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
-				x.ProviderID = v
-			}
+			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
 		case "supported":
 			jsonx.List(d.At(1), &x.Supported, decodeLlmProtocol)
 		case "required":
-			if v, err := jsonx.Bool(d.At(2).Value()); d.Ok(err) {
-				x.Required = v
-			}
+			jsonx.Set(d.At(2), &x.Required, jsonx.Bool)
 		case "current":
 			jsonx.StructPtr(d.At(3), &x.Current, (*ProviderCurrentConfig).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9270,46 +7008,35 @@ func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ProviderInfo) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"providerId\":"), string(x.ProviderID)), nil
+		return jsonx.KeyedString(b, "\"providerId\":", string(x.ProviderID)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"supported\":"), x.Supported, appendLlmProtocol)
+		return jsonx.EncList(jsonx.Keyed(b, "\"supported\":"), x.Supported, appendLlmProtocol)
 	case i == 2:
-		return jsonx.AppendBool(jsonx.Key(b, "\"required\":"), bool(x.Required)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"required\":"), bool(x.Required)), nil
 	case i == 3 && x.Current != nil:
-		return jsonx.Braces(fieldsProviderCurrentConfig.Append(append(jsonx.Key(b, "\"current\":"), '{'), "", x.Current.Extra, x.Current.appendField, nil))
+		return fieldsProviderCurrentConfig.AppendObject(jsonx.Keyed(b, "\"current\":"), x.Current.Extra, x.Current.appendField, nil)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProviderInfo) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProviderInfo.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProviderInfo.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProviderInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProviderInfo{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProvidersCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProvidersCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsProvidersCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9318,43 +7045,29 @@ func (x *ProvidersCapabilities) decodeAt(data []byte, skip []string) (int, error
 func (x *ProvidersCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProvidersCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProvidersCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProvidersCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProxyNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9363,50 +7076,33 @@ func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ProxyNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxyNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxyNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxyNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxyNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxyNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProxyRequest = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit|jsonx.Nullable),
-)
 
 func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(1), &x.Method, jsonx.String)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9417,28 +7113,23 @@ func (x *ProxyRequest) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 2 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxyRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxyRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxyRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxyRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxyRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeProxyResponseAt picks the variant from the JSON shape of the value at the
@@ -9453,19 +7144,11 @@ func decodeProxyResponseAt(data []byte) (ProxyResponse, int, error) {
 	case jsonx.KindObject:
 		if jsonx.HasKey(data, "result") {
 			v := new(ProxyResponseResult)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ProxyResponse](v, v.decodeAt, data, nil)
 		}
 		if jsonx.HasKey(data, "error") {
 			v := new(ProxyResponseError)
-			n, err := v.decodeAt(data, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[ProxyResponse](v, v.decodeAt, data, nil)
 		}
 		return nil, 0, jsonx.NoneOf("\"result\", \"error\"")
 	}
@@ -9482,15 +7165,13 @@ func decodeProxyResponse(data []byte) (ProxyResponse, error) {
 func appendProxyResponse(b []byte, v ProxyResponse) ([]byte, error) {
 	switch v := v.(type) {
 	case *ProxyResponseResult:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsProxyResponseResult.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsProxyResponseResult.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	case *ProxyResponseError:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsProxyResponseError.AppendObject(b, v.Extra, v.appendField, nil)
 		}
-		return jsonx.Braces(fieldsProxyResponseError.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 	}
 	return b, jsonx.EncodeError("", "nil ProxyResponse")
 }
@@ -9503,22 +7184,15 @@ func UnmarshalProxyResponse(data []byte) (ProxyResponse, error) {
 	return decodeProxyResponse(jsonx.TrimSpace(data))
 }
 
-var fieldsProxyResponseError = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required|jsonx.Nullable),
-	jsonx.F("error", jsonx.Required),
-)
-
 func (x *ProxyResponseError) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseError, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseError, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
 			jsonx.Value(d.At(0), &x.ID, jsonx.RawValue)
 		case "error":
 			d.At(1)
 			d.Consumed(x.Error.decodeAt(d.Rest(), nil))
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9527,9 +7201,9 @@ func (x *ProxyResponseError) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ProxyResponseError) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncRaw(jsonx.Key(b, "\"id\":"), x.ID)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.Braces(fieldsError.Append(append(jsonx.Key(b, "\"error\":"), '{'), "", x.Error.Extra, x.Error.appendField, nil))
+		return fieldsError.AppendObject(jsonx.Keyed(b, "\"error\":"), x.Error.Extra, x.Error.appendField, nil)
 	}
 	return b, nil
 }
@@ -9544,25 +7218,14 @@ func (x *ProxyResponseError) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeProxyResponse, "ProxyResponseError")
 }
 
-var fieldsProxyResponseResult = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("result", jsonx.Required),
-)
-
 func (x *ProxyResponseResult) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxyResponseResult, skip); d.Next(); {
+	for d.Begin(data, fieldsProxyResponseResult, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeRequestIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
+			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "result":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Result = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Result, jsonx.RawValue)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9573,9 +7236,9 @@ func (x *ProxyResponseResult) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendRequestID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	case i == 1:
-		return jsonx.EncRaw(jsonx.Key(b, "\"result\":"), x.Result)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"result\":"), x.Result)
 	}
 	return b, nil
 }
@@ -9590,28 +7253,16 @@ func (x *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeProxyResponse, "ProxyResponseResult")
 }
 
-var fieldsProxySuccessorNotification = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Params = v
-			}
+			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9620,52 +7271,35 @@ func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, 
 func (x *ProxySuccessorNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxySuccessorNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxySuccessorNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxySuccessorNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsProxySuccessorRequest = jsonx.NewFields(
-	jsonx.F("method", jsonx.Required),
-	jsonx.F("params", jsonx.Omit),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Method = v
-			}
+			jsonx.Set(d.At(0), &x.Method, jsonx.String)
 		case "params":
-			if v, err := jsonx.RawValue(d.At(1).Value()); d.Ok(err) {
-				x.Params = v
-			}
+			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9674,28 +7308,23 @@ func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error
 func (x *ProxySuccessorRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"method\":"), string(x.Method)), nil
+		return jsonx.KeyedString(b, "\"method\":", string(x.Method)), nil
 	case i == 1 && x.Params != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"params\":"), x.Params)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"params\":"), x.Params)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsProxySuccessorRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsProxySuccessorRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ProxySuccessorRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // MarshalJSON emits the raw value after checking it is valid JSON (null when empty).
@@ -9729,11 +7358,7 @@ func decodeReplayFromAt(data []byte) (ReplayFrom, int, error) {
 	switch string(tag) {
 	case "start":
 		v := new(ReplayFromStart)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ReplayFrom](v, v.decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -9753,20 +7378,13 @@ func decodeReplayFrom(data []byte) (ReplayFrom, error) {
 func appendReplayFrom(b []byte, v ReplayFrom) ([]byte, error) {
 	switch v := v.(type) {
 	case *ReplayFromStart:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsReplayFromStart.Append(append(b, '{'), "\"type\":\"start\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsReplayFromStart.Append(b, "\"type\":\"start\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ReplayFromUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ReplayFrom")
 }
@@ -9779,18 +7397,12 @@ func UnmarshalReplayFrom(data []byte) (ReplayFrom, error) {
 	return decodeReplayFrom(jsonx.TrimSpace(data))
 }
 
-var fieldsReplayFromStart = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ReplayFromStart) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReplayFromStart, skip); d.Next(); {
+	for d.Begin(data, fieldsReplayFromStart, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9799,7 +7411,7 @@ func (x *ReplayFromStart) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ReplayFromStart) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -9905,18 +7517,10 @@ func decodeRequestPermissionOutcomeAt(data []byte) (RequestPermissionOutcome, in
 	switch string(tag) {
 	case "cancelled":
 		v := new(RequestPermissionOutcomeCancelled)
-		n, err := (*CancelledPermissionOutcome)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[RequestPermissionOutcome](v, (*CancelledPermissionOutcome)(v).decodeAt, data, vskip)
 	case "selected":
 		v := new(RequestPermissionOutcomeSelected)
-		n, err := (*SelectedPermissionOutcome)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[RequestPermissionOutcome](v, (*SelectedPermissionOutcome)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -9936,30 +7540,17 @@ func decodeRequestPermissionOutcome(data []byte) (RequestPermissionOutcome, erro
 func appendRequestPermissionOutcome(b []byte, v RequestPermissionOutcome) ([]byte, error) {
 	switch v := v.(type) {
 	case *RequestPermissionOutcomeCancelled:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCancelledPermissionOutcome.Append(append(b, '{'), "\"outcome\":\"cancelled\"", (*CancelledPermissionOutcome)(v).Extra, (*CancelledPermissionOutcome)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCancelledPermissionOutcome.Append(b, "\"outcome\":\"cancelled\"", (*CancelledPermissionOutcome)(v).Extra, (*CancelledPermissionOutcome)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *RequestPermissionOutcomeSelected:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSelectedPermissionOutcome.Append(append(b, '{'), "\"outcome\":\"selected\"", (*SelectedPermissionOutcome)(v).Extra, (*SelectedPermissionOutcome)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSelectedPermissionOutcome.Append(b, "\"outcome\":\"selected\"", (*SelectedPermissionOutcome)(v).Extra, (*SelectedPermissionOutcome)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *RequestPermissionOutcomeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "outcome", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "outcome", false)
 	}
 	return b, jsonx.EncodeError("", "nil RequestPermissionOutcome")
 }
@@ -10010,27 +7601,14 @@ func (x *RequestPermissionOutcomeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsRequestPermissionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("subject", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("options", jsonx.Required|jsonx.Empty).MinItems(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "title":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(1), &x.Title, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "subject":
@@ -10039,8 +7617,6 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 			jsonx.List(d.At(4), &x.Options, decodePermissionOption)
 		case "_meta":
 			jsonx.Value(d.At(5), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10049,53 +7625,39 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 func (x *RequestPermissionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Subject != nil:
-		return appendRequestPermissionSubject(jsonx.Key(b, "\"subject\":"), x.Subject)
+		return appendRequestPermissionSubject(jsonx.Keyed(b, "\"subject\":"), x.Subject)
 	case i == 4:
-		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendPermissionOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"options\":"), x.Options, appendPermissionOption)
 	case i == 5 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRequestPermissionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRequestPermissionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RequestPermissionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsRequestPermissionResponse = jsonx.NewFields(
-	jsonx.F("outcome", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *RequestPermissionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsRequestPermissionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "outcome":
-			if v, n, err := decodeRequestPermissionOutcomeAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Outcome = v
-			}
+			jsonx.SetAt(d.At(0), &x.Outcome, decodeRequestPermissionOutcomeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10106,26 +7668,21 @@ func (x *RequestPermissionResponse) appendField(b []byte, i int) ([]byte, error)
 	case i == 0 && x.Outcome == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendRequestPermissionOutcome(jsonx.Key(b, "\"outcome\":"), x.Outcome)
+		return appendRequestPermissionOutcome(jsonx.Keyed(b, "\"outcome\":"), x.Outcome)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRequestPermissionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRequestPermissionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RequestPermissionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagRequestPermissionSubject lists the discriminator, which variants must not keep as unknown.
@@ -10145,18 +7702,10 @@ func decodeRequestPermissionSubjectAt(data []byte) (RequestPermissionSubject, in
 	switch string(tag) {
 	case "tool_call":
 		v := new(RequestPermissionSubjectToolCall)
-		n, err := (*ToolCallPermissionSubject)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[RequestPermissionSubject](v, (*ToolCallPermissionSubject)(v).decodeAt, data, vskip)
 	case "command":
 		v := new(RequestPermissionSubjectCommand)
-		n, err := (*CommandPermissionSubject)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[RequestPermissionSubject](v, (*CommandPermissionSubject)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -10176,30 +7725,17 @@ func decodeRequestPermissionSubject(data []byte) (RequestPermissionSubject, erro
 func appendRequestPermissionSubject(b []byte, v RequestPermissionSubject) ([]byte, error) {
 	switch v := v.(type) {
 	case *RequestPermissionSubjectToolCall:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsToolCallPermissionSubject.Append(append(b, '{'), "\"type\":\"tool_call\"", (*ToolCallPermissionSubject)(v).Extra, (*ToolCallPermissionSubject)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsToolCallPermissionSubject.Append(b, "\"type\":\"tool_call\"", (*ToolCallPermissionSubject)(v).Extra, (*ToolCallPermissionSubject)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *RequestPermissionSubjectCommand:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCommandPermissionSubject.Append(append(b, '{'), "\"type\":\"command\"", (*CommandPermissionSubject)(v).Extra, (*CommandPermissionSubject)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCommandPermissionSubject.Append(b, "\"type\":\"command\"", (*CommandPermissionSubject)(v).Extra, (*CommandPermissionSubject)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *RequestPermissionSubjectUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil RequestPermissionSubject")
 }
@@ -10250,21 +7786,14 @@ func (x *RequestPermissionSubjectUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsRequiresActionStateUpdate = jsonx.NewFields(
-	jsonx.F("background", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRequiresActionStateUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsRequiresActionStateUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10273,52 +7802,31 @@ func (x *RequiresActionStateUpdate) decodeAt(data []byte, skip []string) (int, e
 func (x *RequiresActionStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Background != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"background\":"), x.Background, appendBackgroundWork)
+		return jsonx.EncList(jsonx.Keyed(b, "\"background\":"), x.Background, appendBackgroundWork)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRequiresActionStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRequiresActionStateUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RequiresActionStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsResourceLink = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("icons", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("size", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResourceLink, skip); d.Next(); {
+	for d.Begin(data, fieldsResourceLink, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "uri":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(1), &x.URI, jsonx.String)
 		case "title":
 			jsonx.Ptr(d.At(2), &x.Title, jsonx.String)
 		case "description":
@@ -10333,8 +7841,6 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(7), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(8), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10343,64 +7849,45 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ResourceLink) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 2 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 3 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 4 && x.Icons != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"icons\":"), x.Icons, appendIcon)
+		return jsonx.EncList(jsonx.Keyed(b, "\"icons\":"), x.Icons, appendIcon)
 	case i == 5 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 6 && x.Size != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(*x.Size)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(*x.Size)), nil
 	case i == 7 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 8 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsResourceLink.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsResourceLink.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ResourceLink{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsResumeSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("mcpServers", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("replayFrom", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "cwd":
-			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -10411,8 +7898,6 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.StructPtr(d.At(5), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10421,47 +7906,36 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *ResumeSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
 	case i == 3 && x.McpServers != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
+		return jsonx.EncList(jsonx.Keyed(b, "\"mcpServers\":"), x.McpServers, appendMcpServer)
 	case i == 4 && x.ReplayFrom != nil:
-		return appendReplayFrom(jsonx.Key(b, "\"replayFrom\":"), x.ReplayFrom)
+		return appendReplayFrom(jsonx.Keyed(b, "\"replayFrom\":"), x.ReplayFrom)
 	case i == 5 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSystemPrompt.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSystemPrompt.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsResumeSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsResumeSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ResumeSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsResumeSessionResponse = jsonx.NewFields(
-	jsonx.F("configOptions", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("availableCommands", jsonx.Omit|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsResumeSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsResumeSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
@@ -10469,8 +7943,6 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 			jsonx.List(d.At(1), &x.AvailableCommands, decodeAvailableCommand)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10479,45 +7951,33 @@ func (x *ResumeSessionResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *ResumeSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.ConfigOptions != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 1 && x.AvailableCommands != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
+		return jsonx.EncList(jsonx.Keyed(b, "\"availableCommands\":"), x.AvailableCommands, appendAvailableCommand)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsResumeSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsResumeSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ResumeSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsRunningStateUpdate = jsonx.NewFields(
-	jsonx.F("background", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRunningStateUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsRunningStateUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10526,45 +7986,31 @@ func (x *RunningStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *RunningStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Background != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"background\":"), x.Background, appendBackgroundWork)
+		return jsonx.EncList(jsonx.Keyed(b, "\"background\":"), x.Background, appendBackgroundWork)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRunningStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRunningStateUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *RunningStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = RunningStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSelectedPermissionOutcome = jsonx.NewFields(
-	jsonx.F("optionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.Next(); {
+	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			if v, err := decodePermissionOptionID(d.At(0).Value()); d.Ok(err) {
-				x.OptionID = v
-			}
+			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10573,40 +8019,29 @@ func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, e
 func (x *SelectedPermissionOutcome) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"optionId\":"), string(x.OptionID)), nil
+		return jsonx.KeyedString(b, "\"optionId\":", string(x.OptionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSelectedPermissionOutcome.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSelectedPermissionOutcome.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SelectedPermissionOutcome{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionAdditionalDirectoriesCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionAdditionalDirectoriesCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10615,38 +8050,27 @@ func (x *SessionAdditionalDirectoriesCapabilities) decodeAt(data []byte, skip []
 func (x *SessionAdditionalDirectoriesCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionAdditionalDirectoriesCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionAdditionalDirectoriesCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionArchiveCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionArchiveCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionArchiveCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10655,38 +8079,27 @@ func (x *SessionArchiveCapabilities) decodeAt(data []byte, skip []string) (int, 
 func (x *SessionArchiveCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionArchiveCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionArchiveCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionArchiveCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionCancelCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCancelCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionCancelCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10695,42 +8108,24 @@ func (x *SessionCancelCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionCancelCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionCancelCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionCancelCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionCancelCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionCapabilities = jsonx.NewFields(
-	jsonx.F("prompt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("mcp", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("delete", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("systemPrompt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("fork", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("archive", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "prompt":
 			jsonx.StructPtr(d.At(0), &x.Prompt, (*PromptCapabilities).decodeAt)
@@ -10752,8 +8147,6 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 			jsonx.StructPtr(d.At(8), &x.Title, (*SessionTitleCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10762,58 +8155,45 @@ func (x *SessionCapabilities) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Prompt != nil:
-		return jsonx.Braces(fieldsPromptCapabilities.Append(append(jsonx.Key(b, "\"prompt\":"), '{'), "", x.Prompt.Extra, x.Prompt.appendField, nil))
+		return fieldsPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"prompt\":"), x.Prompt.Extra, x.Prompt.appendField, nil)
 	case i == 1 && x.Mcp != nil:
-		return jsonx.Braces(fieldsMcpCapabilities.Append(append(jsonx.Key(b, "\"mcp\":"), '{'), "", x.Mcp.Extra, x.Mcp.appendField, nil))
+		return fieldsMcpCapabilities.AppendObject(jsonx.Keyed(b, "\"mcp\":"), x.Mcp.Extra, x.Mcp.appendField, nil)
 	case i == 2 && x.Delete != nil:
-		return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(jsonx.Key(b, "\"delete\":"), '{'), "", x.Delete.Extra, x.Delete.appendField, nil))
+		return fieldsSessionDeleteCapabilities.AppendObject(jsonx.Keyed(b, "\"delete\":"), x.Delete.Extra, x.Delete.appendField, nil)
 	case i == 3 && x.AdditionalDirectories != nil:
-		return jsonx.Braces(fieldsSessionAdditionalDirectoriesCapabilities.Append(append(jsonx.Key(b, "\"additionalDirectories\":"), '{'), "", x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil))
+		return fieldsSessionAdditionalDirectoriesCapabilities.AppendObject(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories.Extra, x.AdditionalDirectories.appendField, nil)
 	case i == 4 && x.SystemPrompt != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptCapabilities.Append(append(jsonx.Key(b, "\"systemPrompt\":"), '{'), "", x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil))
+		return fieldsSessionSystemPromptCapabilities.AppendObject(jsonx.Keyed(b, "\"systemPrompt\":"), x.SystemPrompt.Extra, x.SystemPrompt.appendField, nil)
 	case i == 5 && x.Fork != nil:
-		return jsonx.Braces(fieldsSessionForkCapabilities.Append(append(jsonx.Key(b, "\"fork\":"), '{'), "", x.Fork.Extra, x.Fork.appendField, nil))
+		return fieldsSessionForkCapabilities.AppendObject(jsonx.Keyed(b, "\"fork\":"), x.Fork.Extra, x.Fork.appendField, nil)
 	case i == 6 && x.Archive != nil:
-		return jsonx.Braces(fieldsSessionArchiveCapabilities.Append(append(jsonx.Key(b, "\"archive\":"), '{'), "", x.Archive.Extra, x.Archive.appendField, nil))
+		return fieldsSessionArchiveCapabilities.AppendObject(jsonx.Keyed(b, "\"archive\":"), x.Archive.Extra, x.Archive.appendField, nil)
 	case i == 7 && x.Status != nil:
-		return jsonx.Braces(fieldsSessionStatusCapabilities.Append(append(jsonx.Key(b, "\"status\":"), '{'), "", x.Status.Extra, x.Status.appendField, nil))
+		return fieldsSessionStatusCapabilities.AppendObject(jsonx.Keyed(b, "\"status\":"), x.Status.Extra, x.Status.appendField, nil)
 	case i == 8 && x.Title != nil:
-		return jsonx.Braces(fieldsSessionTitleCapabilities.Append(append(jsonx.Key(b, "\"title\":"), '{'), "", x.Title.Extra, x.Title.appendField, nil))
+		return fieldsSessionTitleCapabilities.AppendObject(jsonx.Keyed(b, "\"title\":"), x.Title.Extra, x.Title.appendField, nil)
 	case i == 9 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigBoolean = jsonx.NewFields(
-	jsonx.F("currentValue", jsonx.Required),
-)
 
 func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigBoolean, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
-				x.CurrentValue = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.CurrentValue, jsonx.Bool)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -10822,33 +8202,20 @@ func (x *SessionConfigBoolean) decodeAt(data []byte, skip []string) (int, error)
 func (x *SessionConfigBoolean) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"currentValue\":"), bool(x.CurrentValue)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"currentValue\":"), bool(x.CurrentValue)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigBoolean.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigBoolean.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigBoolean{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigOption = jsonx.NewFields(
-	jsonx.F("configId", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("category", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 // ownSessionConfigOption are the members SessionConfigOption decodes itself; the rest belong to its Type.
 var ownSessionConfigOption = []string{"configId", "name", "description", "category", "_meta"}
@@ -10858,13 +8225,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configId":
-			if v, err := decodeSessionConfigID(d.At(0).Value()); d.Ok(err) {
-				x.ConfigID = v
-			}
+			jsonx.Set(d.At(0), &x.ConfigID, decodeSessionConfigID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "category":
@@ -10894,15 +8257,15 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionConfigOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"configId\":"), string(x.ConfigID)), nil
+		return jsonx.KeyedString(b, "\"configId\":", string(x.ConfigID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Category != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"category\":"), string(*x.Category)), nil
+		return jsonx.KeyedString(b, "\"category\":", string(*x.Category)), nil
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -10938,14 +8301,9 @@ func (x SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagSessionConfigOptionType lists the discriminator, which variants must not keep as unknown.
@@ -10968,18 +8326,10 @@ func decodeSessionConfigOptionTypeAt(data []byte, skip []string) (SessionConfigO
 	switch string(tag) {
 	case "select":
 		v := new(SessionConfigOptionTypeSelect)
-		n, err := (*SessionConfigSelect)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionConfigOptionType](v, (*SessionConfigSelect)(v).decodeAt, data, vskip)
 	case "boolean":
 		v := new(SessionConfigOptionTypeBoolean)
-		n, err := (*SessionConfigBoolean)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionConfigOptionType](v, (*SessionConfigBoolean)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -11003,20 +8353,17 @@ func decodeSessionConfigOptionType(data []byte, skip []string) (SessionConfigOpt
 func appendSessionConfigOptionTypeMembers(b []byte, v SessionConfigOptionType) ([]byte, error) {
 	switch v := v.(type) {
 	case *SessionConfigOptionTypeSelect:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSessionConfigSelect.Append(b, "\"type\":\"select\"", (*SessionConfigSelect)(v).Extra, (*SessionConfigSelect)(v).appendField, nil)
 		}
-		return fieldsSessionConfigSelect.Append(b, "\"type\":\"select\"", (*SessionConfigSelect)(v).Extra, (*SessionConfigSelect)(v).appendField, nil)
 	case *SessionConfigOptionTypeBoolean:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSessionConfigBoolean.Append(b, "\"type\":\"boolean\"", (*SessionConfigBoolean)(v).Extra, (*SessionConfigBoolean)(v).appendField, nil)
 		}
-		return fieldsSessionConfigBoolean.Append(b, "\"type\":\"boolean\"", (*SessionConfigBoolean)(v).Extra, (*SessionConfigBoolean)(v).appendField, nil)
 	case *SessionConfigOptionTypeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", true)
 	}
 	return b, jsonx.EncodeError("", "nil SessionConfigOptionType")
 }
@@ -11032,19 +8379,7 @@ func (x SessionConfigOptionTypeBoolean) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionConfigOptionTypeBoolean)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionConfigOptionTypeBoolean")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSessionConfigOptionType, "SessionConfigOptionTypeBoolean")
 }
 
 // MarshalJSON encodes x as a SessionConfigOptionType value.
@@ -11058,19 +8393,7 @@ func (x SessionConfigOptionTypeSelect) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SessionConfigOptionType value that must be this variant.
 func (x *SessionConfigOptionTypeSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSessionConfigOptionType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SessionConfigOptionTypeSelect)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SessionConfigOptionTypeSelect")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSessionConfigOptionType, "SessionConfigOptionTypeSelect")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -11091,25 +8414,14 @@ func (x *SessionConfigOptionTypeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsSessionConfigSelect = jsonx.NewFields(
-	jsonx.F("currentValue", jsonx.Required),
-	jsonx.F("options", jsonx.Required),
-)
-
 func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelect, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelect, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
-				x.CurrentValue = v
-			}
+			jsonx.Set(d.At(0), &x.CurrentValue, decodeSessionConfigValueID)
 		case "options":
-			if v, n, err := decodeSessionConfigSelectOptionsAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Options = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(1), &x.Options, decodeSessionConfigSelectOptionsAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11118,55 +8430,37 @@ func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionConfigSelect) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"currentValue\":"), string(x.CurrentValue)), nil
+		return jsonx.KeyedString(b, "\"currentValue\":", string(x.CurrentValue)), nil
 	case i == 1 && x.Options == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendSessionConfigSelectOptions(jsonx.Key(b, "\"options\":"), x.Options)
+		return appendSessionConfigSelectOptions(jsonx.Keyed(b, "\"options\":"), x.Options)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelect.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigSelect.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigSelect{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigSelectGroup = jsonx.NewFields(
-	jsonx.F("groupId", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("options", jsonx.Required|jsonx.Lenient|jsonx.SkipInvalid|jsonx.Empty).MinItems(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "groupId":
-			if v, err := decodeSessionConfigGroupID(d.At(0).Value()); d.Ok(err) {
-				x.GroupID = v
-			}
+			jsonx.Set(d.At(0), &x.GroupID, decodeSessionConfigGroupID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "options":
 			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11175,57 +8469,39 @@ func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, er
 func (x *SessionConfigSelectGroup) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"groupId\":"), string(x.GroupID)), nil
+		return jsonx.KeyedString(b, "\"groupId\":", string(x.GroupID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"options\":"), x.Options, appendSessionConfigSelectOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"options\":"), x.Options, appendSessionConfigSelectOption)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigSelectGroup.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigSelectGroup{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionConfigSelectOption = jsonx.NewFields(
-	jsonx.F("value", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
-				x.Value = v
-			}
+			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11234,30 +8510,25 @@ func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionConfigSelectOption) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionConfigSelectOption.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionConfigSelectOption{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // decodeSessionConfigSelectOptionsAt picks the variant from the JSON shape of the value at the
@@ -11338,18 +8609,12 @@ func UnmarshalSessionConfigSelectOptions(data []byte) (SessionConfigSelectOption
 	return decodeSessionConfigSelectOptions(jsonx.TrimSpace(data))
 }
 
-var fieldsSessionDeleteCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionDeleteCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11358,38 +8623,27 @@ func (x *SessionDeleteCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionDeleteCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionDeleteCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionDeleteCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionDeleteCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionForkCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionForkCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionForkCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11398,48 +8652,29 @@ func (x *SessionForkCapabilities) decodeAt(data []byte, skip []string) (int, err
 func (x *SessionForkCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionForkCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionForkCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionForkCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionInfo = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("cwd", jsonx.Required),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.OnNull),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("archived", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfo, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "cwd":
-			if v, err := decodeAbsolutePath(d.At(1).Value()); d.Ok(err) {
-				x.Cwd = v
-			}
+			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "title":
@@ -11450,8 +8685,6 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(5), &x.Archived, jsonx.Bool)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11460,47 +8693,36 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionInfo) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(x.Cwd)), nil
 	case i == 2 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
 	case i == 3 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 4 && x.UpdatedAt != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+		return jsonx.KeyedString(b, "\"updatedAt\":", string(*x.UpdatedAt)), nil
 	case i == 5 && x.Archived != nil:
-		return jsonx.AppendBool(jsonx.Key(b, "\"archived\":"), bool(*x.Archived)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"archived\":"), bool(*x.Archived)), nil
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfo) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionInfo.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionInfo{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionInfoUpdate = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("updatedAt", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionInfoUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -11508,8 +8730,6 @@ func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(1), &x.UpdatedAt, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11518,48 +8738,31 @@ func (x *SessionInfoUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionInfoUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.UpdatedAt != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"updatedAt\":"), string(*x.UpdatedAt)), nil
+		return jsonx.KeyedString(b, "\"updatedAt\":", string(*x.UpdatedAt)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfoUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionInfoUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionInfoUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionMessage = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("senderSessionId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("recipientSessionId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("senderMessageId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("recipientMessageId", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessage, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "senderSessionId":
 			jsonx.Ptr(d.At(1), &x.SenderSessionID, decodeSessionID)
 		case "recipientSessionId":
@@ -11572,8 +8775,6 @@ func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.List(d.At(5), &x.Content, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11582,60 +8783,43 @@ func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SessionMessage) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.SenderSessionID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"senderSessionId\":"), string(*x.SenderSessionID)), nil
+		return jsonx.KeyedString(b, "\"senderSessionId\":", string(*x.SenderSessionID)), nil
 	case i == 2 && x.RecipientSessionID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"recipientSessionId\":"), string(*x.RecipientSessionID)), nil
+		return jsonx.KeyedString(b, "\"recipientSessionId\":", string(*x.RecipientSessionID)), nil
 	case i == 3 && x.SenderMessageID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"senderMessageId\":"), string(*x.SenderMessageID)), nil
+		return jsonx.KeyedString(b, "\"senderMessageId\":", string(*x.SenderMessageID)), nil
 	case i == 4 && x.RecipientMessageID != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"recipientMessageId\":"), string(*x.RecipientMessageID)), nil
+		return jsonx.KeyedString(b, "\"recipientMessageId\":", string(*x.RecipientMessageID)), nil
 	case i == 5 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendContentBlock)
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionMessage) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMessage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionMessage.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionMessage{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionMessageChunk = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionMessageChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionMessageChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "content":
-			if v, n, err := decodeContentBlockAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11644,49 +8828,35 @@ func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SessionMessageChunk) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendContentBlock(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendContentBlock(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionMessageChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionMessageChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionMessageChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionMessageChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionMessageChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionNotFoundErrorData = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionNotFoundErrorData, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionNotFoundErrorData, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11695,40 +8865,29 @@ func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, er
 func (x *SessionNotFoundErrorData) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionNotFoundErrorData.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionNotFoundErrorData.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionNotFoundErrorData{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionStatusCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11737,43 +8896,29 @@ func (x *SessionStatusCapabilities) decodeAt(data []byte, skip []string) (int, e
 func (x *SessionStatusCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionStatusCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionStatusCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionStatusCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionStatusRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11782,48 +8927,33 @@ func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error)
 func (x *SessionStatusRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionStatusRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionStatusRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionStatusRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionStatusRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionStatusResponse = jsonx.NewFields(
-	jsonx.F("status", jsonx.Required),
-	jsonx.F("state", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionStatusResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "status":
-			if v, err := decodeSessionStatus(d.At(0).Value()); d.Ok(err) {
-				x.Status = v
-			}
+			jsonx.Set(d.At(0), &x.Status, decodeSessionStatus)
 		case "state":
 			jsonx.Union(d.At(1), &x.State, decodeStateUpdateObjectAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11832,45 +8962,33 @@ func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error
 func (x *SessionStatusResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(x.Status)), nil
 	case i == 1 && x.State != nil:
-		return appendStateUpdate(jsonx.Key(b, "\"state\":"), x.State)
+		return appendStateUpdate(jsonx.Keyed(b, "\"state\":"), x.State)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionStatusResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionStatusResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionStatusResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionStatusResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionSystemPromptCapabilities = jsonx.NewFields(
-	jsonx.F("mode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mode":
 			jsonx.StructPtr(d.At(0), &x.Mode, (*SessionSystemPromptModeCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11879,43 +8997,31 @@ func (x *SessionSystemPromptCapabilities) decodeAt(data []byte, skip []string) (
 func (x *SessionSystemPromptCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Mode != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptModeCapabilities.Append(append(jsonx.Key(b, "\"mode\":"), '{'), "", x.Mode.Extra, x.Mode.appendField, nil))
+		return fieldsSessionSystemPromptModeCapabilities.AppendObject(jsonx.Keyed(b, "\"mode\":"), x.Mode.Extra, x.Mode.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionSystemPromptCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionSystemPromptCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionSystemPromptCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionSystemPromptModeCapabilities = jsonx.NewFields(
-	jsonx.F("override", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptModeCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "override":
 			jsonx.StructPtr(d.At(0), &x.Override, (*SessionSystemPromptOverrideCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11924,40 +9030,29 @@ func (x *SessionSystemPromptModeCapabilities) decodeAt(data []byte, skip []strin
 func (x *SessionSystemPromptModeCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Override != nil:
-		return jsonx.Braces(fieldsSessionSystemPromptOverrideCapabilities.Append(append(jsonx.Key(b, "\"override\":"), '{'), "", x.Override.Extra, x.Override.appendField, nil))
+		return fieldsSessionSystemPromptOverrideCapabilities.AppendObject(jsonx.Keyed(b, "\"override\":"), x.Override.Extra, x.Override.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionSystemPromptModeCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionSystemPromptModeCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionSystemPromptModeCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionSystemPromptOverrideCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionSystemPromptOverrideCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -11966,38 +9061,27 @@ func (x *SessionSystemPromptOverrideCapabilities) decodeAt(data []byte, skip []s
 func (x *SessionSystemPromptOverrideCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionSystemPromptOverrideCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionSystemPromptOverrideCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionSystemPromptOverrideCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSessionTitleCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSessionTitleCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSessionTitleCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12006,24 +9090,19 @@ func (x *SessionTitleCapabilities) decodeAt(data []byte, skip []string) (int, er
 func (x *SessionTitleCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSessionTitleCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSessionTitleCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SessionTitleCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagSessionUpdate lists the discriminator, which variants must not keep as unknown.
@@ -12043,46 +9122,22 @@ func decodeSessionUpdateAt(data []byte) (SessionUpdate, int, error) {
 	switch string(tag) {
 	case "user_message_chunk":
 		v := new(SessionUpdateUserMessageChunk)
-		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ContentChunk)(v).decodeAt, data, vskip)
 	case "user_message":
 		v := new(SessionUpdateUserMessage)
-		n, err := (*UserMessage)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*UserMessage)(v).decodeAt, data, vskip)
 	case "agent_message_chunk":
 		v := new(SessionUpdateAgentMessageChunk)
-		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ContentChunk)(v).decodeAt, data, vskip)
 	case "agent_message":
 		v := new(SessionUpdateAgentMessage)
-		n, err := (*AgentMessage)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*AgentMessage)(v).decodeAt, data, vskip)
 	case "agent_thought_chunk":
 		v := new(SessionUpdateAgentThoughtChunk)
-		n, err := (*ContentChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ContentChunk)(v).decodeAt, data, vskip)
 	case "agent_thought":
 		v := new(SessionUpdateAgentThought)
-		n, err := (*AgentThought)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*AgentThought)(v).decodeAt, data, vskip)
 	case "state_update":
 		v := new(SessionUpdateStateUpdate)
 		n, err := v.decodeAt(data, vskip)
@@ -12093,116 +9148,52 @@ func decodeSessionUpdateAt(data []byte) (SessionUpdate, int, error) {
 		return v, n, nil
 	case "tool_call_content_chunk":
 		v := new(SessionUpdateToolCallContentChunk)
-		n, err := (*ToolCallContentChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ToolCallContentChunk)(v).decodeAt, data, vskip)
 	case "tool_call_update":
 		v := new(SessionUpdateToolCallUpdate)
-		n, err := (*ToolCallUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ToolCallUpdate)(v).decodeAt, data, vskip)
 	case "terminal_update":
 		v := new(SessionUpdateTerminalUpdate)
-		n, err := (*TerminalUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*TerminalUpdate)(v).decodeAt, data, vskip)
 	case "terminal_output_chunk":
 		v := new(SessionUpdateTerminalOutputChunk)
-		n, err := (*TerminalOutputChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*TerminalOutputChunk)(v).decodeAt, data, vskip)
 	case "plan_update":
 		v := new(SessionUpdatePlanUpdate)
-		n, err := (*PlanUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*PlanUpdate)(v).decodeAt, data, vskip)
 	case "plan_removed":
 		v := new(SessionUpdatePlanRemoved)
-		n, err := (*PlanRemoved)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*PlanRemoved)(v).decodeAt, data, vskip)
 	case "available_commands_update":
 		v := new(SessionUpdateAvailableCommandsUpdate)
-		n, err := (*AvailableCommandsUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*AvailableCommandsUpdate)(v).decodeAt, data, vskip)
 	case "config_option_update":
 		v := new(SessionUpdateConfigOptionUpdate)
-		n, err := (*ConfigOptionUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*ConfigOptionUpdate)(v).decodeAt, data, vskip)
 	case "session_info_update":
 		v := new(SessionUpdateSessionInfoUpdate)
-		n, err := (*SessionInfoUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SessionInfoUpdate)(v).decodeAt, data, vskip)
 	case "usage_update":
 		v := new(SessionUpdateUsageUpdate)
-		n, err := (*UsageUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*UsageUpdate)(v).decodeAt, data, vskip)
 	case "notice":
 		v := new(SessionUpdateNotice)
-		n, err := (*Notice)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*Notice)(v).decodeAt, data, vskip)
 	case "compaction_update":
 		v := new(SessionUpdateCompactionUpdate)
-		n, err := (*CompactionUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*CompactionUpdate)(v).decodeAt, data, vskip)
 	case "compaction_summary_chunk":
 		v := new(SessionUpdateCompactionSummaryChunk)
-		n, err := (*CompactionSummaryChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*CompactionSummaryChunk)(v).decodeAt, data, vskip)
 	case "subagent_update":
 		v := new(SessionUpdateSubagentUpdate)
-		n, err := (*SubagentUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SubagentUpdate)(v).decodeAt, data, vskip)
 	case "session_message":
 		v := new(SessionUpdateSessionMessage)
-		n, err := (*SessionMessage)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SessionMessage)(v).decodeAt, data, vskip)
 	case "session_message_chunk":
 		v := new(SessionUpdateSessionMessageChunk)
-		n, err := (*SessionMessageChunk)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SessionUpdate](v, (*SessionMessageChunk)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -12222,235 +9213,101 @@ func decodeSessionUpdate(data []byte) (SessionUpdate, error) {
 func appendSessionUpdate(b []byte, v SessionUpdate) ([]byte, error) {
 	switch v := v.(type) {
 	case *SessionUpdateUserMessageChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContentChunk.Append(append(b, '{'), "\"sessionUpdate\":\"user_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"user_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateUserMessage:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsUserMessage.Append(append(b, '{'), "\"sessionUpdate\":\"user_message\"", (*UserMessage)(v).Extra, (*UserMessage)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsUserMessage.Append(b, "\"sessionUpdate\":\"user_message\"", (*UserMessage)(v).Extra, (*UserMessage)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAgentMessageChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContentChunk.Append(append(b, '{'), "\"sessionUpdate\":\"agent_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_message_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAgentMessage:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAgentMessage.Append(append(b, '{'), "\"sessionUpdate\":\"agent_message\"", (*AgentMessage)(v).Extra, (*AgentMessage)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAgentMessage.Append(b, "\"sessionUpdate\":\"agent_message\"", (*AgentMessage)(v).Extra, (*AgentMessage)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAgentThoughtChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContentChunk.Append(append(b, '{'), "\"sessionUpdate\":\"agent_thought_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContentChunk.Append(b, "\"sessionUpdate\":\"agent_thought_chunk\"", (*ContentChunk)(v).Extra, (*ContentChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAgentThought:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAgentThought.Append(append(b, '{'), "\"sessionUpdate\":\"agent_thought\"", (*AgentThought)(v).Extra, (*AgentThought)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAgentThought.Append(b, "\"sessionUpdate\":\"agent_thought\"", (*AgentThought)(v).Extra, (*AgentThought)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateStateUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return v.verbatim.Append(b, v.appendCanonical)
 		}
-		return v.verbatim.Append(b, v.appendCanonical)
 	case *SessionUpdateToolCallContentChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsToolCallContentChunk.Append(append(b, '{'), "\"sessionUpdate\":\"tool_call_content_chunk\"", (*ToolCallContentChunk)(v).Extra, (*ToolCallContentChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsToolCallContentChunk.Append(b, "\"sessionUpdate\":\"tool_call_content_chunk\"", (*ToolCallContentChunk)(v).Extra, (*ToolCallContentChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateToolCallUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsToolCallUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"tool_call_update\"", (*ToolCallUpdate)(v).Extra, (*ToolCallUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsToolCallUpdate.Append(b, "\"sessionUpdate\":\"tool_call_update\"", (*ToolCallUpdate)(v).Extra, (*ToolCallUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateTerminalUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTerminalUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"terminal_update\"", (*TerminalUpdate)(v).Extra, (*TerminalUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTerminalUpdate.Append(b, "\"sessionUpdate\":\"terminal_update\"", (*TerminalUpdate)(v).Extra, (*TerminalUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateTerminalOutputChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTerminalOutputChunk.Append(append(b, '{'), "\"sessionUpdate\":\"terminal_output_chunk\"", (*TerminalOutputChunk)(v).Extra, (*TerminalOutputChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTerminalOutputChunk.Append(b, "\"sessionUpdate\":\"terminal_output_chunk\"", (*TerminalOutputChunk)(v).Extra, (*TerminalOutputChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdatePlanUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"plan_update\"", (*PlanUpdate)(v).Extra, (*PlanUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanUpdate.Append(b, "\"sessionUpdate\":\"plan_update\"", (*PlanUpdate)(v).Extra, (*PlanUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdatePlanRemoved:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsPlanRemoved.Append(append(b, '{'), "\"sessionUpdate\":\"plan_removed\"", (*PlanRemoved)(v).Extra, (*PlanRemoved)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsPlanRemoved.Append(b, "\"sessionUpdate\":\"plan_removed\"", (*PlanRemoved)(v).Extra, (*PlanRemoved)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateAvailableCommandsUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsAvailableCommandsUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"available_commands_update\"", (*AvailableCommandsUpdate)(v).Extra, (*AvailableCommandsUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsAvailableCommandsUpdate.Append(b, "\"sessionUpdate\":\"available_commands_update\"", (*AvailableCommandsUpdate)(v).Extra, (*AvailableCommandsUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateConfigOptionUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsConfigOptionUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"config_option_update\"", (*ConfigOptionUpdate)(v).Extra, (*ConfigOptionUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsConfigOptionUpdate.Append(b, "\"sessionUpdate\":\"config_option_update\"", (*ConfigOptionUpdate)(v).Extra, (*ConfigOptionUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSessionInfoUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSessionInfoUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"session_info_update\"", (*SessionInfoUpdate)(v).Extra, (*SessionInfoUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSessionInfoUpdate.Append(b, "\"sessionUpdate\":\"session_info_update\"", (*SessionInfoUpdate)(v).Extra, (*SessionInfoUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateUsageUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsUsageUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"usage_update\"", (*UsageUpdate)(v).Extra, (*UsageUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsUsageUpdate.Append(b, "\"sessionUpdate\":\"usage_update\"", (*UsageUpdate)(v).Extra, (*UsageUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateNotice:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsNotice.Append(append(b, '{'), "\"sessionUpdate\":\"notice\"", (*Notice)(v).Extra, (*Notice)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsNotice.Append(b, "\"sessionUpdate\":\"notice\"", (*Notice)(v).Extra, (*Notice)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateCompactionUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCompactionUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"compaction_update\"", (*CompactionUpdate)(v).Extra, (*CompactionUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCompactionUpdate.Append(b, "\"sessionUpdate\":\"compaction_update\"", (*CompactionUpdate)(v).Extra, (*CompactionUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateCompactionSummaryChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCompactionSummaryChunk.Append(append(b, '{'), "\"sessionUpdate\":\"compaction_summary_chunk\"", (*CompactionSummaryChunk)(v).Extra, (*CompactionSummaryChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCompactionSummaryChunk.Append(b, "\"sessionUpdate\":\"compaction_summary_chunk\"", (*CompactionSummaryChunk)(v).Extra, (*CompactionSummaryChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSubagentUpdate:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSubagentUpdate.Append(append(b, '{'), "\"sessionUpdate\":\"subagent_update\"", (*SubagentUpdate)(v).Extra, (*SubagentUpdate)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSubagentUpdate.Append(b, "\"sessionUpdate\":\"subagent_update\"", (*SubagentUpdate)(v).Extra, (*SubagentUpdate)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSessionMessage:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSessionMessage.Append(append(b, '{'), "\"sessionUpdate\":\"session_message\"", (*SessionMessage)(v).Extra, (*SessionMessage)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSessionMessage.Append(b, "\"sessionUpdate\":\"session_message\"", (*SessionMessage)(v).Extra, (*SessionMessage)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateSessionMessageChunk:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSessionMessageChunk.Append(append(b, '{'), "\"sessionUpdate\":\"session_message_chunk\"", (*SessionMessageChunk)(v).Extra, (*SessionMessageChunk)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSessionMessageChunk.Append(b, "\"sessionUpdate\":\"session_message_chunk\"", (*SessionMessageChunk)(v).Extra, (*SessionMessageChunk)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *SessionUpdateUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "sessionUpdate", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "sessionUpdate", false)
 	}
 	return b, jsonx.EncodeError("", "nil SessionUpdate")
 }
@@ -12608,8 +9465,6 @@ func (x *SessionUpdateSessionMessageChunk) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateSessionMessageChunk")
 }
 
-var fieldsSessionUpdateStateUpdate = jsonx.NewFields()
-
 // ownSessionUpdateStateUpdate are the members SessionUpdateStateUpdate decodes itself; the rest belong to its State.
 var ownSessionUpdateStateUpdate = []string{}
 
@@ -12757,36 +9612,20 @@ func (x *SessionUpdateUserMessageChunk) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeSessionUpdate, "SessionUpdateUserMessageChunk")
 }
 
-var fieldsSetProviderRequest = jsonx.NewFields(
-	jsonx.F("providerId", jsonx.Required),
-	jsonx.F("apiType", jsonx.Required),
-	jsonx.F("baseUrl", jsonx.Required),
-	jsonx.F("headers", jsonx.Omit),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsSetProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			if v, err := decodeProviderID(d.At(0).Value()); d.Ok(err) {
-				x.ProviderID = v
-			}
+			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
 		case "apiType":
-			if v, err := decodeLlmProtocol(d.At(1).Value()); d.Ok(err) {
-				x.APIType = v
-			}
+			jsonx.Set(d.At(1), &x.APIType, decodeLlmProtocol)
 		case "baseUrl":
-			if v, err := jsonx.String(d.At(2).Value()); d.Ok(err) {
-				x.BaseURL = v
-			}
+			jsonx.Set(d.At(2), &x.BaseURL, jsonx.String)
 		case "headers":
 			jsonx.Map(d.At(3), &x.Headers, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12795,46 +9634,35 @@ func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SetProviderRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"providerId\":"), string(x.ProviderID)), nil
+		return jsonx.KeyedString(b, "\"providerId\":", string(x.ProviderID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"apiType\":"), string(x.APIType)), nil
+		return jsonx.KeyedString(b, "\"apiType\":", string(x.APIType)), nil
 	case i == 2:
-		return jsonx.AppendString(jsonx.Key(b, "\"baseUrl\":"), string(x.BaseURL)), nil
+		return jsonx.KeyedString(b, "\"baseUrl\":", string(x.BaseURL)), nil
 	case i == 3 && x.Headers != nil:
-		return jsonx.EncMap(jsonx.Key(b, "\"headers\":"), x.Headers, jsonx.EncString)
+		return jsonx.EncMap(jsonx.Keyed(b, "\"headers\":"), x.Headers, jsonx.EncString)
 	case i == 4 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetProviderRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetProviderRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetProviderRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetProviderRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetProviderResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetProviderResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSetProviderResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -12843,31 +9671,20 @@ func (x *SetProviderResponse) decodeAt(data []byte, skip []string) (int, error) 
 func (x *SetProviderResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetProviderResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetProviderResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetProviderResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetProviderResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionConfigOptionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("configId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 // ownSetSessionConfigOptionRequest are the members SetSessionConfigOptionRequest decodes itself; the rest belong to its Type.
 var ownSetSessionConfigOptionRequest = []string{"sessionId", "configId", "_meta"}
@@ -12877,13 +9694,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "configId":
-			if v, err := decodeSessionConfigID(d.At(1).Value()); d.Ok(err) {
-				x.ConfigID = v
-			}
+			jsonx.Set(d.At(1), &x.ConfigID, decodeSessionConfigID)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -12909,11 +9722,11 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 func (x *SetSessionConfigOptionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"configId\":"), string(x.ConfigID)), nil
+		return jsonx.KeyedString(b, "\"configId\":", string(x.ConfigID)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -12949,14 +9762,9 @@ func (x SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return x.appendJSON(make([]byte, 0, 256))
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionConfigOptionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagSetSessionConfigOptionRequestType lists the discriminator, which variants must not keep as unknown.
@@ -12979,18 +9787,10 @@ func decodeSetSessionConfigOptionRequestTypeAt(data []byte, skip []string) (SetS
 	switch string(tag) {
 	case "id":
 		v := new(SetSessionConfigOptionRequestTypeID)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SetSessionConfigOptionRequestType](v, v.decodeAt, data, vskip)
 	case "boolean":
 		v := new(SetSessionConfigOptionRequestTypeBoolean)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SetSessionConfigOptionRequestType](v, v.decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -13014,38 +9814,27 @@ func decodeSetSessionConfigOptionRequestType(data []byte, skip []string) (SetSes
 func appendSetSessionConfigOptionRequestTypeMembers(b []byte, v SetSessionConfigOptionRequestType) ([]byte, error) {
 	switch v := v.(type) {
 	case *SetSessionConfigOptionRequestTypeID:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSetSessionConfigOptionRequestTypeID.Append(b, "\"type\":\"id\"", v.Extra, v.appendField, nil)
 		}
-		return fieldsSetSessionConfigOptionRequestTypeID.Append(b, "\"type\":\"id\"", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeBoolean:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, "\"type\":\"boolean\"", v.Extra, v.appendField, nil)
 		}
-		return fieldsSetSessionConfigOptionRequestTypeBoolean.Append(b, "\"type\":\"boolean\"", v.Extra, v.appendField, nil)
 	case *SetSessionConfigOptionRequestTypeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", true)
 	}
 	return b, jsonx.EncodeError("", "nil SetSessionConfigOptionRequestType")
 }
 
-var fieldsSetSessionConfigOptionRequestTypeBoolean = jsonx.NewFields(
-	jsonx.F("value", jsonx.Required),
-)
-
 func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeBoolean, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
-				x.Value = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Value, jsonx.Bool)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13054,7 +9843,7 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) decodeAt(data []byte, skip []
 func (x *SetSessionConfigOptionRequestTypeBoolean) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"value\":"), bool(x.Value)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"value\":"), bool(x.Value)), nil
 	}
 	return b, nil
 }
@@ -13070,35 +9859,15 @@ func (x SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SetSessionConfigOptionRequestTypeBoolean)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SetSessionConfigOptionRequestTypeBoolean")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSetSessionConfigOptionRequestType, "SetSessionConfigOptionRequestTypeBoolean")
 }
-
-var fieldsSetSessionConfigOptionRequestTypeID = jsonx.NewFields(
-	jsonx.F("value", jsonx.Required),
-)
 
 func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			if v, err := decodeSessionConfigValueID(d.At(0).Value()); d.Ok(err) {
-				x.Value = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13107,7 +9876,7 @@ func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []strin
 func (x *SetSessionConfigOptionRequestTypeID) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	}
 	return b, nil
 }
@@ -13123,19 +9892,7 @@ func (x SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SetSessionConfigOptionRequestType value that must be this variant.
 func (x *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSetSessionConfigOptionRequestType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SetSessionConfigOptionRequestTypeID)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SetSessionConfigOptionRequestTypeID")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSetSessionConfigOptionRequestType, "SetSessionConfigOptionRequestTypeID")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -13156,21 +9913,14 @@ func (x *SetSessionConfigOptionRequestTypeUnknown) UnmarshalJSON(data []byte) er
 	return nil
 }
 
-var fieldsSetSessionConfigOptionResponse = jsonx.NewFields(
-	jsonx.F("configOptions", jsonx.Required|jsonx.SkipInvalid|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionConfigOptionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "configOptions":
 			jsonx.List(d.At(0), &x.ConfigOptions, decodeSessionConfigOption)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13179,50 +9929,33 @@ func (x *SetSessionConfigOptionResponse) decodeAt(data []byte, skip []string) (i
 func (x *SetSessionConfigOptionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"configOptions\":"), x.ConfigOptions, appendSessionConfigOption)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionConfigOptionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionConfigOptionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionConfigOptionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionTitleRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "title":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(1), &x.Title, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13231,47 +9964,33 @@ func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, erro
 func (x *SetSessionTitleRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionTitleRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionTitleRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionTitleRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSetSessionTitleResponse = jsonx.NewFields(
-	jsonx.F("title", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Title = v
-			}
+			jsonx.Set(d.At(0), &x.Title, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13280,26 +9999,21 @@ func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, err
 func (x *SetSessionTitleResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(x.Title)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSetSessionTitleResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSetSessionTitleResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SetSessionTitleResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagStateUpdate lists the discriminator, which variants must not keep as unknown.
@@ -13322,11 +10036,7 @@ func decodeStateUpdateAt(data []byte, skip []string) (StateUpdate, int, error) {
 	switch string(tag) {
 	case "running":
 		v := new(StateUpdateRunning)
-		n, err := (*RunningStateUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[StateUpdate](v, (*RunningStateUpdate)(v).decodeAt, data, vskip)
 	case "idle":
 		v := new(StateUpdateIdle)
 		n, err := (*IdleStateUpdate)(v).decodeAt(data, vskip)
@@ -13339,18 +10049,10 @@ func decodeStateUpdateAt(data []byte, skip []string) (StateUpdate, int, error) {
 		return v, n, nil
 	case "requires_action":
 		v := new(StateUpdateRequiresAction)
-		n, err := (*RequiresActionStateUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[StateUpdate](v, (*RequiresActionStateUpdate)(v).decodeAt, data, vskip)
 	case "unknown":
 		v := new(StateUpdateUnknown)
-		n, err := (*UnknownStateUpdate)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[StateUpdate](v, (*UnknownStateUpdate)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -13374,30 +10076,25 @@ func decodeStateUpdate(data []byte, skip []string) (StateUpdate, error) {
 func appendStateUpdateMembers(b []byte, v StateUpdate) ([]byte, error) {
 	switch v := v.(type) {
 	case *StateUpdateRunning:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsRunningStateUpdate.Append(b, "\"state\":\"running\"", (*RunningStateUpdate)(v).Extra, (*RunningStateUpdate)(v).appendField, nil)
 		}
-		return fieldsRunningStateUpdate.Append(b, "\"state\":\"running\"", (*RunningStateUpdate)(v).Extra, (*RunningStateUpdate)(v).appendField, nil)
 	case *StateUpdateIdle:
-		if v == nil {
-			break
+		if v != nil {
+			return (*IdleStateUpdate)(v).appendMembers(b, "\"state\":\"idle\"")
 		}
-		return (*IdleStateUpdate)(v).appendMembers(b, "\"state\":\"idle\"")
 	case *StateUpdateRequiresAction:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsRequiresActionStateUpdate.Append(b, "\"state\":\"requires_action\"", (*RequiresActionStateUpdate)(v).Extra, (*RequiresActionStateUpdate)(v).appendField, nil)
 		}
-		return fieldsRequiresActionStateUpdate.Append(b, "\"state\":\"requires_action\"", (*RequiresActionStateUpdate)(v).Extra, (*RequiresActionStateUpdate)(v).appendField, nil)
 	case *StateUpdateUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsUnknownStateUpdate.Append(b, "\"state\":\"unknown\"", (*UnknownStateUpdate)(v).Extra, (*UnknownStateUpdate)(v).appendField, nil)
 		}
-		return fieldsUnknownStateUpdate.Append(b, "\"state\":\"unknown\"", (*UnknownStateUpdate)(v).Extra, (*UnknownStateUpdate)(v).appendField, nil)
 	case *StateUpdateOther:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "state", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "state", true)
 	}
 	return b, jsonx.EncodeError("", "nil StateUpdate")
 }
@@ -13443,19 +10140,7 @@ func (x StateUpdateIdle) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
 func (x *StateUpdateIdle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeStateUpdate(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*StateUpdateIdle)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a StateUpdateIdle")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeStateUpdate, "StateUpdateIdle")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "state" tag.
@@ -13483,19 +10168,7 @@ func (x StateUpdateRequiresAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
 func (x *StateUpdateRequiresAction) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeStateUpdate(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*StateUpdateRequiresAction)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a StateUpdateRequiresAction")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeStateUpdate, "StateUpdateRequiresAction")
 }
 
 // MarshalJSON encodes x as a StateUpdate value.
@@ -13505,19 +10178,7 @@ func (x StateUpdateRunning) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
 func (x *StateUpdateRunning) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeStateUpdate(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*StateUpdateRunning)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a StateUpdateRunning")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeStateUpdate, "StateUpdateRunning")
 }
 
 // MarshalJSON encodes x as a StateUpdate value.
@@ -13527,36 +10188,17 @@ func (x StateUpdateUnknown) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a StateUpdate value that must be this variant.
 func (x *StateUpdateUnknown) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeStateUpdate(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*StateUpdateUnknown)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a StateUpdateUnknown")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeStateUpdate, "StateUpdateUnknown")
 }
-
-var fieldsStringMultiSelectItems = jsonx.NewFields(
-	jsonx.F("enum", jsonx.Required|jsonx.Empty).MinItems(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.Next(); {
+	for d.Begin(data, fieldsStringMultiSelectItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "enum":
 			jsonx.List(d.At(0), &x.Enum, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13565,44 +10207,26 @@ func (x *StringMultiSelectItems) decodeAt(data []byte, skip []string) (int, erro
 func (x *StringMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"enum\":"), x.Enum, jsonx.EncString)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsStringMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsStringMultiSelectItems.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = StringMultiSelectItems{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsStringPropertySchema = jsonx.NewFields(
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("minLength", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("maxLength", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("pattern", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("format", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("default", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("enum", jsonx.Omit|jsonx.Nullable).MinItems(1),
-	jsonx.F("oneOf", jsonx.Omit|jsonx.Nullable).MinItems(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsStringPropertySchema, skip); d.Next(); {
+	for d.Begin(data, fieldsStringPropertySchema, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
 			jsonx.Ptr(d.At(0), &x.Title, jsonx.String)
@@ -13624,8 +10248,6 @@ func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 			jsonx.List(d.At(8), &x.OneOf, decodeEnumOption)
 		case "_meta":
 			jsonx.Value(d.At(9), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13634,59 +10256,47 @@ func (x *StringPropertySchema) decodeAt(data []byte, skip []string) (int, error)
 func (x *StringPropertySchema) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 1 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 2 && x.MinLength != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"minLength\":"), uint64(*x.MinLength)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"minLength\":"), uint64(*x.MinLength)), nil
 	case i == 3 && x.MaxLength != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"maxLength\":"), uint64(*x.MaxLength)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"maxLength\":"), uint64(*x.MaxLength)), nil
 	case i == 4 && x.Pattern != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"pattern\":"), string(*x.Pattern)), nil
+		return jsonx.KeyedString(b, "\"pattern\":", string(*x.Pattern)), nil
 	case i == 5 && x.Format != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"format\":"), string(*x.Format)), nil
+		return jsonx.KeyedString(b, "\"format\":", string(*x.Format)), nil
 	case i == 6 && x.Default != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"default\":"), string(*x.Default)), nil
+		return jsonx.KeyedString(b, "\"default\":", string(*x.Default)), nil
 	case i == 7 && x.Enum != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"enum\":"), x.Enum, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"enum\":"), x.Enum, jsonx.EncString)
 	case i == 8 && x.OneOf != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"oneOf\":"), x.OneOf, appendEnumOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"oneOf\":"), x.OneOf, appendEnumOption)
 	case i == 9 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsStringPropertySchema.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsStringPropertySchema.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = StringPropertySchema{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSubagentSessionCapabilities = jsonx.NewFields(
-	jsonx.F("cancel", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentSessionCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsSubagentSessionCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*SessionCancelCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13695,47 +10305,29 @@ func (x *SubagentSessionCapabilities) decodeAt(data []byte, skip []string) (int,
 func (x *SubagentSessionCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsSessionCancelCapabilities.Append(append(jsonx.Key(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsSessionCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSubagentSessionCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSubagentSessionCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SubagentSessionCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSubagentUpdate = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("description", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("capabilities", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("state", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("additionalDirectories", jsonx.Omit|jsonx.Nullable),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSubagentUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsSubagentUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -13750,8 +10342,6 @@ func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.List(d.At(6), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "_meta":
 			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13760,60 +10350,45 @@ func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SubagentUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 2 && x.Description != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"description\":"), string(*x.Description)), nil
+		return jsonx.KeyedString(b, "\"description\":", string(*x.Description)), nil
 	case i == 3 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsSubagentSessionCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsSubagentSessionCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 4 && x.State != nil:
-		return appendStateUpdate(jsonx.Key(b, "\"state\":"), x.State)
+		return appendStateUpdate(jsonx.Keyed(b, "\"state\":"), x.State)
 	case i == 5 && x.Cwd != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 6 && x.AdditionalDirectories != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
+		return jsonx.EncList(jsonx.Keyed(b, "\"additionalDirectories\":"), x.AdditionalDirectories, appendAbsolutePath)
 	case i == 7 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SubagentUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSubagentUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSubagentUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SubagentUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SubagentUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsSystemPrompt = jsonx.NewFields(
-	jsonx.F("mode", jsonx.Required),
-	jsonx.F("content", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSystemPrompt, skip); d.Next(); {
+	for d.Begin(data, fieldsSystemPrompt, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mode":
-			if v, err := decodeSystemPromptMode(d.At(0).Value()); d.Ok(err) {
-				x.Mode = v
-			}
+			jsonx.Set(d.At(0), &x.Mode, decodeSystemPromptMode)
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13822,47 +10397,33 @@ func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 func (x *SystemPrompt) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"mode\":"), string(x.Mode)), nil
+		return jsonx.KeyedString(b, "\"mode\":", string(x.Mode)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendContentBlock)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x SystemPrompt) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSystemPrompt.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSystemPrompt.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *SystemPrompt) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = SystemPrompt{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminal = jsonx.NewFields(
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminal, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13871,40 +10432,27 @@ func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Terminal) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Terminal) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminal.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminal.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Terminal) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Terminal{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsTerminalAuthCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Terminal) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *TerminalAuthCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalAuthCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalAuthCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13913,38 +10461,27 @@ func (x *TerminalAuthCapabilities) decodeAt(data []byte, skip []string) (int, er
 func (x *TerminalAuthCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalAuthCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalAuthCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalAuthCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalCancelCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalCancelCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalCancelCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13953,41 +10490,29 @@ func (x *TerminalCancelCapabilities) decodeAt(data []byte, skip []string) (int, 
 func (x *TerminalCancelCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalCancelCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalCancelCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalCancelCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalCapabilities = jsonx.NewFields(
-	jsonx.F("cancel", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*TerminalCancelCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -13996,37 +10521,26 @@ func (x *TerminalCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *TerminalCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsTerminalCancelCapabilities.Append(append(jsonx.Key(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsTerminalCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalExitStatus = jsonx.NewFields(
-	jsonx.F("exitCode", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("signal", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalExitStatus, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalExitStatus, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "exitCode":
 			jsonx.Ptr(d.At(0), &x.ExitCode, jsonx.Int64)
@@ -14034,8 +10548,6 @@ func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(1), &x.Signal, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14044,47 +10556,33 @@ func (x *TerminalExitStatus) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TerminalExitStatus) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.ExitCode != nil:
-		return jsonx.AppendInt(jsonx.Key(b, "\"exitCode\":"), int64(*x.ExitCode)), nil
+		return jsonx.AppendInt(jsonx.Keyed(b, "\"exitCode\":"), int64(*x.ExitCode)), nil
 	case i == 1 && x.Signal != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"signal\":"), string(*x.Signal)), nil
+		return jsonx.KeyedString(b, "\"signal\":", string(*x.Signal)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalExitStatus.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalExitStatus.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalExitStatus{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalOutput = jsonx.NewFields(
-	jsonx.F("data", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutput, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Data = v
-			}
+			jsonx.Set(d.At(0), &x.Data, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14093,50 +10591,33 @@ func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TerminalOutput) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutput) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalOutput.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalOutput.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalOutput) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalOutput{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalOutputChunk = jsonx.NewFields(
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("data", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalOutputChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalOutputChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
 		case "data":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Data = v
-			}
+			jsonx.Set(d.At(1), &x.Data, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14145,39 +10626,28 @@ func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) 
 func (x *TerminalOutputChunk) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"data\":"), string(x.Data)), nil
+		return jsonx.KeyedString(b, "\"data\":", string(x.Data)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalOutputChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalOutputChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalOutputChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalOutputChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalOutputChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalSize = jsonx.NewFields(
-	jsonx.F("cols", jsonx.Required).Min(1),
-	jsonx.F("rows", jsonx.Required).Min(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalSize) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalSize, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalSize, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cols":
 			jsonx.IntMin(d.At(0), &x.Cols, jsonx.Uint16)
@@ -14185,8 +10655,6 @@ func (x *TerminalSize) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.IntMin(d.At(1), &x.Rows, jsonx.Uint16)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14195,49 +10663,31 @@ func (x *TerminalSize) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TerminalSize) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"cols\":"), uint64(x.Cols)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"cols\":"), uint64(x.Cols)), nil
 	case i == 1:
-		return jsonx.AppendUint(jsonx.Key(b, "\"rows\":"), uint64(x.Rows)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"rows\":"), uint64(x.Rows)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalSize) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalSize.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalSize.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalSize) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalSize{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTerminalUpdate = jsonx.NewFields(
-	jsonx.F("terminalId", jsonx.Required),
-	jsonx.F("command", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("cwd", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("output", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("exitStatus", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("size", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("capabilities", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTerminalUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsTerminalUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			if v, err := decodeTerminalID(d.At(0).Value()); d.Ok(err) {
-				x.TerminalID = v
-			}
+			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
 		case "command":
 			jsonx.Ptr(d.At(1), &x.Command, jsonx.String)
 		case "cwd":
@@ -14252,8 +10702,6 @@ func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(6), &x.Capabilities, (*TerminalCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14262,57 +10710,43 @@ func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TerminalUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"terminalId\":"), string(x.TerminalID)), nil
+		return jsonx.KeyedString(b, "\"terminalId\":", string(x.TerminalID)), nil
 	case i == 1 && x.Command != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(*x.Command)), nil
+		return jsonx.KeyedString(b, "\"command\":", string(*x.Command)), nil
 	case i == 2 && x.Cwd != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"cwd\":"), string(*x.Cwd)), nil
+		return jsonx.KeyedString(b, "\"cwd\":", string(*x.Cwd)), nil
 	case i == 3 && x.Output != nil:
-		return jsonx.Braces(fieldsTerminalOutput.Append(append(jsonx.Key(b, "\"output\":"), '{'), "", x.Output.Extra, x.Output.appendField, nil))
+		return fieldsTerminalOutput.AppendObject(jsonx.Keyed(b, "\"output\":"), x.Output.Extra, x.Output.appendField, nil)
 	case i == 4 && x.ExitStatus != nil:
-		return jsonx.Braces(fieldsTerminalExitStatus.Append(append(jsonx.Key(b, "\"exitStatus\":"), '{'), "", x.ExitStatus.Extra, x.ExitStatus.appendField, nil))
+		return fieldsTerminalExitStatus.AppendObject(jsonx.Keyed(b, "\"exitStatus\":"), x.ExitStatus.Extra, x.ExitStatus.appendField, nil)
 	case i == 5 && x.Size != nil:
-		return jsonx.Braces(fieldsTerminalSize.Append(append(jsonx.Key(b, "\"size\":"), '{'), "", x.Size.Extra, x.Size.appendField, nil))
+		return fieldsTerminalSize.AppendObject(jsonx.Keyed(b, "\"size\":"), x.Size.Extra, x.Size.appendField, nil)
 	case i == 6 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsTerminalCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsTerminalCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 7 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TerminalUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTerminalUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTerminalUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TerminalUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TerminalUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTextCommandInput = jsonx.NewFields(
-	jsonx.F("hint", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextCommandInput, skip); d.Next(); {
+	for d.Begin(data, fieldsTextCommandInput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "hint":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Hint = v
-			}
+			jsonx.Set(d.At(0), &x.Hint, jsonx.String)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14321,48 +10755,33 @@ func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TextCommandInput) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"hint\":"), string(x.Hint)), nil
+		return jsonx.KeyedString(b, "\"hint\":", string(x.Hint)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TextCommandInput) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTextCommandInput.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTextCommandInput.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TextCommandInput) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TextCommandInput{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTextContent = jsonx.NewFields(
-	jsonx.F("text", jsonx.Required),
-	jsonx.F("annotations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextContent, skip); d.Next(); {
+	for d.Begin(data, fieldsTextContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Text = v
-			}
+			jsonx.Set(d.At(0), &x.Text, jsonx.String)
 		case "annotations":
 			jsonx.StructPtr(d.At(1), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14371,55 +10790,37 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TextContent) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 1 && x.Annotations != nil:
-		return jsonx.Braces(fieldsAnnotations.Append(append(jsonx.Key(b, "\"annotations\":"), '{'), "", x.Annotations.Extra, x.Annotations.appendField, nil))
+		return fieldsAnnotations.AppendObject(jsonx.Keyed(b, "\"annotations\":"), x.Annotations.Extra, x.Annotations.appendField, nil)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TextContent) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTextContent.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTextContent.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TextContent) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TextContent{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsTextResourceContents = jsonx.NewFields(
-	jsonx.F("text", jsonx.Required),
-	jsonx.F("uri", jsonx.Required),
-	jsonx.F("mimeType", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTextResourceContents, skip); d.Next(); {
+	for d.Begin(data, fieldsTextResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Text = v
-			}
+			jsonx.Set(d.At(0), &x.Text, jsonx.String)
 		case "uri":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.URI = v
-			}
+			jsonx.Set(d.At(1), &x.URI, jsonx.String)
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14428,13 +10829,13 @@ func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error)
 func (x *TextResourceContents) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"uri\":"), string(x.URI)), nil
+		return jsonx.KeyedString(b, "\"uri\":", string(x.URI)), nil
 	case i == 2 && x.MimeType != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"mimeType\":"), string(*x.MimeType)), nil
+		return jsonx.KeyedString(b, "\"mimeType\":", string(*x.MimeType)), nil
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
@@ -14449,21 +10850,14 @@ func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeEmbeddedResourceResource, "TextResourceContents")
 }
 
-var fieldsTitledMultiSelectItems = jsonx.NewFields(
-	jsonx.F("anyOf", jsonx.Required|jsonx.Empty).MinItems(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.Next(); {
+	for d.Begin(data, fieldsTitledMultiSelectItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "anyOf":
 			jsonx.List(d.At(0), &x.AnyOf, decodeEnumOption)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14472,40 +10866,29 @@ func (x *TitledMultiSelectItems) decodeAt(data []byte, skip []string) (int, erro
 func (x *TitledMultiSelectItems) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.EncList(jsonx.Key(b, "\"anyOf\":"), x.AnyOf, appendEnumOption)
+		return jsonx.EncList(jsonx.Keyed(b, "\"anyOf\":"), x.AnyOf, appendEnumOption)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsTitledMultiSelectItems.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsTitledMultiSelectItems.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = TitledMultiSelectItems{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsToolCallCancelCapabilities = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ToolCallCancelCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallCancelCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallCancelCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14514,41 +10897,29 @@ func (x *ToolCallCancelCapabilities) decodeAt(data []byte, skip []string) (int, 
 func (x *ToolCallCancelCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallCancelCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallCancelCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallCancelCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsToolCallCapabilities = jsonx.NewFields(
-	jsonx.F("cancel", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cancel":
 			jsonx.StructPtr(d.At(0), &x.Cancel, (*ToolCallCancelCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14557,26 +10928,21 @@ func (x *ToolCallCapabilities) decodeAt(data []byte, skip []string) (int, error)
 func (x *ToolCallCapabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Cancel != nil:
-		return jsonx.Braces(fieldsToolCallCancelCapabilities.Append(append(jsonx.Key(b, "\"cancel\":"), '{'), "", x.Cancel.Extra, x.Cancel.appendField, nil))
+		return fieldsToolCallCancelCapabilities.AppendObject(jsonx.Keyed(b, "\"cancel\":"), x.Cancel.Extra, x.Cancel.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallCapabilities.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallCapabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // tagToolCallContent lists the discriminator, which variants must not keep as unknown.
@@ -14596,25 +10962,13 @@ func decodeToolCallContentAt(data []byte) (ToolCallContent, int, error) {
 	switch string(tag) {
 	case "content":
 		v := new(ToolCallContentContent)
-		n, err := (*Content)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ToolCallContent](v, (*Content)(v).decodeAt, data, vskip)
 	case "diff":
 		v := new(ToolCallContentDiff)
-		n, err := (*Diff)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ToolCallContent](v, (*Diff)(v).decodeAt, data, vskip)
 	case "terminal":
 		v := new(ToolCallContentTerminal)
-		n, err := (*Terminal)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[ToolCallContent](v, (*Terminal)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -14634,40 +10988,21 @@ func decodeToolCallContent(data []byte) (ToolCallContent, error) {
 func appendToolCallContent(b []byte, v ToolCallContent) ([]byte, error) {
 	switch v := v.(type) {
 	case *ToolCallContentContent:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsContent.Append(append(b, '{'), "\"type\":\"content\"", (*Content)(v).Extra, (*Content)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsContent.Append(b, "\"type\":\"content\"", (*Content)(v).Extra, (*Content)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ToolCallContentDiff:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsDiff.Append(append(b, '{'), "\"type\":\"diff\"", (*Diff)(v).Extra, (*Diff)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsDiff.Append(b, "\"type\":\"diff\"", (*Diff)(v).Extra, (*Diff)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ToolCallContentTerminal:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTerminal.Append(append(b, '{'), "\"type\":\"terminal\"", (*Terminal)(v).Extra, (*Terminal)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTerminal.Append(b, "\"type\":\"terminal\"", (*Terminal)(v).Extra, (*Terminal)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ToolCallContentUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil ToolCallContent")
 }
@@ -14680,28 +11015,16 @@ func UnmarshalToolCallContent(data []byte) (ToolCallContent, error) {
 	return decodeToolCallContent(jsonx.TrimSpace(data))
 }
 
-var fieldsToolCallContentChunk = jsonx.NewFields(
-	jsonx.F("toolCallId", jsonx.Required),
-	jsonx.F("content", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallContentChunk, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallContentChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
-				x.ToolCallID = v
-			}
+			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
 		case "content":
-			if v, n, err := decodeToolCallContentAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Content = v
-			}
+			jsonx.SetAt(d.At(1), &x.Content, decodeToolCallContentAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14710,30 +11033,25 @@ func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error)
 func (x *ToolCallContentChunk) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(x.ToolCallID)), nil
 	case i == 1 && x.Content == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendToolCallContent(jsonx.Key(b, "\"content\":"), x.Content)
+		return appendToolCallContent(jsonx.Keyed(b, "\"content\":"), x.Content)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallContentChunk) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallContentChunk.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallContentChunk.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallContentChunk{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 // MarshalJSON encodes x as a ToolCallContent value.
@@ -14784,26 +11102,16 @@ func (x *ToolCallContentUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsToolCallLocation = jsonx.NewFields(
-	jsonx.F("path", jsonx.Required),
-	jsonx.F("line", jsonx.Omit|jsonx.Nullable|jsonx.Lenient).Min(1),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
-
 func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallLocation, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallLocation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			if v, err := decodeAbsolutePath(d.At(0).Value()); d.Ok(err) {
-				x.Path = v
-			}
+			jsonx.Set(d.At(0), &x.Path, decodeAbsolutePath)
 		case "line":
 			jsonx.IntMinPtr(d.At(1), &x.Line, jsonx.Uint32)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14812,46 +11120,34 @@ func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ToolCallLocation) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"path\":"), string(x.Path)), nil
+		return jsonx.KeyedString(b, "\"path\":", string(x.Path)), nil
 	case i == 1 && x.Line != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"line\":"), uint64(*x.Line)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"line\":"), uint64(*x.Line)), nil
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallLocation.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallLocation{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsToolCallPermissionSubject = jsonx.NewFields(
-	jsonx.F("toolCall", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallPermissionSubject, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallPermissionSubject, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCall":
 			d.At(0)
 			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14860,50 +11156,29 @@ func (x *ToolCallPermissionSubject) decodeAt(data []byte, skip []string) (int, e
 func (x *ToolCallPermissionSubject) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.Braces(fieldsToolCallUpdate.Append(append(jsonx.Key(b, "\"toolCall\":"), '{'), "", x.ToolCall.Extra, x.ToolCall.appendField, nil))
+		return fieldsToolCallUpdate.AppendObject(jsonx.Keyed(b, "\"toolCall\":"), x.ToolCall.Extra, x.ToolCall.appendField, nil)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallPermissionSubject.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallPermissionSubject.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallPermissionSubject{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsToolCallUpdate = jsonx.NewFields(
-	jsonx.F("toolCallId", jsonx.Required),
-	jsonx.F("name", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("title", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("kind", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("status", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("locations", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("rawInput", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("rawOutput", jsonx.Omit|jsonx.Lenient),
-	jsonx.F("capabilities", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToolCallUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsToolCallUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			if v, err := decodeToolCallID(d.At(0).Value()); d.Ok(err) {
-				x.ToolCallID = v
-			}
+			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
 		case "name":
 			jsonx.Ptr(d.At(1), &x.Name, jsonx.String)
 		case "title":
@@ -14924,8 +11199,6 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.StructPtr(d.At(9), &x.Capabilities, (*ToolCallCapabilities).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(10), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14934,63 +11207,49 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *ToolCallUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"toolCallId\":"), string(x.ToolCallID)), nil
+		return jsonx.KeyedString(b, "\"toolCallId\":", string(x.ToolCallID)), nil
 	case i == 1 && x.Name != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(*x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(*x.Name)), nil
 	case i == 2 && x.Title != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"title\":"), string(*x.Title)), nil
+		return jsonx.KeyedString(b, "\"title\":", string(*x.Title)), nil
 	case i == 3 && x.Kind != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"kind\":"), string(*x.Kind)), nil
+		return jsonx.KeyedString(b, "\"kind\":", string(*x.Kind)), nil
 	case i == 4 && x.Status != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"status\":"), string(*x.Status)), nil
+		return jsonx.KeyedString(b, "\"status\":", string(*x.Status)), nil
 	case i == 5 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendToolCallContent)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendToolCallContent)
 	case i == 6 && x.Locations != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"locations\":"), x.Locations, appendToolCallLocation)
+		return jsonx.EncList(jsonx.Keyed(b, "\"locations\":"), x.Locations, appendToolCallLocation)
 	case i == 7 && x.RawInput != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"rawInput\":"), x.RawInput)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawInput\":"), x.RawInput)
 	case i == 8 && x.RawOutput != nil:
-		return jsonx.EncRaw(jsonx.Key(b, "\"rawOutput\":"), x.RawOutput)
+		return jsonx.EncRaw(jsonx.Keyed(b, "\"rawOutput\":"), x.RawOutput)
 	case i == 9 && x.Capabilities != nil:
-		return jsonx.Braces(fieldsToolCallCapabilities.Append(append(jsonx.Key(b, "\"capabilities\":"), '{'), "", x.Capabilities.Extra, x.Capabilities.appendField, nil))
+		return fieldsToolCallCapabilities.AppendObject(jsonx.Keyed(b, "\"capabilities\":"), x.Capabilities.Extra, x.Capabilities.appendField, nil)
 	case i == 10 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToolCallUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = ToolCallUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUnarchiveSessionRequest = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -14999,40 +11258,29 @@ func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, err
 func (x *UnarchiveSessionRequest) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnarchiveSessionRequest.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnarchiveSessionRequest.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnarchiveSessionRequest{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUnarchiveSessionResponse = jsonx.NewFields(
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnarchiveSessionResponse, skip); d.Next(); {
+	for d.Begin(data, fieldsUnarchiveSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "_meta":
 			jsonx.Value(d.At(0), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -15041,41 +11289,29 @@ func (x *UnarchiveSessionResponse) decodeAt(data []byte, skip []string) (int, er
 func (x *UnarchiveSessionResponse) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnarchiveSessionResponse.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnarchiveSessionResponse.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnarchiveSessionResponse{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUnknownStateUpdate = jsonx.NewFields(
-	jsonx.F("background", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnknownStateUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsUnknownStateUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "background":
 			jsonx.List(d.At(0), &x.Background, decodeBackgroundWork)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -15084,48 +11320,33 @@ func (x *UnknownStateUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *UnknownStateUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Background != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"background\":"), x.Background, appendBackgroundWork)
+		return jsonx.EncList(jsonx.Keyed(b, "\"background\":"), x.Background, appendBackgroundWork)
 	case i == 1 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnknownStateUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnknownStateUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnknownStateUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUnsupportedProtocolVersionErrorData = jsonx.NewFields(
-	jsonx.F("requested", jsonx.Required),
-	jsonx.F("supported", jsonx.Required|jsonx.Empty),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UnsupportedProtocolVersionErrorData) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData, skip); d.Next(); {
+	for d.Begin(data, fieldsUnsupportedProtocolVersionErrorData, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "requested":
-			if v, err := decodeProtocolVersion(d.At(0).Value()); d.Ok(err) {
-				x.Requested = v
-			}
+			jsonx.Set(d.At(0), &x.Requested, decodeProtocolVersion)
 		case "supported":
 			jsonx.List(d.At(1), &x.Supported, decodeProtocolVersion)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -15134,52 +11355,35 @@ func (x *UnsupportedProtocolVersionErrorData) decodeAt(data []byte, skip []strin
 func (x *UnsupportedProtocolVersionErrorData) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"requested\":"), uint64(x.Requested)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"requested\":"), uint64(x.Requested)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"supported\":"), x.Supported, appendProtocolVersion)
+		return jsonx.EncList(jsonx.Keyed(b, "\"supported\":"), x.Supported, appendProtocolVersion)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUnsupportedProtocolVersionErrorData.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUnsupportedProtocolVersionErrorData.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UnsupportedProtocolVersionErrorData{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUpdateSessionNotification = jsonx.NewFields(
-	jsonx.F("sessionId", jsonx.Required),
-	jsonx.F("update", jsonx.Required),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUpdateSessionNotification, skip); d.Next(); {
+	for d.Begin(data, fieldsUpdateSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			if v, err := decodeSessionID(d.At(0).Value()); d.Ok(err) {
-				x.SessionID = v
-			}
+			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
 		case "update":
-			if v, n, err := decodeSessionUpdateAt(d.At(1).Rest()); d.Took(n, err) {
-				x.Update = v
-			}
+			jsonx.SetAt(d.At(1), &x.Update, decodeSessionUpdateAt)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -15188,58 +11392,37 @@ func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, e
 func (x *UpdateSessionNotification) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"sessionId\":"), string(x.SessionID)), nil
+		return jsonx.KeyedString(b, "\"sessionId\":", string(x.SessionID)), nil
 	case i == 1 && x.Update == nil:
 		return b, jsonx.NilUnion()
 	case i == 1:
-		return appendSessionUpdate(jsonx.Key(b, "\"update\":"), x.Update)
+		return appendSessionUpdate(jsonx.Keyed(b, "\"update\":"), x.Update)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UpdateSessionNotification) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUpdateSessionNotification.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUpdateSessionNotification.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UpdateSessionNotification) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UpdateSessionNotification{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUsage = jsonx.NewFields(
-	jsonx.F("totalTokens", jsonx.Required),
-	jsonx.F("inputTokens", jsonx.Required),
-	jsonx.F("outputTokens", jsonx.Required),
-	jsonx.F("thoughtTokens", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("cachedReadTokens", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("cachedWriteTokens", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsage, skip); d.Next(); {
+	for d.Begin(data, fieldsUsage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "totalTokens":
-			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
-				x.TotalTokens = v
-			}
+			jsonx.Set(d.At(0), &x.TotalTokens, jsonx.Uint64)
 		case "inputTokens":
-			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
-				x.InputTokens = v
-			}
+			jsonx.Set(d.At(1), &x.InputTokens, jsonx.Uint64)
 		case "outputTokens":
-			if v, err := jsonx.Uint64(d.At(2).Value()); d.Ok(err) {
-				x.OutputTokens = v
-			}
+			jsonx.Set(d.At(2), &x.OutputTokens, jsonx.Uint64)
 		case "thoughtTokens":
 			jsonx.Ptr(d.At(3), &x.ThoughtTokens, jsonx.Uint64)
 		case "cachedReadTokens":
@@ -15248,8 +11431,6 @@ func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 			jsonx.Ptr(d.At(5), &x.CachedWriteTokens, jsonx.Uint64)
 		case "_meta":
 			jsonx.Value(d.At(6), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -15258,63 +11439,43 @@ func (x *Usage) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Usage) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"totalTokens\":"), uint64(x.TotalTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"totalTokens\":"), uint64(x.TotalTokens)), nil
 	case i == 1:
-		return jsonx.AppendUint(jsonx.Key(b, "\"inputTokens\":"), uint64(x.InputTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"inputTokens\":"), uint64(x.InputTokens)), nil
 	case i == 2:
-		return jsonx.AppendUint(jsonx.Key(b, "\"outputTokens\":"), uint64(x.OutputTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"outputTokens\":"), uint64(x.OutputTokens)), nil
 	case i == 3 && x.ThoughtTokens != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"thoughtTokens\":"), uint64(*x.ThoughtTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"thoughtTokens\":"), uint64(*x.ThoughtTokens)), nil
 	case i == 4 && x.CachedReadTokens != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"cachedReadTokens\":"), uint64(*x.CachedReadTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"cachedReadTokens\":"), uint64(*x.CachedReadTokens)), nil
 	case i == 5 && x.CachedWriteTokens != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"cachedWriteTokens\":"), uint64(*x.CachedWriteTokens)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"cachedWriteTokens\":"), uint64(*x.CachedWriteTokens)), nil
 	case i == 6 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Usage) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUsage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUsage.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Usage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Usage{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsUsageUpdate = jsonx.NewFields(
-	jsonx.F("used", jsonx.Required),
-	jsonx.F("size", jsonx.Required),
-	jsonx.F("cost", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Usage) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUsageUpdate, skip); d.Next(); {
+	for d.Begin(data, fieldsUsageUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "used":
-			if v, err := jsonx.Uint64(d.At(0).Value()); d.Ok(err) {
-				x.Used = v
-			}
+			jsonx.Set(d.At(0), &x.Used, jsonx.Uint64)
 		case "size":
-			if v, err := jsonx.Uint64(d.At(1).Value()); d.Ok(err) {
-				x.Size = v
-			}
+			jsonx.Set(d.At(1), &x.Size, jsonx.Uint64)
 		case "cost":
 			jsonx.StructPtr(d.At(2), &x.Cost, (*Cost).decodeAt)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -15323,52 +11484,37 @@ func (x *UsageUpdate) decodeAt(data []byte, skip []string) (int, error) {
 func (x *UsageUpdate) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"used\":"), uint64(x.Used)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"used\":"), uint64(x.Used)), nil
 	case i == 1:
-		return jsonx.AppendUint(jsonx.Key(b, "\"size\":"), uint64(x.Size)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"size\":"), uint64(x.Size)), nil
 	case i == 2 && x.Cost != nil:
-		return jsonx.Braces(fieldsCost.Append(append(jsonx.Key(b, "\"cost\":"), '{'), "", x.Cost.Extra, x.Cost.appendField, nil))
+		return fieldsCost.AppendObject(jsonx.Keyed(b, "\"cost\":"), x.Cost.Extra, x.Cost.appendField, nil)
 	case i == 3 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UsageUpdate) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUsageUpdate.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUsageUpdate.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UsageUpdate{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
-
-var fieldsUserMessage = jsonx.NewFields(
-	jsonx.F("messageId", jsonx.Required),
-	jsonx.F("content", jsonx.Omit|jsonx.Nullable|jsonx.Lenient|jsonx.SkipInvalid),
-	jsonx.F("_meta", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
-)
 
 func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsUserMessage, skip); d.Next(); {
+	for d.Begin(data, fieldsUserMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			if v, err := decodeMessageID(d.At(0).Value()); d.Ok(err) {
-				x.MessageID = v
-			}
+			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -15377,28 +11523,23 @@ func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
 func (x *UserMessage) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"messageId\":"), string(x.MessageID)), nil
+		return jsonx.KeyedString(b, "\"messageId\":", string(x.MessageID)), nil
 	case i == 1 && x.Content != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"content\":"), x.Content, appendContentBlock)
+		return jsonx.EncList(jsonx.Keyed(b, "\"content\":"), x.Content, appendContentBlock)
 	case i == 2 && x.Meta != nil:
-		return jsonx.EncObject(jsonx.Key(b, "\"_meta\":"), x.Meta)
+		return jsonx.EncObject(jsonx.Keyed(b, "\"_meta\":"), x.Meta)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x UserMessage) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsUserMessage.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsUserMessage.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *UserMessage) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = UserMessage{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
 func decodeAbsolutePath(data []byte) (AbsolutePath, error) {
@@ -15419,10 +11560,7 @@ func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
 
 func decodeAuthState(data []byte) (AuthState, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return AuthState(s), nil
+	return AuthState(s), err
 }
 
 func decodeCompactionID(data []byte) (CompactionID, error) {
@@ -15432,10 +11570,7 @@ func decodeCompactionID(data []byte) (CompactionID, error) {
 
 func decodeCompactionStatus(data []byte) (CompactionStatus, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return CompactionStatus(s), nil
+	return CompactionStatus(s), err
 }
 
 func decodeDiffChange(data []byte) (DiffChange, error) {
@@ -15446,18 +11581,12 @@ func decodeDiffChange(data []byte) (DiffChange, error) {
 
 func decodeDiffFileType(data []byte) (DiffFileType, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return DiffFileType(s), nil
+	return DiffFileType(s), err
 }
 
 func decodeDiffPatchFormat(data []byte) (DiffPatchFormat, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return DiffPatchFormat(s), nil
+	return DiffPatchFormat(s), err
 }
 
 func decodeElicitationContentValue(data []byte) (ElicitationContentValue, error) {
@@ -15470,15 +11599,7 @@ func decodeElicitationID(data []byte) (ElicitationID, error) {
 }
 
 func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch ElicitationSchemaType(s) {
-	case ElicitationSchemaTypeObject:
-		return ElicitationSchemaType(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a ElicitationSchemaType: "+strconv.Quote(s))
+	return jsonx.Enum(data, "ElicitationSchemaType", ElicitationSchemaTypeObject)
 }
 
 func decodeEnumOption(data []byte) (EnumOption, error) {
@@ -15514,18 +11635,12 @@ func decodeIcon(data []byte) (Icon, error) {
 
 func decodeIconTheme(data []byte) (IconTheme, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return IconTheme(s), nil
+	return IconTheme(s), err
 }
 
 func decodeLlmProtocol(data []byte) (LlmProtocol, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return LlmProtocol(s), nil
+	return LlmProtocol(s), err
 }
 
 func decodeMcpRequestID(data []byte) (McpRequestID, error) {
@@ -15550,10 +11665,7 @@ func decodeMessageID(data []byte) (MessageID, error) {
 
 func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return NoticeSeverity(s), nil
+	return NoticeSeverity(s), err
 }
 
 func decodePermissionOption(data []byte) (PermissionOption, error) {
@@ -15569,10 +11681,7 @@ func decodePermissionOptionID(data []byte) (PermissionOptionID, error) {
 
 func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return PermissionOptionKind(s), nil
+	return PermissionOptionKind(s), err
 }
 
 func decodePlanEntry(data []byte) (PlanEntry, error) {
@@ -15583,18 +11692,12 @@ func decodePlanEntry(data []byte) (PlanEntry, error) {
 
 func decodePlanEntryPriority(data []byte) (PlanEntryPriority, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return PlanEntryPriority(s), nil
+	return PlanEntryPriority(s), err
 }
 
 func decodePlanEntryStatus(data []byte) (PlanEntryStatus, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return PlanEntryStatus(s), nil
+	return PlanEntryStatus(s), err
 }
 
 func decodePlanID(data []byte) (PlanID, error) {
@@ -15620,18 +11723,12 @@ func decodeProviderInfo(data []byte) (ProviderInfo, error) {
 
 func decodeRole(data []byte) (Role, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return Role(s), nil
+	return Role(s), err
 }
 
 func decodeSessionArchiveFilter(data []byte) (SessionArchiveFilter, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SessionArchiveFilter(s), nil
+	return SessionArchiveFilter(s), err
 }
 
 func decodeSessionConfigGroupID(data []byte) (SessionConfigGroupID, error) {
@@ -15652,10 +11749,7 @@ func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
 
 func decodeSessionConfigOptionCategory(data []byte) (SessionConfigOptionCategory, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SessionConfigOptionCategory(s), nil
+	return SessionConfigOptionCategory(s), err
 }
 
 func decodeSessionConfigSelectGroup(data []byte) (SessionConfigSelectGroup, error) {
@@ -15693,26 +11787,17 @@ func decodeSessionListCursor(data []byte) (SessionListCursor, error) {
 
 func decodeSessionStatus(data []byte) (SessionStatus, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SessionStatus(s), nil
+	return SessionStatus(s), err
 }
 
 func decodeStringFormat(data []byte) (StringFormat, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return StringFormat(s), nil
+	return StringFormat(s), err
 }
 
 func decodeSystemPromptMode(data []byte) (SystemPromptMode, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return SystemPromptMode(s), nil
+	return SystemPromptMode(s), err
 }
 
 func decodeTerminalID(data []byte) (TerminalID, error) {
@@ -15733,18 +11818,12 @@ func decodeToolCallLocation(data []byte) (ToolCallLocation, error) {
 
 func decodeToolCallStatus(data []byte) (ToolCallStatus, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return ToolCallStatus(s), nil
+	return ToolCallStatus(s), err
 }
 
 func decodeToolKind(data []byte) (ToolKind, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return ToolKind(s), nil
+	return ToolKind(s), err
 }
 
 func appendAbsolutePath(b []byte, v AbsolutePath) ([]byte, error) {
@@ -15752,7 +11831,7 @@ func appendAbsolutePath(b []byte, v AbsolutePath) ([]byte, error) {
 }
 
 func appendAuthAccount(b []byte, v AuthAccount) ([]byte, error) {
-	return jsonx.Braces(fieldsAuthAccount.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsAuthAccount.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendDiffChange(b []byte, v DiffChange) ([]byte, error) { return v.appendJSON(b) }
@@ -15762,11 +11841,11 @@ func appendElicitationContentValue(b []byte, v ElicitationContentValue) ([]byte,
 }
 
 func appendEnumOption(b []byte, v EnumOption) ([]byte, error) {
-	return jsonx.Braces(fieldsEnumOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnumOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendEnvVariable(b []byte, v EnvVariable) ([]byte, error) {
-	return jsonx.Braces(fieldsEnvVariable.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsEnvVariable.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
@@ -15774,11 +11853,11 @@ func appendErrorData(b []byte, v ErrorData) ([]byte, error) {
 }
 
 func appendHTTPHeader(b []byte, v HTTPHeader) ([]byte, error) {
-	return jsonx.Braces(fieldsHTTPHeader.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsHTTPHeader.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendIcon(b []byte, v Icon) ([]byte, error) {
-	return jsonx.Braces(fieldsIcon.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsIcon.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
@@ -15786,11 +11865,11 @@ func appendLlmProtocol(b []byte, v LlmProtocol) ([]byte, error) {
 }
 
 func appendPermissionOption(b []byte, v PermissionOption) ([]byte, error) {
-	return jsonx.Braces(fieldsPermissionOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPermissionOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendPlanEntry(b []byte, v PlanEntry) ([]byte, error) {
-	return jsonx.Braces(fieldsPlanEntry.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsPlanEntry.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendProtocolVersion(b []byte, v ProtocolVersion) ([]byte, error) {
@@ -15798,7 +11877,7 @@ func appendProtocolVersion(b []byte, v ProtocolVersion) ([]byte, error) {
 }
 
 func appendProviderInfo(b []byte, v ProviderInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsProviderInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsProviderInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }
@@ -15808,17 +11887,17 @@ func appendSessionConfigOption(b []byte, v SessionConfigOption) ([]byte, error) 
 }
 
 func appendSessionConfigSelectGroup(b []byte, v SessionConfigSelectGroup) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectGroup.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectGroup.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionConfigSelectOption(b []byte, v SessionConfigSelectOption) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionConfigSelectOption.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionConfigSelectOption.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendSessionInfo(b []byte, v SessionInfo) ([]byte, error) {
-	return jsonx.Braces(fieldsSessionInfo.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsSessionInfo.AppendObject(b, v.Extra, v.appendField, nil)
 }
 
 func appendToolCallLocation(b []byte, v ToolCallLocation) ([]byte, error) {
-	return jsonx.Braces(fieldsToolCallLocation.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
+	return fieldsToolCallLocation.AppendObject(b, v.Extra, v.appendField, nil)
 }

@@ -33,7 +33,7 @@ type AgentAuthCapabilities struct {
 	// Supplying `{}` means the agent supports the `auth/status` method.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *AuthStatusCapabilities `json:"status"`
+	Status *AuthStatusCapabilities `acp:"omit,nullable,lenient" json:"status"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -41,9 +41,8 @@ type AgentAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -65,7 +64,7 @@ type AgentCapabilities struct {
 	// and `session/update`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Session *SessionCapabilities `json:"session"`
+	Session *SessionCapabilities `acp:"omit,nullable,lenient" json:"session"`
 	// Authentication-related extension capabilities supported by the agent.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise any
@@ -74,7 +73,7 @@ type AgentCapabilities struct {
 	// non-empty `authMethods` list in the `initialize` response.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Auth *AgentAuthCapabilities `json:"auth"`
+	Auth *AgentAuthCapabilities `acp:"omit,nullable,lenient" json:"auth"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -85,7 +84,7 @@ type AgentCapabilities struct {
 	// Supplying `{}` means the agent supports provider configuration methods.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Providers *ProvidersCapabilities `json:"providers"`
+	Providers *ProvidersCapabilities `acp:"omit,nullable,lenient" json:"providers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -93,9 +92,8 @@ type AgentCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -118,11 +116,11 @@ type AgentMessage struct {
 	// A unique identifier for the message.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// Complete replacement content for this message.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -133,9 +131,8 @@ type AgentMessage struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -146,13 +143,12 @@ type AgentNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -163,17 +159,16 @@ type AgentRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -202,13 +197,12 @@ type AgentResponseError struct {
 	// for a parse error or an invalid request.
 	//
 	// Required.
-	ID json.RawMessage `json:"id"`
+	ID json.RawMessage `acp:"required,nullable" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -219,13 +213,12 @@ type AgentResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -248,11 +241,11 @@ type AgentThought struct {
 	// A unique identifier for the thought message.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// Complete replacement content for this thought message.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -263,9 +256,8 @@ type AgentThought struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -278,7 +270,7 @@ type Annotations struct {
 	// Omitted and `null` are equivalent and mean no audience is specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Audience []Role `json:"audience"`
+	Audience []Role `acp:"omit,nullable,lenient,skipinvalid" json:"audience"`
 	// Timestamp indicating when the underlying resource was last modified.
 	//
 	// Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z"), as in MCP.
@@ -286,14 +278,14 @@ type Annotations struct {
 	// Omitted and `null` are equivalent and mean the modification time is not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	LastModified *string `json:"lastModified"`
+	LastModified *string `acp:"omit,nullable,lenient" json:"lastModified"`
 	// Relative importance of this content when clients choose what to surface, from 0 (least
 	// important) to 1 (most important).
 	//
 	// Omitted and `null` are equivalent and mean no priority is specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Priority *float64 `json:"priority"`
+	Priority *float64 `acp:"omit,nullable,lenient" json:"priority"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -301,9 +293,8 @@ type Annotations struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -325,7 +316,7 @@ type ArchiveSessionRequest struct {
 	// The ID of the session to archive.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -333,9 +324,8 @@ type ArchiveSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -354,9 +344,8 @@ type ArchiveSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -367,17 +356,17 @@ type AudioContent struct {
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType MediaType `json:"mimeType"`
+	MimeType MediaType `acp:"required" json:"mimeType"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -385,9 +374,8 @@ type AudioContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -408,7 +396,7 @@ type AuthAccount struct {
 	// for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
 	//
 	// Required.
-	Label string `json:"label"`
+	Label string `acp:"required" json:"label"`
 	// Whether the agent currently uses this account by default.
 	//
 	// Several accounts MAY be active, for example one per provider.
@@ -416,25 +404,25 @@ type AuthAccount struct {
 	// Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Active *bool `json:"active"`
+	Active *bool `acp:"omit,nullable,lenient" json:"active"`
 	// Display name of the user, such as a username or full name.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no name is reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// Email address of the user.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no email is reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Email *string `json:"email"`
+	Email *string `acp:"omit,nullable,lenient" json:"email"`
 	// Display name of the organization, team, or workspace the account is using.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no organization is reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Organization *string `json:"organization"`
+	Organization *string `acp:"omit,nullable,lenient" json:"organization"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -442,9 +430,8 @@ type AuthAccount struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -476,17 +463,17 @@ type AuthMethodAgent struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -494,9 +481,8 @@ type AuthMethodAgent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -518,27 +504,27 @@ type AuthMethodTerminal struct {
 	// Unique identifier for this authentication method.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// Human-readable name of the authentication method.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional human-readable description of this authentication method.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Additional arguments to append to the configured agent invocation for terminal auth.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Additional environment variables to set on the configured agent invocation for terminal auth.
 	// Names MUST be unique. These values override same-named variables in the
 	// base launch configuration.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"omit,onnull" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -546,9 +532,8 @@ type AuthMethodTerminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -608,9 +593,8 @@ type AuthStatusCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -634,9 +618,8 @@ type AuthStatusRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -654,7 +637,7 @@ type AuthStatusResponse struct {
 	// do not recognize as `unknown`.
 	//
 	// Required.
-	State AuthState `json:"state"`
+	State AuthState `acp:"required" json:"state"`
 	// The accounts the agent has configured, for display.
 	//
 	// Optional. Omitted and empty are equivalent and mean no accounts are reported.
@@ -662,7 +645,7 @@ type AuthStatusResponse struct {
 	// of them and mark the ones in effect with `active`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Accounts []AuthAccount `json:"accounts"`
+	Accounts []AuthAccount `acp:"omit,lenient,skipinvalid" json:"accounts"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -670,9 +653,8 @@ type AuthStatusResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -694,7 +676,7 @@ type AuthStatusUpdateNotification struct {
 	// do not recognize as `unknown`.
 	//
 	// Required.
-	State AuthState `json:"state"`
+	State AuthState `acp:"required" json:"state"`
 	// The accounts the agent has configured, for display.
 	//
 	// Optional. Omitted and empty are equivalent and mean no accounts are reported.
@@ -702,7 +684,7 @@ type AuthStatusUpdateNotification struct {
 	// of them and mark the ones in effect with `active`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Accounts []AuthAccount `json:"accounts"`
+	Accounts []AuthAccount `acp:"omit,lenient,skipinvalid" json:"accounts"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -710,9 +692,8 @@ type AuthStatusUpdateNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -787,7 +768,7 @@ type AvailableCommandsUpdate struct {
 	// Commands the agent can execute.
 	//
 	// Required. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"required,skipinvalid,empty" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -795,9 +776,8 @@ type AvailableCommandsUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -812,7 +792,7 @@ type BackgroundSubagent struct {
 	// The ID of the listed session.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -820,9 +800,8 @@ type BackgroundSubagent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -833,7 +812,7 @@ type BackgroundTerminal struct {
 	// The ID of the listed terminal.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -841,9 +820,8 @@ type BackgroundTerminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -854,7 +832,7 @@ type BackgroundToolCall struct {
 	// The ID of the listed tool call.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -862,9 +840,8 @@ type BackgroundToolCall struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -939,17 +916,17 @@ type BlobResourceContents struct {
 	// Base64-encoded bytes for a binary resource payload.
 	//
 	// Required.
-	Blob string `json:"blob"`
+	Blob string `acp:"required" json:"blob"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// MIME type describing the encoded media payload.
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is not specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -957,9 +934,8 @@ type BlobResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -972,19 +948,19 @@ type BooleanPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *bool `json:"default"`
+	Default *bool `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -992,9 +968,8 @@ type BooleanPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1008,7 +983,7 @@ type CancelRequestNotification struct {
 	// Receivers match it only against requests they received from that sender.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
+	RequestID RequestID `acp:"required" json:"requestId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1016,9 +991,8 @@ type CancelRequestNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1031,7 +1005,7 @@ type CancelSessionNotification struct {
 	// The ID of the session to cancel operations for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1039,9 +1013,8 @@ type CancelSessionNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1064,11 +1037,11 @@ type CancelTerminalRequest struct {
 	// The ID of the session that owns the terminal.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the terminal to cancel.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1076,9 +1049,8 @@ type CancelTerminalRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1093,9 +1065,8 @@ type CancelTerminalResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1117,11 +1088,11 @@ type CancelToolCallRequest struct {
 	// The ID of the session that owns the tool call.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the tool call to cancel.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1129,9 +1100,8 @@ type CancelToolCallRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1146,9 +1116,8 @@ type CancelToolCallResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1163,9 +1132,8 @@ type CancelledPermissionOutcome struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1185,7 +1153,7 @@ type ClientAuthCapabilities struct {
 	// agent may include `terminal` entries in its authentication methods.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Terminal *TerminalAuthCapabilities `json:"terminal"`
+	Terminal *TerminalAuthCapabilities `acp:"omit,nullable,lenient" json:"terminal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1193,9 +1161,8 @@ type ClientAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1216,7 +1183,7 @@ type ClientCapabilities struct {
 	// authentication-method extensions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Auth *ClientAuthCapabilities `json:"auth"`
+	Auth *ClientAuthCapabilities `acp:"omit,nullable,lenient" json:"auth"`
 	// Elicitation capabilities supported by the client.
 	// Determines which elicitation modes the agent may use.
 	//
@@ -1224,7 +1191,7 @@ type ClientCapabilities struct {
 	// elicitation support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Elicitation *ElicitationCapabilities `json:"elicitation"`
+	Elicitation *ElicitationCapabilities `acp:"omit,nullable,lenient" json:"elicitation"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1232,9 +1199,8 @@ type ClientCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1245,13 +1211,12 @@ type ClientNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1262,17 +1227,16 @@ type ClientRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1301,13 +1265,12 @@ type ClientResponseError struct {
 	// for a parse error or an invalid request.
 	//
 	// Required.
-	ID json.RawMessage `json:"id"`
+	ID json.RawMessage `acp:"required,nullable" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1318,13 +1281,12 @@ type ClientResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1354,7 +1316,7 @@ type CloseSessionRequest struct {
 	// The ID of the session to close.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1362,9 +1324,8 @@ type CloseSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1379,9 +1340,8 @@ type CloseSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1396,17 +1356,17 @@ type Command struct {
 	// MUST NOT contain whitespace and MUST be unique within the command list.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Human-readable description of what the command does.
 	//
 	// Required.
-	Description string `json:"description"`
+	Description string `acp:"required" json:"description"`
 	// Input for the command if required
 	//
 	// Omitted and `null` are equivalent and mean the command takes no input.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Input AvailableCommandInput `json:"input"`
+	Input AvailableCommandInput `acp:"omit,nullable,lenient" json:"input"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1414,9 +1374,8 @@ type Command struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1427,19 +1386,19 @@ type CommandPermissionSubject struct {
 	// The command that would be run if permission is granted.
 	//
 	// Required.
-	Command string `json:"command"`
+	Command string `acp:"required" json:"command"`
 	// The absolute working directory for the command.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// The associated tool call, when known. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ToolCallID *ToolCallID `json:"toolCallId"`
+	ToolCallID *ToolCallID `acp:"omit,nullable,lenient" json:"toolCallId"`
 	// The associated terminal, when already known. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	TerminalID *TerminalID `json:"terminalId"`
+	TerminalID *TerminalID `acp:"omit,nullable,lenient" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1447,9 +1406,8 @@ type CommandPermissionSubject struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1491,11 +1449,11 @@ type CompactionSummaryChunk struct {
 	// ID of the compaction whose summary receives this content.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// One content block to append.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1504,9 +1462,8 @@ type CompactionSummaryChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1523,19 +1480,19 @@ type CompactionUpdate struct {
 	// The Agent-owned ID of this compaction, unique within the session.
 	//
 	// Required.
-	CompactionID CompactionID `json:"compactionId"`
+	CompactionID CompactionID `acp:"required" json:"compactionId"`
 	// Current lifecycle status.
 	//
 	// Required.
-	Status CompactionStatus `json:"status"`
+	Status CompactionStatus `acp:"required" json:"status"`
 	// Complete replacement user-displayable summary content for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Summary []ContentBlock `json:"summary"`
+	Summary []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"summary"`
 	// Human-readable error details for the compaction.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Error *string `json:"error"`
+	Error *string `acp:"omit,nullable,lenient" json:"error"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -1546,9 +1503,8 @@ type CompactionUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1561,7 +1517,7 @@ type CompleteElicitationNotification struct {
 	// The ID of the elicitation that completed.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1569,9 +1525,8 @@ type CompleteElicitationNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1582,7 +1537,7 @@ type ConfigOptionUpdate struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1590,9 +1545,8 @@ type ConfigOptionUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1603,7 +1557,7 @@ type Content struct {
 	// The actual content block.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1611,9 +1565,8 @@ type Content struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1719,11 +1672,11 @@ type ContentChunk struct {
 	// Chunks for different messages can interleave.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// A single item of content
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1732,9 +1685,8 @@ type ContentChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1745,12 +1697,12 @@ type Cost struct {
 	// Total cumulative cost for session.
 	//
 	// Required.
-	Amount float64 `json:"amount"`
+	Amount float64 `acp:"required" json:"amount"`
 	// Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
 	// unit such as "credits".
 	//
 	// Required.
-	Currency string `json:"currency"`
+	Currency string `acp:"required" json:"currency"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1758,9 +1710,8 @@ type Cost struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1787,7 +1738,7 @@ type CreateElicitationRequest struct {
 	// A human-readable message describing what input is needed.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1795,7 +1746,7 @@ type CreateElicitationRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Mode CreateElicitationRequestMode `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1852,7 +1803,7 @@ type CreateElicitationResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Action CreateElicitationResponseAction `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -1888,8 +1839,7 @@ type CreateElicitationResponseActionAccept ElicitationAcceptAction
 //
 // The elicitation was cancelled.
 type CreateElicitationResponseActionCancel struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1897,8 +1847,7 @@ type CreateElicitationResponseActionCancel struct {
 //
 // The user declined the elicitation.
 type CreateElicitationResponseActionDecline struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1920,7 +1869,7 @@ type DeleteSessionRequest struct {
 	// The ID of the session to delete.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1928,9 +1877,8 @@ type DeleteSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1945,9 +1893,8 @@ type DeleteSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -1967,14 +1914,14 @@ type Diff struct {
 	// Clients can use this field without parsing patch text to determine affected paths.
 	//
 	// Required. Items that fail to decode are dropped.
-	Changes []DiffChange `json:"changes"`
+	Changes []DiffChange `acp:"required,skipinvalid,empty" json:"changes"`
 	// Renderable patch text for some or all of the structured changes.
 	//
 	// Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
 	// equivalent and mean no renderable patch text was provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Patch *DiffPatch `json:"patch"`
+	Patch *DiffPatch `acp:"omit,nullable,lenient" json:"patch"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -1982,9 +1929,8 @@ type Diff struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2000,13 +1946,13 @@ type DiffChange struct {
 	// Omitted and `null` are equivalent and mean the content kind is unknown.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	FileType *DiffFileType `json:"fileType"`
+	FileType *DiffFileType `acp:"omit,nullable,lenient" json:"fileType"`
 	// MIME type of the file contents after the operation (for `delete`, of the deleted file).
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is unknown.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2014,7 +1960,7 @@ type DiffChange struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Operation DiffChangeOperation `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2119,11 +2065,11 @@ type DiffPatch struct {
 	// Patch format. The only ACP-defined value is `git_patch`.
 	//
 	// Required.
-	Format DiffPatchFormat `json:"format"`
+	Format DiffPatchFormat `acp:"required" json:"format"`
 	// Patch text in the format named by `format`.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2131,9 +2077,8 @@ type DiffPatch struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2167,9 +2112,8 @@ type DiffPathChange struct {
 	// Absolute path for the operation.
 	//
 	// Required.
-	Path AbsolutePath `json:"path"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Path AbsolutePath `acp:"required" json:"path"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2180,13 +2124,12 @@ type DiffPathPairChange struct {
 	// Absolute path before the operation.
 	//
 	// Required.
-	OldPath AbsolutePath `json:"oldPath"`
+	OldPath AbsolutePath `acp:"required" json:"oldPath"`
 	// Absolute path after the operation.
 	//
 	// Required.
-	Path AbsolutePath `json:"path"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Path AbsolutePath `acp:"required" json:"path"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2201,7 +2144,7 @@ type DisableProviderRequest struct {
 	// Provider ID to disable.
 	//
 	// Required.
-	ProviderID ProviderID `json:"providerId"`
+	ProviderID ProviderID `acp:"required" json:"providerId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2209,9 +2152,8 @@ type DisableProviderRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2230,9 +2172,8 @@ type DisableProviderResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2245,9 +2186,8 @@ type ElicitationAcceptAction struct {
 	// Omitted and `null` are equivalent and mean no content is provided.
 	//
 	// Optional; nil when absent.
-	Content map[string]ElicitationContentValue `json:"content"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Content map[string]ElicitationContentValue `acp:"omit,nullable" json:"content"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2261,14 +2201,14 @@ type ElicitationCapabilities struct {
 	// Supplying `{}` explicitly advertises form support.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Form *ElicitationFormCapabilities `json:"form"`
+	Form *ElicitationFormCapabilities `acp:"omit,nullable,lenient" json:"form"`
 	// Whether the client supports URL-based elicitation.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
 	// Supplying `{}` means the client supports URL-based elicitation.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URL *ElicitationURLCapabilities `json:"url"`
+	URL *ElicitationURLCapabilities `acp:"omit,nullable,lenient" json:"url"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2276,9 +2216,8 @@ type ElicitationCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2302,9 +2241,8 @@ type ElicitationFormCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2315,7 +2253,7 @@ type ElicitationFormMode struct {
 	// A JSON Schema describing the form fields to present to the user.
 	//
 	// Required.
-	RequestedSchema ElicitationSchema `json:"requestedSchema"`
+	RequestedSchema ElicitationSchema `acp:"required" json:"requestedSchema"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2407,9 +2345,8 @@ type ElicitationRequestScope struct {
 	// The pending Client-to-Agent request this elicitation is tied to.
 	//
 	// Required.
-	RequestID RequestID `json:"requestId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	RequestID RequestID `acp:"required" json:"requestId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2423,29 +2360,29 @@ type ElicitationSchema struct {
 	// Type discriminator. Always `"object"`. Any other value is rejected.
 	//
 	// Required.
-	Type ElicitationSchemaType `json:"type"`
+	Type ElicitationSchemaType `acp:"required" json:"type"`
 	// Optional title for the schema.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Property definitions (must be primitive types).
 	//
 	// Required.
-	Properties map[string]ElicitationPropertySchema `json:"properties"`
+	Properties map[string]ElicitationPropertySchema `acp:"required,empty" json:"properties"`
 	// List of required property names.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no property names are required.
 	//
 	// Optional; nil when absent.
-	Required []string `json:"required"`
+	Required []string `acp:"omit,nullable" json:"required"`
 	// Optional description of what this schema represents.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no schema description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2453,9 +2390,8 @@ type ElicitationSchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2511,16 +2447,15 @@ type ElicitationSessionScope struct {
 	// The session this elicitation is tied to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Optional tool call within the session.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
 	// session without a specific tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ToolCallID *ToolCallID `json:"toolCallId"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	ToolCallID *ToolCallID `acp:"omit,nullable,lenient" json:"toolCallId"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2537,9 +2472,8 @@ type ElicitationURLCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2550,11 +2484,11 @@ type ElicitationURLMode struct {
 	// The unique identifier for this elicitation.
 	//
 	// Required.
-	ElicitationID ElicitationID `json:"elicitationId"`
+	ElicitationID ElicitationID `acp:"required" json:"elicitationId"`
 	// The URL to direct the user to.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Scope ElicitationScope `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -2569,13 +2503,13 @@ type EmbeddedResource struct {
 	// Embedded resource payload, either text or binary data.
 	//
 	// Required.
-	Resource EmbeddedResourceResource `json:"resource"`
+	Resource EmbeddedResourceResource `acp:"required" json:"resource"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2583,9 +2517,8 @@ type EmbeddedResource struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2611,17 +2544,17 @@ type EnumOption struct {
 	// The constant value for this option.
 	//
 	// Required.
-	Const string `json:"const"`
+	Const string `acp:"required" json:"const"`
 	// Human-readable title for this option.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2629,9 +2562,8 @@ type EnumOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2642,11 +2574,11 @@ type EnvVariable struct {
 	// The name of the environment variable.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the environment variable.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2654,9 +2586,8 @@ type EnvVariable struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2673,12 +2604,12 @@ type Error struct {
 	// This must be an integer as defined in the JSON-RPC specification.
 	//
 	// Required.
-	Code ErrorCode `json:"code"`
+	Code ErrorCode `acp:"required" json:"code"`
 	// A string providing a short description of the error.
 	// The message should be limited to a concise single sentence.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// Optional primitive or structured value that contains additional information about the error.
 	// This may include debugging information or context-specific details.
 	//
@@ -2687,9 +2618,8 @@ type Error struct {
 	// [`SessionNotFoundErrorData`] for `-32002` when a session is not found.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Data ErrorData `json:"data"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Data ErrorData `acp:"omit,nullable,lenient" json:"data"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2762,9 +2692,8 @@ type ErrorStopReason struct {
 	// Agents SHOULD include it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Error *Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error *Error `acp:"omit,nullable,lenient" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2817,11 +2746,11 @@ type ForkSessionRequest struct {
 	// The ID of the session to fork.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -2829,11 +2758,11 @@ type ForkSessionRequest struct {
 	// session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP servers to connect to for this session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2847,7 +2776,7 @@ type ForkSessionRequest struct {
 	// source session.
 	//
 	// Optional; nil when absent.
-	SystemPrompt *SystemPrompt `json:"systemPrompt"`
+	SystemPrompt *SystemPrompt `acp:"omit,nullable" json:"systemPrompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2855,9 +2784,8 @@ type ForkSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2872,7 +2800,7 @@ type ForkSessionResponse struct {
 	// Unique identifier for the newly created forked session.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Initial session configuration options.
 	//
 	// Optional. Omitted or empty means no config options are advertised.
@@ -2880,7 +2808,7 @@ type ForkSessionResponse struct {
 	// Later `config_option_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,lenient,skipinvalid" json:"configOptions"`
 	// Initial commands the agent can execute in this session.
 	//
 	// Optional. Omitted or empty means no initial commands are advertised.
@@ -2888,7 +2816,7 @@ type ForkSessionResponse struct {
 	// Later `available_commands_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"omit,lenient,skipinvalid" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2896,9 +2824,8 @@ type ForkSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2909,11 +2836,11 @@ type HTTPHeader struct {
 	// The name of the HTTP header.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The value to set for the HTTP header.
 	//
 	// Required.
-	Value string `json:"value"`
+	Value string `acp:"required" json:"value"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2921,9 +2848,8 @@ type HTTPHeader struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -2936,13 +2862,13 @@ type Icon struct {
 	// scheme- or origin-changing redirects.
 	//
 	// Required.
-	Src string `json:"src"`
+	Src string `acp:"required" json:"src"`
 	// Optional MIME type override if the source MIME type is missing or generic.
 	//
 	// Omitted and `null` are equivalent and mean the source MIME type is used.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Optional array of strings that specify sizes at which the icon can be used.
 	// Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
 	// `"any"` for scalable formats like SVG.
@@ -2952,13 +2878,13 @@ type Icon struct {
 	// Omitted and `null` are equivalent and mean no sizes are specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Sizes []string `json:"sizes"`
+	Sizes []string `acp:"omit,nullable,lenient,skipinvalid" json:"sizes"`
 	// Optional theme this icon is designed for.
 	//
 	// Omitted and `null` are equivalent and mean the icon is not theme-specific.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Theme *IconTheme `json:"theme"`
+	Theme *IconTheme `acp:"omit,nullable,lenient" json:"theme"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -2966,9 +2892,8 @@ type Icon struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3010,7 +2935,7 @@ type IdleStateUpdate struct {
 	// usage for this state update.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Usage *Usage `json:"usage"`
+	Usage *Usage `acp:"omit,nullable,lenient" json:"usage"`
 	// Work running independently of foreground work, as a complete snapshot.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the Agent is not reporting
@@ -3021,7 +2946,7 @@ type IdleStateUpdate struct {
 	// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Background []BackgroundWork `json:"background"`
+	Background []BackgroundWork `acp:"omit,nullable,lenient" json:"background"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3029,7 +2954,7 @@ type IdleStateUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	StopReason IdleStateUpdateStopReason `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -3075,8 +3000,7 @@ func (*IdleStateUpdateStopReasonUnknown) isIdleStateUpdateStopReason()         {
 // exceptions. Agents MUST catch these errors and report `cancelled`, not
 // `error`.
 type IdleStateUpdateStopReasonCancelled struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3085,8 +3009,7 @@ type IdleStateUpdateStopReasonCancelled struct {
 // The active work ended successfully.
 // Includes locally handled commands that required no model call.
 type IdleStateUpdateStopReasonEndTurn struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3105,8 +3028,7 @@ type IdleStateUpdateStopReasonError ErrorStopReason
 //
 // The active work ended because the agent reached the maximum number of tokens.
 type IdleStateUpdateStopReasonMaxTokens struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3115,8 +3037,7 @@ type IdleStateUpdateStopReasonMaxTokens struct {
 // The active work ended because the agent reached the maximum number of
 // model requests for the foreground work.
 type IdleStateUpdateStopReasonMaxTurnRequests struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3124,8 +3045,7 @@ type IdleStateUpdateStopReasonMaxTurnRequests struct {
 //
 // No stop reason: `stopReason` is omitted or `null`.
 type IdleStateUpdateStopReasonNone struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3133,8 +3053,7 @@ type IdleStateUpdateStopReasonNone struct {
 //
 // The active work ended because the agent refused to continue.
 type IdleStateUpdateStopReasonRefusal struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3154,23 +3073,23 @@ type ImageContent struct {
 	// Base64-encoded media payload.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// MIME type describing the encoded media payload.
 	//
 	// Required.
-	MimeType MediaType `json:"mimeType"`
+	MimeType MediaType `acp:"required" json:"mimeType"`
 	// URI associated with this resource or media payload.
 	//
 	// Omitted and `null` are equivalent and mean no URI is associated with the image.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	URI *string `json:"uri"`
+	URI *string `acp:"omit,nullable,lenient" json:"uri"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3178,9 +3097,8 @@ type ImageContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3194,7 +3112,7 @@ type Implementation struct {
 	// name fallback if title isn't present.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Intended for UI and end-user contexts and optimized to be human-readable
 	// and easily understood.
 	//
@@ -3203,12 +3121,12 @@ type Implementation struct {
 	// Omitted and `null` are equivalent and mean the `name` is used for display.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Version of the implementation. Can be displayed to the user or used
 	// for debugging or metrics purposes. (e.g. "1.0.0").
 	//
 	// Required.
-	Version string `json:"version"`
+	Version string `acp:"required" json:"version"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3216,9 +3134,8 @@ type Implementation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3269,15 +3186,15 @@ type InitializeRequest struct {
 	// The latest protocol version supported by the client.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Information about the implementation sending this initialize request.
 	//
 	// Required.
-	Info Implementation `json:"info"`
+	Info Implementation `acp:"required" json:"info"`
 	// Capabilities supported by the client.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	Capabilities ClientCapabilities `json:"capabilities"`
+	Capabilities ClientCapabilities `acp:"default,lenient" json:"capabilities"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3285,9 +3202,8 @@ type InitializeRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3307,15 +3223,15 @@ type InitializeResponse struct {
 	// if it does not.
 	//
 	// Required.
-	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `acp:"required" json:"protocolVersion"`
 	// Information about the implementation sending this initialize response.
 	//
 	// Required.
-	Info Implementation `json:"info"`
+	Info Implementation `acp:"required" json:"info"`
 	// Capabilities supported by the agent.
 	//
 	// Optional; default {} when absent. A malformed value decodes to the default.
-	Capabilities AgentCapabilities `json:"capabilities"`
+	Capabilities AgentCapabilities `acp:"default,lenient" json:"capabilities"`
 	// Authentication methods supported by the agent.
 	//
 	// Optional. Omitted or empty means the agent does not advertise the
@@ -3323,7 +3239,7 @@ type InitializeResponse struct {
 	// the agent MUST support both `auth/login` and `auth/logout`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AuthMethods []AuthMethod `json:"authMethods"`
+	AuthMethods []AuthMethod `acp:"omit,lenient,skipinvalid" json:"authMethods"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3331,9 +3247,8 @@ type InitializeResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3346,31 +3261,31 @@ type IntegerPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *int64 `json:"minimum"`
+	Minimum *int64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *int64 `json:"maximum"`
+	Maximum *int64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *int64 `json:"default"`
+	Default *int64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3378,9 +3293,8 @@ type IntegerPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3399,9 +3313,8 @@ type ListProvidersRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3416,7 +3329,7 @@ type ListProvidersResponse struct {
 	// Configurable providers with current routing info suitable for UI display.
 	//
 	// Required.
-	Providers []ProviderInfo `json:"providers"`
+	Providers []ProviderInfo `acp:"required,empty" json:"providers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3424,9 +3337,8 @@ type ListProvidersResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3442,13 +3354,13 @@ type ListSessionsRequest struct {
 	// Omitted and `null` are equivalent and mean sessions are not filtered by working directory.
 	//
 	// Optional; nil when absent.
-	Cwd *AbsolutePath `json:"cwd"`
+	Cwd *AbsolutePath `acp:"omit,nullable" json:"cwd"`
 	// Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
 	//
 	// Omitted and `null` are equivalent and mean the first page is requested.
 	//
 	// Optional; nil when absent.
-	Cursor *SessionListCursor `json:"cursor"`
+	Cursor *SessionListCursor `acp:"omit,nullable" json:"cursor"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3460,7 +3372,7 @@ type ListSessionsRequest struct {
 	// applies before pagination. Clients keep the same value when following `nextCursor`.
 	//
 	// Optional; nil when absent.
-	Archived *SessionArchiveFilter `json:"archived"`
+	Archived *SessionArchiveFilter `acp:"omit,nullable" json:"archived"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3468,9 +3380,8 @@ type ListSessionsRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3481,13 +3392,13 @@ type ListSessionsResponse struct {
 	// Array of session information objects.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Sessions []SessionInfo `json:"sessions"`
+	Sessions []SessionInfo `acp:"required,lenient,skipinvalid,empty" json:"sessions"`
 	// Opaque cursor token. If present, pass this in the next request's cursor parameter
 	// to fetch the next page. Omitted and `null` are equivalent and mean there are no more
 	// results. An empty string is a valid cursor, not the end of results.
 	//
 	// Optional; nil when absent.
-	NextCursor *SessionListCursor `json:"nextCursor"`
+	NextCursor *SessionListCursor `acp:"omit,nullable" json:"nextCursor"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3495,9 +3406,8 @@ type ListSessionsResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3553,7 +3463,7 @@ type LoginAuthRequest struct {
 	// Must be one of the methods advertised in the initialize response.
 	//
 	// Required.
-	MethodID AuthMethodID `json:"methodId"`
+	MethodID AuthMethodID `acp:"required" json:"methodId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3561,9 +3471,8 @@ type LoginAuthRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3578,9 +3487,8 @@ type LoginAuthResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3601,9 +3509,8 @@ type LogoutAuthRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3618,9 +3525,8 @@ type LogoutAuthResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3641,9 +3547,8 @@ type McpAcpCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3657,14 +3562,14 @@ type McpCapabilities struct {
 	// Supplying `{}` means the agent supports stdio MCP server transports.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Stdio *McpStdioCapabilities `json:"stdio"`
+	Stdio *McpStdioCapabilities `acp:"omit,nullable,lenient" json:"stdio"`
 	// Agent supports `http` MCP servers.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports HTTP MCP server transports.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	HTTP *McpHTTPCapabilities `json:"http"`
+	HTTP *McpHTTPCapabilities `acp:"omit,nullable,lenient" json:"http"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3675,7 +3580,7 @@ type McpCapabilities struct {
 	// Supplying `{}` means the agent supports ACP MCP server transports.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Acp *McpAcpCapabilities `json:"acp"`
+	Acp *McpAcpCapabilities `acp:"omit,nullable,lenient" json:"acp"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3683,9 +3588,8 @@ type McpCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3701,17 +3605,16 @@ type McpError struct {
 	// Inner MCP error code. Never an ACP error code.
 	//
 	// Required.
-	Code int32 `json:"code"`
+	Code int32 `acp:"required" json:"code"`
 	// Inner MCP error message.
 	//
 	// Required.
-	Message string `json:"message"`
+	Message string `acp:"required" json:"message"`
 	// Optional error data. Explicit null is retained.
 	//
 	// Optional; nil when absent.
-	Data json.RawMessage `json:"data"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Data json.RawMessage `acp:"omit" json:"data"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3728,9 +3631,8 @@ type McpHTTPCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3781,14 +3683,14 @@ type McpServerAcp struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Unique identifier for this MCP server, generated by the component providing it.
 	//
 	// Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
 	// on the same ACP connection.
 	//
 	// Required.
-	ServerID McpServerAcpID `json:"serverId"`
+	ServerID McpServerAcpID `acp:"required" json:"serverId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3796,9 +3698,8 @@ type McpServerAcp struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3821,16 +3722,16 @@ type McpServerHTTP struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URL to the MCP server.
 	//
 	// Required.
-	URL string `json:"url"`
+	URL string `acp:"required" json:"url"`
 	// HTTP headers to set when making requests to the MCP server. Headers the MCP transport
 	// defines are owned by the transport, and Agents use the transport's values for them.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Headers []HTTPHeader `json:"headers"`
+	Headers []HTTPHeader `acp:"omit,onnull" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3838,9 +3739,8 @@ type McpServerHTTP struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3851,20 +3751,20 @@ type McpServerStdio struct {
 	// Human-readable name identifying this MCP server.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Absolute path to the MCP server executable.
 	//
 	// Required.
-	Command AbsolutePath `json:"command"`
+	Command AbsolutePath `acp:"required" json:"command"`
 	// Command-line arguments to pass to the MCP server.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Args []string `json:"args"`
+	Args []string `acp:"omit,onnull" json:"args"`
 	// Environment variables to set when launching the MCP server. Names SHOULD be unique.
 	// Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	Env []EnvVariable `json:"env"`
+	Env []EnvVariable `acp:"omit,onnull" json:"env"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3872,9 +3772,8 @@ type McpServerStdio struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3900,9 +3799,8 @@ type McpStdioCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3930,19 +3828,19 @@ type MessageMcpNotification struct {
 	// The declared ACP MCP server handling the associated request.
 	//
 	// Required.
-	ServerID McpServerAcpID `json:"serverId"`
+	ServerID McpServerAcpID `acp:"required" json:"serverId"`
 	// The identifier of the active inner MCP request.
 	//
 	// Required.
-	RequestID McpRequestID `json:"requestId"`
+	RequestID McpRequestID `acp:"required" json:"requestId"`
 	// The inner MCP method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Optional inner MCP params. Null is equivalent to omission.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3951,9 +3849,8 @@ type MessageMcpNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -3966,19 +3863,19 @@ type MessageMcpRequest struct {
 	// The declared ACP MCP server receiving this request.
 	//
 	// Required.
-	ServerID McpServerAcpID `json:"serverId"`
+	ServerID McpServerAcpID `acp:"required" json:"serverId"`
 	// The caller-generated identifier for the inner MCP request.
 	//
 	// Required.
-	RequestID McpRequestID `json:"requestId"`
+	RequestID McpRequestID `acp:"required" json:"requestId"`
 	// The inner MCP method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Optional inner MCP params. Null is equivalent to omission.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -3987,9 +3884,8 @@ type MessageMcpRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4024,7 +3920,7 @@ type MessageMcpResponseError struct {
 	// Required, non-null MCP error object.
 	//
 	// Required.
-	Error McpError `json:"error"`
+	Error McpError `acp:"required" json:"error"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4033,9 +3929,8 @@ type MessageMcpResponseError struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4046,7 +3941,7 @@ type MessageMcpResponseResult struct {
 	// Required, even if JSON null.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
+	Result json.RawMessage `acp:"required" json:"result"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4055,9 +3950,8 @@ type MessageMcpResponseResult struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4112,35 +4006,35 @@ type MultiSelectPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
 	//
 	// Optional; nil when absent.
-	MinItems *uint64 `json:"minItems"`
+	MinItems *uint64 `acp:"omit,nullable" json:"minItems"`
 	// Maximum number of items to select.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
 	//
 	// Optional; nil when absent.
-	MaxItems *uint64 `json:"maxItems"`
+	MaxItems *uint64 `acp:"omit,nullable" json:"maxItems"`
 	// The items definition describing allowed values.
 	//
 	// Required.
-	Items MultiSelectItems `json:"items"`
+	Items MultiSelectItems `acp:"required" json:"items"`
 	// Default selected values.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default selections are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Default []string `json:"default"`
+	Default []string `acp:"omit,nullable,lenient,skipinvalid" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4148,9 +4042,8 @@ type MultiSelectPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4163,7 +4056,7 @@ type NewSessionRequest struct {
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// Additional workspace roots for this session. Each path must be absolute.
 	//
 	// These expand the session's workspace scope without changing `cwd`, which
@@ -4171,11 +4064,11 @@ type NewSessionRequest struct {
 	// additional roots are activated for the new session.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP (Model Context Protocol) servers the agent should connect to.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4187,7 +4080,7 @@ type NewSessionRequest struct {
 	// advertises `session.systemPrompt`.
 	//
 	// Optional; nil when absent.
-	SystemPrompt *SystemPrompt `json:"systemPrompt"`
+	SystemPrompt *SystemPrompt `acp:"omit,nullable" json:"systemPrompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4195,9 +4088,8 @@ type NewSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4216,7 +4108,7 @@ type NewSessionResponse struct {
 	// Used in all subsequent requests for this conversation.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Initial session configuration options.
 	//
 	// Optional. Omitted or empty means no config options are advertised.
@@ -4224,7 +4116,7 @@ type NewSessionResponse struct {
 	// Later `config_option_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,lenient,skipinvalid" json:"configOptions"`
 	// Initial commands the agent can execute in this session.
 	//
 	// Optional. Omitted or empty means no initial commands are advertised.
@@ -4232,7 +4124,7 @@ type NewSessionResponse struct {
 	// Later `available_commands_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"omit,lenient,skipinvalid" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4240,9 +4132,8 @@ type NewSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4259,17 +4150,17 @@ type Notice struct {
 	// Presentation severity hint.
 	//
 	// Required.
-	Severity NoticeSeverity `json:"severity"`
+	Severity NoticeSeverity `acp:"required" json:"severity"`
 	// Required non-empty plain-text title that can stand alone.
 	//
 	// Required. At least 1 character(s).
-	Title string `json:"title"`
+	Title string `acp:"required,minlength=1" json:"title"`
 	// Optional plain-text detail or guidance.
 	//
 	// Omitted and `null` are equivalent and mean no description was supplied.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4277,9 +4168,8 @@ type Notice struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4313,31 +4203,31 @@ type NumberPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
 	//
 	// Optional; nil when absent.
-	Minimum *float64 `json:"minimum"`
+	Minimum *float64 `acp:"omit,nullable" json:"minimum"`
 	// Maximum value (inclusive).
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
 	//
 	// Optional; nil when absent.
-	Maximum *float64 `json:"maximum"`
+	Maximum *float64 `acp:"omit,nullable" json:"maximum"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *float64 `json:"default"`
+	Default *float64 `acp:"omit,nullable,lenient" json:"default"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4345,9 +4235,8 @@ type NumberPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4358,15 +4247,15 @@ type PermissionOption struct {
 	// Identifier for this permission option. MUST be unique within the request.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// Human-readable label to display to the user.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Hint about the nature of this permission option.
 	//
 	// Required.
-	Kind PermissionOptionKind `json:"kind"`
+	Kind PermissionOptionKind `acp:"required" json:"kind"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4374,9 +4263,8 @@ type PermissionOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4423,16 +4311,16 @@ type PlanEntry struct {
 	// Human-readable description of what this task aims to accomplish.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The relative importance of this task.
 	// Used to indicate which tasks are most critical to the overall goal.
 	//
 	// Required.
-	Priority PlanEntryPriority `json:"priority"`
+	Priority PlanEntryPriority `acp:"required" json:"priority"`
 	// Current execution status of this task.
 	//
 	// Required.
-	Status PlanEntryStatus `json:"status"`
+	Status PlanEntryStatus `acp:"required" json:"status"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4440,9 +4328,8 @@ type PlanEntry struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4510,11 +4397,11 @@ type PlanFile struct {
 	// The plan ID to update.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// The URI of the file containing the plan.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4522,9 +4409,8 @@ type PlanFile struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4540,14 +4426,14 @@ type PlanItems struct {
 	// The plan ID to update.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// The list of tasks to be accomplished.
 	//
 	// When updating an item-based plan, the agent must send a complete list of all entries
 	// with their current status. The client replaces that plan with each update.
 	//
 	// Required. Items that fail to decode are dropped.
-	Entries []PlanEntry `json:"entries"`
+	Entries []PlanEntry `acp:"required,skipinvalid,empty" json:"entries"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4555,9 +4441,8 @@ type PlanItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4572,11 +4457,11 @@ type PlanMarkdown struct {
 	// The plan ID to update.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// Markdown content for the plan.
 	//
 	// Required.
-	Content string `json:"content"`
+	Content string `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4584,9 +4469,8 @@ type PlanMarkdown struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4601,7 +4485,7 @@ type PlanRemoved struct {
 	// The plan ID to remove.
 	//
 	// Required.
-	PlanID PlanID `json:"planId"`
+	PlanID PlanID `acp:"required" json:"planId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4609,9 +4493,8 @@ type PlanRemoved struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4622,7 +4505,7 @@ type PlanUpdate struct {
 	// The updated plan content.
 	//
 	// Required.
-	Plan PlanUpdateContent `json:"plan"`
+	Plan PlanUpdateContent `acp:"required" json:"plan"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4630,9 +4513,8 @@ type PlanUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4706,9 +4588,8 @@ type PromptAudioCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4733,14 +4614,14 @@ type PromptCapabilities struct {
 	// Supplying `{}` means the agent supports image content in prompts.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Image *PromptImageCapabilities `json:"image"`
+	Image *PromptImageCapabilities `acp:"omit,nullable,lenient" json:"image"`
 	// Agent supports `audio` content blocks.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports audio content in prompts.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Audio *PromptAudioCapabilities `json:"audio"`
+	Audio *PromptAudioCapabilities `acp:"omit,nullable,lenient" json:"audio"`
 	// Agent supports embedded context in `session/prompt` requests.
 	//
 	// When enabled, the Client is allowed to include `resource` content blocks
@@ -4750,7 +4631,7 @@ type PromptCapabilities struct {
 	// Supplying `{}` means the agent supports embedded context in prompts.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	EmbeddedContext *PromptEmbeddedContextCapabilities `json:"embeddedContext"`
+	EmbeddedContext *PromptEmbeddedContextCapabilities `acp:"omit,nullable,lenient" json:"embeddedContext"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4758,9 +4639,8 @@ type PromptCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4777,9 +4657,8 @@ type PromptEmbeddedContextCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4796,9 +4675,8 @@ type PromptImageCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4813,7 +4691,7 @@ type PromptRequest struct {
 	// The ID of the session to send this user message to
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The blocks of content that compose the user's message.
 	//
 	// As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
@@ -4832,7 +4710,7 @@ type PromptRequest struct {
 	// inserting it.
 	//
 	// Required. At least 1 item(s).
-	Prompt []ContentBlock `json:"prompt"`
+	Prompt []ContentBlock `acp:"required,empty,minitems=1" json:"prompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4840,9 +4718,8 @@ type PromptRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4868,7 +4745,7 @@ type PromptResponse struct {
 	// not required to retain it. If retained and replayed, the message keeps this identifier.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4876,9 +4753,8 @@ type PromptResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4901,11 +4777,11 @@ type ProviderCurrentConfig struct {
 	// Protocol currently used by this provider.
 	//
 	// Required.
-	APIType LlmProtocol `json:"apiType"`
+	APIType LlmProtocol `acp:"required" json:"apiType"`
 	// Base URL currently used by this provider.
 	//
 	// Required.
-	BaseURL string `json:"baseUrl"`
+	BaseURL string `acp:"required" json:"baseUrl"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4913,9 +4789,8 @@ type ProviderCurrentConfig struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4939,21 +4814,21 @@ type ProviderInfo struct {
 	// Provider identifier, for example "main" or "openai".
 	//
 	// Required.
-	ProviderID ProviderID `json:"providerId"`
+	ProviderID ProviderID `acp:"required" json:"providerId"`
 	// Supported protocol types for this provider.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Supported []LlmProtocol `json:"supported"`
+	Supported []LlmProtocol `acp:"required,lenient,skipinvalid,empty" json:"supported"`
 	// Whether this provider is mandatory and cannot be disabled via `providers/disable`.
 	// If true, clients must not call `providers/disable` for this provider ID.
 	//
 	// Required.
-	Required bool `json:"required"`
+	Required bool `acp:"required" json:"required"`
 	// Current effective non-secret routing config.
 	// Null or omitted means provider is disabled.
 	//
 	// Optional; nil when absent.
-	Current *ProviderCurrentConfig `json:"current"`
+	Current *ProviderCurrentConfig `acp:"omit,nullable" json:"current"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -4961,9 +4836,8 @@ type ProviderInfo struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4984,9 +4858,8 @@ type ProvidersCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -4997,13 +4870,12 @@ type ProxyNotification struct {
 	// The notification method name.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific notification parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5014,17 +4886,16 @@ type ProxyRequest struct {
 	// The request id used to correlate the matching response.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// The method name to invoke.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Method-specific request parameters.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Params json.RawMessage `acp:"omit,nullable" json:"params"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5053,13 +4924,12 @@ type ProxyResponseError struct {
 	// for a parse error or an invalid request.
 	//
 	// Required.
-	ID json.RawMessage `json:"id"`
+	ID json.RawMessage `acp:"required,nullable" json:"id"`
 	// Method-specific error data.
 	//
 	// Required.
-	Error Error `json:"error"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Error Error `acp:"required" json:"error"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5070,13 +4940,12 @@ type ProxyResponseResult struct {
 	// The id of the request this response answers.
 	//
 	// Required.
-	ID RequestID `json:"id"`
+	ID RequestID `acp:"required" json:"id"`
 	// Method-specific response data.
 	//
 	// Required.
-	Result json.RawMessage `json:"result"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Result json.RawMessage `acp:"required" json:"result"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5097,7 +4966,7 @@ type ProxySuccessorNotification struct {
 	// Method name of the wrapped notification.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Params of the wrapped notification, forwarded unchanged.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
@@ -5105,7 +4974,7 @@ type ProxySuccessorNotification struct {
 	// The wrapped notification's own `_meta` stays inside these params.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit" json:"params"`
 	// Metadata for the `proxy/successor` envelope itself, separate from the wrapped
 	// message's `_meta`. It is hop-local: the conductor does not copy it into the message
 	// it unwraps.
@@ -5117,9 +4986,8 @@ type ProxySuccessorNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5147,7 +5015,7 @@ type ProxySuccessorRequest struct {
 	// Method name of the wrapped request.
 	//
 	// Required.
-	Method string `json:"method"`
+	Method string `acp:"required" json:"method"`
 	// Params of the wrapped request, forwarded unchanged.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
@@ -5155,7 +5023,7 @@ type ProxySuccessorRequest struct {
 	// The wrapped request's own `_meta` stays inside these params.
 	//
 	// Optional; nil when absent.
-	Params json.RawMessage `json:"params"`
+	Params json.RawMessage `acp:"omit" json:"params"`
 	// Metadata for the `proxy/successor` envelope itself, separate from the wrapped
 	// message's `_meta`. It is hop-local: the conductor does not copy it into the message
 	// it unwraps.
@@ -5167,9 +5035,8 @@ type ProxySuccessorRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5212,9 +5079,8 @@ type ReplayFromStart struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5319,14 +5185,14 @@ type RequestPermissionRequest struct {
 	// The session ID for this request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// Human-readable title for the permission prompt.
 	//
 	// This title is specific to the permission prompt and does not update any
 	// subject's displayed title.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// Optional human-readable explanation of why permission is needed.
 	//
 	// This text is specific to the permission prompt and does not update any
@@ -5334,18 +5200,18 @@ type RequestPermissionRequest struct {
 	// permission description was provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional structured context about the operation requiring permission.
 	//
 	// Omitted and `null` are equivalent and mean no structured subject was provided.
 	//
 	// Optional; nil when absent.
-	Subject RequestPermissionSubject `json:"subject"`
+	Subject RequestPermissionSubject `acp:"omit,nullable" json:"subject"`
 	// Available permission options for the user to choose from.
 	// Must contain at least one option.
 	//
 	// Required. At least 1 item(s).
-	Options []PermissionOption `json:"options"`
+	Options []PermissionOption `acp:"required,empty,minitems=1" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5353,9 +5219,8 @@ type RequestPermissionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5366,7 +5231,7 @@ type RequestPermissionResponse struct {
 	// The user's decision on the permission request.
 	//
 	// Required.
-	Outcome RequestPermissionOutcome `json:"outcome"`
+	Outcome RequestPermissionOutcome `acp:"required" json:"outcome"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5374,9 +5239,8 @@ type RequestPermissionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5441,7 +5305,7 @@ type RequiresActionStateUpdate struct {
 	// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Background []BackgroundWork `json:"background"`
+	Background []BackgroundWork `acp:"omit,nullable,lenient" json:"background"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5449,9 +5313,8 @@ type RequiresActionStateUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5462,47 +5325,47 @@ type ResourceLink struct {
 	// Human-readable name shown for this protocol object.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// Optional display title for end-user UI.
 	//
 	// Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Optional human-readable details shown with this protocol object.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional set of sized icons that the client can display in a user interface.
 	//
 	// Omitted and `null` are equivalent and mean no icons are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Icons []Icon `json:"icons"`
+	Icons []Icon `acp:"omit,nullable,lenient,skipinvalid" json:"icons"`
 	// MIME type describing the encoded media payload.
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is not specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// Optional size of the linked resource in bytes, if known.
 	//
 	// Omitted and `null` are equivalent and mean the size is not known.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Size *uint64 `json:"size"`
+	Size *uint64 `acp:"omit,nullable,lenient" json:"size"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5510,9 +5373,8 @@ type ResourceLink struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5526,14 +5388,14 @@ type ResumeSessionRequest struct {
 	// The ID of the session to resume.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Clients MUST send the session's working directory. Agents MAY reject a different directory
 	// with `-32602`, and MAY normalize paths when comparing.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// Additional workspace roots to activate for this session. Each path must be absolute.
 	//
 	// When omitted or empty, no additional roots are activated. When non-empty,
@@ -5542,14 +5404,14 @@ type ResumeSessionRequest struct {
 	// the request `cwd` matches the session's `cwd`.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,onnull" json:"additionalDirectories"`
 	// List of MCP servers to connect to for this session.
 	//
 	// The complete set of Client-provided servers. Omitted and `[]` mean none. Agents SHOULD
 	// NOT restore servers from earlier requests.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	McpServers []McpServer `json:"mcpServers"`
+	McpServers []McpServer `acp:"omit,onnull" json:"mcpServers"`
 	// Inclusive cursor describing where conversation replay should begin.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the Agent should resume without
@@ -5563,7 +5425,7 @@ type ResumeSessionRequest struct {
 	// or resuming without replay.
 	//
 	// Optional; nil when absent.
-	ReplayFrom ReplayFrom `json:"replayFrom"`
+	ReplayFrom ReplayFrom `acp:"omit,nullable" json:"replayFrom"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5577,7 +5439,7 @@ type ResumeSessionRequest struct {
 	// session was created.
 	//
 	// Optional; nil when absent.
-	SystemPrompt *SystemPrompt `json:"systemPrompt"`
+	SystemPrompt *SystemPrompt `acp:"omit,nullable" json:"systemPrompt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5585,9 +5447,8 @@ type ResumeSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5608,7 +5469,7 @@ type ResumeSessionResponse struct {
 	// Later `config_option_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"omit,lenient,skipinvalid" json:"configOptions"`
 	// Initial commands the agent can execute in this session.
 	//
 	// Optional. Omitted or empty means no initial commands are advertised.
@@ -5616,7 +5477,7 @@ type ResumeSessionResponse struct {
 	// Later `available_commands_update` notifications replace this list.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	AvailableCommands []AvailableCommand `acp:"omit,lenient,skipinvalid" json:"availableCommands"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5624,9 +5485,8 @@ type ResumeSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5661,7 +5521,7 @@ type RunningStateUpdate struct {
 	// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Background []BackgroundWork `json:"background"`
+	Background []BackgroundWork `acp:"omit,nullable,lenient" json:"background"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5669,9 +5529,8 @@ type RunningStateUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5682,7 +5541,7 @@ type SelectedPermissionOutcome struct {
 	// The ID of the option the user selected.
 	//
 	// Required.
-	OptionID PermissionOptionID `json:"optionId"`
+	OptionID PermissionOptionID `acp:"required" json:"optionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5690,9 +5549,8 @@ type SelectedPermissionOutcome struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5712,9 +5570,8 @@ type SessionAdditionalDirectoriesCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5736,9 +5593,8 @@ type SessionArchiveCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5787,9 +5643,8 @@ type SessionCancelCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5814,21 +5669,21 @@ type SessionCapabilities struct {
 	// required by `session/prompt`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Prompt *PromptCapabilities `json:"prompt"`
+	Prompt *PromptCapabilities `acp:"omit,nullable,lenient" json:"prompt"`
 	// MCP capabilities supported by the agent for session lifecycle requests.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise MCP
 	// server transport support for sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Mcp *McpCapabilities `json:"mcp"`
+	Mcp *McpCapabilities `acp:"omit,nullable,lenient" json:"mcp"`
 	// Whether the agent supports `session/delete`.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports deleting sessions from `session/list`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Delete *SessionDeleteCapabilities `json:"delete"`
+	Delete *SessionDeleteCapabilities `acp:"omit,nullable,lenient" json:"delete"`
 	// Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
@@ -5839,7 +5694,7 @@ type SessionCapabilities struct {
 	// complete ordered additional-root list associated with a listed session.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `json:"additionalDirectories"`
+	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `acp:"omit,nullable,lenient" json:"additionalDirectories"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5850,7 +5705,7 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	SystemPrompt *SessionSystemPromptCapabilities `json:"systemPrompt"`
+	SystemPrompt *SessionSystemPromptCapabilities `acp:"omit,nullable,lenient" json:"systemPrompt"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5861,7 +5716,7 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports forking sessions.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Fork *SessionForkCapabilities `json:"fork"`
+	Fork *SessionForkCapabilities `acp:"omit,nullable,lenient" json:"fork"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5873,7 +5728,7 @@ type SessionCapabilities struct {
 	// `session/list`, and `SessionInfo.archived`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Archive *SessionArchiveCapabilities `json:"archive"`
+	Archive *SessionArchiveCapabilities `acp:"omit,nullable,lenient" json:"archive"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5884,7 +5739,7 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports checking session status.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *SessionStatusCapabilities `json:"status"`
+	Status *SessionStatusCapabilities `acp:"omit,nullable,lenient" json:"status"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5898,7 +5753,7 @@ type SessionCapabilities struct {
 	// Supplying `{}` means the agent supports setting session titles.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *SessionTitleCapabilities `json:"title"`
+	Title *SessionTitleCapabilities `acp:"omit,nullable,lenient" json:"title"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5906,9 +5761,8 @@ type SessionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5919,9 +5773,8 @@ type SessionConfigBoolean struct {
 	// The current value of the boolean option.
 	//
 	// Required.
-	CurrentValue bool `json:"currentValue"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	CurrentValue bool `acp:"required" json:"currentValue"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -5942,23 +5795,23 @@ type SessionConfigOption struct {
 	// Unique identifier for the configuration option.
 	//
 	// Required.
-	ConfigID SessionConfigID `json:"configId"`
+	ConfigID SessionConfigID `acp:"required" json:"configId"`
 	// Human-readable label for the option.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for the Client to display to the user.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Optional semantic category for this option (UX only).
 	//
 	// Omitted and `null` are equivalent and mean no category is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Category *SessionConfigOptionCategory `json:"category"`
+	Category *SessionConfigOptionCategory `acp:"omit,nullable,lenient" json:"category"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -5966,7 +5819,7 @@ type SessionConfigOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SessionConfigOptionType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -6052,14 +5905,13 @@ type SessionConfigSelect struct {
 	// The currently selected value. MUST be one of the `value`s in `options`.
 	//
 	// Required.
-	CurrentValue SessionConfigValueID `json:"currentValue"`
+	CurrentValue SessionConfigValueID `acp:"required" json:"currentValue"`
 	// The set of selectable options. MUST contain at least one value, and each `value` MUST be
 	// unique within the option, including across groups.
 	//
 	// Required.
-	Options SessionConfigSelectOptions `json:"options"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Options SessionConfigSelectOptions `acp:"required" json:"options"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6070,15 +5922,15 @@ type SessionConfigSelectGroup struct {
 	// Unique identifier for this group.
 	//
 	// Required.
-	GroupID SessionConfigGroupID `json:"groupId"`
+	GroupID SessionConfigGroupID `acp:"required" json:"groupId"`
 	// Human-readable label for this group.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The set of option values in this group. MUST contain at least one value.
 	//
 	// Required. A malformed value decodes to the default. Items that fail to decode are dropped. At least 1 item(s).
-	Options []SessionConfigSelectOption `json:"options"`
+	Options []SessionConfigSelectOption `acp:"required,lenient,skipinvalid,empty,minitems=1" json:"options"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6086,9 +5938,8 @@ type SessionConfigSelectGroup struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6099,17 +5950,17 @@ type SessionConfigSelectOption struct {
 	// Unique identifier for this option value.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
+	Value SessionConfigValueID `acp:"required" json:"value"`
 	// Human-readable label for this option value.
 	//
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Optional description for this option value.
 	//
 	// Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6117,9 +5968,8 @@ type SessionConfigSelectOption struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6166,9 +6016,8 @@ type SessionDeleteCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6189,9 +6038,8 @@ type SessionForkCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6212,11 +6060,11 @@ type SessionInfo struct {
 	// Unique identifier for the session
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The working directory for this session. Must be an absolute path.
 	//
 	// Required.
-	Cwd AbsolutePath `json:"cwd"`
+	Cwd AbsolutePath `acp:"required" json:"cwd"`
 	// Additional workspace roots reported for this session. Each path must be absolute.
 	//
 	// When present, this is the complete ordered additional-root list reported
@@ -6224,19 +6072,19 @@ type SessionInfo struct {
 	// reports no additional roots.
 	//
 	// Optional; nil when absent. null decodes as empty.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,onnull" json:"additionalDirectories"`
 	// Human-readable title for the session
 	//
 	// Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// RFC 3339 timestamp of last activity.
 	//
 	// Omitted and `null` are equivalent and mean the last activity time is not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// **UNSTABLE**
 	//
 	// This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6247,7 +6095,7 @@ type SessionInfo struct {
 	// Agents that advertise the `session.archive` capability MUST include it on every listed session.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Archived *bool `json:"archived"`
+	Archived *bool `acp:"omit,nullable,lenient" json:"archived"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6255,9 +6103,8 @@ type SessionInfo struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6275,11 +6122,11 @@ type SessionInfoUpdate struct {
 	// Human-readable title for the session. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// RFC 3339 timestamp of last activity. Set to null to clear.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	UpdatedAt *string `json:"updatedAt"`
+	UpdatedAt *string `acp:"omit,nullable,lenient" json:"updatedAt"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -6290,9 +6137,8 @@ type SessionInfoUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6312,19 +6158,19 @@ type SessionMessage struct {
 	// Identifier of this message within the enclosing session's transcript.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// The sending session.
 	//
 	// Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	SenderSessionID *SessionID `json:"senderSessionId"`
+	SenderSessionID *SessionID `acp:"omit,nullable,lenient" json:"senderSessionId"`
 	// The receiving session.
 	//
 	// Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RecipientSessionID *SessionID `json:"recipientSessionId"`
+	RecipientSessionID *SessionID `acp:"omit,nullable,lenient" json:"recipientSessionId"`
 	// On an incoming view, the `messageId` of the same message's outgoing view in the
 	// sender's transcript.
 	//
@@ -6332,7 +6178,7 @@ type SessionMessage struct {
 	// after the message starts streaming.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	SenderMessageID *MessageID `json:"senderMessageId"`
+	SenderMessageID *MessageID `acp:"omit,nullable,lenient" json:"senderMessageId"`
 	// On an outgoing view, the `messageId` of the same message's incoming view in the
 	// recipient's transcript.
 	//
@@ -6340,12 +6186,12 @@ type SessionMessage struct {
 	// after the message starts streaming.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RecipientMessageID *MessageID `json:"recipientMessageId"`
+	RecipientMessageID *MessageID `acp:"omit,nullable,lenient" json:"recipientMessageId"`
 	// Omitted leaves content unchanged. `null` clears it. A concrete array
 	// replaces the whole content collection.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -6356,9 +6202,8 @@ type SessionMessage struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6376,11 +6221,11 @@ type SessionMessageChunk struct {
 	// Identifier of this message within the enclosing session's transcript.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// A single content block appended to the message.
 	//
 	// Required.
-	Content ContentBlock `json:"content"`
+	Content ContentBlock `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6389,9 +6234,8 @@ type SessionMessageChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6405,7 +6249,7 @@ type SessionNotFoundErrorData struct {
 	// The session ID from the request.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6413,9 +6257,8 @@ type SessionNotFoundErrorData struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6464,9 +6307,8 @@ type SessionStatusCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6487,7 +6329,7 @@ type SessionStatusRequest struct {
 	// The ID of the session to check.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6495,9 +6337,8 @@ type SessionStatusRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6517,7 +6358,7 @@ type SessionStatusResponse struct {
 	// Required. Clients MUST treat a value they do not recognize as `saved`.
 	//
 	// Required.
-	Status SessionStatus `json:"status"`
+	Status SessionStatus `acp:"required" json:"status"`
 	// The session's current foreground state, as the same snapshot the Agent sends in
 	// `state_update` notifications.
 	//
@@ -6527,7 +6368,7 @@ type SessionStatusResponse struct {
 	// MUST NOT count an `idle` snapshot as a new completion.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	State StateUpdate `json:"state"`
+	State StateUpdate `acp:"omit,nullable,lenient" json:"state"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6535,9 +6376,8 @@ type SessionStatusResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6557,7 +6397,7 @@ type SessionSystemPromptCapabilities struct {
 	// Optional. Omitted and `null` are equivalent and mean the agent supports only `append`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Mode *SessionSystemPromptModeCapabilities `json:"mode"`
+	Mode *SessionSystemPromptModeCapabilities `acp:"omit,nullable,lenient" json:"mode"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6565,9 +6405,8 @@ type SessionSystemPromptCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6589,7 +6428,7 @@ type SessionSystemPromptModeCapabilities struct {
 	// instructions with the client-provided system prompt.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Override *SessionSystemPromptOverrideCapabilities `json:"override"`
+	Override *SessionSystemPromptOverrideCapabilities `acp:"omit,nullable,lenient" json:"override"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6597,9 +6436,8 @@ type SessionSystemPromptModeCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6621,9 +6459,8 @@ type SessionSystemPromptOverrideCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6645,9 +6482,8 @@ type SessionTitleCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6935,20 +6771,20 @@ type SetProviderRequest struct {
 	// Provider ID to configure.
 	//
 	// Required.
-	ProviderID ProviderID `json:"providerId"`
+	ProviderID ProviderID `acp:"required" json:"providerId"`
 	// Protocol type for this provider.
 	//
 	// Required.
-	APIType LlmProtocol `json:"apiType"`
+	APIType LlmProtocol `acp:"required" json:"apiType"`
 	// Base URL for requests sent through this provider.
 	//
 	// Required.
-	BaseURL string `json:"baseUrl"`
+	BaseURL string `acp:"required" json:"baseUrl"`
 	// Full headers map for this provider.
 	// May include authorization, routing, or other integration-specific headers.
 	//
 	// Optional; nil when absent.
-	Headers map[string]string `json:"headers"`
+	Headers map[string]string `acp:"omit" json:"headers"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -6956,9 +6792,8 @@ type SetProviderRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6977,9 +6812,8 @@ type SetProviderResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -6996,11 +6830,11 @@ type SetSessionConfigOptionRequest struct {
 	// The ID of the session to set the configuration option for.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The ID of the configuration option to set.
 	//
 	// Required.
-	ConfigID SessionConfigID `json:"configId"`
+	ConfigID SessionConfigID `acp:"required" json:"configId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7008,7 +6842,7 @@ type SetSessionConfigOptionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SetSessionConfigOptionRequestType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -7038,9 +6872,8 @@ type SetSessionConfigOptionRequestTypeBoolean struct {
 	// The boolean value.
 	//
 	// Required.
-	Value bool `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value bool `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7051,9 +6884,8 @@ type SetSessionConfigOptionRequestTypeID struct {
 	// The value ID.
 	//
 	// Required.
-	Value SessionConfigValueID `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value SessionConfigValueID `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7073,7 +6905,7 @@ type SetSessionConfigOptionResponse struct {
 	// The full set of configuration options and their current values.
 	//
 	// Required. Items that fail to decode are dropped.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `acp:"required,skipinvalid,empty" json:"configOptions"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7081,9 +6913,8 @@ type SetSessionConfigOptionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7106,7 +6937,7 @@ type SetSessionTitleRequest struct {
 	// The ID of the session to retitle.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The new title for the session.
 	//
 	// Required and non-null. Omission and explicit `null` are both invalid. The Agent MAY
@@ -7115,7 +6946,7 @@ type SetSessionTitleRequest struct {
 	// that is empty after normalization, with `-32602`.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7123,9 +6954,8 @@ type SetSessionTitleRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7143,7 +6973,7 @@ type SetSessionTitleResponse struct {
 	// display this value rather than the one they sent.
 	//
 	// Required.
-	Title string `json:"title"`
+	Title string `acp:"required" json:"title"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7151,9 +6981,8 @@ type SetSessionTitleResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7291,7 +7120,7 @@ type StringMultiSelectItems struct {
 	// Allowed enum values. Must contain at least one value.
 	//
 	// Required. At least 1 item(s).
-	Enum []string `json:"enum"`
+	Enum []string `acp:"required,empty,minitems=1" json:"enum"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7299,9 +7128,8 @@ type StringMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7317,57 +7145,57 @@ type StringPropertySchema struct {
 	// Optional. Omitted and `null` are equivalent and mean no title is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// Human-readable description.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no description is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Minimum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
 	//
 	// Optional; nil when absent.
-	MinLength *uint32 `json:"minLength"`
+	MinLength *uint32 `acp:"omit,nullable" json:"minLength"`
 	// Maximum string length.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
 	//
 	// Optional; nil when absent.
-	MaxLength *uint32 `json:"maxLength"`
+	MaxLength *uint32 `acp:"omit,nullable" json:"maxLength"`
 	// Pattern the string must match, in ECMA-262 regular expression syntax.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
 	//
 	// Optional; nil when absent.
-	Pattern *string `json:"pattern"`
+	Pattern *string `acp:"omit,nullable" json:"pattern"`
 	// String format.
 	//
 	// Optional. Omitted and `null` are equivalent and mean there is no format constraint.
 	//
 	// Optional; nil when absent.
-	Format *StringFormat `json:"format"`
+	Format *StringFormat `acp:"omit,nullable" json:"format"`
 	// Default value.
 	//
 	// Optional. Omitted and `null` are equivalent and mean no default value is provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Default *string `json:"default"`
+	Default *string `acp:"omit,nullable,lenient" json:"default"`
 	// Enum values for untitled single-select enums.
 	// Must contain at least one value when present.
 	// Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
 	// declared by `enum`.
 	//
 	// Optional; nil when absent. At least 1 item(s).
-	Enum []string `json:"enum"`
+	Enum []string `acp:"omit,nullable,minitems=1" json:"enum"`
 	// Titled enum options for titled single-select enums.
 	// Must contain at least one option when present.
 	// Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
 	// declared by `oneOf`.
 	//
 	// Optional; nil when absent. At least 1 item(s).
-	OneOf []EnumOption `json:"oneOf"`
+	OneOf []EnumOption `acp:"omit,nullable,minitems=1" json:"oneOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7375,9 +7203,8 @@ type StringPropertySchema struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7397,7 +7224,7 @@ type SubagentSessionCapabilities struct {
 	// `{}`) means supported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cancel *SessionCancelCapabilities `json:"cancel"`
+	Cancel *SessionCancelCapabilities `acp:"omit,nullable,lenient" json:"cancel"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7405,9 +7232,8 @@ type SubagentSessionCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7453,28 +7279,28 @@ type SubagentUpdate struct {
 	// The opaque session ID identifying the child in all ACP messages.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The parent's human-readable display title for this child. It need not be unique.
 	//
 	// Optional and nullable. Omitted means unchanged. `null` clears it. If no
 	// title is set, the Client chooses a fallback presentation.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// The parent's human-readable description of the child's role or purpose.
 	//
 	// Optional and nullable. Omitted means unchanged. `null` clears it. This is
 	// current display metadata, not the history of instructions sent to the child.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Description *string `json:"description"`
+	Description *string `acp:"omit,nullable,lenient" json:"description"`
 	// Client-initiated session mutations permitted for this subagent session.
 	//
 	// Read-only operations retain their normal protocol semantics and
 	// capability requirements.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Capabilities *SubagentSessionCapabilities `json:"capabilities"`
+	Capabilities *SubagentSessionCapabilities `acp:"omit,nullable,lenient" json:"capabilities"`
 	// The child's current foreground state, mirrored onto its parent association.
 	//
 	// Optional and nullable. Omitted means unchanged. `null` removes the
@@ -7482,7 +7308,7 @@ type SubagentUpdate struct {
 	// A concrete `StateUpdate` replaces the entire previous snapshot.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	State StateUpdate `json:"state"`
+	State StateUpdate `acp:"omit,nullable,lenient" json:"state"`
 	// The child's working directory. Must be an absolute path.
 	//
 	// Optional and nullable. Omitted means unchanged. `null` clears the
@@ -7490,7 +7316,7 @@ type SubagentUpdate struct {
 	// effective working directory.
 	//
 	// Optional; nil when absent.
-	Cwd *AbsolutePath `json:"cwd"`
+	Cwd *AbsolutePath `acp:"omit,nullable" json:"cwd"`
 	// Additional workspace roots for the child. Each path must be absolute.
 	//
 	// Optional and nullable. Omitted means unchanged. `null` clears the
@@ -7499,7 +7325,7 @@ type SubagentUpdate struct {
 	// array replaces the whole list. `[]` reports no additional directories.
 	//
 	// Optional; nil when absent.
-	AdditionalDirectories []AbsolutePath `json:"additionalDirectories"`
+	AdditionalDirectories []AbsolutePath `acp:"omit,nullable" json:"additionalDirectories"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -7510,9 +7336,8 @@ type SubagentUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7535,7 +7360,7 @@ type SystemPrompt struct {
 	// treating it as `append` or `override`.
 	//
 	// Required.
-	Mode SystemPromptMode `json:"mode"`
+	Mode SystemPromptMode `acp:"required" json:"mode"`
 	// The system prompt content.
 	//
 	// Agents advertising the capability MUST accept `text` content blocks.
@@ -7547,7 +7372,7 @@ type SystemPrompt struct {
 	// `-32602` without creating, resuming, or forking the session.
 	//
 	// Required.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"required,empty" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7555,9 +7380,8 @@ type SystemPrompt struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7608,7 +7432,7 @@ type Terminal struct {
 	// The ID of the terminal to display.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7616,9 +7440,8 @@ type Terminal struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7637,9 +7460,8 @@ type TerminalAuthCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7656,9 +7478,8 @@ type TerminalCancelCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7677,7 +7498,7 @@ type TerminalCapabilities struct {
 	// means supported. Agents SHOULD stop advertising it once the terminal reports `exitStatus`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cancel *TerminalCancelCapabilities `json:"cancel"`
+	Cancel *TerminalCancelCapabilities `acp:"omit,nullable,lenient" json:"cancel"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7685,9 +7506,8 @@ type TerminalCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7702,7 +7522,7 @@ type TerminalExitStatus struct {
 	// allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitCode *int64 `json:"exitCode"`
+	ExitCode *int64 `acp:"omit,nullable,lenient" json:"exitCode"`
 	// Signal that terminated the process, when known.
 	//
 	// Agents should use the conventional platform signal name. POSIX examples
@@ -7710,7 +7530,7 @@ type TerminalExitStatus struct {
 	// platform-specific name. Omitted and `null` are equivalent.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Signal *string `json:"signal"`
+	Signal *string `acp:"omit,nullable,lenient" json:"signal"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7718,9 +7538,8 @@ type TerminalExitStatus struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7736,7 +7555,7 @@ type TerminalOutput struct {
 	// Base64-encoded replacement terminal output bytes.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7744,9 +7563,8 @@ type TerminalOutput struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7757,11 +7575,11 @@ type TerminalOutputChunk struct {
 	// The terminal receiving these bytes.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// Independently base64-encoded terminal output bytes.
 	//
 	// Required.
-	Data string `json:"data"`
+	Data string `acp:"required" json:"data"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7770,9 +7588,8 @@ type TerminalOutputChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7783,11 +7600,11 @@ type TerminalSize struct {
 	// Number of columns.
 	//
 	// Required. At least 1.
-	Cols uint16 `json:"cols"`
+	Cols uint16 `acp:"required,min=1" json:"cols"`
 	// Number of rows.
 	//
 	// Required. At least 1.
-	Rows uint16 `json:"rows"`
+	Rows uint16 `acp:"required,min=1" json:"rows"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7795,9 +7612,8 @@ type TerminalSize struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7814,37 +7630,37 @@ type TerminalUpdate struct {
 	// Unique identifier for this terminal within the session.
 	//
 	// Required.
-	TerminalID TerminalID `json:"terminalId"`
+	TerminalID TerminalID `acp:"required" json:"terminalId"`
 	// The command being run.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Command *string `json:"command"`
+	Command *string `acp:"omit,nullable,lenient" json:"command"`
 	// The absolute working directory of the command.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cwd *AbsolutePath `json:"cwd"`
+	Cwd *AbsolutePath `acp:"omit,nullable,lenient" json:"cwd"`
 	// An authoritative replacement snapshot of terminal output bytes.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Output *TerminalOutput `json:"output"`
+	Output *TerminalOutput `acp:"omit,nullable,lenient" json:"output"`
 	// Exit information. A concrete object marks the terminal as exited.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ExitStatus *TerminalExitStatus `json:"exitStatus"`
+	ExitStatus *TerminalExitStatus `acp:"omit,nullable,lenient" json:"exitStatus"`
 	// The terminal size the command runs with, when known.
 	//
 	// Clients can render output at this size so that column layouts, progress bars,
 	// and cursor-positioned output display as the program wrote them.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Size *TerminalSize `json:"size"`
+	Size *TerminalSize `acp:"omit,nullable,lenient" json:"size"`
 	// Client-initiated controls this terminal currently supports, such as cancellation.
 	//
 	// Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
 	// the whole previous value. A new terminal starts with none.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Capabilities *TerminalCapabilities `json:"capabilities"`
+	Capabilities *TerminalCapabilities `acp:"omit,nullable,lenient" json:"capabilities"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -7855,9 +7671,8 @@ type TerminalUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7868,7 +7683,7 @@ type TextCommandInput struct {
 	// A hint to display when the input hasn't been provided yet
 	//
 	// Required.
-	Hint string `json:"hint"`
+	Hint string `acp:"required" json:"hint"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7876,9 +7691,8 @@ type TextCommandInput struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7889,13 +7703,13 @@ type TextContent struct {
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Annotations *Annotations `json:"annotations"`
+	Annotations *Annotations `acp:"omit,nullable,lenient" json:"annotations"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7903,9 +7717,8 @@ type TextContent struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7916,17 +7729,17 @@ type TextResourceContents struct {
 	// Text payload carried by this content block.
 	//
 	// Required.
-	Text string `json:"text"`
+	Text string `acp:"required" json:"text"`
 	// URI associated with this resource or media payload.
 	//
 	// Required.
-	URI string `json:"uri"`
+	URI string `acp:"required" json:"uri"`
 	// MIME type describing the encoded media payload.
 	//
 	// Omitted and `null` are equivalent and mean the MIME type is not specified.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	MimeType *MediaType `json:"mimeType"`
+	MimeType *MediaType `acp:"omit,nullable,lenient" json:"mimeType"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7934,9 +7747,8 @@ type TextResourceContents struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7947,7 +7759,7 @@ type TitledMultiSelectItems struct {
 	// Titled enum options. Must contain at least one option.
 	//
 	// Required. At least 1 item(s).
-	AnyOf []EnumOption `json:"anyOf"`
+	AnyOf []EnumOption `acp:"required,empty,minitems=1" json:"anyOf"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -7955,9 +7767,8 @@ type TitledMultiSelectItems struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7974,9 +7785,8 @@ type ToolCallCancelCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -7995,7 +7805,7 @@ type ToolCallCapabilities struct {
 	// means supported. Agents SHOULD stop advertising it once the tool call reaches a final status.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cancel *ToolCallCancelCapabilities `json:"cancel"`
+	Cancel *ToolCallCancelCapabilities `acp:"omit,nullable,lenient" json:"cancel"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8003,9 +7813,8 @@ type ToolCallCapabilities struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8045,11 +7854,11 @@ type ToolCallContentChunk struct {
 	// The ID of the tool call this content belongs to.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// A single item of content produced by the tool call.
 	//
 	// Required.
-	Content ToolCallContent `json:"content"`
+	Content ToolCallContent `acp:"required" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8058,9 +7867,8 @@ type ToolCallContentChunk struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8111,12 +7919,12 @@ type ToolCallLocation struct {
 	// The absolute file path being accessed or modified.
 	//
 	// Required.
-	Path AbsolutePath `json:"path"`
+	Path AbsolutePath `acp:"required" json:"path"`
 	// Optional 1-based line number within the file. Omitted and `null` are equivalent and
 	// mean no specific line. `0` is invalid.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. At least 1.
-	Line *uint32 `json:"line"`
+	Line *uint32 `acp:"omit,nullable,lenient,min=1" json:"line"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8124,9 +7932,8 @@ type ToolCallLocation struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8141,7 +7948,7 @@ type ToolCallPermissionSubject struct {
 	// `toolCallId` creates the tool call.
 	//
 	// Required.
-	ToolCall ToolCallUpdate `json:"toolCall"`
+	ToolCall ToolCallUpdate `acp:"required" json:"toolCall"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8149,9 +7956,8 @@ type ToolCallPermissionSubject struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8214,7 +8020,7 @@ type ToolCallUpdate struct {
 	// Unique identifier for this tool call within the session.
 	//
 	// Required.
-	ToolCallID ToolCallID `json:"toolCallId"`
+	ToolCallID ToolCallID `acp:"required" json:"toolCallId"`
 	// Programmatic name of the tool being invoked.
 	//
 	// This field is optional and has patch semantics. Omission means no
@@ -8223,14 +8029,14 @@ type ToolCallUpdate struct {
 	// tool name is available.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Name *string `json:"name"`
+	Name *string `acp:"omit,nullable,lenient" json:"name"`
 	// Human-readable title describing what the tool is doing.
 	//
 	// Omission leaves the title unchanged, `null` unsets it, and a string replaces it.
 	// A new tool call starts without a title.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Title *string `json:"title"`
+	Title *string `acp:"omit,nullable,lenient" json:"title"`
 	// The category of tool being invoked.
 	// Helps clients choose appropriate icons and UI treatment.
 	//
@@ -8238,38 +8044,38 @@ type ToolCallUpdate struct {
 	// A new tool call starts as `other`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Kind *ToolKind `json:"kind"`
+	Kind *ToolKind `acp:"omit,nullable,lenient" json:"kind"`
 	// Current execution status of the tool call.
 	//
 	// Omission leaves the status unchanged, `null` resets it to `pending`, and a value
 	// replaces it. A new tool call starts as `pending`.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Status *ToolCallStatus `json:"status"`
+	Status *ToolCallStatus `acp:"omit,nullable,lenient" json:"status"`
 	// Content produced by the tool call.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ToolCallContent `json:"content"`
+	Content []ToolCallContent `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// File locations affected by this tool call.
 	// Enables "follow-along" features in clients.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Locations []ToolCallLocation `json:"locations"`
+	Locations []ToolCallLocation `acp:"omit,nullable,lenient,skipinvalid" json:"locations"`
 	// Raw input parameters sent to the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawInput json.RawMessage `json:"rawInput"`
+	RawInput json.RawMessage `acp:"omit,lenient" json:"rawInput"`
 	// Raw output returned by the tool.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	RawOutput json.RawMessage `json:"rawOutput"`
+	RawOutput json.RawMessage `acp:"omit,lenient" json:"rawOutput"`
 	// Client-initiated controls this tool call currently supports, such as cancellation.
 	//
 	// Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
 	// the whole previous value. A new tool call starts with none.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Capabilities *ToolCallCapabilities `json:"capabilities"`
+	Capabilities *ToolCallCapabilities `acp:"omit,nullable,lenient" json:"capabilities"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -8280,9 +8086,8 @@ type ToolCallUpdate struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8359,7 +8164,7 @@ type UnarchiveSessionRequest struct {
 	// The ID of the session to unarchive.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8367,9 +8172,8 @@ type UnarchiveSessionRequest struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8388,9 +8192,8 @@ type UnarchiveSessionResponse struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8420,7 +8223,7 @@ type UnknownStateUpdate struct {
 	// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Background []BackgroundWork `json:"background"`
+	Background []BackgroundWork `acp:"omit,nullable,lenient" json:"background"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8428,9 +8231,8 @@ type UnknownStateUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8443,11 +8245,11 @@ type UnsupportedProtocolVersionErrorData struct {
 	// The protocol version the Client requested.
 	//
 	// Required.
-	Requested ProtocolVersion `json:"requested"`
+	Requested ProtocolVersion `acp:"required" json:"requested"`
 	// The protocol versions the Agent supports.
 	//
 	// Required.
-	Supported []ProtocolVersion `json:"supported"`
+	Supported []ProtocolVersion `acp:"required,empty" json:"supported"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8455,9 +8257,8 @@ type UnsupportedProtocolVersionErrorData struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8472,11 +8273,11 @@ type UpdateSessionNotification struct {
 	// The ID of the session this update pertains to.
 	//
 	// Required.
-	SessionID SessionID `json:"sessionId"`
+	SessionID SessionID `acp:"required" json:"sessionId"`
 	// The actual update content.
 	//
 	// Required.
-	Update SessionUpdate `json:"update"`
+	Update SessionUpdate `acp:"required" json:"update"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8484,9 +8285,8 @@ type UpdateSessionNotification struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8501,33 +8301,33 @@ type Usage struct {
 	// Sum of all token types for the completed work.
 	//
 	// Required.
-	TotalTokens uint64 `json:"totalTokens"`
+	TotalTokens uint64 `acp:"required" json:"totalTokens"`
 	// Input tokens for the completed work.
 	//
 	// Required.
-	InputTokens uint64 `json:"inputTokens"`
+	InputTokens uint64 `acp:"required" json:"inputTokens"`
 	// Output tokens for the completed work.
 	//
 	// Required.
-	OutputTokens uint64 `json:"outputTokens"`
+	OutputTokens uint64 `acp:"required" json:"outputTokens"`
 	// Thought/reasoning tokens for the completed work.
 	//
 	// Omitted and `null` are equivalent and mean the count is not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	ThoughtTokens *uint64 `json:"thoughtTokens"`
+	ThoughtTokens *uint64 `acp:"omit,nullable,lenient" json:"thoughtTokens"`
 	// Cache read tokens for the completed work.
 	//
 	// Omitted and `null` are equivalent and mean the count is not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	CachedReadTokens *uint64 `json:"cachedReadTokens"`
+	CachedReadTokens *uint64 `acp:"omit,nullable,lenient" json:"cachedReadTokens"`
 	// Cache write tokens for the completed work.
 	//
 	// Omitted and `null` are equivalent and mean the count is not reported.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	CachedWriteTokens *uint64 `json:"cachedWriteTokens"`
+	CachedWriteTokens *uint64 `acp:"omit,nullable,lenient" json:"cachedWriteTokens"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8535,9 +8335,8 @@ type Usage struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8548,17 +8347,17 @@ type UsageUpdate struct {
 	// Tokens currently in context.
 	//
 	// Required.
-	Used uint64 `json:"used"`
+	Used uint64 `acp:"required" json:"used"`
 	// Total context window size in tokens.
 	//
 	// Required.
-	Size uint64 `json:"size"`
+	Size uint64 `acp:"required" json:"size"`
 	// Cumulative session cost.
 	//
 	// Omitted leaves the last reported cost unchanged. `null` clears it. A value replaces it.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Cost *Cost `json:"cost"`
+	Cost *Cost `acp:"omit,nullable,lenient" json:"cost"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
 	// Implementations MUST NOT assign meaning to keys they do not recognize.
@@ -8566,9 +8365,8 @@ type UsageUpdate struct {
 	// See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -8591,11 +8389,11 @@ type UserMessage struct {
 	// A unique identifier for the message.
 	//
 	// Required.
-	MessageID MessageID `json:"messageId"`
+	MessageID MessageID `acp:"required" json:"messageId"`
 	// Complete replacement content for this message.
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Items that fail to decode are dropped.
-	Content []ContentBlock `json:"content"`
+	Content []ContentBlock `acp:"omit,nullable,lenient,skipinvalid" json:"content"`
 	// The _meta property is reserved by ACP to allow clients and agents to attach additional
 	// metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
 	// clears it. An object patches the stored metadata by top-level key: keys it omits are
@@ -8606,8 +8404,7 @@ type UserMessage struct {
 	// See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
 	//
 	// Optional; nil when absent. A malformed value decodes to the default. Raw JSON object, kept byte for byte.
-	Meta json.RawMessage `json:"_meta"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Meta json.RawMessage `acp:"omit,nullable,lenient" json:"_meta"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

@@ -606,21 +606,3 @@ func Braces(b []byte, err error) ([]byte, error) {
 
 // Length drops a decoder's length result, keeping its error.
 func Length(_ int, err error) error { return err }
-
-// UnmarshalVariant is the UnmarshalJSON of a union variant T (named name):
-// it decodes a union value with dec, which must be that variant.
-func UnmarshalVariant[U, T any](data []byte, x *T, dec func([]byte) (U, error), name string) error {
-	if err := Own(&data); err != nil {
-		return err
-	}
-	u, err := dec(TrimSpace(data))
-	if err != nil {
-		return err
-	}
-	v, ok := any(u).(*T)
-	if !ok {
-		return Errorf(ErrInvalidValue, "not a "+name)
-	}
-	*x = *v
-	return nil
-}

@@ -4,6 +4,11 @@ package golden
 
 import "acpkit.dev/acpsdk/internal/jsonx"
 
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsSize = jsonx.FieldsOf((*Size)(nil))
+)
+
 // decodePickAt picks the variant from the JSON shape of the value at the
 // start of data; it returns the value's length.
 func decodePickAt(data []byte) (Pick, int, error) {
@@ -63,16 +68,9 @@ func UnmarshalPick(data []byte) (Pick, error) {
 	return decodePick(jsonx.TrimSpace(data))
 }
 
-var fieldsSize = jsonx.NewFields(
-	jsonx.F("cols", jsonx.Required).Min(1),
-	jsonx.F("line", jsonx.Omit|jsonx.Nullable).Min(1),
-	jsonx.F("tags", jsonx.Required|jsonx.Empty).MinItems(1),
-	jsonx.F("pick", jsonx.Required),
-)
-
 func (x *Size) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSize, skip); d.Next(); {
+	for d.Begin(data, fieldsSize, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cols":
 			jsonx.IntMin(d.At(0), &x.Cols, jsonx.Uint16)
@@ -81,11 +79,7 @@ func (x *Size) decodeAt(data []byte, skip []string) (int, error) {
 		case "tags":
 			jsonx.List(d.At(2), &x.Tags, jsonx.String)
 		case "pick":
-			if v, n, err := decodePickAt(d.At(3).Rest()); d.Took(n, err) {
-				x.Pick = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(3), &x.Pick, decodePickAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -94,30 +88,23 @@ func (x *Size) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Size) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"cols\":"), uint64(x.Cols)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"cols\":"), uint64(x.Cols)), nil
 	case i == 1 && x.Line != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"line\":"), uint64(*x.Line)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"line\":"), uint64(*x.Line)), nil
 	case i == 2:
-		return jsonx.EncList(jsonx.Key(b, "\"tags\":"), x.Tags, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"tags\":"), x.Tags, jsonx.EncString)
 	case i == 3 && x.Pick == nil:
 		return b, jsonx.NilUnion()
 	case i == 3:
-		return appendPick(jsonx.Key(b, "\"pick\":"), x.Pick)
+		return appendPick(jsonx.Keyed(b, "\"pick\":"), x.Pick)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Size) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSize.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSize.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Size) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Size{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Size) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }

@@ -24,14 +24,13 @@ type PickOne string
 // Size is the ACP schema type Size.
 type Size struct {
 	// Required. At least 1.
-	Cols uint16 `json:"cols"`
+	Cols uint16 `acp:"required,min=1" json:"cols"`
 	// Optional; nil when absent. At least 1.
-	Line *uint32 `json:"line"`
+	Line *uint32 `acp:"omit,nullable,min=1" json:"line"`
 	// Required. At least 1 item(s).
-	Tags []string `json:"tags"`
+	Tags []string `acp:"required,empty,minitems=1" json:"tags"`
 	// Required.
-	Pick Pick `json:"pick"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Pick Pick `acp:"required" json:"pick"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

@@ -2,36 +2,29 @@
 
 package golden
 
-import (
-	"acpkit.dev/acpsdk/internal/jsonx"
-	"bytes"
-)
+import "acpkit.dev/acpsdk/internal/jsonx"
 
-var fieldsCapabilities = jsonx.NewFields(
-	jsonx.F("images", jsonx.HasDefault|jsonx.Lenient),
-	jsonx.F("label", jsonx.Omit|jsonx.Nullable|jsonx.Lenient),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsCapabilities = jsonx.FieldsOf((*Capabilities)(nil))
 )
 
 func (x *Capabilities) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCapabilities, skip); d.Next(); {
+	for d.Begin(data, fieldsCapabilities, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "images":
 			if !jsonx.Value(d.At(0), &x.Images, jsonx.Bool) {
-				x.Images = false
+				x.setDefault(0)
 			}
 		case "label":
 			jsonx.Ptr(d.At(1), &x.Label, jsonx.String)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.Images = false
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -39,36 +32,32 @@ func (x *Capabilities) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Capabilities) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"images\":"), bool(x.Images)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"images\":"), bool(x.Images)), nil
 	case i == 1 && x.Label != nil:
-		return jsonx.AppendString(jsonx.Key(b, "\"label\":"), string(*x.Label)), nil
+		return jsonx.KeyedString(b, "\"label\":", string(*x.Label)), nil
 	}
 	return b, nil
 }
 
-func (x *Capabilities) isDefault(i int) bool {
-	var d Capabilities
+func (x *Capabilities) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.Images = false
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *Capabilities) isDefault(i int) bool {
+	var d Capabilities
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Capabilities) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCapabilities.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsCapabilities.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
 func (x *Capabilities) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Capabilities{}
-	return jsonx.Length(x.decodeAt(data, nil))
+	return jsonx.Unmarshal(data, x, x.decodeAt)
 }

@@ -5,10 +5,9 @@ package golden
 // Capabilities is the ACP schema type Capabilities.
 type Capabilities struct {
 	// Optional; default false when absent. A malformed value decodes to the default.
-	Images bool `json:"images"`
+	Images bool `acp:"default,lenient" json:"images"`
 	// Optional; nil when absent. A malformed value decodes to the default.
-	Label *string `json:"label"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Label *string `acp:"omit,nullable,lenient" json:"label"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

@@ -4,23 +4,19 @@ package golden
 
 import "acpkit.dev/acpsdk/internal/jsonx"
 
-var fieldsCommand = jsonx.NewFields(
-	jsonx.F("name", jsonx.Required),
-	jsonx.F("args", jsonx.Required|jsonx.OnNull|jsonx.Empty),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsCommand = jsonx.FieldsOf((*Command)(nil))
 )
 
 func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCommand, skip); d.Next(); {
+	for d.Begin(data, fieldsCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(0), &x.Name, jsonx.String)
 		case "args":
 			jsonx.List(d.At(1), &x.Args, jsonx.String)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -29,24 +25,17 @@ func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Command) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 1:
-		return jsonx.EncList(jsonx.Key(b, "\"args\":"), x.Args, jsonx.EncString)
+		return jsonx.EncList(jsonx.Keyed(b, "\"args\":"), x.Args, jsonx.EncString)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Command) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCommand.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCommand.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Command) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Command{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Command) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }

@@ -5,10 +5,9 @@ package golden
 // Command is the ACP schema type Command.
 type Command struct {
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// Required. null decodes as empty.
-	Args []string `json:"args"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Args []string `acp:"required,onnull,empty" json:"args"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

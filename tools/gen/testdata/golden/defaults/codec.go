@@ -2,23 +2,20 @@
 
 package golden
 
-import (
-	"acpkit.dev/acpsdk/internal/jsonx"
-	"bytes"
-)
+import "acpkit.dev/acpsdk/internal/jsonx"
 
-var fieldsLimits = jsonx.NewFields(
-	jsonx.F("depth", jsonx.Omit),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsLimits   = jsonx.FieldsOf((*Limits)(nil))
+	fieldsSettings = jsonx.FieldsOf((*Settings)(nil))
 )
 
 func (x *Limits) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsLimits, skip); d.Next(); {
+	for d.Begin(data, fieldsLimits, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "depth":
 			jsonx.Ptr(d.At(0), &x.Depth, jsonx.Uint16)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -27,64 +24,36 @@ func (x *Limits) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Limits) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Depth != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"depth\":"), uint64(*x.Depth)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"depth\":"), uint64(*x.Depth)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Limits) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsLimits.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsLimits.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Limits) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Limits{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsSettings = jsonx.NewFields(
-	jsonx.F("verbose", jsonx.HasDefault),
-	jsonx.F("name", jsonx.HasDefault),
-	jsonx.F("limits", jsonx.HasDefault),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Limits) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *Settings) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSettings, skip); d.Next(); {
+	for d.Begin(data, fieldsSettings, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "verbose":
-			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
-				x.Verbose = v
-			}
+			jsonx.Set(d.At(0), &x.Verbose, jsonx.Bool)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		case "limits":
 			d.At(2)
 			d.Consumed(x.Limits.decodeAt(d.Rest(), nil))
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	if err := d.Finish(); err != nil {
 		return 0, err
 	}
-	if d.Absent(0) {
-		x.Verbose = false
-	}
-	if d.Absent(1) {
-		x.Name = "main"
-	}
-	if d.Absent(2) {
-		x.Limits = Limits{}
-		_, _ = x.Limits.decodeAt([]byte("{\"depth\":3}"), nil)
-	}
+	d.Defaults(x.setDefault)
 	d.Layout(&x.Extra, skip)
 	return d.Len(), nil
 }
@@ -92,45 +61,37 @@ func (x *Settings) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Settings) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"verbose\":"), bool(x.Verbose)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"verbose\":"), bool(x.Verbose)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	case i == 2:
-		return jsonx.Braces(fieldsLimits.Append(append(jsonx.Key(b, "\"limits\":"), '{'), "", x.Limits.Extra, x.Limits.appendField, nil))
+		return fieldsLimits.AppendObject(jsonx.Keyed(b, "\"limits\":"), x.Limits.Extra, x.Limits.appendField, nil)
 	}
 	return b, nil
 }
 
-func (x *Settings) isDefault(i int) bool {
-	var d Settings
+func (x *Settings) setDefault(i int) {
 	switch i {
 	case 0:
-		x := &d
 		x.Verbose = false
 	case 1:
-		x := &d
 		x.Name = "main"
 	case 2:
-		x := &d
 		x.Limits = Limits{}
 		_, _ = x.Limits.decodeAt([]byte("{\"depth\":3}"), nil)
 	}
-	have, err1 := x.appendField(nil, i)
-	want, err2 := d.appendField(nil, i)
-	return err1 == nil && err2 == nil && bytes.Equal(have, want)
+}
+
+func (x *Settings) isDefault(i int) bool {
+	var d Settings
+	d.setDefault(i)
+	return jsonx.SameField(x.appendField, d.appendField, i)
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Settings) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSettings.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, x.isDefault))
+	return fieldsSettings.Marshal(x.Extra, x.appendField, x.isDefault)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Settings) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Settings{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Settings) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }

@@ -5,21 +5,19 @@ package golden
 // Limits is the ACP schema type Limits.
 type Limits struct {
 	// Optional; nil when absent.
-	Depth *uint16 `json:"depth"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Depth *uint16 `acp:"omit" json:"depth"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
 // Settings is the ACP schema type Settings.
 type Settings struct {
 	// Optional; default false when absent.
-	Verbose bool `json:"verbose"`
+	Verbose bool `acp:"default" json:"verbose"`
 	// Optional; default "main" when absent.
-	Name string `json:"name"`
+	Name string `acp:"default" json:"name"`
 	// Optional; default {"depth":3} when absent.
-	Limits Limits `json:"limits"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Limits Limits `acp:"default" json:"limits"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

@@ -7,6 +7,17 @@ import (
 	"errors"
 )
 
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsEventStatus    = jsonx.FieldsOf((*EventStatus)(nil))
+	fieldsIdle           = jsonx.FieldsOf((*Idle)(nil))
+	fieldsIdleReasonDone = jsonx.FieldsOf((*IdleReasonDone)(nil))
+	fieldsIdleReasonNone = jsonx.FieldsOf((*IdleReasonNone)(nil))
+	fieldsNote           = jsonx.FieldsOf((*Note)(nil))
+	fieldsReport         = jsonx.FieldsOf((*Report)(nil))
+	fieldsRunning        = jsonx.FieldsOf((*Running)(nil))
+)
+
 // tagEvent lists the discriminator, which variants must not keep as unknown.
 var tagEvent = []string{"kind"}
 
@@ -32,11 +43,7 @@ func decodeEventAt(data []byte) (Event, int, error) {
 		return v, n, nil
 	case "note":
 		v := new(EventNote)
-		n, err := (*Note)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[Event](v, (*Note)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -56,25 +63,17 @@ func decodeEvent(data []byte) (Event, error) {
 func appendEvent(b []byte, v Event) ([]byte, error) {
 	switch v := v.(type) {
 	case *EventStatus:
-		if v == nil {
-			break
+		if v != nil {
+			return v.verbatim.Append(b, v.appendCanonical)
 		}
-		return v.verbatim.Append(b, v.appendCanonical)
 	case *EventNote:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsNote.Append(append(b, '{'), "\"kind\":\"note\"", (*Note)(v).Extra, (*Note)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsNote.Append(b, "\"kind\":\"note\"", (*Note)(v).Extra, (*Note)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *EventUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "kind", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "kind", false)
 	}
 	return b, jsonx.EncodeError("", "nil Event")
 }
@@ -99,8 +98,6 @@ func (x EventNote) MarshalJSON() ([]byte, error) { return appendEvent(make([]byt
 func (x *EventNote) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeEvent, "EventNote")
 }
-
-var fieldsEventStatus = jsonx.NewFields()
 
 // ownEventStatus are the members EventStatus decodes itself; the rest belong to its State.
 var ownEventStatus = []string{}
@@ -167,8 +164,6 @@ func (x *EventUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsIdle = jsonx.NewFields()
-
 // ownIdle are the members Idle decodes itself; the rest belong to its Reason.
 var ownIdle = []string{}
 
@@ -223,15 +218,8 @@ func (x *Idle) appendCanonical(b []byte) ([]byte, error) {
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Idle) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Idle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Idle{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Idle) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagIdleReason lists the discriminator, which variants must not keep as unknown.
 var tagIdleReason = []string{"reason"}
@@ -246,11 +234,7 @@ func decodeIdleReasonAt(data []byte, skip []string) (IdleReason, int, error) {
 		}
 		{
 			v := new(IdleReasonNone)
-			n, err := v.decodeAt(data, skip)
-			if err != nil {
-				return nil, 0, err
-			}
-			return v, n, nil
+			return jsonx.VariantAt[IdleReason](v, v.decodeAt, data, skip)
 		}
 	}
 	vskip := tagIdleReason
@@ -259,27 +243,15 @@ func decodeIdleReasonAt(data []byte, skip []string) (IdleReason, int, error) {
 	}
 	if !ok {
 		v := new(IdleReasonNone)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleReason](v, v.decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "done":
 		v := new(IdleReasonDone)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleReason](v, v.decodeAt, data, vskip)
 	case "none":
 		v := new(IdleReasonNone)
-		n, err := v.decodeAt(data, skip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[IdleReason](v, v.decodeAt, data, skip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -303,33 +275,24 @@ func decodeIdleReason(data []byte, skip []string) (IdleReason, error) {
 func appendIdleReasonMembers(b []byte, v IdleReason) ([]byte, error) {
 	switch v := v.(type) {
 	case *IdleReasonDone:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleReasonDone.Append(b, "\"reason\":\"done\"", v.Extra, nil, nil)
 		}
-		return fieldsIdleReasonDone.Append(b, "\"reason\":\"done\"", v.Extra, nil, nil)
 	case *IdleReasonNone:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsIdleReasonNone.Append(b, "", v.Extra, nil, nil)
 		}
-		return fieldsIdleReasonNone.Append(b, "", v.Extra, nil, nil)
 	case *IdleReasonUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "reason", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "reason", true)
 	}
 	return b, jsonx.EncodeError("", "nil IdleReason")
 }
 
-var fieldsIdleReasonDone = jsonx.NewFields()
-
 func (x *IdleReasonDone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleReasonDone, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleReasonDone, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -345,30 +308,12 @@ func (x IdleReasonDone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleReason value that must be this variant.
 func (x *IdleReasonDone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleReasonDone)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleReasonDone")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleReason, "IdleReasonDone")
 }
-
-var fieldsIdleReasonNone = jsonx.NewFields()
 
 func (x *IdleReasonNone) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsIdleReasonNone, skip); d.Next(); {
-		switch string(d.Key()) {
-		default:
-			d.Extra(&x.Extra, skip)
-		}
+	for d.Begin(data, fieldsIdleReasonNone, skip); d.More(&x.Extra, skip); {
 	}
 	return d.End(&x.Extra, skip)
 }
@@ -384,19 +329,7 @@ func (x IdleReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a IdleReason value that must be this variant.
 func (x *IdleReasonNone) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeIdleReason(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*IdleReasonNone)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a IdleReasonNone")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeIdleReason, "IdleReasonNone")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "reason" tag.
@@ -417,20 +350,12 @@ func (x *IdleReasonUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsNote = jsonx.NewFields(
-	jsonx.F("text", jsonx.Required),
-)
-
 func (x *Note) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsNote, skip); d.Next(); {
+	for d.Begin(data, fieldsNote, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Text = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Text, jsonx.String)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -439,40 +364,25 @@ func (x *Note) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Note) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"text\":"), string(x.Text)), nil
+		return jsonx.KeyedString(b, "\"text\":", string(x.Text)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Note) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsNote.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsNote.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Note) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Note{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsReport = jsonx.NewFields(
-	jsonx.F("status", jsonx.Required),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Note) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *Report) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsReport, skip); d.Next(); {
+	for d.Begin(data, fieldsReport, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "status":
-			if v, n, err := decodeStatusObjectAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Status = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(0), &x.Status, decodeStatusObjectAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -483,38 +393,25 @@ func (x *Report) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Status == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendStatus(jsonx.Key(b, "\"status\":"), x.Status)
+		return appendStatus(jsonx.Keyed(b, "\"status\":"), x.Status)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Report) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsReport.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsReport.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Report) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Report{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsRunning = jsonx.NewFields(
-	jsonx.F("step", jsonx.Omit),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Report) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *Running) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRunning, skip); d.Next(); {
+	for d.Begin(data, fieldsRunning, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "step":
 			jsonx.Ptr(d.At(0), &x.Step, jsonx.Uint32)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -523,25 +420,18 @@ func (x *Running) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Running) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Step != nil:
-		return jsonx.AppendUint(jsonx.Key(b, "\"step\":"), uint64(*x.Step)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"step\":"), uint64(*x.Step)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Running) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRunning.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsRunning.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Running) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Running{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Running) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagStatus lists the discriminator, which variants must not keep as unknown.
 var tagStatus = []string{"state"}
@@ -563,11 +453,7 @@ func decodeStatusAt(data []byte, skip []string) (Status, int, error) {
 	switch string(tag) {
 	case "running":
 		v := new(StatusRunning)
-		n, err := (*Running)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[Status](v, (*Running)(v).decodeAt, data, vskip)
 	case "idle":
 		v := new(StatusIdle)
 		n, err := (*Idle)(v).decodeAt(data, vskip)
@@ -601,20 +487,17 @@ func decodeStatus(data []byte, skip []string) (Status, error) {
 func appendStatusMembers(b []byte, v Status) ([]byte, error) {
 	switch v := v.(type) {
 	case *StatusRunning:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsRunning.Append(b, "\"state\":\"running\"", (*Running)(v).Extra, (*Running)(v).appendField, nil)
 		}
-		return fieldsRunning.Append(b, "\"state\":\"running\"", (*Running)(v).Extra, (*Running)(v).appendField, nil)
 	case *StatusIdle:
-		if v == nil {
-			break
+		if v != nil {
+			return (*Idle)(v).appendMembers(b, "\"state\":\"idle\"")
 		}
-		return (*Idle)(v).appendMembers(b, "\"state\":\"idle\"")
 	case *StatusUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "state", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "state", true)
 	}
 	return b, jsonx.EncodeError("", "nil Status")
 }
@@ -656,19 +539,7 @@ func (x StatusIdle) MarshalJSON() ([]byte, error) { return appendStatus(make([]b
 
 // UnmarshalJSON decodes a Status value that must be this variant.
 func (x *StatusIdle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeStatus(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*StatusIdle)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a StatusIdle")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeStatus, "StatusIdle")
 }
 
 // MarshalJSON encodes x as a Status value.
@@ -678,19 +549,7 @@ func (x StatusRunning) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a Status value that must be this variant.
 func (x *StatusRunning) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeStatus(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*StatusRunning)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a StatusRunning")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeStatus, "StatusRunning")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "state" tag.

@@ -71,15 +71,13 @@ func (*IdleReasonUnknown) isIdleReason() {}
 
 // IdleReasonDone is the "done" variant of IdleReason.
 type IdleReasonDone struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
 // IdleReasonNone is the IdleReason variant without a "reason" tag.
 type IdleReasonNone struct {
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -95,27 +93,24 @@ type IdleReasonUnknown struct {
 // Note is the ACP schema type Note.
 type Note struct {
 	// Required.
-	Text string `json:"text"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Text string `acp:"required" json:"text"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
 // Report is the ACP schema type Report.
 type Report struct {
 	// Required.
-	Status Status `json:"status"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Status Status `acp:"required" json:"status"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
 // Running is the ACP schema type Running.
 type Running struct {
 	// Optional; nil when absent.
-	Step *uint32 `json:"step"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Step *uint32 `acp:"omit" json:"step"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 

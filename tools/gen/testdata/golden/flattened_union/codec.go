@@ -4,20 +4,19 @@ package golden
 
 import "acpkit.dev/acpsdk/internal/jsonx"
 
-var fieldsChoice = jsonx.NewFields(
-	jsonx.F("value", jsonx.Required),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsChoice  = jsonx.FieldsOf((*Choice)(nil))
+	fieldsSetting = jsonx.FieldsOf((*Setting)(nil))
+	fieldsToggle  = jsonx.FieldsOf((*Toggle)(nil))
 )
 
 func (x *Choice) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsChoice, skip); d.Next(); {
+	for d.Begin(data, fieldsChoice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Value = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Value, jsonx.String)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -26,30 +25,18 @@ func (x *Choice) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Choice) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"value\":"), string(x.Value)), nil
+		return jsonx.KeyedString(b, "\"value\":", string(x.Value)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Choice) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsChoice.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsChoice.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Choice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Choice{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsSetting = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-	jsonx.F("name", jsonx.Required),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Choice) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // ownSetting are the members Setting decodes itself; the rest belong to its Type.
 var ownSetting = []string{"id", "name"}
@@ -59,13 +46,9 @@ func (x *Setting) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSetting, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.ID = v
-			}
+			jsonx.Set(d.At(0), &x.ID, jsonx.String)
 		case "name":
-			if v, err := jsonx.String(d.At(1).Value()); d.Ok(err) {
-				x.Name = v
-			}
+			jsonx.Set(d.At(1), &x.Name, jsonx.String)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -89,9 +72,9 @@ func (x *Setting) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Setting) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"id\":"), string(x.ID)), nil
+		return jsonx.KeyedString(b, "\"id\":", string(x.ID)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"name\":"), string(x.Name)), nil
+		return jsonx.KeyedString(b, "\"name\":", string(x.Name)), nil
 	}
 	return b, nil
 }
@@ -125,15 +108,8 @@ func (x *Setting) appendCanonical(b []byte) ([]byte, error) {
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Setting) MarshalJSON() ([]byte, error) { return x.appendJSON(make([]byte, 0, 256)) }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Setting) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Setting{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Setting) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagSettingType lists the discriminator, which variants must not keep as unknown.
 var tagSettingType = []string{"type"}
@@ -155,18 +131,10 @@ func decodeSettingTypeAt(data []byte, skip []string) (SettingType, int, error) {
 	switch string(tag) {
 	case "toggle":
 		v := new(SettingTypeToggle)
-		n, err := (*Toggle)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SettingType](v, (*Toggle)(v).decodeAt, data, vskip)
 	case "choice":
 		v := new(SettingTypeChoice)
-		n, err := (*Choice)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[SettingType](v, (*Choice)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -190,20 +158,17 @@ func decodeSettingType(data []byte, skip []string) (SettingType, error) {
 func appendSettingTypeMembers(b []byte, v SettingType) ([]byte, error) {
 	switch v := v.(type) {
 	case *SettingTypeToggle:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsToggle.Append(b, "\"type\":\"toggle\"", (*Toggle)(v).Extra, (*Toggle)(v).appendField, nil)
 		}
-		return fieldsToggle.Append(b, "\"type\":\"toggle\"", (*Toggle)(v).Extra, (*Toggle)(v).appendField, nil)
 	case *SettingTypeChoice:
-		if v == nil {
-			break
+		if v != nil {
+			return fieldsChoice.Append(b, "\"type\":\"choice\"", (*Choice)(v).Extra, (*Choice)(v).appendField, nil)
 		}
-		return fieldsChoice.Append(b, "\"type\":\"choice\"", (*Choice)(v).Extra, (*Choice)(v).appendField, nil)
 	case *SettingTypeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", true)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", true)
 	}
 	return b, jsonx.EncodeError("", "nil SettingType")
 }
@@ -219,19 +184,7 @@ func (x SettingTypeChoice) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SettingType value that must be this variant.
 func (x *SettingTypeChoice) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSettingType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SettingTypeChoice)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SettingTypeChoice")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSettingType, "SettingTypeChoice")
 }
 
 // MarshalJSON encodes x as a SettingType value.
@@ -245,19 +198,7 @@ func (x SettingTypeToggle) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a SettingType value that must be this variant.
 func (x *SettingTypeToggle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	u, err := decodeSettingType(jsonx.TrimSpace(data), nil)
-	if err != nil {
-		return err
-	}
-	v, ok := u.(*SettingTypeToggle)
-	if !ok {
-		return jsonx.Errorf(jsonx.ErrInvalidValue, "not a SettingTypeToggle")
-	}
-	*x = *v
-	return nil
+	return jsonx.UnmarshalMembersVariant(data, x, decodeSettingType, "SettingTypeToggle")
 }
 
 // MarshalJSON emits Raw, verbatim, after checking it is a JSON object with the "type" tag.
@@ -278,20 +219,12 @@ func (x *SettingTypeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsToggle = jsonx.NewFields(
-	jsonx.F("on", jsonx.Required),
-)
-
 func (x *Toggle) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsToggle, skip); d.Next(); {
+	for d.Begin(data, fieldsToggle, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "on":
-			if v, err := jsonx.Bool(d.At(0).Value()); d.Ok(err) {
-				x.On = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.On, jsonx.Bool)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -300,22 +233,15 @@ func (x *Toggle) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Toggle) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendBool(jsonx.Key(b, "\"on\":"), bool(x.On)), nil
+		return jsonx.AppendBool(jsonx.Keyed(b, "\"on\":"), bool(x.On)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Toggle) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsToggle.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsToggle.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Toggle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Toggle{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Toggle) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }

@@ -10,18 +10,17 @@ import (
 // Choice is the ACP schema type Choice.
 type Choice struct {
 	// Required.
-	Value string `json:"value"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Value string `acp:"required" json:"value"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
 // Setting is the ACP schema type Setting.
 type Setting struct {
 	// Required.
-	ID string `json:"id"`
+	ID string `acp:"required" json:"id"`
 	// Required.
-	Name string `json:"name"`
+	Name string `acp:"required" json:"name"`
 	// The members that depend on the variant; they sit beside the other members in JSON.
 	Type SettingType `json:"-"`
 	// verbatim re-encodes non-canonical input (member order, explicit
@@ -66,8 +65,7 @@ type SettingTypeUnknown struct {
 // Toggle is the ACP schema type Toggle.
 type Toggle struct {
 	// Required.
-	On bool `json:"on"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	On bool `acp:"required" json:"on"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

@@ -2,30 +2,21 @@
 
 package golden
 
-import (
-	"acpkit.dev/acpsdk/internal/jsonx"
-	"strconv"
-)
+import "acpkit.dev/acpsdk/internal/jsonx"
 
-var fieldsOption = jsonx.NewFields(
-	jsonx.F("category", jsonx.Required),
-	jsonx.F("priority", jsonx.Required),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsOption = jsonx.FieldsOf((*Option)(nil))
 )
 
 func (x *Option) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsOption, skip); d.Next(); {
+	for d.Begin(data, fieldsOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "category":
-			if v, err := decodeCategory(d.At(0).Value()); d.Ok(err) {
-				x.Category = v
-			}
+			jsonx.Set(d.At(0), &x.Category, decodeCategory)
 		case "priority":
-			if v, err := decodePriority(d.At(1).Value()); d.Ok(err) {
-				x.Priority = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(1), &x.Priority, decodePriority)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -34,55 +25,30 @@ func (x *Option) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Option) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"category\":"), string(x.Category)), nil
+		return jsonx.KeyedString(b, "\"category\":", string(x.Category)), nil
 	case i == 1:
-		return jsonx.AppendString(jsonx.Key(b, "\"priority\":"), string(x.Priority)), nil
+		return jsonx.KeyedString(b, "\"priority\":", string(x.Priority)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Option) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsOption.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsOption.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Option) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Option{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Option) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // UnmarshalJSON accepts only the listed values.
 func (x *Priority) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodePriority(data)
-	if err == nil {
-		*x = v
-	}
-	return err
+	return jsonx.UnmarshalValue(data, x, decodePriority)
 }
 func decodeCategory(data []byte) (Category, error) {
 	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	return Category(s), nil
+	return Category(s), err
 }
 
 func decodePriority(data []byte) (Priority, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch Priority(s) {
-	case PriorityHigh, PriorityLow:
-		return Priority(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a Priority: "+strconv.Quote(s))
+	return jsonx.Enum(data, "Priority", PriorityHigh, PriorityLow)
 }

@@ -18,11 +18,10 @@ const (
 // Option is the ACP schema type Option.
 type Option struct {
 	// Required.
-	Category Category `json:"category"`
+	Category Category `acp:"required" json:"category"`
 	// Required.
-	Priority Priority `json:"priority"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Priority Priority `acp:"required" json:"priority"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 

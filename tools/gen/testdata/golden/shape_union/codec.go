@@ -4,6 +4,11 @@ package golden
 
 import "acpkit.dev/acpsdk/internal/jsonx"
 
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsRef = jsonx.FieldsOf((*Ref)(nil))
+)
+
 // decodeIDAt picks the variant from the JSON shape of the value at the
 // start of data; it returns the value's length.
 func decodeIDAt(data []byte) (ID, int, error) {
@@ -74,21 +79,12 @@ func (*IDNull) UnmarshalJSON(data []byte) error {
 	}
 	return nil
 }
-
-var fieldsRef = jsonx.NewFields(
-	jsonx.F("id", jsonx.Required),
-)
-
 func (x *Ref) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsRef, skip); d.Next(); {
+	for d.Begin(data, fieldsRef, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			if v, n, err := decodeIDAt(d.At(0).Rest()); d.Took(n, err) {
-				x.ID = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(0), &x.ID, decodeIDAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -99,22 +95,13 @@ func (x *Ref) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.ID == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendID(jsonx.Key(b, "\"id\":"), x.ID)
+		return appendID(jsonx.Keyed(b, "\"id\":"), x.ID)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
-func (x Ref) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsRef.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
-}
+func (x Ref) MarshalJSON() ([]byte, error) { return fieldsRef.Marshal(x.Extra, x.appendField, nil) }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Ref) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Ref{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Ref) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }

@@ -31,8 +31,7 @@ type IDStr string
 // Ref is the ACP schema type Ref.
 type Ref struct {
 	// Required.
-	ID ID `json:"id"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	ID ID `acp:"required" json:"id"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

@@ -2,23 +2,19 @@
 
 package golden
 
-import (
-	"acpkit.dev/acpsdk/internal/jsonx"
-	"strconv"
-)
+import "acpkit.dev/acpsdk/internal/jsonx"
 
-var fieldsAudience = jsonx.NewFields(
-	jsonx.F("roles", jsonx.Omit|jsonx.Nullable|jsonx.SkipInvalid),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsAudience = jsonx.FieldsOf((*Audience)(nil))
 )
 
 func (x *Audience) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsAudience, skip); d.Next(); {
+	for d.Begin(data, fieldsAudience, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "roles":
 			jsonx.List(d.At(0), &x.Roles, decodeRole)
-		default:
-			d.Extra(&x.Extra, skip)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -27,47 +23,23 @@ func (x *Audience) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Audience) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0 && x.Roles != nil:
-		return jsonx.EncList(jsonx.Key(b, "\"roles\":"), x.Roles, appendRole)
+		return jsonx.EncList(jsonx.Keyed(b, "\"roles\":"), x.Roles, appendRole)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Audience) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsAudience.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsAudience.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Audience) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Audience{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Audience) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // UnmarshalJSON accepts only the listed values.
-func (x *Role) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	v, err := decodeRole(data)
-	if err == nil {
-		*x = v
-	}
-	return err
-}
+func (x *Role) UnmarshalJSON(data []byte) error { return jsonx.UnmarshalValue(data, x, decodeRole) }
 func decodeRole(data []byte) (Role, error) {
-	s, err := jsonx.String(data)
-	if err != nil {
-		return "", err
-	}
-	switch Role(s) {
-	case RoleUser, RoleAssistant:
-		return Role(s), nil
-	}
-	return "", jsonx.Errorf(jsonx.ErrInvalidValue, "not a Role: "+strconv.Quote(s))
+	return jsonx.Enum(data, "Role", RoleUser, RoleAssistant)
 }
 
 func appendRole(b []byte, v Role) ([]byte, error) { return jsonx.AppendString(b, string(v)), nil }

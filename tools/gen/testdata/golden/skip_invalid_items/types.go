@@ -5,9 +5,8 @@ package golden
 // Audience is the ACP schema type Audience.
 type Audience struct {
 	// Optional; nil when absent. Items that fail to decode are dropped.
-	Roles []Role `json:"roles"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Roles []Role `acp:"omit,nullable,skipinvalid" json:"roles"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 

@@ -4,20 +4,19 @@ package golden
 
 import "acpkit.dev/acpsdk/internal/jsonx"
 
-var fieldsCircle = jsonx.NewFields(
-	jsonx.F("radius", jsonx.Required),
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsCircle  = jsonx.FieldsOf((*Circle)(nil))
+	fieldsDrawing = jsonx.FieldsOf((*Drawing)(nil))
+	fieldsSquare  = jsonx.FieldsOf((*Square)(nil))
 )
 
 func (x *Circle) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsCircle, skip); d.Next(); {
+	for d.Begin(data, fieldsCircle, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "radius":
-			if v, err := jsonx.Uint32(d.At(0).Value()); d.Ok(err) {
-				x.Radius = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Radius, jsonx.Uint32)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -26,40 +25,25 @@ func (x *Circle) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Circle) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"radius\":"), uint64(x.Radius)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"radius\":"), uint64(x.Radius)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Circle) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsCircle.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsCircle.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Circle) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Circle{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
-
-var fieldsDrawing = jsonx.NewFields(
-	jsonx.F("shape", jsonx.Required),
-)
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Circle) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 func (x *Drawing) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsDrawing, skip); d.Next(); {
+	for d.Begin(data, fieldsDrawing, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "shape":
-			if v, n, err := decodeShapeAt(d.At(0).Rest()); d.Took(n, err) {
-				x.Shape = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.SetAt(d.At(0), &x.Shape, decodeShapeAt)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -70,25 +54,18 @@ func (x *Drawing) appendField(b []byte, i int) ([]byte, error) {
 	case i == 0 && x.Shape == nil:
 		return b, jsonx.NilUnion()
 	case i == 0:
-		return appendShape(jsonx.Key(b, "\"shape\":"), x.Shape)
+		return appendShape(jsonx.Keyed(b, "\"shape\":"), x.Shape)
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Drawing) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsDrawing.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsDrawing.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Drawing) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Drawing{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Drawing) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }
 
 // tagShape lists the discriminator, which variants must not keep as unknown.
 var tagShape = []string{"kind"}
@@ -107,18 +84,10 @@ func decodeShapeAt(data []byte) (Shape, int, error) {
 	switch string(tag) {
 	case "circle":
 		v := new(ShapeCircle)
-		n, err := (*Circle)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[Shape](v, (*Circle)(v).decodeAt, data, vskip)
 	case "square":
 		v := new(ShapeSquare)
-		n, err := (*Square)(v).decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[Shape](v, (*Square)(v).decodeAt, data, vskip)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -138,30 +107,17 @@ func decodeShape(data []byte) (Shape, error) {
 func appendShape(b []byte, v Shape) ([]byte, error) {
 	switch v := v.(type) {
 	case *ShapeCircle:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsCircle.Append(append(b, '{'), "\"kind\":\"circle\"", (*Circle)(v).Extra, (*Circle)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsCircle.Append(b, "\"kind\":\"circle\"", (*Circle)(v).Extra, (*Circle)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ShapeSquare:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsSquare.Append(append(b, '{'), "\"kind\":\"square\"", (*Square)(v).Extra, (*Square)(v).appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsSquare.Append(b, "\"kind\":\"square\"", (*Square)(v).Extra, (*Square)(v).appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *ShapeUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "kind", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "kind", false)
 	}
 	return b, jsonx.EncodeError("", "nil Shape")
 }
@@ -208,20 +164,12 @@ func (x *ShapeUnknown) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var fieldsSquare = jsonx.NewFields(
-	jsonx.F("side", jsonx.Required),
-)
-
 func (x *Square) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsSquare, skip); d.Next(); {
+	for d.Begin(data, fieldsSquare, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "side":
-			if v, err := jsonx.Uint32(d.At(0).Value()); d.Ok(err) {
-				x.Side = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Side, jsonx.Uint32)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -230,22 +178,15 @@ func (x *Square) decodeAt(data []byte, skip []string) (int, error) {
 func (x *Square) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendUint(jsonx.Key(b, "\"side\":"), uint64(x.Side)), nil
+		return jsonx.AppendUint(jsonx.Keyed(b, "\"side\":"), uint64(x.Side)), nil
 	}
 	return b, nil
 }
 
 // MarshalJSON encodes x: known members in schema order, then Extra.
 func (x Square) MarshalJSON() ([]byte, error) {
-	return jsonx.Braces(fieldsSquare.Append(append(make([]byte, 0, 256), '{'), "", x.Extra, x.appendField, nil))
+	return fieldsSquare.Marshal(x.Extra, x.appendField, nil)
 }
 
-// UnmarshalJSON checks that data is valid JSON, then decodes it into x,
-// replacing its contents.
-func (x *Square) UnmarshalJSON(data []byte) error {
-	if err := jsonx.Own(&data); err != nil {
-		return err
-	}
-	*x = Square{}
-	return jsonx.Length(x.decodeAt(data, nil))
-}
+// UnmarshalJSON checks that data is valid JSON, then decodes it into x, replacing its contents.
+func (x *Square) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data, x, x.decodeAt) }

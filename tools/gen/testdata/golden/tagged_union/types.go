@@ -7,18 +7,16 @@ import "github.com/segmentio/encoding/json"
 // Circle is the ACP schema type Circle.
 type Circle struct {
 	// Required.
-	Radius uint32 `json:"radius"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Radius uint32 `acp:"required" json:"radius"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
 // Drawing is the ACP schema type Drawing.
 type Drawing struct {
 	// Required.
-	Shape Shape `json:"shape"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Shape Shape `acp:"required" json:"shape"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
@@ -61,8 +59,7 @@ type ShapeUnknown struct {
 // Square is the ACP schema type Square.
 type Square struct {
 	// Required.
-	Side uint32 `json:"side"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Side uint32 `acp:"required" json:"side"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }

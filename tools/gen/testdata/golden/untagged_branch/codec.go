@@ -4,6 +4,12 @@ package golden
 
 import "acpkit.dev/acpsdk/internal/jsonx"
 
+// The objects' descriptors: their members' names and rules, from their declarations.
+var (
+	fieldsTransportHTTP  = jsonx.FieldsOf((*TransportHTTP)(nil))
+	fieldsTransportStdio = jsonx.FieldsOf((*TransportStdio)(nil))
+)
+
 // tagTransport lists the discriminator, which variants must not keep as unknown.
 var tagTransport = []string{"type"}
 
@@ -17,27 +23,15 @@ func decodeTransportAt(data []byte) (Transport, int, error) {
 	vskip := tagTransport
 	if !ok {
 		v := new(TransportStdio)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[Transport](v, v.decodeAt, data, vskip)
 	}
 	switch string(tag) {
 	case "http":
 		v := new(TransportHTTP)
-		n, err := v.decodeAt(data, vskip)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[Transport](v, v.decodeAt, data, vskip)
 	case "stdio":
 		v := new(TransportStdio)
-		n, err := v.decodeAt(data, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		return v, n, nil
+		return jsonx.VariantAt[Transport](v, v.decodeAt, data, nil)
 	}
 	n, err := jsonx.Skip(data)
 	if err != nil {
@@ -57,30 +51,17 @@ func decodeTransport(data []byte) (Transport, error) {
 func appendTransport(b []byte, v Transport) ([]byte, error) {
 	switch v := v.(type) {
 	case *TransportHTTP:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTransportHTTP.Append(append(b, '{'), "\"type\":\"http\"", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTransportHTTP.Append(b, "\"type\":\"http\"", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *TransportStdio:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.Braces(fieldsTransportStdio.Append(append(b, '{'), "", v.Extra, v.appendField, nil))
 		}
-		b = append(b, '{')
-		b, err := fieldsTransportStdio.Append(b, "", v.Extra, v.appendField, nil)
-		if err != nil {
-			return b, err
-		}
-		return append(b, '}'), nil
 	case *TransportUnknown:
-		if v == nil {
-			break
+		if v != nil {
+			return jsonx.EncUnknown(b, v.Raw, "type", false)
 		}
-		return jsonx.EncUnknown(b, v.Raw, "type", false)
 	}
 	return b, jsonx.EncodeError("", "nil Transport")
 }
@@ -93,20 +74,12 @@ func UnmarshalTransport(data []byte) (Transport, error) {
 	return decodeTransport(jsonx.TrimSpace(data))
 }
 
-var fieldsTransportHTTP = jsonx.NewFields(
-	jsonx.F("url", jsonx.Required),
-)
-
 func (x *TransportHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTransportHTTP, skip); d.Next(); {
+	for d.Begin(data, fieldsTransportHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "url":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.URL = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.URL, jsonx.String)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -115,7 +88,7 @@ func (x *TransportHTTP) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TransportHTTP) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"url\":"), string(x.URL)), nil
+		return jsonx.KeyedString(b, "\"url\":", string(x.URL)), nil
 	}
 	return b, nil
 }
@@ -130,20 +103,12 @@ func (x *TransportHTTP) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalVariant(data, x, decodeTransport, "TransportHTTP")
 }
 
-var fieldsTransportStdio = jsonx.NewFields(
-	jsonx.F("command", jsonx.Required),
-)
-
 func (x *TransportStdio) decodeAt(data []byte, skip []string) (int, error) {
 	var d jsonx.Decoder
-	for d.Begin(data, fieldsTransportStdio, skip); d.Next(); {
+	for d.Begin(data, fieldsTransportStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "command":
-			if v, err := jsonx.String(d.At(0).Value()); d.Ok(err) {
-				x.Command = v
-			}
-		default:
-			d.Extra(&x.Extra, skip)
+			jsonx.Set(d.At(0), &x.Command, jsonx.String)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -152,7 +117,7 @@ func (x *TransportStdio) decodeAt(data []byte, skip []string) (int, error) {
 func (x *TransportStdio) appendField(b []byte, i int) ([]byte, error) {
 	switch {
 	case i == 0:
-		return jsonx.AppendString(jsonx.Key(b, "\"command\":"), string(x.Command)), nil
+		return jsonx.KeyedString(b, "\"command\":", string(x.Command)), nil
 	}
 	return b, nil
 }

@@ -24,18 +24,16 @@ func (*TransportUnknown) isTransport() {}
 // TransportHTTP is the ACP schema type TransportHttp.
 type TransportHTTP struct {
 	// Required.
-	URL string `json:"url"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	URL string `acp:"required" json:"url"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
 // TransportStdio is the ACP schema type TransportStdio.
 type TransportStdio struct {
 	// Required.
-	Command string `json:"command"`
-	// Extra holds members the schema does not define, verbatim and in order;
-	// they are re-emitted after the known members.
+	Command string `acp:"required" json:"command"`
+	// Extra holds the members the schema does not define, verbatim, in order; encoded last.
 	Extra Members `json:"-"`
 }
 
