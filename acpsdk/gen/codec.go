@@ -285,7 +285,7 @@ func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -320,7 +320,7 @@ func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -523,9 +523,9 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "data":
-			jsonx.Set(d.At(1), &x.Data, jsonx.String)
+			d.At(1).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(2), &x.MimeType, jsonx.String)
+			d.At(2).SetString(&x.MimeType)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -679,9 +679,9 @@ func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodAgent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -720,9 +720,9 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "args":
@@ -787,7 +787,7 @@ func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsAuthenticateRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -849,9 +849,9 @@ func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAvailableCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "description":
-			jsonx.Set(d.At(1), &x.Description, jsonx.String)
+			d.At(1).SetString(&x.Description)
 		case "input":
 			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
 		case "_meta":
@@ -974,11 +974,11 @@ func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsBlobResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "blob":
-			jsonx.Set(d.At(0), &x.Blob, jsonx.String)
+			d.At(0).SetString(&x.Blob)
 		case "mimeType":
 			jsonx.Ptr(d.At(1), &x.MimeType, jsonx.String)
 		case "uri":
-			jsonx.Set(d.At(2), &x.URI, jsonx.String)
+			d.At(2).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -1085,7 +1085,7 @@ func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCancelNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1234,7 +1234,7 @@ func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsClientNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -1269,7 +1269,7 @@ func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -1470,7 +1470,7 @@ func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsCloseSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1549,7 +1549,7 @@ func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -1588,9 +1588,9 @@ func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCompactionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "status":
-			jsonx.Set(d.At(1), &x.Status, decodeCompactionStatus)
+			d.At(1).SetString((*string)(&x.Status))
 		case "summary":
 			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
 		case "error":
@@ -1633,7 +1633,7 @@ func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (
 	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1925,7 +1925,7 @@ func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 		case "amount":
 			jsonx.Set(d.At(0), &x.Amount, jsonx.Float)
 		case "currency":
-			jsonx.Set(d.At(1), &x.Currency, jsonx.String)
+			d.At(1).SetString(&x.Currency)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -1961,7 +1961,7 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
-			jsonx.Set(d.At(0), &x.Message, jsonx.String)
+			d.At(0).SetString(&x.Message)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2359,9 +2359,9 @@ func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsCreateTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "command":
-			jsonx.Set(d.At(1), &x.Command, jsonx.String)
+			d.At(1).SetString(&x.Command)
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
@@ -2412,7 +2412,7 @@ func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsCreateTerminalResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2445,7 +2445,7 @@ func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCurrentModeUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentModeId":
-			jsonx.Set(d.At(0), &x.CurrentModeID, decodeSessionModeID)
+			d.At(0).SetString((*string)(&x.CurrentModeID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2478,7 +2478,7 @@ func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2540,11 +2540,11 @@ func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiff, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, jsonx.String)
+			d.At(0).SetString(&x.Path)
 		case "oldText":
 			jsonx.Ptr(d.At(1), &x.OldText, jsonx.String)
 		case "newText":
-			jsonx.Set(d.At(2), &x.NewText, jsonx.String)
+			d.At(2).SetString(&x.NewText)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -3177,7 +3177,7 @@ func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsElicitationSessionScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCallId":
 			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
 		}
@@ -3242,9 +3242,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -3407,9 +3407,9 @@ func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnumOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "const":
-			jsonx.Set(d.At(0), &x.Const, jsonx.String)
+			d.At(0).SetString(&x.Const)
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -3448,9 +3448,9 @@ func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnvVariable, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -3487,7 +3487,7 @@ func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 		case "code":
 			jsonx.Set(d.At(0), &x.Code, decodeErrorCode)
 		case "message":
-			jsonx.Set(d.At(1), &x.Message, jsonx.String)
+			d.At(1).SetString(&x.Message)
 		case "data":
 			jsonx.Value(d.At(2), &x.Data, jsonx.RawValue)
 		}
@@ -3618,9 +3618,9 @@ func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsHTTPHeader, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -3657,9 +3657,9 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "data":
-			jsonx.Set(d.At(1), &x.Data, jsonx.String)
+			d.At(1).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(2), &x.MimeType, jsonx.String)
+			d.At(2).SetString(&x.MimeType)
 		case "uri":
 			jsonx.Ptr(d.At(3), &x.URI, jsonx.String)
 		case "_meta":
@@ -3700,11 +3700,11 @@ func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsImplementation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "version":
-			jsonx.Set(d.At(2), &x.Version, jsonx.String)
+			d.At(2).SetString(&x.Version)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -3924,9 +3924,9 @@ func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsKillTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -4066,11 +4066,11 @@ func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "mcpServers":
 			jsonx.List(d.At(0), &x.McpServers, decodeMcpServer)
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
+			d.At(1).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "sessionId":
-			jsonx.Set(d.At(3), &x.SessionID, decodeSessionID)
+			d.At(3).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(4), &x.Meta, jsonx.Object)
 		}
@@ -4365,9 +4365,9 @@ func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
@@ -4406,9 +4406,9 @@ func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerSSE, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
@@ -4447,9 +4447,9 @@ func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "command":
-			jsonx.Set(d.At(1), &x.Command, jsonx.String)
+			d.At(1).SetString(&x.Command)
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
@@ -4667,7 +4667,7 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
-			jsonx.Set(d.At(0), &x.Cwd, jsonx.String)
+			d.At(0).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(1), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -4708,7 +4708,7 @@ func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "modes":
 			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
 		case "configOptions":
@@ -4749,7 +4749,7 @@ func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNotice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "severity":
-			jsonx.Set(d.At(0), &x.Severity, decodeNoticeSeverity)
+			d.At(0).SetString((*string)(&x.Severity))
 		case "title":
 			jsonx.Text(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -4854,9 +4854,9 @@ func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPermissionOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "kind":
 			jsonx.Set(d.At(2), &x.Kind, decodePermissionOptionKind)
 		case "_meta":
@@ -4930,7 +4930,7 @@ func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanEntry, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			jsonx.Set(d.At(0), &x.Content, jsonx.String)
+			d.At(0).SetString(&x.Content)
 		case "priority":
 			jsonx.Set(d.At(1), &x.Priority, decodePlanEntryPriority)
 		case "status":
@@ -5047,7 +5047,7 @@ func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPromptRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "prompt":
 			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
 		case "_meta":
@@ -5117,9 +5117,9 @@ func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsReadTextFileRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "path":
-			jsonx.Set(d.At(1), &x.Path, jsonx.String)
+			d.At(1).SetString(&x.Path)
 		case "line":
 			jsonx.Ptr(d.At(2), &x.Line, jsonx.Uint32)
 		case "limit":
@@ -5162,7 +5162,7 @@ func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsReadTextFileResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			jsonx.Set(d.At(0), &x.Content, jsonx.String)
+			d.At(0).SetString(&x.Content)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -5195,9 +5195,9 @@ func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsReleaseTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -5440,7 +5440,7 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCall":
 			d.At(1)
 			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
@@ -5523,13 +5523,13 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, jsonx.String)
 		case "name":
-			jsonx.Set(d.At(3), &x.Name, jsonx.String)
+			d.At(3).SetString(&x.Name)
 		case "size":
 			jsonx.Ptr(d.At(4), &x.Size, jsonx.Int64)
 		case "title":
 			jsonx.Ptr(d.At(5), &x.Title, jsonx.String)
 		case "uri":
-			jsonx.Set(d.At(6), &x.URI, jsonx.String)
+			d.At(6).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		}
@@ -5574,9 +5574,9 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsResumeSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
+			d.At(1).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -5658,7 +5658,7 @@ func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -5830,9 +5830,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeSessionConfigID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "category":
@@ -6057,7 +6057,7 @@ func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigSelect, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			jsonx.Set(d.At(0), &x.CurrentValue, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.CurrentValue))
 		case "options":
 			jsonx.SetAt(d.At(1), &x.Options, decodeSessionConfigSelectOptionsAt)
 		}
@@ -6092,9 +6092,9 @@ func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "group":
-			jsonx.Set(d.At(0), &x.Group, decodeSessionConfigGroupID)
+			d.At(0).SetString((*string)(&x.Group))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "options":
 			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
 		case "_meta":
@@ -6133,9 +6133,9 @@ func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -6272,9 +6272,9 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
+			d.At(1).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "title":
@@ -6387,9 +6387,9 @@ func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionMode, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeSessionModeID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -6428,7 +6428,7 @@ func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionModeState, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentModeId":
-			jsonx.Set(d.At(0), &x.CurrentModeID, decodeSessionModeID)
+			d.At(0).SetString((*string)(&x.CurrentModeID))
 		case "availableModes":
 			jsonx.List(d.At(1), &x.AvailableModes, decodeSessionMode)
 		case "_meta":
@@ -6465,7 +6465,7 @@ func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "update":
 			jsonx.SetAt(d.At(1), &x.Update, decodeSessionUpdateAt)
 		case "_meta":
@@ -6841,9 +6841,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "configId":
-			jsonx.Set(d.At(1), &x.ConfigID, decodeSessionConfigID)
+			d.At(1).SetString((*string)(&x.ConfigID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -7033,7 +7033,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -7099,9 +7099,9 @@ func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsSetSessionModeRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "modeId":
-			jsonx.Set(d.At(1), &x.ModeID, decodeSessionModeID)
+			d.At(1).SetString((*string)(&x.ModeID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -7272,7 +7272,7 @@ func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -7340,9 +7340,9 @@ func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsTerminalOutputRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -7377,7 +7377,7 @@ func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsTerminalOutputResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "output":
-			jsonx.Set(d.At(0), &x.Output, jsonx.String)
+			d.At(0).SetString(&x.Output)
 		case "truncated":
 			jsonx.Set(d.At(1), &x.Truncated, jsonx.Bool)
 		case "exitStatus":
@@ -7420,7 +7420,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "text":
-			jsonx.Set(d.At(1), &x.Text, jsonx.String)
+			d.At(1).SetString(&x.Text)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -7457,9 +7457,9 @@ func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error)
 		case "mimeType":
 			jsonx.Ptr(d.At(0), &x.MimeType, jsonx.String)
 		case "text":
-			jsonx.Set(d.At(1), &x.Text, jsonx.String)
+			d.At(1).SetString(&x.Text)
 		case "uri":
-			jsonx.Set(d.At(2), &x.URI, jsonx.String)
+			d.At(2).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -7529,9 +7529,9 @@ func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCall, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "name":
 			jsonx.Ptr(d.At(2), &x.Name, jsonx.String)
 		case "kind":
@@ -7710,7 +7710,7 @@ func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallLocation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, jsonx.String)
+			d.At(0).SetString(&x.Path)
 		case "line":
 			jsonx.Ptr(d.At(1), &x.Line, jsonx.Uint32)
 		case "_meta":
@@ -7751,7 +7751,7 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "kind":
 			jsonx.Ptr(d.At(1), &x.Kind, decodeToolKind)
 		case "status":
@@ -7820,7 +7820,7 @@ func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsUnstructuredCommandInput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "hint":
-			jsonx.Set(d.At(0), &x.Hint, jsonx.String)
+			d.At(0).SetString(&x.Hint)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -7894,9 +7894,9 @@ func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, 
 	for d.Begin(data, fieldsWaitForTerminalExitRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -7968,11 +7968,11 @@ func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsWriteTextFileRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "path":
-			jsonx.Set(d.At(1), &x.Path, jsonx.String)
+			d.At(1).SetString(&x.Path)
 		case "content":
-			jsonx.Set(d.At(2), &x.Content, jsonx.String)
+			d.At(2).SetString(&x.Content)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -8033,30 +8033,10 @@ func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return jsonx.Unmarshal(data, x, x.decodeAt)
 }
 
-func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
-	s, err := jsonx.String(data)
-	return AuthMethodID(s), err
-}
-
 func decodeAvailableCommand(data []byte) (AvailableCommand, error) {
 	var x AvailableCommand
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
-}
-
-func decodeCompactionID(data []byte) (CompactionID, error) {
-	s, err := jsonx.String(data)
-	return CompactionID(s), err
-}
-
-func decodeCompactionStatus(data []byte) (CompactionStatus, error) {
-	s, err := jsonx.String(data)
-	return CompactionStatus(s), err
-}
-
-func decodeElicitationID(data []byte) (ElicitationID, error) {
-	s, err := jsonx.String(data)
-	return ElicitationID(s), err
 }
 
 func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
@@ -8091,20 +8071,10 @@ func decodeMessageID(data []byte) (MessageID, error) {
 	return MessageID(s), err
 }
 
-func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
-	s, err := jsonx.String(data)
-	return NoticeSeverity(s), err
-}
-
 func decodePermissionOption(data []byte) (PermissionOption, error) {
 	var x PermissionOption
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
-}
-
-func decodePermissionOptionID(data []byte) (PermissionOptionID, error) {
-	s, err := jsonx.String(data)
-	return PermissionOptionID(s), err
 }
 
 func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
@@ -8134,16 +8104,6 @@ func decodeRole(data []byte) (Role, error) {
 	return jsonx.Enum(data, "Role", RoleAssistant, RoleUser)
 }
 
-func decodeSessionConfigGroupID(data []byte) (SessionConfigGroupID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigGroupID(s), err
-}
-
-func decodeSessionConfigID(data []byte) (SessionConfigID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigID(s), err
-}
-
 func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
 	var x SessionConfigOption
 	err := jsonx.Length(x.decodeAt(data, nil))
@@ -8167,16 +8127,6 @@ func decodeSessionConfigSelectOption(data []byte) (SessionConfigSelectOption, er
 	return x, err
 }
 
-func decodeSessionConfigValueID(data []byte) (SessionConfigValueID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigValueID(s), err
-}
-
-func decodeSessionID(data []byte) (SessionID, error) {
-	s, err := jsonx.String(data)
-	return SessionID(s), err
-}
-
 func decodeSessionInfo(data []byte) (SessionInfo, error) {
 	var x SessionInfo
 	err := jsonx.Length(x.decodeAt(data, nil))
@@ -8189,22 +8139,12 @@ func decodeSessionMode(data []byte) (SessionMode, error) {
 	return x, err
 }
 
-func decodeSessionModeID(data []byte) (SessionModeID, error) {
-	s, err := jsonx.String(data)
-	return SessionModeID(s), err
-}
-
 func decodeStopReason(data []byte) (StopReason, error) {
 	return jsonx.Enum(data, "StopReason", StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled)
 }
 
 func decodeStringFormat(data []byte) (StringFormat, error) {
 	return jsonx.Enum(data, "StringFormat", StringFormatEmail, StringFormatURI, StringFormatDate, StringFormatDateTime)
-}
-
-func decodeTerminalID(data []byte) (TerminalID, error) {
-	s, err := jsonx.String(data)
-	return TerminalID(s), err
 }
 
 func decodeToolCallID(data []byte) (ToolCallID, error) {

@@ -178,6 +178,18 @@ func tagMember(v *Variant) string {
 	return string(k) + ":" + string(val)
 }
 
+// isStringish: a string, or a type defined over one whose decoder only
+// converts (an open enum, a named string scalar).
+func isStringish(ref *Ref) bool {
+	if ref.List || ref.Map {
+		return false
+	}
+	if t := ref.Named; t != nil {
+		return (t.Kind == TEnum && t.Open) || (t.Kind == TScalar && t.Scalar.Prim == "string" && !t.Scalar.List && !t.Scalar.Map)
+	}
+	return ref.Prim == "string"
+}
+
 // isStructRef: a named struct, decoded in place.
 func isStructRef(ref *Ref) bool {
 	return ref.Named != nil && ref.Named.Kind == TStruct
@@ -648,6 +660,15 @@ func (e *emitter) fieldDecode(f *Field) ([]jen.Code, error) {
 		// No rule to apply: a direct call (the common required member).
 		if u := f.Ref.Named; u != nil && u.Kind == TUnion {
 			return []jen.Code{jx("SetAt").Call(at(), x, jen.Id(unionDecoder(u)))}, nil
+		}
+		if isStringish(f.Ref) {
+			// The common member: a call the compiler can make directly,
+			// which a func value given to Set is not.
+			dst := x
+			if f.Ref.Named != nil {
+				dst = jen.Parens(jen.Op("*").String()).Call(x)
+			}
+			return []jen.Code{at().Dot("SetString").Call(dst)}, nil
 		}
 		return []jen.Code{jx("Set").Call(at(), x, e.decFunc(f.Ref))}, nil
 	case f.Ref.Named != nil && f.Ref.Named.Kind == TUnion:

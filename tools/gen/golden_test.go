@@ -19,7 +19,7 @@ import (
 var goldenFeatures = map[string][]string{
 	"tagged_union":       {`jsonx.Tag(data, "kind")`, `case "circle":`, "ShapeUnknown"},
 	"untagged_branch":    {`case "stdio":`, "if !ok {"},
-	"open_enum":          {"return Category(s), err", `jsonx.Enum(data, "Priority", PriorityHigh, PriorityLow)`},
+	"open_enum":          {"d.At(0).SetString((*string)(&x.Category))", `jsonx.Enum(data, "Priority", PriorityHigh, PriorityLow)`},
 	"default_on_error":   {`acp:"default,lenient"`, `acp:"omit,nullable,lenient"`},
 	"skip_invalid_items": {`acp:"omit,nullable,skipinvalid"`, "jsonx.List(d.At(0), &x.Roles, decodeRole)"},
 	"default_on_null":    {`acp:"required,onnull,empty"`},

@@ -362,7 +362,7 @@ func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -397,7 +397,7 @@ func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -598,7 +598,7 @@ func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -662,9 +662,9 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "data":
-			jsonx.Set(d.At(1), &x.Data, jsonx.String)
+			d.At(1).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(2), &x.MimeType, jsonx.String)
+			d.At(2).SetString(&x.MimeType)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -701,7 +701,7 @@ func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthAccount, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "label":
-			jsonx.Set(d.At(0), &x.Label, jsonx.String)
+			d.At(0).SetString(&x.Label)
 		case "active":
 			jsonx.Ptr(d.At(1), &x.Active, jsonx.Bool)
 		case "name":
@@ -867,9 +867,9 @@ func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodAgent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -908,9 +908,9 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "args":
@@ -1033,7 +1033,7 @@ func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			jsonx.Set(d.At(0), &x.State, decodeAuthState)
+			d.At(0).SetString((*string)(&x.State))
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
@@ -1070,7 +1070,7 @@ func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int
 	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			jsonx.Set(d.At(0), &x.State, decodeAuthState)
+			d.At(0).SetString((*string)(&x.State))
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
@@ -1107,7 +1107,7 @@ func (x *AuthenticateRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsAuthenticateRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1169,9 +1169,9 @@ func (x *AvailableCommand) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAvailableCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "description":
-			jsonx.Set(d.At(1), &x.Description, jsonx.String)
+			d.At(1).SetString(&x.Description)
 		case "input":
 			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
 		case "_meta":
@@ -1294,11 +1294,11 @@ func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsBlobResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "blob":
-			jsonx.Set(d.At(0), &x.Blob, jsonx.String)
+			d.At(0).SetString(&x.Blob)
 		case "mimeType":
 			jsonx.Ptr(d.At(1), &x.MimeType, jsonx.String)
 		case "uri":
-			jsonx.Set(d.At(2), &x.URI, jsonx.String)
+			d.At(2).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -1405,7 +1405,7 @@ func (x *CancelNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCancelNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1562,7 +1562,7 @@ func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsClientNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -1597,7 +1597,7 @@ func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -1798,7 +1798,7 @@ func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsCloseSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1877,7 +1877,7 @@ func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -1916,9 +1916,9 @@ func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCompactionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "status":
-			jsonx.Set(d.At(1), &x.Status, decodeCompactionStatus)
+			d.At(1).SetString((*string)(&x.Status))
 		case "summary":
 			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
 		case "error":
@@ -1961,7 +1961,7 @@ func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (
 	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2253,7 +2253,7 @@ func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 		case "amount":
 			jsonx.Set(d.At(0), &x.Amount, jsonx.Float)
 		case "currency":
-			jsonx.Set(d.At(1), &x.Currency, jsonx.String)
+			d.At(1).SetString(&x.Currency)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -2289,7 +2289,7 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
-			jsonx.Set(d.At(0), &x.Message, jsonx.String)
+			d.At(0).SetString(&x.Message)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2687,9 +2687,9 @@ func (x *CreateTerminalRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsCreateTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "command":
-			jsonx.Set(d.At(1), &x.Command, jsonx.String)
+			d.At(1).SetString(&x.Command)
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
@@ -2740,7 +2740,7 @@ func (x *CreateTerminalResponse) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsCreateTerminalResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2773,7 +2773,7 @@ func (x *CurrentModeUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCurrentModeUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentModeId":
-			jsonx.Set(d.At(0), &x.CurrentModeID, decodeSessionModeID)
+			d.At(0).SetString((*string)(&x.CurrentModeID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2806,7 +2806,7 @@ func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2868,11 +2868,11 @@ func (x *Diff) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiff, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, jsonx.String)
+			d.At(0).SetString(&x.Path)
 		case "oldText":
 			jsonx.Ptr(d.At(1), &x.OldText, jsonx.String)
 		case "newText":
-			jsonx.Set(d.At(2), &x.NewText, jsonx.String)
+			d.At(2).SetString(&x.NewText)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -2907,7 +2907,7 @@ func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsDisableProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
+			d.At(0).SetString((*string)(&x.ProviderID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -3567,7 +3567,7 @@ func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsElicitationSessionScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCallId":
 			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
 		}
@@ -3632,9 +3632,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -3797,9 +3797,9 @@ func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnumOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "const":
-			jsonx.Set(d.At(0), &x.Const, jsonx.String)
+			d.At(0).SetString(&x.Const)
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -3838,9 +3838,9 @@ func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnvVariable, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -3877,7 +3877,7 @@ func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 		case "code":
 			jsonx.Set(d.At(0), &x.Code, decodeErrorCode)
 		case "message":
-			jsonx.Set(d.At(1), &x.Message, jsonx.String)
+			d.At(1).SetString(&x.Message)
 		case "data":
 			jsonx.Value(d.At(2), &x.Data, jsonx.RawValue)
 		}
@@ -4037,9 +4037,9 @@ func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsForkSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
+			d.At(1).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -4086,7 +4086,7 @@ func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsForkSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "modes":
 			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
 		case "configOptions":
@@ -4127,9 +4127,9 @@ func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsHTTPHeader, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -4503,9 +4503,9 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "data":
-			jsonx.Set(d.At(1), &x.Data, jsonx.String)
+			d.At(1).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(2), &x.MimeType, jsonx.String)
+			d.At(2).SetString(&x.MimeType)
 		case "uri":
 			jsonx.Ptr(d.At(3), &x.URI, jsonx.String)
 		case "_meta":
@@ -4546,11 +4546,11 @@ func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsImplementation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "version":
-			jsonx.Set(d.At(2), &x.Version, jsonx.String)
+			d.At(2).SetString(&x.Version)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -4770,9 +4770,9 @@ func (x *KillTerminalRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsKillTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -4978,11 +4978,11 @@ func (x *LoadSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "mcpServers":
 			jsonx.List(d.At(0), &x.McpServers, decodeMcpServer)
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
+			d.At(1).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "sessionId":
-			jsonx.Set(d.At(3), &x.SessionID, decodeSessionID)
+			d.At(3).SetString((*string)(&x.SessionID))
 		case "systemPrompt":
 			jsonx.StructPtr(d.At(4), &x.SystemPrompt, (*SystemPrompt).decodeAt)
 		case "_meta":
@@ -5220,7 +5220,7 @@ func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 		case "code":
 			jsonx.Set(d.At(0), &x.Code, jsonx.Int32)
 		case "message":
-			jsonx.Set(d.At(1), &x.Message, jsonx.String)
+			d.At(1).SetString(&x.Message)
 		case "data":
 			jsonx.Set(d.At(2), &x.Data, jsonx.RawValue)
 		}
@@ -5331,9 +5331,9 @@ func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerAcp, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "serverId":
-			jsonx.Set(d.At(1), &x.ServerID, decodeMcpServerAcpID)
+			d.At(1).SetString((*string)(&x.ServerID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -5368,9 +5368,9 @@ func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
@@ -5409,9 +5409,9 @@ func (x *McpServerSSE) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerSSE, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
@@ -5450,9 +5450,9 @@ func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "command":
-			jsonx.Set(d.At(1), &x.Command, jsonx.String)
+			d.At(1).SetString(&x.Command)
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
@@ -5513,11 +5513,11 @@ func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsMessageMcpNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
+			d.At(0).SetString((*string)(&x.ServerID))
 		case "requestId":
-			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
+			d.At(1).SetString((*string)(&x.RequestID))
 		case "method":
-			jsonx.Set(d.At(2), &x.Method, jsonx.String)
+			d.At(2).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
@@ -5558,11 +5558,11 @@ func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMessageMcpRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
+			d.At(0).SetString((*string)(&x.ServerID))
 		case "requestId":
-			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
+			d.At(1).SetString((*string)(&x.RequestID))
 		case "method":
-			jsonx.Set(d.At(2), &x.Method, jsonx.String)
+			d.At(2).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
@@ -5879,7 +5879,7 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
-			jsonx.Set(d.At(0), &x.Cwd, jsonx.String)
+			d.At(0).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(1), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -5924,7 +5924,7 @@ func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "modes":
 			jsonx.StructPtr(d.At(1), &x.Modes, (*SessionModeState).decodeAt)
 		case "configOptions":
@@ -5965,7 +5965,7 @@ func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNotice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "severity":
-			jsonx.Set(d.At(0), &x.Severity, decodeNoticeSeverity)
+			d.At(0).SetString((*string)(&x.Severity))
 		case "title":
 			jsonx.Text(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -6070,9 +6070,9 @@ func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPermissionOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "kind":
 			jsonx.Set(d.At(2), &x.Kind, decodePermissionOptionKind)
 		case "_meta":
@@ -6175,7 +6175,7 @@ func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanEntry, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			jsonx.Set(d.At(0), &x.Content, jsonx.String)
+			d.At(0).SetString(&x.Content)
 		case "priority":
 			jsonx.Set(d.At(1), &x.Priority, decodePlanEntryPriority)
 		case "status":
@@ -6223,9 +6223,9 @@ func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanFile, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -6258,7 +6258,7 @@ func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "entries":
 			jsonx.List(d.At(1), &x.Entries, decodePlanEntry)
 		case "_meta":
@@ -6293,9 +6293,9 @@ func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanMarkdown, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "content":
-			jsonx.Set(d.At(1), &x.Content, jsonx.String)
+			d.At(1).SetString(&x.Content)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -6330,7 +6330,7 @@ func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanRemoved, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -6585,7 +6585,7 @@ func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPromptRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "prompt":
 			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
 		case "_meta":
@@ -6659,9 +6659,9 @@ func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "apiType":
-			jsonx.Set(d.At(0), &x.APIType, decodeLlmProtocol)
+			d.At(0).SetString((*string)(&x.APIType))
 		case "baseUrl":
-			jsonx.Set(d.At(1), &x.BaseURL, jsonx.String)
+			d.At(1).SetString(&x.BaseURL)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -6696,7 +6696,7 @@ func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsProviderInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
+			d.At(0).SetString((*string)(&x.ProviderID))
 		case "supported":
 			jsonx.List(d.At(1), &x.Supported, decodeLlmProtocol)
 		case "required":
@@ -6770,7 +6770,7 @@ func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsProxyNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -6805,7 +6805,7 @@ func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -6965,7 +6965,7 @@ func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, 
 	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
@@ -7002,7 +7002,7 @@ func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
@@ -7052,9 +7052,9 @@ func (x *ReadTextFileRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsReadTextFileRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "path":
-			jsonx.Set(d.At(1), &x.Path, jsonx.String)
+			d.At(1).SetString(&x.Path)
 		case "line":
 			jsonx.Ptr(d.At(2), &x.Line, jsonx.Uint32)
 		case "limit":
@@ -7097,7 +7097,7 @@ func (x *ReadTextFileResponse) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsReadTextFileResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			jsonx.Set(d.At(0), &x.Content, jsonx.String)
+			d.At(0).SetString(&x.Content)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -7130,9 +7130,9 @@ func (x *ReleaseTerminalRequest) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsReleaseTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -7375,7 +7375,7 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCall":
 			d.At(1)
 			d.Consumed(x.ToolCall.decodeAt(d.Rest(), nil))
@@ -7487,13 +7487,13 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, jsonx.String)
 		case "name":
-			jsonx.Set(d.At(3), &x.Name, jsonx.String)
+			d.At(3).SetString(&x.Name)
 		case "size":
 			jsonx.Ptr(d.At(4), &x.Size, jsonx.Int64)
 		case "title":
 			jsonx.Ptr(d.At(5), &x.Title, jsonx.String)
 		case "uri":
-			jsonx.Set(d.At(6), &x.URI, jsonx.String)
+			d.At(6).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(7), &x.Meta, jsonx.Object)
 		}
@@ -7538,9 +7538,9 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsResumeSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
+			d.At(1).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "mcpServers":
@@ -7655,7 +7655,7 @@ func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -7905,9 +7905,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeSessionConfigID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "category":
@@ -8132,7 +8132,7 @@ func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigSelect, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			jsonx.Set(d.At(0), &x.CurrentValue, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.CurrentValue))
 		case "options":
 			jsonx.SetAt(d.At(1), &x.Options, decodeSessionConfigSelectOptionsAt)
 		}
@@ -8167,9 +8167,9 @@ func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "group":
-			jsonx.Set(d.At(0), &x.Group, decodeSessionConfigGroupID)
+			d.At(0).SetString((*string)(&x.Group))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "options":
 			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
 		case "_meta":
@@ -8208,9 +8208,9 @@ func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -8376,9 +8376,9 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, jsonx.String)
+			d.At(1).SetString(&x.Cwd)
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, jsonx.String)
 		case "title":
@@ -8495,7 +8495,7 @@ func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "senderSessionId":
 			jsonx.Ptr(d.At(1), &x.SenderSessionID, decodeSessionID)
 		case "recipientSessionId":
@@ -8548,7 +8548,7 @@ func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionMessageChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -8587,9 +8587,9 @@ func (x *SessionMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionMode, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, decodeSessionModeID)
+			d.At(0).SetString((*string)(&x.ID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -8628,7 +8628,7 @@ func (x *SessionModeState) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionModeState, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentModeId":
-			jsonx.Set(d.At(0), &x.CurrentModeID, decodeSessionModeID)
+			d.At(0).SetString((*string)(&x.CurrentModeID))
 		case "availableModes":
 			jsonx.List(d.At(1), &x.AvailableModes, decodeSessionMode)
 		case "_meta":
@@ -8665,7 +8665,7 @@ func (x *SessionNotification) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "update":
 			jsonx.SetAt(d.At(1), &x.Update, decodeSessionUpdateAt)
 		case "_meta":
@@ -8762,7 +8762,7 @@ func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsSessionStatusRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -8795,7 +8795,7 @@ func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsSessionStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "status":
-			jsonx.Set(d.At(0), &x.Status, decodeSessionStatus)
+			d.At(0).SetString((*string)(&x.Status))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -9342,11 +9342,11 @@ func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSetProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
+			d.At(0).SetString((*string)(&x.ProviderID))
 		case "apiType":
-			jsonx.Set(d.At(1), &x.APIType, decodeLlmProtocol)
+			d.At(1).SetString((*string)(&x.APIType))
 		case "baseUrl":
-			jsonx.Set(d.At(2), &x.BaseURL, jsonx.String)
+			d.At(2).SetString(&x.BaseURL)
 		case "headers":
 			jsonx.Map(d.At(3), &x.Headers, jsonx.String)
 		case "_meta":
@@ -9419,9 +9419,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "configId":
-			jsonx.Set(d.At(1), &x.ConfigID, decodeSessionConfigID)
+			d.At(1).SetString((*string)(&x.ConfigID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -9611,7 +9611,7 @@ func (x *SetSessionConfigOptionRequestTypeValueID) decodeAt(data []byte, skip []
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeValueID, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9677,9 +9677,9 @@ func (x *SetSessionModeRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsSetSessionModeRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "modeId":
-			jsonx.Set(d.At(1), &x.ModeID, decodeSessionModeID)
+			d.At(1).SetString((*string)(&x.ModeID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -9743,9 +9743,9 @@ func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -9780,7 +9780,7 @@ func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
-			jsonx.Set(d.At(0), &x.Title, jsonx.String)
+			d.At(0).SetString(&x.Title)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10127,7 +10127,7 @@ func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSubagentUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -10184,7 +10184,7 @@ func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSystemPrompt, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mode":
-			jsonx.Set(d.At(0), &x.Mode, decodeSystemPromptMode)
+			d.At(0).SetString((*string)(&x.Mode))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -10221,7 +10221,7 @@ func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10289,9 +10289,9 @@ func (x *TerminalOutputRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsTerminalOutputRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -10326,7 +10326,7 @@ func (x *TerminalOutputResponse) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsTerminalOutputResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "output":
-			jsonx.Set(d.At(0), &x.Output, jsonx.String)
+			d.At(0).SetString(&x.Output)
 		case "truncated":
 			jsonx.Set(d.At(1), &x.Truncated, jsonx.Bool)
 		case "exitStatus":
@@ -10369,7 +10369,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 		case "annotations":
 			jsonx.StructPtr(d.At(0), &x.Annotations, (*Annotations).decodeAt)
 		case "text":
-			jsonx.Set(d.At(1), &x.Text, jsonx.String)
+			d.At(1).SetString(&x.Text)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -10406,9 +10406,9 @@ func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error)
 		case "mimeType":
 			jsonx.Ptr(d.At(0), &x.MimeType, jsonx.String)
 		case "text":
-			jsonx.Set(d.At(1), &x.Text, jsonx.String)
+			d.At(1).SetString(&x.Text)
 		case "uri":
-			jsonx.Set(d.At(2), &x.URI, jsonx.String)
+			d.At(2).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -10478,9 +10478,9 @@ func (x *ToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCall, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "name":
 			jsonx.Ptr(d.At(2), &x.Name, jsonx.String)
 		case "kind":
@@ -10659,7 +10659,7 @@ func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallLocation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, jsonx.String)
+			d.At(0).SetString(&x.Path)
 		case "line":
 			jsonx.Ptr(d.At(1), &x.Line, jsonx.Uint32)
 		case "_meta":
@@ -10700,7 +10700,7 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "kind":
 			jsonx.Ptr(d.At(1), &x.Kind, decodeToolKind)
 		case "status":
@@ -10769,7 +10769,7 @@ func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10860,7 +10860,7 @@ func (x *UnstructuredCommandInput) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsUnstructuredCommandInput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "hint":
-			jsonx.Set(d.At(0), &x.Hint, jsonx.String)
+			d.At(0).SetString(&x.Hint)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10985,9 +10985,9 @@ func (x *WaitForTerminalExitRequest) decodeAt(data []byte, skip []string) (int, 
 	for d.Begin(data, fieldsWaitForTerminalExitRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -11059,11 +11059,11 @@ func (x *WriteTextFileRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsWriteTextFileRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "path":
-			jsonx.Set(d.At(1), &x.Path, jsonx.String)
+			d.At(1).SetString(&x.Path)
 		case "content":
-			jsonx.Set(d.At(2), &x.Content, jsonx.String)
+			d.At(2).SetString(&x.Content)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -11130,35 +11130,10 @@ func decodeAuthAccount(data []byte) (AuthAccount, error) {
 	return x, err
 }
 
-func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
-	s, err := jsonx.String(data)
-	return AuthMethodID(s), err
-}
-
-func decodeAuthState(data []byte) (AuthState, error) {
-	s, err := jsonx.String(data)
-	return AuthState(s), err
-}
-
 func decodeAvailableCommand(data []byte) (AvailableCommand, error) {
 	var x AvailableCommand
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
-}
-
-func decodeCompactionID(data []byte) (CompactionID, error) {
-	s, err := jsonx.String(data)
-	return CompactionID(s), err
-}
-
-func decodeCompactionStatus(data []byte) (CompactionStatus, error) {
-	s, err := jsonx.String(data)
-	return CompactionStatus(s), err
-}
-
-func decodeElicitationID(data []byte) (ElicitationID, error) {
-	s, err := jsonx.String(data)
-	return ElicitationID(s), err
 }
 
 func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
@@ -11193,35 +11168,15 @@ func decodeLlmProtocol(data []byte) (LlmProtocol, error) {
 	return LlmProtocol(s), err
 }
 
-func decodeMcpRequestID(data []byte) (McpRequestID, error) {
-	s, err := jsonx.String(data)
-	return McpRequestID(s), err
-}
-
-func decodeMcpServerAcpID(data []byte) (McpServerAcpID, error) {
-	s, err := jsonx.String(data)
-	return McpServerAcpID(s), err
-}
-
 func decodeMessageID(data []byte) (MessageID, error) {
 	s, err := jsonx.String(data)
 	return MessageID(s), err
-}
-
-func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
-	s, err := jsonx.String(data)
-	return NoticeSeverity(s), err
 }
 
 func decodePermissionOption(data []byte) (PermissionOption, error) {
 	var x PermissionOption
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
-}
-
-func decodePermissionOptionID(data []byte) (PermissionOptionID, error) {
-	s, err := jsonx.String(data)
-	return PermissionOptionID(s), err
 }
 
 func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
@@ -11242,19 +11197,9 @@ func decodePlanEntryStatus(data []byte) (PlanEntryStatus, error) {
 	return jsonx.Enum(data, "PlanEntryStatus", PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted)
 }
 
-func decodePlanID(data []byte) (PlanID, error) {
-	s, err := jsonx.String(data)
-	return PlanID(s), err
-}
-
 func decodeProtocolVersion(data []byte) (ProtocolVersion, error) {
 	s, err := jsonx.Uint16(data)
 	return ProtocolVersion(s), err
-}
-
-func decodeProviderID(data []byte) (ProviderID, error) {
-	s, err := jsonx.String(data)
-	return ProviderID(s), err
 }
 
 func decodeProviderInfo(data []byte) (ProviderInfo, error) {
@@ -11270,16 +11215,6 @@ func decodeRole(data []byte) (Role, error) {
 func decodeSessionArchiveFilter(data []byte) (SessionArchiveFilter, error) {
 	s, err := jsonx.String(data)
 	return SessionArchiveFilter(s), err
-}
-
-func decodeSessionConfigGroupID(data []byte) (SessionConfigGroupID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigGroupID(s), err
-}
-
-func decodeSessionConfigID(data []byte) (SessionConfigID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigID(s), err
 }
 
 func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
@@ -11305,11 +11240,6 @@ func decodeSessionConfigSelectOption(data []byte) (SessionConfigSelectOption, er
 	return x, err
 }
 
-func decodeSessionConfigValueID(data []byte) (SessionConfigValueID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigValueID(s), err
-}
-
 func decodeSessionID(data []byte) (SessionID, error) {
 	s, err := jsonx.String(data)
 	return SessionID(s), err
@@ -11327,32 +11257,12 @@ func decodeSessionMode(data []byte) (SessionMode, error) {
 	return x, err
 }
 
-func decodeSessionModeID(data []byte) (SessionModeID, error) {
-	s, err := jsonx.String(data)
-	return SessionModeID(s), err
-}
-
-func decodeSessionStatus(data []byte) (SessionStatus, error) {
-	s, err := jsonx.String(data)
-	return SessionStatus(s), err
-}
-
 func decodeStopReason(data []byte) (StopReason, error) {
 	return jsonx.Enum(data, "StopReason", StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled)
 }
 
 func decodeStringFormat(data []byte) (StringFormat, error) {
 	return jsonx.Enum(data, "StringFormat", StringFormatEmail, StringFormatURI, StringFormatDate, StringFormatDateTime)
-}
-
-func decodeSystemPromptMode(data []byte) (SystemPromptMode, error) {
-	s, err := jsonx.String(data)
-	return SystemPromptMode(s), err
-}
-
-func decodeTerminalID(data []byte) (TerminalID, error) {
-	s, err := jsonx.String(data)
-	return TerminalID(s), err
 }
 
 func decodeToolCallID(data []byte) (ToolCallID, error) {

@@ -239,7 +239,7 @@ func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -276,7 +276,7 @@ func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -311,7 +311,7 @@ func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -469,7 +469,7 @@ func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentThought, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -547,9 +547,9 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAudioContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			jsonx.Set(d.At(0), &x.Data, jsonx.String)
+			d.At(0).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(1), &x.MimeType, decodeMediaType)
+			d.At(1).SetString((*string)(&x.MimeType))
 		case "annotations":
 			jsonx.StructPtr(d.At(2), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
@@ -651,9 +651,9 @@ func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodAgent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -692,9 +692,9 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "args":
@@ -960,7 +960,7 @@ func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsBackgroundTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -993,7 +993,7 @@ func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsBackgroundToolCall, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1127,9 +1127,9 @@ func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsBlobResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "blob":
-			jsonx.Set(d.At(0), &x.Blob, jsonx.String)
+			d.At(0).SetString(&x.Blob)
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
 		case "_meta":
@@ -1244,7 +1244,7 @@ func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsCancelSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1277,9 +1277,9 @@ func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsCancelTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -1343,9 +1343,9 @@ func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsCancelToolCallRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCallId":
-			jsonx.Set(d.At(1), &x.ToolCallID, decodeToolCallID)
+			d.At(1).SetString((*string)(&x.ToolCallID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -1508,7 +1508,7 @@ func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsClientNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -1543,7 +1543,7 @@ func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -1701,7 +1701,7 @@ func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsCloseSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1763,9 +1763,9 @@ func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "description":
-			jsonx.Set(d.At(1), &x.Description, jsonx.String)
+			d.At(1).SetString(&x.Description)
 		case "input":
 			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
 		case "_meta":
@@ -1802,9 +1802,9 @@ func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCommandPermissionSubject, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "command":
-			jsonx.Set(d.At(0), &x.Command, jsonx.String)
+			d.At(0).SetString(&x.Command)
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Cwd))
 		case "toolCallId":
 			jsonx.Ptr(d.At(2), &x.ToolCallID, decodeToolCallID)
 		case "terminalId":
@@ -1847,7 +1847,7 @@ func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -1886,9 +1886,9 @@ func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCompactionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "status":
-			jsonx.Set(d.At(1), &x.Status, decodeCompactionStatus)
+			d.At(1).SetString((*string)(&x.Status))
 		case "summary":
 			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
 		case "error":
@@ -1931,7 +1931,7 @@ func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (
 	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2182,7 +2182,7 @@ func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsContentChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -2223,7 +2223,7 @@ func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 		case "amount":
 			jsonx.Set(d.At(0), &x.Amount, jsonx.Float)
 		case "currency":
-			jsonx.Set(d.At(1), &x.Currency, jsonx.String)
+			d.At(1).SetString(&x.Currency)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -2259,7 +2259,7 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
-			jsonx.Set(d.At(0), &x.Message, jsonx.String)
+			d.At(0).SetString(&x.Message)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2657,7 +2657,7 @@ func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -3004,9 +3004,9 @@ func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiffPatch, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "format":
-			jsonx.Set(d.At(0), &x.Format, decodeDiffPatchFormat)
+			d.At(0).SetString((*string)(&x.Format))
 		case "text":
-			jsonx.Set(d.At(1), &x.Text, jsonx.String)
+			d.At(1).SetString(&x.Text)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -3039,7 +3039,7 @@ func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiffPathChange, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.Path))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3068,9 +3068,9 @@ func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiffPathPairChange, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "oldPath":
-			jsonx.Set(d.At(0), &x.OldPath, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.OldPath))
 		case "path":
-			jsonx.Set(d.At(1), &x.Path, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Path))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3592,7 +3592,7 @@ func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsElicitationSessionScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCallId":
 			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
 		}
@@ -3657,9 +3657,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -3822,9 +3822,9 @@ func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnumOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "const":
-			jsonx.Set(d.At(0), &x.Const, jsonx.String)
+			d.At(0).SetString(&x.Const)
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -3863,9 +3863,9 @@ func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnvVariable, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -3902,7 +3902,7 @@ func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 		case "code":
 			jsonx.Set(d.At(0), &x.Code, decodeErrorCode)
 		case "message":
-			jsonx.Set(d.At(1), &x.Message, jsonx.String)
+			d.At(1).SetString(&x.Message)
 		case "data":
 			jsonx.Value(d.At(2), &x.Data, decodeErrorData)
 		}
@@ -4012,9 +4012,9 @@ func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsHTTPHeader, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -4049,7 +4049,7 @@ func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsIcon, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "src":
-			jsonx.Set(d.At(0), &x.Src, jsonx.String)
+			d.At(0).SetString(&x.Src)
 		case "mimeType":
 			jsonx.Ptr(d.At(1), &x.MimeType, decodeMediaType)
 		case "sizes":
@@ -4429,9 +4429,9 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsImageContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			jsonx.Set(d.At(0), &x.Data, jsonx.String)
+			d.At(0).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(1), &x.MimeType, decodeMediaType)
+			d.At(1).SetString((*string)(&x.MimeType))
 		case "uri":
 			jsonx.Ptr(d.At(2), &x.URI, jsonx.String)
 		case "annotations":
@@ -4474,11 +4474,11 @@ func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsImplementation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "version":
-			jsonx.Set(d.At(2), &x.Version, jsonx.String)
+			d.At(2).SetString(&x.Version)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -4770,7 +4770,7 @@ func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsLoginAuthRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -5019,9 +5019,9 @@ func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
@@ -5060,9 +5060,9 @@ func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "command":
-			jsonx.Set(d.At(1), &x.Command, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Command))
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
@@ -5309,7 +5309,7 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
-			jsonx.Set(d.At(0), &x.Cwd, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.Cwd))
 		case "additionalDirectories":
 			jsonx.List(d.At(1), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -5350,7 +5350,7 @@ func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "configOptions":
 			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
 		case "availableCommands":
@@ -5391,7 +5391,7 @@ func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNotice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "severity":
-			jsonx.Set(d.At(0), &x.Severity, decodeNoticeSeverity)
+			d.At(0).SetString((*string)(&x.Severity))
 		case "title":
 			jsonx.Text(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -5479,11 +5479,11 @@ func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPermissionOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "kind":
-			jsonx.Set(d.At(2), &x.Kind, decodePermissionOptionKind)
+			d.At(2).SetString((*string)(&x.Kind))
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -5520,11 +5520,11 @@ func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanEntry, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			jsonx.Set(d.At(0), &x.Content, jsonx.String)
+			d.At(0).SetString(&x.Content)
 		case "priority":
-			jsonx.Set(d.At(1), &x.Priority, decodePlanEntryPriority)
+			d.At(1).SetString((*string)(&x.Priority))
 		case "status":
-			jsonx.Set(d.At(2), &x.Status, decodePlanEntryStatus)
+			d.At(2).SetString((*string)(&x.Status))
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -5559,7 +5559,7 @@ func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "entries":
 			jsonx.List(d.At(1), &x.Entries, decodePlanEntry)
 		case "_meta":
@@ -5841,7 +5841,7 @@ func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPromptRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "prompt":
 			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
 		case "_meta":
@@ -5878,7 +5878,7 @@ func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPromptResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -6171,9 +6171,9 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "subject":
@@ -6389,9 +6389,9 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsResourceLink, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "title":
 			jsonx.Ptr(d.At(2), &x.Title, jsonx.String)
 		case "description":
@@ -6450,9 +6450,9 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsResumeSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Cwd))
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -6569,7 +6569,7 @@ func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -6708,9 +6708,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configId":
-			jsonx.Set(d.At(0), &x.ConfigID, decodeSessionConfigID)
+			d.At(0).SetString((*string)(&x.ConfigID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "category":
@@ -6902,7 +6902,7 @@ func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigSelect, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			jsonx.Set(d.At(0), &x.CurrentValue, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.CurrentValue))
 		case "options":
 			jsonx.SetAt(d.At(1), &x.Options, decodeSessionConfigSelectOptionsAt)
 		}
@@ -6937,9 +6937,9 @@ func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "groupId":
-			jsonx.Set(d.At(0), &x.GroupID, decodeSessionConfigGroupID)
+			d.At(0).SetString((*string)(&x.GroupID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "options":
 			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
 		case "_meta":
@@ -6978,9 +6978,9 @@ func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -7126,9 +7126,9 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Cwd))
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "title":
@@ -7212,7 +7212,7 @@ func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsSessionNotFoundErrorData, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -7687,9 +7687,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "configId":
-			jsonx.Set(d.At(1), &x.ConfigID, decodeSessionConfigID)
+			d.At(1).SetString((*string)(&x.ConfigID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -7860,7 +7860,7 @@ func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []strin
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -8200,7 +8200,7 @@ func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -8359,7 +8359,7 @@ func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminalOutput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			jsonx.Set(d.At(0), &x.Data, jsonx.String)
+			d.At(0).SetString(&x.Data)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -8392,9 +8392,9 @@ func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsTerminalOutputChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "data":
-			jsonx.Set(d.At(1), &x.Data, jsonx.String)
+			d.At(1).SetString(&x.Data)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -8466,7 +8466,7 @@ func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminalUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "command":
 			jsonx.Ptr(d.At(1), &x.Command, jsonx.String)
 		case "cwd":
@@ -8523,7 +8523,7 @@ func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTextCommandInput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "hint":
-			jsonx.Set(d.At(0), &x.Hint, jsonx.String)
+			d.At(0).SetString(&x.Hint)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -8556,7 +8556,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTextContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			jsonx.Set(d.At(0), &x.Text, jsonx.String)
+			d.At(0).SetString(&x.Text)
 		case "annotations":
 			jsonx.StructPtr(d.At(1), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
@@ -8593,9 +8593,9 @@ func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsTextResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			jsonx.Set(d.At(0), &x.Text, jsonx.String)
+			d.At(0).SetString(&x.Text)
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
 		case "_meta":
@@ -8799,7 +8799,7 @@ func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsToolCallContentChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeToolCallContentAt)
 		case "_meta":
@@ -8886,7 +8886,7 @@ func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallLocation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.Path))
 		case "line":
 			jsonx.IntMinPtr(d.At(1), &x.Line, jsonx.Uint32)
 		case "_meta":
@@ -8957,7 +8957,7 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "name":
 			jsonx.Ptr(d.At(1), &x.Name, jsonx.String)
 		case "title":
@@ -9063,7 +9063,7 @@ func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsUpdateSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "update":
 			jsonx.SetAt(d.At(1), &x.Update, decodeSessionUpdateAt)
 		case "_meta":
@@ -9143,7 +9143,7 @@ func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsUserMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -9180,21 +9180,6 @@ func decodeAbsolutePath(data []byte) (AbsolutePath, error) {
 	return AbsolutePath(s), err
 }
 
-func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
-	s, err := jsonx.String(data)
-	return AuthMethodID(s), err
-}
-
-func decodeCompactionID(data []byte) (CompactionID, error) {
-	s, err := jsonx.String(data)
-	return CompactionID(s), err
-}
-
-func decodeCompactionStatus(data []byte) (CompactionStatus, error) {
-	s, err := jsonx.String(data)
-	return CompactionStatus(s), err
-}
-
 func decodeDiffChange(data []byte) (DiffChange, error) {
 	var x DiffChange
 	err := jsonx.Length(x.decodeAt(data, nil))
@@ -9206,18 +9191,8 @@ func decodeDiffFileType(data []byte) (DiffFileType, error) {
 	return DiffFileType(s), err
 }
 
-func decodeDiffPatchFormat(data []byte) (DiffPatchFormat, error) {
-	s, err := jsonx.String(data)
-	return DiffPatchFormat(s), err
-}
-
 func decodeElicitationContentValue(data []byte) (ElicitationContentValue, error) {
 	return ElicitationContentValue(jsonx.Raw(data)), nil
-}
-
-func decodeElicitationID(data []byte) (ElicitationID, error) {
-	s, err := jsonx.String(data)
-	return ElicitationID(s), err
 }
 
 func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
@@ -9265,51 +9240,16 @@ func decodeMediaType(data []byte) (MediaType, error) {
 	return MediaType(s), err
 }
 
-func decodeMessageID(data []byte) (MessageID, error) {
-	s, err := jsonx.String(data)
-	return MessageID(s), err
-}
-
-func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
-	s, err := jsonx.String(data)
-	return NoticeSeverity(s), err
-}
-
 func decodePermissionOption(data []byte) (PermissionOption, error) {
 	var x PermissionOption
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
 }
 
-func decodePermissionOptionID(data []byte) (PermissionOptionID, error) {
-	s, err := jsonx.String(data)
-	return PermissionOptionID(s), err
-}
-
-func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
-	s, err := jsonx.String(data)
-	return PermissionOptionKind(s), err
-}
-
 func decodePlanEntry(data []byte) (PlanEntry, error) {
 	var x PlanEntry
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
-}
-
-func decodePlanEntryPriority(data []byte) (PlanEntryPriority, error) {
-	s, err := jsonx.String(data)
-	return PlanEntryPriority(s), err
-}
-
-func decodePlanEntryStatus(data []byte) (PlanEntryStatus, error) {
-	s, err := jsonx.String(data)
-	return PlanEntryStatus(s), err
-}
-
-func decodePlanID(data []byte) (PlanID, error) {
-	s, err := jsonx.String(data)
-	return PlanID(s), err
 }
 
 func decodeProtocolVersion(data []byte) (ProtocolVersion, error) {
@@ -9320,16 +9260,6 @@ func decodeProtocolVersion(data []byte) (ProtocolVersion, error) {
 func decodeRole(data []byte) (Role, error) {
 	s, err := jsonx.String(data)
 	return Role(s), err
-}
-
-func decodeSessionConfigGroupID(data []byte) (SessionConfigGroupID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigGroupID(s), err
-}
-
-func decodeSessionConfigID(data []byte) (SessionConfigID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigID(s), err
 }
 
 func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
@@ -9353,16 +9283,6 @@ func decodeSessionConfigSelectOption(data []byte) (SessionConfigSelectOption, er
 	var x SessionConfigSelectOption
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
-}
-
-func decodeSessionConfigValueID(data []byte) (SessionConfigValueID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigValueID(s), err
-}
-
-func decodeSessionID(data []byte) (SessionID, error) {
-	s, err := jsonx.String(data)
-	return SessionID(s), err
 }
 
 func decodeSessionInfo(data []byte) (SessionInfo, error) {

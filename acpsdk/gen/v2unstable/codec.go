@@ -303,7 +303,7 @@ func (x *AgentMessage) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -340,7 +340,7 @@ func (x *AgentNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -375,7 +375,7 @@ func (x *AgentRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -533,7 +533,7 @@ func (x *AgentThought) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAgentThought, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -611,7 +611,7 @@ func (x *ArchiveSessionRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsArchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -673,9 +673,9 @@ func (x *AudioContent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAudioContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			jsonx.Set(d.At(0), &x.Data, jsonx.String)
+			d.At(0).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(1), &x.MimeType, decodeMediaType)
+			d.At(1).SetString((*string)(&x.MimeType))
 		case "annotations":
 			jsonx.StructPtr(d.At(2), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
@@ -714,7 +714,7 @@ func (x *AuthAccount) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthAccount, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "label":
-			jsonx.Set(d.At(0), &x.Label, jsonx.String)
+			d.At(0).SetString(&x.Label)
 		case "active":
 			jsonx.Ptr(d.At(1), &x.Active, jsonx.Bool)
 		case "name":
@@ -826,9 +826,9 @@ func (x *AuthMethodAgent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodAgent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -867,9 +867,9 @@ func (x *AuthMethodTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthMethodTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "args":
@@ -992,7 +992,7 @@ func (x *AuthStatusResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsAuthStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			jsonx.Set(d.At(0), &x.State, decodeAuthState)
+			d.At(0).SetString((*string)(&x.State))
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
@@ -1029,7 +1029,7 @@ func (x *AuthStatusUpdateNotification) decodeAt(data []byte, skip []string) (int
 	for d.Begin(data, fieldsAuthStatusUpdateNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "state":
-			jsonx.Set(d.At(0), &x.State, decodeAuthState)
+			d.At(0).SetString((*string)(&x.State))
 		case "accounts":
 			jsonx.List(d.At(1), &x.Accounts, decodeAuthAccount)
 		case "_meta":
@@ -1267,7 +1267,7 @@ func (x *BackgroundSubagent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsBackgroundSubagent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1300,7 +1300,7 @@ func (x *BackgroundTerminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsBackgroundTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1333,7 +1333,7 @@ func (x *BackgroundToolCall) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsBackgroundToolCall, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1484,9 +1484,9 @@ func (x *BlobResourceContents) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsBlobResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "blob":
-			jsonx.Set(d.At(0), &x.Blob, jsonx.String)
+			d.At(0).SetString(&x.Blob)
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
 		case "_meta":
@@ -1601,7 +1601,7 @@ func (x *CancelSessionNotification) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsCancelSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -1634,9 +1634,9 @@ func (x *CancelTerminalRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsCancelTerminalRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "terminalId":
-			jsonx.Set(d.At(1), &x.TerminalID, decodeTerminalID)
+			d.At(1).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -1700,9 +1700,9 @@ func (x *CancelToolCallRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsCancelToolCallRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCallId":
-			jsonx.Set(d.At(1), &x.ToolCallID, decodeToolCallID)
+			d.At(1).SetString((*string)(&x.ToolCallID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -1865,7 +1865,7 @@ func (x *ClientNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsClientNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -1900,7 +1900,7 @@ func (x *ClientRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -2058,7 +2058,7 @@ func (x *CloseSessionRequest) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsCloseSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2120,9 +2120,9 @@ func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "description":
-			jsonx.Set(d.At(1), &x.Description, jsonx.String)
+			d.At(1).SetString(&x.Description)
 		case "input":
 			jsonx.Union(d.At(2), &x.Input, decodeAvailableCommandInputAt)
 		case "_meta":
@@ -2159,9 +2159,9 @@ func (x *CommandPermissionSubject) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCommandPermissionSubject, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "command":
-			jsonx.Set(d.At(0), &x.Command, jsonx.String)
+			d.At(0).SetString(&x.Command)
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Cwd))
 		case "toolCallId":
 			jsonx.Ptr(d.At(2), &x.ToolCallID, decodeToolCallID)
 		case "terminalId":
@@ -2204,7 +2204,7 @@ func (x *CompactionSummaryChunk) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsCompactionSummaryChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -2243,9 +2243,9 @@ func (x *CompactionUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCompactionUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "compactionId":
-			jsonx.Set(d.At(0), &x.CompactionID, decodeCompactionID)
+			d.At(0).SetString((*string)(&x.CompactionID))
 		case "status":
-			jsonx.Set(d.At(1), &x.Status, decodeCompactionStatus)
+			d.At(1).SetString((*string)(&x.Status))
 		case "summary":
 			jsonx.List(d.At(2), &x.Summary, decodeContentBlock)
 		case "error":
@@ -2288,7 +2288,7 @@ func (x *CompleteElicitationNotification) decodeAt(data []byte, skip []string) (
 	for d.Begin(data, fieldsCompleteElicitationNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -2539,7 +2539,7 @@ func (x *ContentChunk) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsContentChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -2580,7 +2580,7 @@ func (x *Cost) decodeAt(data []byte, skip []string) (int, error) {
 		case "amount":
 			jsonx.Set(d.At(0), &x.Amount, jsonx.Float)
 		case "currency":
-			jsonx.Set(d.At(1), &x.Currency, jsonx.String)
+			d.At(1).SetString(&x.Currency)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -2616,7 +2616,7 @@ func (x *CreateElicitationRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsCreateElicitationRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "message":
-			jsonx.Set(d.At(0), &x.Message, jsonx.String)
+			d.At(0).SetString(&x.Message)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -3014,7 +3014,7 @@ func (x *DeleteSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsDeleteSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -3361,9 +3361,9 @@ func (x *DiffPatch) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiffPatch, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "format":
-			jsonx.Set(d.At(0), &x.Format, decodeDiffPatchFormat)
+			d.At(0).SetString((*string)(&x.Format))
 		case "text":
-			jsonx.Set(d.At(1), &x.Text, jsonx.String)
+			d.At(1).SetString(&x.Text)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -3396,7 +3396,7 @@ func (x *DiffPathChange) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiffPathChange, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.Path))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3425,9 +3425,9 @@ func (x *DiffPathPairChange) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsDiffPathPairChange, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "oldPath":
-			jsonx.Set(d.At(0), &x.OldPath, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.OldPath))
 		case "path":
-			jsonx.Set(d.At(1), &x.Path, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Path))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -3458,7 +3458,7 @@ func (x *DisableProviderRequest) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsDisableProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
+			d.At(0).SetString((*string)(&x.ProviderID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -4011,7 +4011,7 @@ func (x *ElicitationSessionScope) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsElicitationSessionScope, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "toolCallId":
 			jsonx.Ptr(d.At(1), &x.ToolCallID, decodeToolCallID)
 		}
@@ -4076,9 +4076,9 @@ func (x *ElicitationURLMode) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsElicitationURLMode, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "elicitationId":
-			jsonx.Set(d.At(0), &x.ElicitationID, decodeElicitationID)
+			d.At(0).SetString((*string)(&x.ElicitationID))
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		}
 	}
 	if err := d.Finish(); err != nil {
@@ -4241,9 +4241,9 @@ func (x *EnumOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnumOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "const":
-			jsonx.Set(d.At(0), &x.Const, jsonx.String)
+			d.At(0).SetString(&x.Const)
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -4282,9 +4282,9 @@ func (x *EnvVariable) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsEnvVariable, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -4321,7 +4321,7 @@ func (x *Error) decodeAt(data []byte, skip []string) (int, error) {
 		case "code":
 			jsonx.Set(d.At(0), &x.Code, decodeErrorCode)
 		case "message":
-			jsonx.Set(d.At(1), &x.Message, jsonx.String)
+			d.At(1).SetString(&x.Message)
 		case "data":
 			jsonx.Value(d.At(2), &x.Data, decodeErrorData)
 		}
@@ -4431,9 +4431,9 @@ func (x *ForkSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsForkSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Cwd))
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -4480,7 +4480,7 @@ func (x *ForkSessionResponse) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsForkSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "configOptions":
 			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
 		case "availableCommands":
@@ -4521,9 +4521,9 @@ func (x *HTTPHeader) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsHTTPHeader, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "value":
-			jsonx.Set(d.At(1), &x.Value, jsonx.String)
+			d.At(1).SetString(&x.Value)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -4558,7 +4558,7 @@ func (x *Icon) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsIcon, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "src":
-			jsonx.Set(d.At(0), &x.Src, jsonx.String)
+			d.At(0).SetString(&x.Src)
 		case "mimeType":
 			jsonx.Ptr(d.At(1), &x.MimeType, decodeMediaType)
 		case "sizes":
@@ -4942,9 +4942,9 @@ func (x *ImageContent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsImageContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			jsonx.Set(d.At(0), &x.Data, jsonx.String)
+			d.At(0).SetString(&x.Data)
 		case "mimeType":
-			jsonx.Set(d.At(1), &x.MimeType, decodeMediaType)
+			d.At(1).SetString((*string)(&x.MimeType))
 		case "uri":
 			jsonx.Ptr(d.At(2), &x.URI, jsonx.String)
 		case "annotations":
@@ -4987,11 +4987,11 @@ func (x *Implementation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsImplementation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "version":
-			jsonx.Set(d.At(2), &x.Version, jsonx.String)
+			d.At(2).SetString(&x.Version)
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -5349,7 +5349,7 @@ func (x *LoginAuthRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsLoginAuthRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "methodId":
-			jsonx.Set(d.At(0), &x.MethodID, decodeAuthMethodID)
+			d.At(0).SetString((*string)(&x.MethodID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -5541,7 +5541,7 @@ func (x *McpError) decodeAt(data []byte, skip []string) (int, error) {
 		case "code":
 			jsonx.Set(d.At(0), &x.Code, jsonx.Int32)
 		case "message":
-			jsonx.Set(d.At(1), &x.Message, jsonx.String)
+			d.At(1).SetString(&x.Message)
 		case "data":
 			jsonx.Set(d.At(2), &x.Data, jsonx.RawValue)
 		}
@@ -5673,9 +5673,9 @@ func (x *McpServerAcp) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerAcp, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "serverId":
-			jsonx.Set(d.At(1), &x.ServerID, decodeMcpServerAcpID)
+			d.At(1).SetString((*string)(&x.ServerID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -5710,9 +5710,9 @@ func (x *McpServerHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "url":
-			jsonx.Set(d.At(1), &x.URL, jsonx.String)
+			d.At(1).SetString(&x.URL)
 		case "headers":
 			jsonx.List(d.At(2), &x.Headers, decodeHTTPHeader)
 		case "_meta":
@@ -5751,9 +5751,9 @@ func (x *McpServerStdio) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMcpServerStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "command":
-			jsonx.Set(d.At(1), &x.Command, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Command))
 		case "args":
 			jsonx.List(d.At(2), &x.Args, jsonx.String)
 		case "env":
@@ -5843,11 +5843,11 @@ func (x *MessageMcpNotification) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsMessageMcpNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
+			d.At(0).SetString((*string)(&x.ServerID))
 		case "requestId":
-			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
+			d.At(1).SetString((*string)(&x.RequestID))
 		case "method":
-			jsonx.Set(d.At(2), &x.Method, jsonx.String)
+			d.At(2).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
@@ -5888,11 +5888,11 @@ func (x *MessageMcpRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsMessageMcpRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "serverId":
-			jsonx.Set(d.At(0), &x.ServerID, decodeMcpServerAcpID)
+			d.At(0).SetString((*string)(&x.ServerID))
 		case "requestId":
-			jsonx.Set(d.At(1), &x.RequestID, decodeMcpRequestID)
+			d.At(1).SetString((*string)(&x.RequestID))
 		case "method":
-			jsonx.Set(d.At(2), &x.Method, jsonx.String)
+			d.At(2).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(3), &x.Params, jsonx.Object)
 		case "_meta":
@@ -6209,7 +6209,7 @@ func (x *NewSessionRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "cwd":
-			jsonx.Set(d.At(0), &x.Cwd, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.Cwd))
 		case "additionalDirectories":
 			jsonx.List(d.At(1), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -6254,7 +6254,7 @@ func (x *NewSessionResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNewSessionResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "configOptions":
 			jsonx.List(d.At(1), &x.ConfigOptions, decodeSessionConfigOption)
 		case "availableCommands":
@@ -6295,7 +6295,7 @@ func (x *Notice) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNotice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "severity":
-			jsonx.Set(d.At(0), &x.Severity, decodeNoticeSeverity)
+			d.At(0).SetString((*string)(&x.Severity))
 		case "title":
 			jsonx.Text(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -6383,11 +6383,11 @@ func (x *PermissionOption) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPermissionOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "kind":
-			jsonx.Set(d.At(2), &x.Kind, decodePermissionOptionKind)
+			d.At(2).SetString((*string)(&x.Kind))
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -6424,11 +6424,11 @@ func (x *PlanEntry) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanEntry, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "content":
-			jsonx.Set(d.At(0), &x.Content, jsonx.String)
+			d.At(0).SetString(&x.Content)
 		case "priority":
-			jsonx.Set(d.At(1), &x.Priority, decodePlanEntryPriority)
+			d.At(1).SetString((*string)(&x.Priority))
 		case "status":
-			jsonx.Set(d.At(2), &x.Status, decodePlanEntryStatus)
+			d.At(2).SetString((*string)(&x.Status))
 		case "_meta":
 			jsonx.Value(d.At(3), &x.Meta, jsonx.Object)
 		}
@@ -6463,9 +6463,9 @@ func (x *PlanFile) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanFile, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -6498,7 +6498,7 @@ func (x *PlanItems) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanItems, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "entries":
 			jsonx.List(d.At(1), &x.Entries, decodePlanEntry)
 		case "_meta":
@@ -6533,9 +6533,9 @@ func (x *PlanMarkdown) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanMarkdown, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "content":
-			jsonx.Set(d.At(1), &x.Content, jsonx.String)
+			d.At(1).SetString(&x.Content)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -6570,7 +6570,7 @@ func (x *PlanRemoved) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPlanRemoved, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "planId":
-			jsonx.Set(d.At(0), &x.PlanID, decodePlanID)
+			d.At(0).SetString((*string)(&x.PlanID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -6884,7 +6884,7 @@ func (x *PromptRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPromptRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "prompt":
 			jsonx.List(d.At(1), &x.Prompt, decodeContentBlock)
 		case "_meta":
@@ -6921,7 +6921,7 @@ func (x *PromptResponse) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsPromptResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -6954,9 +6954,9 @@ func (x *ProviderCurrentConfig) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsProviderCurrentConfig, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "apiType":
-			jsonx.Set(d.At(0), &x.APIType, decodeLlmProtocol)
+			d.At(0).SetString((*string)(&x.APIType))
 		case "baseUrl":
-			jsonx.Set(d.At(1), &x.BaseURL, jsonx.String)
+			d.At(1).SetString(&x.BaseURL)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -6991,7 +6991,7 @@ func (x *ProviderInfo) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsProviderInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
+			d.At(0).SetString((*string)(&x.ProviderID))
 		case "supported":
 			jsonx.List(d.At(1), &x.Supported, decodeLlmProtocol)
 		case "required":
@@ -7065,7 +7065,7 @@ func (x *ProxyNotification) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsProxyNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(1), &x.Params, jsonx.RawValue)
 		}
@@ -7100,7 +7100,7 @@ func (x *ProxyRequest) decodeAt(data []byte, skip []string) (int, error) {
 		case "id":
 			jsonx.SetAt(d.At(0), &x.ID, decodeRequestIDAt)
 		case "method":
-			jsonx.Set(d.At(1), &x.Method, jsonx.String)
+			d.At(1).SetString(&x.Method)
 		case "params":
 			jsonx.Value(d.At(2), &x.Params, jsonx.RawValue)
 		}
@@ -7258,7 +7258,7 @@ func (x *ProxySuccessorNotification) decodeAt(data []byte, skip []string) (int, 
 	for d.Begin(data, fieldsProxySuccessorNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
@@ -7295,7 +7295,7 @@ func (x *ProxySuccessorRequest) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsProxySuccessorRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "method":
-			jsonx.Set(d.At(0), &x.Method, jsonx.String)
+			d.At(0).SetString(&x.Method)
 		case "params":
 			jsonx.Set(d.At(1), &x.Params, jsonx.RawValue)
 		case "_meta":
@@ -7606,9 +7606,9 @@ func (x *RequestPermissionRequest) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsRequestPermissionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "subject":
@@ -7824,9 +7824,9 @@ func (x *ResourceLink) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsResourceLink, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "title":
 			jsonx.Ptr(d.At(2), &x.Title, jsonx.String)
 		case "description":
@@ -7885,9 +7885,9 @@ func (x *ResumeSessionRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsResumeSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Cwd))
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "mcpServers":
@@ -8008,7 +8008,7 @@ func (x *SelectedPermissionOutcome) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSelectedPermissionOutcome, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "optionId":
-			jsonx.Set(d.At(0), &x.OptionID, decodePermissionOptionID)
+			d.At(0).SetString((*string)(&x.OptionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -8225,9 +8225,9 @@ func (x *SessionConfigOption) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigOption, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "configId":
-			jsonx.Set(d.At(0), &x.ConfigID, decodeSessionConfigID)
+			d.At(0).SetString((*string)(&x.ConfigID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "category":
@@ -8419,7 +8419,7 @@ func (x *SessionConfigSelect) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionConfigSelect, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "currentValue":
-			jsonx.Set(d.At(0), &x.CurrentValue, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.CurrentValue))
 		case "options":
 			jsonx.SetAt(d.At(1), &x.Options, decodeSessionConfigSelectOptionsAt)
 		}
@@ -8454,9 +8454,9 @@ func (x *SessionConfigSelectGroup) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsSessionConfigSelectGroup, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "groupId":
-			jsonx.Set(d.At(0), &x.GroupID, decodeSessionConfigGroupID)
+			d.At(0).SetString((*string)(&x.GroupID))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "options":
 			jsonx.List(d.At(2), &x.Options, decodeSessionConfigSelectOption)
 		case "_meta":
@@ -8495,9 +8495,9 @@ func (x *SessionConfigSelectOption) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsSessionConfigSelectOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "description":
 			jsonx.Ptr(d.At(2), &x.Description, jsonx.String)
 		case "_meta":
@@ -8672,9 +8672,9 @@ func (x *SessionInfo) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionInfo, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "cwd":
-			jsonx.Set(d.At(1), &x.Cwd, decodeAbsolutePath)
+			d.At(1).SetString((*string)(&x.Cwd))
 		case "additionalDirectories":
 			jsonx.List(d.At(2), &x.AdditionalDirectories, decodeAbsolutePath)
 		case "title":
@@ -8762,7 +8762,7 @@ func (x *SessionMessage) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSessionMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "senderSessionId":
 			jsonx.Ptr(d.At(1), &x.SenderSessionID, decodeSessionID)
 		case "recipientSessionId":
@@ -8815,7 +8815,7 @@ func (x *SessionMessageChunk) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsSessionMessageChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeContentBlockAt)
 		case "_meta":
@@ -8854,7 +8854,7 @@ func (x *SessionNotFoundErrorData) decodeAt(data []byte, skip []string) (int, er
 	for d.Begin(data, fieldsSessionNotFoundErrorData, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -8916,7 +8916,7 @@ func (x *SessionStatusRequest) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsSessionStatusRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -8949,7 +8949,7 @@ func (x *SessionStatusResponse) decodeAt(data []byte, skip []string) (int, error
 	for d.Begin(data, fieldsSessionStatusResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "status":
-			jsonx.Set(d.At(0), &x.Status, decodeSessionStatus)
+			d.At(0).SetString((*string)(&x.Status))
 		case "state":
 			jsonx.Union(d.At(1), &x.State, decodeStateUpdateObjectAt)
 		case "_meta":
@@ -9617,11 +9617,11 @@ func (x *SetProviderRequest) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSetProviderRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "providerId":
-			jsonx.Set(d.At(0), &x.ProviderID, decodeProviderID)
+			d.At(0).SetString((*string)(&x.ProviderID))
 		case "apiType":
-			jsonx.Set(d.At(1), &x.APIType, decodeLlmProtocol)
+			d.At(1).SetString((*string)(&x.APIType))
 		case "baseUrl":
-			jsonx.Set(d.At(2), &x.BaseURL, jsonx.String)
+			d.At(2).SetString(&x.BaseURL)
 		case "headers":
 			jsonx.Map(d.At(3), &x.Headers, jsonx.String)
 		case "_meta":
@@ -9694,9 +9694,9 @@ func (x *SetSessionConfigOptionRequest) decodeAt(data []byte, skip []string) (in
 	for d.Begin(data, fieldsSetSessionConfigOptionRequest, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "configId":
-			jsonx.Set(d.At(1), &x.ConfigID, decodeSessionConfigID)
+			d.At(1).SetString((*string)(&x.ConfigID))
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -9867,7 +9867,7 @@ func (x *SetSessionConfigOptionRequestTypeID) decodeAt(data []byte, skip []strin
 	for d.Begin(data, fieldsSetSessionConfigOptionRequestTypeID, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, decodeSessionConfigValueID)
+			d.At(0).SetString((*string)(&x.Value))
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -9951,9 +9951,9 @@ func (x *SetSessionTitleRequest) decodeAt(data []byte, skip []string) (int, erro
 	for d.Begin(data, fieldsSetSessionTitleRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "title":
-			jsonx.Set(d.At(1), &x.Title, jsonx.String)
+			d.At(1).SetString(&x.Title)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -9988,7 +9988,7 @@ func (x *SetSessionTitleResponse) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsSetSessionTitleResponse, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "title":
-			jsonx.Set(d.At(0), &x.Title, jsonx.String)
+			d.At(0).SetString(&x.Title)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10327,7 +10327,7 @@ func (x *SubagentUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSubagentUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "title":
 			jsonx.Ptr(d.At(1), &x.Title, jsonx.String)
 		case "description":
@@ -10384,7 +10384,7 @@ func (x *SystemPrompt) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSystemPrompt, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "mode":
-			jsonx.Set(d.At(0), &x.Mode, decodeSystemPromptMode)
+			d.At(0).SetString((*string)(&x.Mode))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -10421,7 +10421,7 @@ func (x *Terminal) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminal, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10580,7 +10580,7 @@ func (x *TerminalOutput) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminalOutput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "data":
-			jsonx.Set(d.At(0), &x.Data, jsonx.String)
+			d.At(0).SetString(&x.Data)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10613,9 +10613,9 @@ func (x *TerminalOutputChunk) decodeAt(data []byte, skip []string) (int, error) 
 	for d.Begin(data, fieldsTerminalOutputChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "data":
-			jsonx.Set(d.At(1), &x.Data, jsonx.String)
+			d.At(1).SetString(&x.Data)
 		case "_meta":
 			jsonx.Value(d.At(2), &x.Meta, jsonx.Object)
 		}
@@ -10687,7 +10687,7 @@ func (x *TerminalUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTerminalUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "terminalId":
-			jsonx.Set(d.At(0), &x.TerminalID, decodeTerminalID)
+			d.At(0).SetString((*string)(&x.TerminalID))
 		case "command":
 			jsonx.Ptr(d.At(1), &x.Command, jsonx.String)
 		case "cwd":
@@ -10744,7 +10744,7 @@ func (x *TextCommandInput) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTextCommandInput, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "hint":
-			jsonx.Set(d.At(0), &x.Hint, jsonx.String)
+			d.At(0).SetString(&x.Hint)
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -10777,7 +10777,7 @@ func (x *TextContent) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTextContent, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			jsonx.Set(d.At(0), &x.Text, jsonx.String)
+			d.At(0).SetString(&x.Text)
 		case "annotations":
 			jsonx.StructPtr(d.At(1), &x.Annotations, (*Annotations).decodeAt)
 		case "_meta":
@@ -10814,9 +10814,9 @@ func (x *TextResourceContents) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsTextResourceContents, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			jsonx.Set(d.At(0), &x.Text, jsonx.String)
+			d.At(0).SetString(&x.Text)
 		case "uri":
-			jsonx.Set(d.At(1), &x.URI, jsonx.String)
+			d.At(1).SetString(&x.URI)
 		case "mimeType":
 			jsonx.Ptr(d.At(2), &x.MimeType, decodeMediaType)
 		case "_meta":
@@ -11020,7 +11020,7 @@ func (x *ToolCallContentChunk) decodeAt(data []byte, skip []string) (int, error)
 	for d.Begin(data, fieldsToolCallContentChunk, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "content":
 			jsonx.SetAt(d.At(1), &x.Content, decodeToolCallContentAt)
 		case "_meta":
@@ -11107,7 +11107,7 @@ func (x *ToolCallLocation) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallLocation, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "path":
-			jsonx.Set(d.At(0), &x.Path, decodeAbsolutePath)
+			d.At(0).SetString((*string)(&x.Path))
 		case "line":
 			jsonx.IntMinPtr(d.At(1), &x.Line, jsonx.Uint32)
 		case "_meta":
@@ -11178,7 +11178,7 @@ func (x *ToolCallUpdate) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsToolCallUpdate, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "toolCallId":
-			jsonx.Set(d.At(0), &x.ToolCallID, decodeToolCallID)
+			d.At(0).SetString((*string)(&x.ToolCallID))
 		case "name":
 			jsonx.Ptr(d.At(1), &x.Name, jsonx.String)
 		case "title":
@@ -11247,7 +11247,7 @@ func (x *UnarchiveSessionRequest) decodeAt(data []byte, skip []string) (int, err
 	for d.Begin(data, fieldsUnarchiveSessionRequest, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "_meta":
 			jsonx.Value(d.At(1), &x.Meta, jsonx.Object)
 		}
@@ -11379,7 +11379,7 @@ func (x *UpdateSessionNotification) decodeAt(data []byte, skip []string) (int, e
 	for d.Begin(data, fieldsUpdateSessionNotification, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "sessionId":
-			jsonx.Set(d.At(0), &x.SessionID, decodeSessionID)
+			d.At(0).SetString((*string)(&x.SessionID))
 		case "update":
 			jsonx.SetAt(d.At(1), &x.Update, decodeSessionUpdateAt)
 		case "_meta":
@@ -11510,7 +11510,7 @@ func (x *UserMessage) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsUserMessage, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "messageId":
-			jsonx.Set(d.At(0), &x.MessageID, decodeMessageID)
+			d.At(0).SetString((*string)(&x.MessageID))
 		case "content":
 			jsonx.List(d.At(1), &x.Content, decodeContentBlock)
 		case "_meta":
@@ -11553,26 +11553,6 @@ func decodeAuthAccount(data []byte) (AuthAccount, error) {
 	return x, err
 }
 
-func decodeAuthMethodID(data []byte) (AuthMethodID, error) {
-	s, err := jsonx.String(data)
-	return AuthMethodID(s), err
-}
-
-func decodeAuthState(data []byte) (AuthState, error) {
-	s, err := jsonx.String(data)
-	return AuthState(s), err
-}
-
-func decodeCompactionID(data []byte) (CompactionID, error) {
-	s, err := jsonx.String(data)
-	return CompactionID(s), err
-}
-
-func decodeCompactionStatus(data []byte) (CompactionStatus, error) {
-	s, err := jsonx.String(data)
-	return CompactionStatus(s), err
-}
-
 func decodeDiffChange(data []byte) (DiffChange, error) {
 	var x DiffChange
 	err := jsonx.Length(x.decodeAt(data, nil))
@@ -11584,18 +11564,8 @@ func decodeDiffFileType(data []byte) (DiffFileType, error) {
 	return DiffFileType(s), err
 }
 
-func decodeDiffPatchFormat(data []byte) (DiffPatchFormat, error) {
-	s, err := jsonx.String(data)
-	return DiffPatchFormat(s), err
-}
-
 func decodeElicitationContentValue(data []byte) (ElicitationContentValue, error) {
 	return ElicitationContentValue(jsonx.Raw(data)), nil
-}
-
-func decodeElicitationID(data []byte) (ElicitationID, error) {
-	s, err := jsonx.String(data)
-	return ElicitationID(s), err
 }
 
 func decodeElicitationSchemaType(data []byte) (ElicitationSchemaType, error) {
@@ -11643,16 +11613,6 @@ func decodeLlmProtocol(data []byte) (LlmProtocol, error) {
 	return LlmProtocol(s), err
 }
 
-func decodeMcpRequestID(data []byte) (McpRequestID, error) {
-	s, err := jsonx.String(data)
-	return McpRequestID(s), err
-}
-
-func decodeMcpServerAcpID(data []byte) (McpServerAcpID, error) {
-	s, err := jsonx.String(data)
-	return McpServerAcpID(s), err
-}
-
 func decodeMediaType(data []byte) (MediaType, error) {
 	s, err := jsonx.String(data)
 	return MediaType(s), err
@@ -11663,25 +11623,10 @@ func decodeMessageID(data []byte) (MessageID, error) {
 	return MessageID(s), err
 }
 
-func decodeNoticeSeverity(data []byte) (NoticeSeverity, error) {
-	s, err := jsonx.String(data)
-	return NoticeSeverity(s), err
-}
-
 func decodePermissionOption(data []byte) (PermissionOption, error) {
 	var x PermissionOption
 	err := jsonx.Length(x.decodeAt(data, nil))
 	return x, err
-}
-
-func decodePermissionOptionID(data []byte) (PermissionOptionID, error) {
-	s, err := jsonx.String(data)
-	return PermissionOptionID(s), err
-}
-
-func decodePermissionOptionKind(data []byte) (PermissionOptionKind, error) {
-	s, err := jsonx.String(data)
-	return PermissionOptionKind(s), err
 }
 
 func decodePlanEntry(data []byte) (PlanEntry, error) {
@@ -11690,29 +11635,9 @@ func decodePlanEntry(data []byte) (PlanEntry, error) {
 	return x, err
 }
 
-func decodePlanEntryPriority(data []byte) (PlanEntryPriority, error) {
-	s, err := jsonx.String(data)
-	return PlanEntryPriority(s), err
-}
-
-func decodePlanEntryStatus(data []byte) (PlanEntryStatus, error) {
-	s, err := jsonx.String(data)
-	return PlanEntryStatus(s), err
-}
-
-func decodePlanID(data []byte) (PlanID, error) {
-	s, err := jsonx.String(data)
-	return PlanID(s), err
-}
-
 func decodeProtocolVersion(data []byte) (ProtocolVersion, error) {
 	s, err := jsonx.Uint16(data)
 	return ProtocolVersion(s), err
-}
-
-func decodeProviderID(data []byte) (ProviderID, error) {
-	s, err := jsonx.String(data)
-	return ProviderID(s), err
 }
 
 func decodeProviderInfo(data []byte) (ProviderInfo, error) {
@@ -11729,16 +11654,6 @@ func decodeRole(data []byte) (Role, error) {
 func decodeSessionArchiveFilter(data []byte) (SessionArchiveFilter, error) {
 	s, err := jsonx.String(data)
 	return SessionArchiveFilter(s), err
-}
-
-func decodeSessionConfigGroupID(data []byte) (SessionConfigGroupID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigGroupID(s), err
-}
-
-func decodeSessionConfigID(data []byte) (SessionConfigID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigID(s), err
 }
 
 func decodeSessionConfigOption(data []byte) (SessionConfigOption, error) {
@@ -11764,11 +11679,6 @@ func decodeSessionConfigSelectOption(data []byte) (SessionConfigSelectOption, er
 	return x, err
 }
 
-func decodeSessionConfigValueID(data []byte) (SessionConfigValueID, error) {
-	s, err := jsonx.String(data)
-	return SessionConfigValueID(s), err
-}
-
 func decodeSessionID(data []byte) (SessionID, error) {
 	s, err := jsonx.String(data)
 	return SessionID(s), err
@@ -11785,19 +11695,9 @@ func decodeSessionListCursor(data []byte) (SessionListCursor, error) {
 	return SessionListCursor(s), err
 }
 
-func decodeSessionStatus(data []byte) (SessionStatus, error) {
-	s, err := jsonx.String(data)
-	return SessionStatus(s), err
-}
-
 func decodeStringFormat(data []byte) (StringFormat, error) {
 	s, err := jsonx.String(data)
 	return StringFormat(s), err
-}
-
-func decodeSystemPromptMode(data []byte) (SystemPromptMode, error) {
-	s, err := jsonx.String(data)
-	return SystemPromptMode(s), err
 }
 
 func decodeTerminalID(data []byte) (TerminalID, error) {

@@ -60,6 +60,15 @@ func Set[T any](d *Decoder, dst *T, dec func([]byte) (T, error)) {
 	}
 }
 
+// SetString is Set for a string member, or one of a type defined over
+// string that only converts: a direct call, where Set calls through a
+// func value (the commonest member of every message).
+func (d *Decoder) SetString(dst *string) {
+	if v, err := String(d.Value()); d.Ok(err) {
+		*dst = v
+	}
+}
+
 // SetAt is Set for a decoder that reads the value from the start of Rest
 // and reports its length (a union's), so the value is scanned once.
 func SetAt[T any](d *Decoder, dst *T, dec func([]byte) (T, int, error)) {

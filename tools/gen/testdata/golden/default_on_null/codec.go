@@ -14,7 +14,7 @@ func (x *Command) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsCommand, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "name":
-			jsonx.Set(d.At(0), &x.Name, jsonx.String)
+			d.At(0).SetString(&x.Name)
 		case "args":
 			jsonx.List(d.At(1), &x.Args, jsonx.String)
 		}

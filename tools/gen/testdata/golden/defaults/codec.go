@@ -44,7 +44,7 @@ func (x *Settings) decodeAt(data []byte, skip []string) (int, error) {
 		case "verbose":
 			jsonx.Set(d.At(0), &x.Verbose, jsonx.Bool)
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		case "limits":
 			d.At(2)
 			d.Consumed(x.Limits.decodeAt(d.Rest(), nil))

@@ -355,7 +355,7 @@ func (x *Note) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsNote, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "text":
-			jsonx.Set(d.At(0), &x.Text, jsonx.String)
+			d.At(0).SetString(&x.Text)
 		}
 	}
 	return d.End(&x.Extra, skip)

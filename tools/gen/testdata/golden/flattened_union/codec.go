@@ -16,7 +16,7 @@ func (x *Choice) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsChoice, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "value":
-			jsonx.Set(d.At(0), &x.Value, jsonx.String)
+			d.At(0).SetString(&x.Value)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -46,9 +46,9 @@ func (x *Setting) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsSetting, skip); d.Next(); {
 		switch string(d.Key()) {
 		case "id":
-			jsonx.Set(d.At(0), &x.ID, jsonx.String)
+			d.At(0).SetString(&x.ID)
 		case "name":
-			jsonx.Set(d.At(1), &x.Name, jsonx.String)
+			d.At(1).SetString(&x.Name)
 		}
 	}
 	if err := d.Finish(); err != nil {

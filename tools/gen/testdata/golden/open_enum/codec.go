@@ -14,7 +14,7 @@ func (x *Option) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsOption, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "category":
-			jsonx.Set(d.At(0), &x.Category, decodeCategory)
+			d.At(0).SetString((*string)(&x.Category))
 		case "priority":
 			jsonx.Set(d.At(1), &x.Priority, decodePriority)
 		}
@@ -44,11 +44,6 @@ func (x *Option) UnmarshalJSON(data []byte) error { return jsonx.Unmarshal(data,
 func (x *Priority) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalValue(data, x, decodePriority)
 }
-func decodeCategory(data []byte) (Category, error) {
-	s, err := jsonx.String(data)
-	return Category(s), err
-}
-
 func decodePriority(data []byte) (Priority, error) {
 	return jsonx.Enum(data, "Priority", PriorityHigh, PriorityLow)
 }

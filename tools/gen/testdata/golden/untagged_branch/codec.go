@@ -79,7 +79,7 @@ func (x *TransportHTTP) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTransportHTTP, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "url":
-			jsonx.Set(d.At(0), &x.URL, jsonx.String)
+			d.At(0).SetString(&x.URL)
 		}
 	}
 	return d.End(&x.Extra, skip)
@@ -108,7 +108,7 @@ func (x *TransportStdio) decodeAt(data []byte, skip []string) (int, error) {
 	for d.Begin(data, fieldsTransportStdio, skip); d.More(&x.Extra, skip); {
 		switch string(d.Key()) {
 		case "command":
-			jsonx.Set(d.At(0), &x.Command, jsonx.String)
+			d.At(0).SetString(&x.Command)
 		}
 	}
 	return d.End(&x.Extra, skip)
