@@ -107,14 +107,14 @@ func SameField(have, want func([]byte, int) ([]byte, error), i int) bool {
 // min=N. The generator writes the tags; a malformed one panics, at init.
 func FieldsOf(p any) *Fields {
 	t := reflect.TypeOf(p).Elem()
-	var fields []Field
+	fields := make([]Field, 0, t.NumField())
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if !sf.IsExported() || name == "" || name == "-" {
 			continue
 		}
-		fields = append(fields, parseRules(t.Name()+"."+sf.Name, name, sf.Tag.Get("acp")))
+		fields = append(fields, parseRules(t, sf.Name, name, sf.Tag.Get("acp")))
 	}
 	return NewFields(fields...)
 }
@@ -125,8 +125,9 @@ var flagNames = map[string]Flag{
 	"onnull": OnNull, "lenient": Lenient, "skipinvalid": SkipInvalid, "empty": Empty,
 }
 
-// parseRules is the Field of member name from its acp tag (see FieldsOf).
-func parseRules(where, name, tag string) Field {
+// parseRules is the Field of member name, t's field goName, from its acp
+// tag (see FieldsOf).
+func parseRules(t reflect.Type, goName, name, tag string) Field {
 	f := F(name, 0)
 	if tag == "" {
 		return f
@@ -144,7 +145,7 @@ func parseRules(where, name, tag string) Field {
 		case hasVal && err == nil && key == "min":
 			f.min = int64(n)
 		default:
-			panic("jsonx: " + where + ": bad acp rule " + strconv.Quote(rule))
+			panic("jsonx: " + t.Name() + "." + goName + ": bad acp rule " + strconv.Quote(rule))
 		}
 	}
 	return f

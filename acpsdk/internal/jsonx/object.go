@@ -76,8 +76,18 @@ func NewFields(fields ...Field) *Fields {
 		panic("jsonx: more than 64 members")
 	}
 	o := &Fields{fields: fields, keys: make([]string, len(fields))}
+	// Every key rendered into one string, each a slice of it: one
+	// allocation per object rather than two per member (descriptors are
+	// built at init, in every program that imports a surface).
+	var b []byte
+	ends := make([]int, len(fields))
 	for i, f := range fields {
-		o.keys[i] = string(AppendString(nil, f.name)) + ":"
+		b = append(AppendString(b, f.name), ':')
+		ends[i] = len(b)
+	}
+	all, start := string(b), 0
+	for i, f := range fields {
+		o.keys[i], start = all[start:ends[i]], ends[i]
 		bit := uint64(1) << i
 		if f.flags&Required != 0 {
 			o.required |= bit
