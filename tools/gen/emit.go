@@ -28,17 +28,23 @@ type emitter struct {
 	haveCall bool             // api.go has its call helper
 }
 
-func emit(m *Model) (map[string][]byte, error) {
-	e := &emitter{m: m, need: map[string]*Type{}, pkgPath: m.Surface.ImportPath()}
+// files returns the generated files of package pkg by name, and a
+// constructor of one more, with the package's imports and header.
+func (e *emitter) files(pkg string) (map[string]*jen.File, func(name string) *jen.File) {
 	files := map[string]*jen.File{}
-	newFile := func(name string) *jen.File {
-		f := jen.NewFilePathName(e.pkgPath, m.Surface.Name())
+	return files, func(name string) *jen.File {
+		f := jen.NewFilePathName(e.pkgPath, pkg)
 		f.ImportName(jsonxPkg, "jsonx")
 		f.ImportName(segJSON, "json")
 		f.HeaderComment(e.header())
 		files[name] = f
 		return f
 	}
+}
+
+func emit(m *Model) (map[string][]byte, error) {
+	e := &emitter{m: m, need: map[string]*Type{}, pkgPath: m.Surface.ImportPath()}
+	files, newFile := e.files(m.Surface.Name())
 	if err := e.doc(newFile("doc.go")); err != nil {
 		return nil, err
 	}

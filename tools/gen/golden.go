@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-
-	"github.com/dave/jennifer/jen"
 )
 
 // The per-feature golden schemas (testdata/golden/*.json): each exercises
@@ -31,15 +29,7 @@ func generateCodec(file, pkg string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]*jen.File{}
-	newFile := func(name string) *jen.File {
-		f := jen.NewFilePathName(e.pkgPath, pkg)
-		f.ImportName(jsonxPkg, "jsonx")
-		f.ImportName(segJSON, "json")
-		f.HeaderComment(e.header())
-		files[name] = f
-		return f
-	}
+	files, newFile := e.files(pkg)
 	if err := e.types(newFile("types.go")); err != nil {
 		return nil, err
 	}
