@@ -337,6 +337,14 @@ func (n *node) branches(kw string) ([]*node, error) {
 	return out, nil
 }
 
+// unionBranches is the branches of a union: its oneOf, or else its anyOf.
+func (n *node) unionBranches() ([]*node, error) {
+	if len(n.t.OneOf) > 0 {
+		return n.branches("oneOf")
+	}
+	return n.branches("anyOf")
+}
+
 func (n *node) has(kw string) bool { _, ok := n.rawKids[kw]; return ok }
 
 // minItems reads the minItems keyword (0 when absent).

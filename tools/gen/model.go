@@ -346,11 +346,7 @@ func (r *resolver) resolveDef(name string) error {
 	case len(n.t.OneOf) > 0 || len(n.t.AnyOf) > 0:
 		// As for a member: a union with a branch that accepts anything
 		// accepts anything (v2's ErrorData: two known shapes or "Other").
-		kw := "oneOf"
-		if len(n.t.OneOf) == 0 {
-			kw = "anyOf"
-		}
-		bs, err := n.branches(kw)
+		bs, err := n.unionBranches()
 		if err != nil {
 			return err
 		}
@@ -415,11 +411,7 @@ func (r *resolver) isEnum(n *node) bool {
 }
 
 func (r *resolver) enum(t *Type, n *node) error {
-	kw := "oneOf"
-	if len(n.t.OneOf) == 0 {
-		kw = "anyOf"
-	}
-	bs, err := n.branches(kw)
+	bs, err := n.unionBranches()
 	if err != nil {
 		return err
 	}
@@ -492,11 +484,7 @@ func (r *resolver) ref(n *node) (*Ref, bool, error) {
 		return r.ref(c)
 	}
 	if len(t.AnyOf) > 0 || len(t.OneOf) > 0 {
-		kw := "anyOf"
-		if len(t.OneOf) > 0 {
-			kw = "oneOf"
-		}
-		bs, err := n.branches(kw)
+		bs, err := n.unionBranches()
 		if err != nil {
 			return nil, false, err
 		}
@@ -690,11 +678,7 @@ func (r *resolver) methodPayloads(bs []*node) (bool, error) {
 	for _, b := range bs {
 		switch {
 		case len(b.t.AnyOf) > 0 || len(b.t.OneOf) > 0:
-			kw := "anyOf"
-			if len(b.t.OneOf) > 0 {
-				kw = "oneOf"
-			}
-			sub, err := b.branches(kw)
+			sub, err := b.unionBranches()
 			if err != nil {
 				return false, err
 			}
@@ -810,11 +794,7 @@ func (r *resolver) flatTagProperty(n *node, flat bool) (*flatTag, error) {
 	if !flat {
 		return nil, nil
 	}
-	kw := "oneOf"
-	if len(n.t.OneOf) == 0 {
-		kw = "anyOf"
-	}
-	bs, err := n.branches(kw)
+	bs, err := n.unionBranches()
 	if err != nil {
 		return nil, err
 	}

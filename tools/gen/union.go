@@ -20,11 +20,7 @@ type branchInfo struct {
 // union resolves oneOf/anyOf into a sealed interface. owner is the object
 // whose members the union shares (a flattened union), or nil.
 func (r *resolver) union(t *Type, n *node, owner *Type) error {
-	kw := "oneOf"
-	if len(n.t.OneOf) == 0 {
-		kw = "anyOf"
-	}
-	bs, err := n.branches(kw)
+	bs, err := n.unionBranches()
 	if err != nil {
 		return err
 	}
