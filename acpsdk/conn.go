@@ -18,8 +18,9 @@ import (
 
 // Defaults for [Options].
 const (
-	DefaultMaxQueuedMessages = 64
+	DefaultMaxQueuedMessages = 256
 	DefaultMaxQueuedBytes    = 8 << 20
+	DefaultMaxBacklogBytes   = 64 << 10
 	DefaultWriteQueue        = 64
 )
 
@@ -71,11 +72,16 @@ type Options struct {
 	// reported (default DefaultMaxLineBytes, 10 MiB).
 	MaxLineBytes int
 	// MaxQueuedMessages bounds inbound messages queued for the dispatcher
-	// plus requests still being handled (default 64).
+	// plus requests still being handled (default 256).
 	MaxQueuedMessages int
 	// MaxQueuedBytes bounds the bytes of those messages (default 8 MiB);
 	// one message is always admitted, however large.
 	MaxQueuedBytes int
+	// MaxBacklogBytes bounds the bytes of the messages queued for the
+	// dispatcher alone, requests being handled not counted (default 64
+	// KiB): how far the reader runs ahead of a busy dispatcher. A message
+	// that finds nothing queued is admitted, however large.
+	MaxBacklogBytes int
 	// WriteQueue is the number of outgoing messages that may wait for the
 	// writer goroutine before senders block (default 64).
 	WriteQueue int
@@ -213,6 +219,9 @@ func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 	if o.MaxQueuedBytes <= 0 {
 		o.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
+	if o.MaxBacklogBytes <= 0 {
+		o.MaxBacklogBytes = DefaultMaxBacklogBytes
+	}
 	if o.WriteQueue <= 0 {
 		o.WriteQueue = DefaultWriteQueue
 	}
@@ -238,7 +247,7 @@ func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		done:       make(chan struct{}),
 		work:       make(chan *inflight),
 	}
-	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes)
+	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes, o.MaxBacklogBytes)
 	if c.inOrder != nil {
 		c.lines = newLineReader(&markingReader{r: r, c: c}, o.MaxLineBytes)
 	}

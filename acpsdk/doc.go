@@ -74,7 +74,8 @@
 //
 // Backpressure (SDK-9): the queue between reader and dispatcher is bounded
 // (Options.MaxQueuedMessages and MaxQueuedBytes, counting requests whose
-// handlers are still running). When it is full the reader stops reading, so
+// handlers are still running, and MaxBacklogBytes, the bytes still waiting
+// for the dispatcher). When it is full the reader stops reading, so
 // a slow handler slows the peer down; no message is dropped and the
 // connection is not closed for it.
 //

@@ -212,6 +212,128 @@ func TestSDK9_SlowHandlerSlowsReader(t *testing.T) {
 	}
 }
 
+// TestSDK9_BacklogBoundHoldsTheReader: the bytes queued for the dispatcher
+// have a bound of their own (Options.MaxBacklogBytes); the message being
+// handled holds none of it.
+func TestSDK9_BacklogBoundHoldsTheReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		var handled, reads atomic.Int32
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			if req.Method == "ping" {
+				return "pong", nil
+			}
+			<-gate
+			handled.Add(1)
+			return nil, nil
+		})
+		opts := Options{MaxBacklogBytes: 3 * len(note(10)), Tap: func(d Direction, _ []byte) {
+			if d == DirectionIn {
+				reads.Add(1)
+			}
+		}}
+		c, p := newRawPeer(t, h, &opts)
+		p.send(note(10))
+		synctest.Wait() // the first notification is being handled
+		for i := 1; i < 100; i++ {
+			p.sendAsync(note(10 + i))
+		}
+		synctest.Wait()
+		// 1 being handled + 3 queued; the 5th line waits in the reader.
+		require.EqualValues(t, 5, reads.Load(), "lines read while the handler is stuck")
+		close(gate)
+		p.sync("1")
+		require.EqualValues(t, 99+1, handled.Load(), "every notification handled, none dropped")
+		require.Nil(t, c.Err())
+	})
+}
+
+// TestSDK9_RequestsBeingHandledHoldNoBacklog: requests queued behind a
+// stuck notification handler fill the backlog; once the dispatcher has
+// handed them to their handlers, which are still running, the reader reads
+// on (it is woken when they leave the queue, not when they are answered).
+func TestSDK9_RequestsBeingHandledHoldNoBacklog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noteGate, reqGate := make(chan struct{}), make(chan struct{})
+		var reads atomic.Int32
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			switch req.Method {
+			case "ping":
+				return "pong", nil
+			case "note":
+				<-noteGate
+				return nil, nil
+			}
+			<-reqGate
+			return "done", nil
+		})
+		request := func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"req","params":{"i":%d}}`, 100+i, i)
+		}
+		require.Len(t, request(10), len(request(19)))
+		opts := Options{MaxBacklogBytes: 3 * len(request(10)), Tap: func(d Direction, _ []byte) {
+			if d == DirectionIn {
+				reads.Add(1)
+			}
+		}}
+		c, p := newRawPeer(t, h, &opts)
+		p.send(note(0))
+		synctest.Wait() // the notification handler is stuck
+		for i := 10; i < 20; i++ {
+			p.sendAsync(request(i))
+		}
+		synctest.Wait()
+		require.EqualValues(t, 1+3+1, reads.Load(), "1 handled, 3 queued, the 5th line waits in the reader")
+		close(noteGate)
+		// Every request is now with its handler, none answered: the
+		// reader must have read on to the ping.
+		p.sync("1")
+		require.EqualValues(t, 1+10+1, reads.Load())
+		close(reqGate)
+		answers := map[string]bool{}
+		for range 10 {
+			m := p.recvMsg()
+			answers[string(m["id"])+" "+string(m["result"])] = true
+		}
+		for i := 10; i < 20; i++ {
+			require.True(t, answers[fmt.Sprintf(`%d "done"`, 100+i)], "%v", answers)
+		}
+		require.Nil(t, c.Err())
+	})
+}
+
+// TestSDK9_MessageOverTheBacklogBoundIsAdmitted: a message larger than the
+// backlog's bound is queued once nothing else is, even while a request is
+// being handled; none is dropped.
+func TestSDK9_MessageOverTheBacklogBoundIsAdmitted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		var handled atomic.Int32
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			switch req.Method {
+			case "ping":
+				return "pong", nil
+			case "slow":
+				<-gate
+				return "done", nil
+			}
+			handled.Add(1)
+			return nil, nil
+		})
+		c, p := newRawPeer(t, h, &Options{MaxBacklogBytes: 8})
+		p.send(`{"jsonrpc":"2.0","id":7,"method":"slow"}`)
+		synctest.Wait() // a request is being handled: the queue is not empty of work
+		for i := range 20 {
+			p.sendAsync(note(i))
+		}
+		p.sync("1")
+		require.EqualValues(t, 20, handled.Load())
+		close(gate)
+		require.Equal(t, `{"jsonrpc":"2.0","id":7,"result":"done"}`, p.recv())
+		require.Nil(t, c.Err())
+	})
+}
+
 // TestSDK8_CallContextEndSendsCancelRequest: the call sends $/cancel_request
 // and returns ctx's error; the peer's late answer is dropped quietly.
 func TestSDK8_CallContextEndSendsCancelRequest(t *testing.T) {

@@ -21,6 +21,11 @@ type inItem struct {
 //   - The bound counts messages queued plus requests still being handled,
 //     so a slow handler of either kind eventually blocks the reader
 //     (backpressure) instead of growing memory.
+//   - The backlog, the bytes queued and not yet taken by the dispatcher,
+//     has a bound of its own: how far the reader may run ahead of a busy
+//     dispatcher. Small messages then queue by the hundred, which lets the
+//     reader sleep and wake (tens of microseconds, on a virtual machine)
+//     while the dispatcher still has work, and large ones by the few.
 //   - The bound is lifted while a handler waits on a call it made to the
 //     peer: that call's response is behind the blocked reader, so keeping
 //     the bound would deadlock.
@@ -41,6 +46,8 @@ type inbox struct {
 
 	count, bytes       int // messages queued or being handled as requests
 	maxCount, maxBytes int
+	backlog            int // bytes queued, not yet popped
+	maxBacklog         int
 	lifted             int // handler-made calls outstanding
 	ended              bool
 	stopped            bool
@@ -55,22 +62,26 @@ type deferredResponse struct {
 	barrier uint64
 }
 
-func (q *inbox) init(maxCount, maxBytes int) {
+func (q *inbox) init(maxCount, maxBytes, maxBacklog int) {
 	q.notEmpty.L = &q.mu
 	q.notFull.L = &q.mu
-	q.maxCount, q.maxBytes = maxCount, maxBytes
+	q.maxCount, q.maxBytes, q.maxBacklog = maxCount, maxBytes, maxBacklog
 }
 
-// full reports whether a message of size must wait.
+// full reports whether a message of size must wait. A message finds room
+// when nothing is queued or being handled, and past the backlog's bound
+// when nothing is queued, however large it is.
 func (q *inbox) full(size int) bool {
 	return !q.stopped && q.lifted == 0 && q.count > 0 &&
-		(q.count >= q.maxCount || q.bytes+size > q.maxBytes)
+		(q.count >= q.maxCount || q.bytes+size > q.maxBytes ||
+			q.backlog > 0 && q.backlog+size > q.maxBacklog)
 }
 
-// wakeReader wakes a waiting reader once the queue is at or below half the
-// bound (hysteresis), or empty.
+// wakeReader wakes a waiting reader once the queue is at or below half of
+// each bound (hysteresis), or empty.
 func (q *inbox) wakeReader() {
-	if q.pushWaits && (q.count == 0 || (q.count <= q.maxCount/2 && q.bytes <= q.maxBytes/2)) {
+	if q.pushWaits && (q.count == 0 ||
+		q.count <= q.maxCount/2 && q.bytes <= q.maxBytes/2 && q.backlog <= q.maxBacklog/2) {
 		q.notFull.Signal()
 	}
 }
@@ -105,6 +116,7 @@ func (q *inbox) pushOrAdmit(it inItem, admit func()) (ok, admitted bool) {
 		return true, true
 	}
 	q.items = append(q.items, it)
+	q.backlog += it.size
 	if it.msg.kind == kindNotification {
 		q.readNotifs++
 	}
@@ -146,6 +158,10 @@ func (q *inbox) pop() (inItem, bool) {
 	it := q.items[q.head]
 	q.items[q.head] = inItem{} // let the line be collected once handled
 	q.head++
+	q.backlog -= it.size
+	// A request taken here may run for long before it releases its share
+	// of the bound: a reader held back by the backlog must not wait for it.
+	q.wakeReader()
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
 	} else if q.head >= 1024 && q.head*2 >= len(q.items) {
@@ -245,7 +261,7 @@ func (q *inbox) stop() []*pendingCall {
 		}
 	}
 	clear(q.items)
-	q.items, q.head = nil, 0
+	q.items, q.head, q.backlog = nil, 0, 0
 	q.deferred = nil
 	return ready
 }

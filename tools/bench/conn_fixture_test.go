@@ -46,8 +46,9 @@ func TestSDK9_FloodHoldsTheReaderBack(t *testing.T) {
 	checkCount(t, h.chunkCounter)
 	require.Positive(t, h.heap.peak)
 	require.Positive(t, h.heap.peakLive)
-	// 64 queued messages, plus one being handled, plus the read buffer.
-	require.LessOrEqual(t, h.lag, int64(66*src.per+acpsdkReadBuffer))
+	// The backlog's bound, plus one message being handled and one waiting
+	// in the reader, plus the read buffer.
+	require.LessOrEqual(t, h.lag, int64(acpsdk.DefaultMaxBacklogBytes+2*src.per+acpsdkReadBuffer))
 }
 
 // acpsdkReadBuffer is the connection's read buffer (acpsdk's

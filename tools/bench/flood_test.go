@@ -20,8 +20,8 @@ const floodBytes = 1 << 30
 
 // floodText makes each flood notification about 1 KiB, so 1 GiB is about a
 // million notifications and a run takes seconds, not minutes. The
-// connection's queue bound (64 messages or 8 MiB) fills as surely as with
-// small ones.
+// connection's backlog bound (acpsdk.DefaultMaxBacklogBytes, 64 KiB: about
+// 64 of them) fills as surely as with small ones.
 var floodText = strings.Repeat("streamed agent output, chunk after chunk. ", 22)
 
 // floodReader yields whole session/update lines, at least limit bytes of
@@ -155,7 +155,7 @@ func BenchmarkFlood(b *testing.B) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(peakLive)/(1<<20), "peak-live-MiB")
 	b.ReportMetric(allocPerByte, "alloc-B/in-B")
-	// About the queue's bound (64 messages here, ~64 KiB) plus what the
-	// read buffer holds: the reader ran ahead until the bound held it back.
+	// About the backlog's bound (64 KiB) plus what the read buffer holds:
+	// the reader ran ahead until the bound held it back.
 	b.ReportMetric(float64(lag)/(1<<10), "peak-lag-KiB")
 }
