@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"encoding/binary"
 	stdjson "encoding/json"
 	"errors"
 	"strings"
@@ -317,6 +318,72 @@ func TestSwarSpecialAgreesWithTable(t *testing.T) {
 				x = x<<8 | uint64(b[i])
 			}
 			require.Equal(t, strSpecial[c], swarSpecial(x), "byte %#x at %d", c, pos)
+		}
+	}
+}
+
+// TestSDK10_StringEndFoundAtEveryOffset: in a validated document the
+// trusted scans (fastString for keys, fastStringEnd for values) find a
+// string's end past escaped quotes and backslashes at every offset, and
+// fastString tells whether it holds escapes.
+func TestSDK10_StringEndFoundAtEveryOffset(t *testing.T) {
+	for _, mid := range []string{"", `\"`, `\\`, `\\\"`, `\n`, "é", "\u00e9"} {
+		for at := range 40 {
+			str := `"` + strings.Repeat("a", at) + mid + strings.Repeat("b", 40-at) + `"`
+			for _, after := range []string{"", `:1}`, `,"k":"v"}`} {
+				doc := []byte(str + after)
+				require.True(t, stdjson.Valid([]byte(str)), str)
+				end, err := fastStringEnd(doc, 0)
+				require.NoError(t, err)
+				require.Equal(t, len(str), end, "fastStringEnd(%q)", doc)
+				end, escaped, err := fastString(doc, 0)
+				require.NoError(t, err)
+				require.Equal(t, len(str), end, "fastString(%q)", doc)
+				require.Equal(t, strings.Contains(mid, `\`), escaped, "fastString(%q) escaped", doc)
+				end, escaped, err = scanString(doc, 0)
+				require.NoError(t, err)
+				require.Equal(t, len(str), end, "scanString(%q)", doc)
+				require.Equal(t, strings.Contains(mid, `\`), escaped, "scanString(%q) escaped", doc)
+			}
+		}
+	}
+}
+
+// TestSDK10_FirstMarkIsTheFirstSpecialByte: the word-at-a-time tests
+// find the first byte the string scans must stop at, exactly, whatever
+// follows it (a borrow may mark later bytes too) and whatever plain bytes
+// come before it.
+func TestSDK10_FirstMarkIsTheFirstSpecialByte(t *testing.T) {
+	word := func(b [8]byte) uint64 { return binary.LittleEndian.Uint64(b[:]) }
+	isQB := func(c byte) bool { return c == '"' || c == '\\' }
+	fillers := []byte{' ', '!', '#', '[', ']', '~', 'a', 0x7f}
+	for c := range 256 {
+		for first := range 8 {
+			for _, after := range []byte{0x00, 0x1f, '"', '\\', 0x80, 0xff, 'a'} {
+				for _, fill := range fillers {
+					var b [8]byte
+					for i := range b {
+						b[i] = fill
+					}
+					b[first] = byte(c)
+					for i := first + 1; i < 8; i++ {
+						b[i] = after
+					}
+					x := word(b)
+					if strSpecial[c] {
+						require.Equal(t, first, firstMarked(specialMask(x)), "special %#x at %d, then %#x", c, first, after)
+					}
+					if isQB(byte(c)) {
+						require.Equal(t, first, firstMarked(quoteOrBackslash(x)), "%q at %d, then %#x", c, first, after)
+					}
+					if !strSpecial[c] && !strSpecial[after] {
+						require.Zero(t, specialMask(x), "%q", b)
+					}
+					if !isQB(byte(c)) && !isQB(after) {
+						require.Zero(t, quoteOrBackslash(x), "%q", b)
+					}
+				}
+			}
 		}
 	}
 }
