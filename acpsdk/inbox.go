@@ -23,9 +23,9 @@ type inItem struct {
 //     (backpressure) instead of growing memory.
 //   - The backlog, the bytes queued and not yet taken by the dispatcher,
 //     has a bound of its own: how far the reader may run ahead of a busy
-//     dispatcher. Small messages then queue by the hundred, which lets the
-//     reader sleep and wake (tens of microseconds, on a virtual machine)
-//     while the dispatcher still has work, and large ones by the few.
+//     dispatcher. Small messages then queue by the hundred and large ones
+//     by the few; that depth lets a reader held back sleep and wake (tens
+//     of microseconds on a virtual machine) before the dispatcher runs dry.
 //   - The bound is lifted while a handler waits on a call it made to the
 //     peer: that call's response is behind the blocked reader, so keeping
 //     the bound would deadlock.
