@@ -20,6 +20,15 @@ import (
 // goroutine is blocked (so "not yet delivered" is a fact, not a race), and a
 // deadlock makes the failsafe timer fire at once in fake time.
 
+// countReads is an Options.Tap that counts the lines read into n.
+func countReads(n *atomic.Int32) func(Direction, []byte) {
+	return func(d Direction, _ []byte) {
+		if d == DirectionIn {
+			n.Add(1)
+		}
+	}
+}
+
 func note(i int) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"note","params":{"i":%d}}`, i)
 }
@@ -192,11 +201,7 @@ func TestSDK9_SlowHandlerSlowsReader(t *testing.T) {
 					return nil, nil
 				})
 				opts := tt.opts
-				opts.Tap = func(d Direction, _ []byte) {
-					if d == DirectionIn {
-						reads.Add(1)
-					}
-				}
+				opts.Tap = countReads(&reads)
 				c, p := newRawPeer(t, h, &opts)
 				for i := range 100 {
 					p.sendAsync(note(10 + i))
@@ -227,11 +232,7 @@ func TestSDK9_BacklogBoundHoldsTheReader(t *testing.T) {
 			handled.Add(1)
 			return nil, nil
 		})
-		opts := Options{MaxBacklogBytes: 3 * len(note(10)), Tap: func(d Direction, _ []byte) {
-			if d == DirectionIn {
-				reads.Add(1)
-			}
-		}}
+		opts := Options{MaxBacklogBytes: 3 * len(note(10)), Tap: countReads(&reads)}
 		c, p := newRawPeer(t, h, &opts)
 		p.send(note(10))
 		synctest.Wait() // the first notification is being handled
@@ -271,11 +272,7 @@ func TestSDK9_RequestsBeingHandledHoldNoBacklog(t *testing.T) {
 			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"req","params":{"i":%d}}`, 100+i, i)
 		}
 		require.Len(t, request(10), len(request(19)))
-		opts := Options{MaxBacklogBytes: 3 * len(request(10)), Tap: func(d Direction, _ []byte) {
-			if d == DirectionIn {
-				reads.Add(1)
-			}
-		}}
+		opts := Options{MaxBacklogBytes: 3 * len(request(10)), Tap: countReads(&reads)}
 		c, p := newRawPeer(t, h, &opts)
 		p.send(note(0))
 		synctest.Wait() // the notification handler is stuck

@@ -301,11 +301,7 @@ func TestSDK9_InOrderSlowConsumerSlowsReader(t *testing.T) {
 				handled.Add(1)
 			}
 		}
-		opts := &Options{InOrder: inOrder, MaxQueuedMessages: 4, Tap: func(d Direction, _ []byte) {
-			if d == DirectionIn {
-				reads.Add(1)
-			}
-		}}
+		opts := &Options{InOrder: inOrder, MaxQueuedMessages: 4, Tap: countReads(&reads)}
 		c, p := newRawPeer(t, nil, opts)
 		for i := range 100 {
 			p.sendAsync(note(10 + i))
