@@ -8,24 +8,25 @@ import (
 	"github.com/segmentio/encoding/json"
 )
 
-// pendingCall is an outgoing request waiting for its answer. Its outcome
+// outgoingCall is a request of ours waiting for its answer. Its outcome
 // fields are written once, before done is closed, by whoever took it out of
-// the pending table.
-type pendingCall struct {
+// the Conn's outgoing table.
+type outgoingCall struct {
 	id     int64
 	method string
 	done   chan struct{}
 	result json.RawMessage
 	err    error
 	// lifts: made from inside a handler of this conn, so the inbound bound
-	// is lifted while it is outstanding. inHandler: made from inside the
-	// running notification handler, so its answer skips the ordering
-	// barrier (the handler would otherwise wait on itself).
-	lifts, inHandler bool
-	cancelOnce       sync.Once
+	// is lifted while it is outstanding. inConsumer: made from inside the
+	// running notification handler or OrderedFunc, so its answer completes
+	// it when read, ahead of the items queued before it (the consumer would
+	// otherwise wait on itself).
+	lifts, inConsumer bool
+	cancelOnce        sync.Once
 }
 
-func (p *pendingCall) decode(into any) error {
+func (p *outgoingCall) decode(into any) error {
 	if p.err != nil {
 		return p.err
 	}
@@ -56,7 +57,7 @@ func (p *pendingCall) decode(into any) error {
 // when the request could not be written or the connection ends.
 type PendingCall struct {
 	c *Conn
-	p *pendingCall
+	p *outgoingCall
 }
 
 // ID returns the request's id on the wire.

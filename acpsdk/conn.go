@@ -3,13 +3,11 @@ package acpsdk
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"reflect"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -97,19 +95,6 @@ type Options struct {
 	// notification (never answered) instead of a request whose null id is
 	// echoed. Some clients need this (e.g. Sortie's EV-12).
 	NullIDIsNotification bool
-	// InOrder, when set, receives everything read from the peer as one
-	// sequence in read order: notifications, requests (each with a
-	// [Reply] to answer it, now or later), responses to our calls (after
-	// the call's outcome is set), lines that are not messages, oversize
-	// lines, and last the end of the connection. It runs on the
-	// dispatcher goroutine, one item at a time, and may block: the
-	// inbound bound then stops the reader (backpressure). The Handler is
-	// not called; the Observer still is. A call's answer reaches its
-	// caller only after the callback has taken it, so a consumer must not
-	// wait on a call of its own while it stops taking items: use
-	// [Conn.Go] and take the answer from the sequence, or make the call
-	// with the callback's ctx.
-	InOrder InOrderFunc
 }
 
 // Conn is a JSON-RPC 2.0 connection over newline-delimited JSON. It
@@ -117,20 +102,20 @@ type Options struct {
 //
 // All methods are safe for concurrent use.
 type Conn struct {
-	r       io.Reader
-	w       io.Writer
-	handler Handler
-	ev      events
-	tap     func(Direction, []byte)
-	nullID  bool
-	inOrder InOrderFunc
+	r        io.Reader
+	w        io.Writer
+	consumer consumer // what reads the sequence: handled or ordered
+	ev       events
+	tap      func(Direction, []byte)
+	nullID   bool
+	maxLine  int
 
-	// Marks of InOrder (Conn.Mark): readerIdle says the reader waits for
-	// new bytes with every line received queued.
+	// Marks (Conn.Mark, ordered connections only): readerIdle says the
+	// reader waits for new bytes with every line received queued.
 	markMu     sync.Mutex
 	readerIdle bool
 	readEnded  bool
-	marks      []*Inbound
+	marks      []item
 
 	lines *lineReader
 	// lastMethod is the method name the reader last decoded (classify).
@@ -145,11 +130,15 @@ type Conn struct {
 
 	nextID atomic.Int64
 
-	mu        sync.Mutex // guards life and the three tables
-	life      lifecycle  // see lifecycle.go: every state a Conn can be in
-	pending   map[int64]*pendingCall
+	mu   sync.Mutex // guards life and the three tables
+	life lifecycle  // see lifecycle.go: every state a Conn can be in
+	// outgoing holds our calls waiting for their answers, by id;
+	// abandoned the ids of those whose callers stopped waiting, so a late
+	// answer is dropped quietly. incoming holds the peer's requests being
+	// served, by id exactly as sent.
+	outgoing  map[int64]*outgoingCall
 	abandoned map[int64]struct{}
-	inflight  map[string]*inflight
+	incoming  map[string]*incomingRequest
 
 	writeErr   atomic.Pointer[ConnError]
 	writerStop chan struct{}
@@ -162,20 +151,14 @@ type Conn struct {
 	wg        sync.WaitGroup // dispatcher, request goroutines, cancel senders
 
 	// work hands a request to an idle request goroutine (see worker).
-	work        chan *inflight
+	work        chan *incomingRequest
 	idleWorkers atomic.Int32
-
-	// notifReq is the Request every notification is handed in when
-	// reuseNotifRequest is set: by a side whose own typed dispatch, which
-	// never keeps the Request, is the handler.
-	notifReq          Request
-	reuseNotifRequest bool
 }
 
 // outFrame is one queued write: a complete line, or a flush marker.
 type outFrame struct {
 	data  []byte
-	call  *pendingCall  // fails with the write error if this write fails
+	call  *outgoingCall // fails with the write error if this write fails
 	flush chan struct{} // closed once everything before it is written
 }
 
@@ -193,19 +176,21 @@ var errConnClosed = &ConnError{Op: "close"}
 
 // NewConn starts a connection reading r and writing w, with h handling
 // inbound messages (nil answers every request with -32601 and ignores
-// notifications). opts may be nil.
+// notifications). opts may be nil. [NewOrderedConn] is the same
+// connection with one consumer of everything read instead of a Handler.
 //
 // Close closes r and w when they implement io.Closer; if r does not, the
 // reader goroutine stays blocked in Read until r returns.
 func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
-	c := newConn(r, w, h, opts)
+	c := newConn(r, w, &handled{h: h}, opts)
 	c.run()
 	return c
 }
 
-// newConn builds a Conn without starting it, so that a wrapper can finish
-// wiring itself before the first message is handled.
-func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
+// newConn builds a Conn whose sequence cn consumes, without starting it,
+// so that a wrapper can finish wiring itself before the first message is
+// handled.
+func newConn(r io.Reader, w io.Writer, cn consumer, opts *Options) *Conn {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -231,26 +216,23 @@ func newConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 	c := &Conn{
 		r:          r,
 		w:          w,
-		handler:    h,
+		consumer:   cn,
 		ev:         events{obs: o.Observer, log: o.Logger},
 		tap:        o.Tap,
 		nullID:     o.NullIDIsNotification,
-		inOrder:    o.InOrder,
+		maxLine:    o.MaxLineBytes,
 		lines:      newLineReader(r, o.MaxLineBytes),
 		outq:       make(chan outFrame, o.WriteQueue),
-		pending:    make(map[int64]*pendingCall),
+		outgoing:   make(map[int64]*outgoingCall),
 		abandoned:  make(map[int64]struct{}),
-		inflight:   make(map[string]*inflight),
+		incoming:   make(map[string]*incomingRequest),
 		writerStop: make(chan struct{}),
 		writerDone: make(chan struct{}),
 		readerDone: make(chan struct{}),
 		done:       make(chan struct{}),
-		work:       make(chan *inflight),
+		work:       make(chan *incomingRequest),
 	}
-	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes, o.MaxBacklogBytes)
-	if c.inOrder != nil {
-		c.lines = newLineReader(&markingReader{r: r, c: c}, o.MaxLineBytes)
-	}
+	c.inbox.init(o.MaxQueuedMessages, o.MaxQueuedBytes, o.MaxBacklogBytes, &c.wg)
 	c.baseCtx, c.cancelBase = context.WithCancel(context.Background())
 	c.notifScope = scope{conn: c, notification: true}
 	c.notifCtx = context.WithValue(c.baseCtx, scopeKey{}, &c.notifScope)
@@ -310,7 +292,7 @@ func (c *Conn) Go(ctx context.Context, method string, params any) (*PendingCall,
 const frameCap = 512
 
 // start registers and queues a request.
-func (c *Conn) start(ctx context.Context, method string, params any) (*pendingCall, error) {
+func (c *Conn) start(ctx context.Context, method string, params any) (*outgoingCall, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -319,16 +301,16 @@ func (c *Conn) start(ctx context.Context, method string, params any) (*pendingCa
 	if err != nil {
 		return nil, err
 	}
-	p := &pendingCall{id: id, method: method, done: make(chan struct{})}
+	p := &outgoingCall{id: id, method: method, done: make(chan struct{})}
 	if s, _ := ctx.Value(scopeKey{}).(*scope); s != nil && s.conn == c && s.active.Load() {
-		p.lifts, p.inHandler = true, s.notification
+		p.lifts, p.inConsumer = true, s.notification
 	}
 	c.mu.Lock()
 	if err := c.callsEnded(); err != nil {
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending[id] = p
+	c.outgoing[id] = p
 	c.mu.Unlock()
 	if p.lifts {
 		c.inbox.lift(1)
@@ -460,33 +442,33 @@ func closeQuietly(c io.Closer) error {
 }
 
 // endCalls makes every outstanding call fail with err (future ones fail
-// with the lifecycle's callErr); answers already read but deferred behind
-// notifications are not touched.
+// with the lifecycle's callErr); answers already read and queued are not
+// touched.
 func (c *Conn) endCalls(err error) {
 	c.mu.Lock()
-	pend := c.pending
-	c.pending = make(map[int64]*pendingCall)
+	out := c.outgoing
+	c.outgoing = make(map[int64]*outgoingCall)
 	clear(c.abandoned)
 	c.mu.Unlock()
-	for _, p := range pend {
+	for _, p := range out {
 		p.err = err
 		c.complete(p)
 	}
 }
 
 // endRead handles the end of the inbound stream. New calls fail at once.
-// Calls still waiting fail only once the messages read before the end have
-// been dispatched (in dispatchLoop), so a caller learns of the end after
-// the notifications that preceded it, as it would of an answer; the
-// exception is a call made from inside the running notification handler,
-// which fails now, since the dispatch waits on it.
+// Calls still waiting fail only once the items read before the end have
+// been taken (in dispatchLoop), so a caller learns of the end after the
+// notifications that preceded it, as it would of an answer; the exception
+// is a call made from inside the running consumer, which fails now, since
+// the dispatcher waits on it.
 func (c *Conn) endRead(err error) {
-	var now []*pendingCall
+	var now []*outgoingCall
 	c.mu.Lock()
 	c.endReadLocked(err)
-	for id, p := range c.pending {
-		if p.inHandler {
-			delete(c.pending, id)
+	for id, p := range c.outgoing {
+		if p.inConsumer {
+			delete(c.outgoing, id)
 			now = append(now, p)
 		}
 	}
@@ -498,24 +480,25 @@ func (c *Conn) endRead(err error) {
 	c.inbox.end()
 }
 
-// take removes a call from the pending table; the taker owns completing it.
-func (c *Conn) take(id int64) *pendingCall {
+// take removes a call from the outgoing table; the taker owns completing
+// it.
+func (c *Conn) take(id int64) *outgoingCall {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.pending[id]
+	p := c.outgoing[id]
 	if p != nil {
-		delete(c.pending, id)
+		delete(c.outgoing, id)
 	}
 	return p
 }
 
 // abandon gives up on a call whose caller stopped waiting; a late answer is
 // then dropped quietly rather than reported as unmatched.
-func (c *Conn) abandon(p *pendingCall, err error) {
+func (c *Conn) abandon(p *outgoingCall, err error) {
 	c.mu.Lock()
-	_, ok := c.pending[p.id]
+	_, ok := c.outgoing[p.id]
 	if ok {
-		delete(c.pending, p.id)
+		delete(c.outgoing, p.id)
 		if c.callsEnded() == nil {
 			c.abandoned[p.id] = struct{}{}
 		}
@@ -528,7 +511,7 @@ func (c *Conn) abandon(p *pendingCall, err error) {
 }
 
 // complete hands a call its outcome (already stored in p).
-func (c *Conn) complete(p *pendingCall) {
+func (c *Conn) complete(p *outgoingCall) {
 	if p.lifts {
 		c.inbox.lift(-1)
 	}
@@ -586,251 +569,4 @@ func (c *Conn) sendCancel(id int64) {
 
 type cancelParams struct {
 	RequestID int64 `json:"requestId"`
-}
-
-type inboundCancelParams struct {
-	RequestID json.RawMessage `json:"requestId"`
-}
-
-// readLoop reads lines, answers bad ones, routes responses to their calls
-// and queues requests and notifications for the dispatcher.
-func (c *Conn) readLoop() {
-	defer close(c.readerDone)
-	for {
-		line, err := c.lines.next()
-		if c.isClosing() {
-			return
-		}
-		if err != nil {
-			if over, ok := errors.AsType[*OversizeError](err); ok {
-				c.ev.oversize(over)
-				if !c.queueInOrder(&Inbound{Kind: InboundOversize, Oversize: over}, nil, 0) {
-					return
-				}
-				continue
-			}
-			c.endMarks()
-			c.endRead(&ConnError{Op: "read", Err: err})
-			return
-		}
-		if c.tap != nil {
-			c.tap(DirectionIn, line)
-		}
-		if !c.handleLine(line) {
-			return
-		}
-	}
-}
-
-// handleLine processes one line; it reports false once the connection is
-// closing.
-func (c *Conn) handleLine(line []byte) bool {
-	m := classify(line, c.nullID, &c.lastMethod)
-	switch m.kind {
-	case kindResponse:
-		return c.handleResponse(&m, len(line))
-	case kindNotification:
-		if m.refused != refuseNone {
-			c.ev.notificationFailed(m.method, m.refused.err())
-			return true
-		}
-		if m.method == MethodCancelRequest {
-			c.cancelInbound(m.params)
-			return true
-		}
-		return c.inbox.push(inItem{msg: m, size: len(line)})
-	case kindRequest:
-		f := c.track(&m, len(line))
-		if f == nil {
-			c.ev.invalid(line, "duplicate request id")
-			c.answerInvalid(m.id, &Error{Code: CodeInvalidRequest, Message: ErrInvalidRequest.Message + ": duplicate request id"})
-			return true
-		}
-		if c.inOrder != nil {
-			return c.inbox.push(inItem{msg: m, size: len(line), req: f})
-		}
-		return c.pushRequest(inItem{msg: m, size: len(line), req: f})
-	default:
-		var e *Error
-		switch m.code {
-		case CodeParseError:
-			c.ev.unparsable(line)
-			e = &Error{Code: CodeParseError, Message: ErrParse.Message}
-		case CodeInvalidParams:
-			// Answered as the typed dispatch answers params it cannot
-			// decode; the request was well formed, so it is not an
-			// invalid message.
-			e = &Error{Code: CodeInvalidParams, Message: m.why, Data: json.RawMessage(`{"path":"params"}`)}
-		default:
-			c.ev.invalid(line, m.why)
-			e = &Error{Code: m.code, Message: ErrInvalidRequest.Message + ": " + m.why}
-		}
-		if !c.queueInOrder(&Inbound{Kind: InboundBadLine, Line: line, Reason: m.why}, nil, len(line)) {
-			return false
-		}
-		if !m.silent {
-			c.answerInvalid(m.id, e)
-		}
-	}
-	return true
-}
-
-// answerInvalid answers a line the handler never sees.
-func (c *Conn) answerInvalid(id json.RawMessage, e *Error) {
-	_ = c.send(c.baseCtx, outFrame{data: appendError(nil, id, e)})
-}
-
-// track registers an inbound request's state under its id; it returns
-// nil when a request with the same id is still in flight (JSON-RPC ids
-// must be unique among the requests a peer has outstanding). A null id
-// names no request, so it is neither registered nor a duplicate.
-func (c *Conn) track(m *inMsg, size int) *inflight {
-	f := &inflight{size: size}
-	f.req = Request{Method: m.method, Params: m.params, ID: m.id}
-	if isNull(m.id) {
-		return f
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, dup := c.inflight[string(m.id)]; dup {
-		return nil
-	}
-	c.inflight[string(m.id)] = f
-	return f
-}
-
-// handleResponse routes a response to its call; it reports false once the
-// connection is closing.
-func (c *Conn) handleResponse(m *inMsg, size int) bool {
-	id, ok := parseOutgoingID(m.id)
-	var p *pendingCall
-	if ok {
-		c.mu.Lock()
-		p = c.pending[id]
-		if p != nil {
-			delete(c.pending, id)
-		} else if _, gone := c.abandoned[id]; gone {
-			delete(c.abandoned, id)
-			c.mu.Unlock()
-			return true
-		}
-		c.mu.Unlock()
-	}
-	if p == nil {
-		c.ev.unmatched(m.id)
-		return c.queueInOrder(&Inbound{Kind: InboundResponse, ID: m.id}, nil, size)
-	}
-	switch {
-	case m.refused != refuseNone:
-		p.err = m.refused.err()
-	case m.errObj != nil:
-		e, err := decodeErrorObject(m.errObj)
-		if err != nil {
-			p.err = err
-		} else {
-			p.err = e
-		}
-	default:
-		p.result = m.result
-	}
-	if c.inOrder != nil {
-		return c.queueResponse(p, size)
-	}
-	if c.inbox.answered(p) {
-		c.complete(p)
-	}
-	return true
-}
-
-func (c *Conn) cancelInbound(params json.RawMessage) {
-	var cp inboundCancelParams
-	if params == nil || json.Unmarshal(params, &cp) != nil || cp.RequestID == nil {
-		c.ev.notificationFailed(MethodCancelRequest, fmt.Errorf("%w: missing requestId", ErrInvalidParams))
-		return
-	}
-	c.mu.Lock()
-	f := c.inflight[string(cp.RequestID)]
-	c.mu.Unlock()
-	if f != nil {
-		f.cancelNow()
-	}
-}
-
-// dispatchLoop runs notification handlers in arrival order and starts
-// request handlers in arrival order (each on a request goroutine of its
-// own, see worker).
-func (c *Conn) dispatchLoop() {
-	for {
-		it, ok := c.inbox.pop()
-		if !ok {
-			break
-		}
-		if c.inOrder != nil {
-			c.dispatchInOrder(&it)
-			continue
-		}
-		if it.msg.kind == kindNotification {
-			c.runNotification(&it)
-			for _, p := range c.inbox.notificationHandled(it.size) {
-				c.complete(p)
-			}
-			continue
-		}
-		c.wg.Add(1)
-		c.startWorker(it.req)
-	}
-	// Every message read before the stream ended has been dispatched.
-	err := c.drainedErr()
-	if c.inOrder != nil {
-		c.deliverInOrder(&Inbound{Kind: InboundEnd, Err: err})
-	}
-	c.endCalls(err)
-	c.finish(err)
-	c.wg.Done()
-}
-
-func (c *Conn) runNotification(it *inItem) {
-	var req *Request
-	if c.reuseNotifRequest {
-		req = &c.notifReq
-		*req = Request{Method: it.msg.method, Params: it.msg.params}
-	} else {
-		req = &Request{Method: it.msg.method, Params: it.msg.params}
-	}
-	c.notifScope.active.Store(true)
-	_, err := c.invoke(c.notifCtx, req)
-	c.notifScope.active.Store(false)
-	switch {
-	case err == nil:
-	case errors.Is(err, ErrMethodNotFound):
-		c.ev.unhandled(req.Method)
-	default:
-		c.ev.notificationFailed(req.Method, err)
-	}
-}
-
-// invoke calls the handler, turning a panic into an internal error so one
-// bad handler cannot take the connection down.
-func (c *Conn) invoke(ctx context.Context, req *Request) (result any, err error) {
-	if c.handler == nil {
-		return nil, ErrMethodNotFound
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			c.ev.log.Error("handler panicked", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
-			result, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("handler panicked: %v", r)}
-		}
-	}()
-	return c.handler.Handle(ctx, req)
-}
-
-// wireError maps a handler error to the error sent to the peer.
-func wireError(ctx context.Context, err error) *Error {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e
-	}
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ErrRequestCancelled
-	}
-	return &Error{Code: CodeInternalError, Message: err.Error()}
 }

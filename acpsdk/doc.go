@@ -46,63 +46,70 @@
 //
 // # Concurrency model
 //
-// A [Conn] runs three goroutines:
+// A [Conn] runs three goroutines, and everything it reads is one sequence:
 //
 //   - The reader splits the inbound stream into lines (at most
 //     Options.MaxLineBytes each; a longer line is skipped and reported to
-//     Observer.OversizeLine), answers lines that are not messages, hands
-//     each response to its waiting call, and queues every request and
-//     notification, in arrival order, for the dispatcher.
-//   - The dispatcher takes that queue in order. It runs each notification
-//     handler itself, one at a time, so notifications are handled in
-//     arrival order; it starts each request handler on a goroutine of its
-//     own, so a request that waits (for a person, for another call) never
-//     holds up the messages behind it. A request goroutine whose handler
-//     has answered waits for the next request (a few do), and when the
-//     dispatcher waits on an empty queue the reader starts a request
-//     itself: nothing read before it is still to be dispatched, so the
-//     order is the same.
+//     Observer.OversizeLine) and turns each line into one item of the
+//     sequence: a notification, a request, a response, a line that is not
+//     a message (answered at once, SDK-10), an oversize line. What cannot
+//     wait for the items ahead happens as the line is read: a request
+//     enters the table $/cancel_request looks in, a response leaves the
+//     table of our calls.
+//   - The dispatcher gives the items, in read order, to the connection's
+//     one consumer, then the end. With a [Handler] ([NewConn]) the consumer
+//     runs each notification's handler itself, one at a time, so
+//     notifications are handled in read order; starts each request's
+//     handler on a goroutine of its own, so a request that waits (for a
+//     person, for another call) never holds up the items behind it; and
+//     completes the call a response answers. With an [OrderedFunc]
+//     ([NewOrderedConn]) the consumer is that function: it gets every item
+//     (requests with a [Reply]) and decides on each knowing what came
+//     before it. An item that finds the dispatcher waiting on an empty
+//     queue, and whose taking never blocks (a request to start, a response
+//     to hand over), is taken by the reader itself: nothing read before it
+//     is still to be taken, so the order is the same, and a hand-off that
+//     would buy nothing is saved. A request goroutine whose handler has
+//     answered waits for the next request (a few do).
 //   - The writer is the only goroutine that writes. Every outgoing message
 //     is queued for it (Options.WriteQueue); senders wait for queue space
 //     under their context. [Conn.Flush] waits until everything queued
 //     before it has been written.
 //
-// Ordering (SDK-7): a response is delivered to its caller only after every
-// notification read before it has been handled. So when [Conn.Call] for
-// session/prompt returns, the handler has seen every session/update the
-// agent sent before answering.
+// Ordering (SDK-7) is that sequence's order: a response completes its call
+// when it is taken, after every notification read before it was handled.
+// So when [Conn.Call] for session/prompt returns, the handler has seen
+// every session/update the agent sent before answering, and the end of the
+// stream reaches waiting calls the same way.
 //
-// Backpressure (SDK-9): the queue between reader and dispatcher is bounded
-// (Options.MaxQueuedMessages and MaxQueuedBytes, counting requests whose
-// handlers are still running, and MaxBacklogBytes, the bytes still waiting
-// for the dispatcher). When it is full the reader stops reading, so
-// a slow handler slows the peer down; no message is dropped and the
-// connection is not closed for it.
+// Backpressure (SDK-9): the sequence is bounded (Options.MaxQueuedMessages
+// and MaxQueuedBytes, counting requests still being handled, and
+// MaxBacklogBytes, the bytes still waiting for the dispatcher). When it is
+// full the reader stops reading, so a slow consumer slows the peer down; no
+// message is dropped and the connection is not closed for it.
 //
-// Handlers calling the peer: a handler may call [Conn.Call], [Conn.Go],
-// [Conn.Notify] or any typed peer method. Pass it the ctx the handler was
-// given (or a context derived from it): the connection recognises such
-// calls and, while one is outstanding, lifts the queue bound so the reader
-// can reach the answer. A call made from inside a notification handler is
-// answered as soon as its response is read, without waiting for the
-// notifications queued behind the handler, which could not run before it
-// returns anyway. A handler that calls the peer with an unrelated context
-// can deadlock when the queue is full or when a notification handler waits
-// on it; this is the one rule users must follow.
+// Handlers calling the peer: a handler (or the OrderedFunc) may call
+// [Conn.Call], [Conn.Go], [Conn.Notify] or any typed peer method. Pass it
+// the ctx it was given (or a context derived from it): the connection
+// recognises such calls and, while one is outstanding, lifts the bound so
+// the reader can reach the answer. A call made from inside the running
+// notification handler or OrderedFunc is answered as soon as its response
+// is read, ahead of the items queued behind the consumer, which could not
+// be taken before it returns anyway (the response still takes its place in
+// the sequence for an OrderedFunc). A handler that calls the peer with an
+// unrelated context can deadlock when the queue is full or when a
+// notification handler waits on it; this is the one rule users must follow.
 //
-// One ordered sequence: with Options.InOrder set, the connection hands
-// everything it reads to one callback, in read order, on the dispatcher
-// goroutine: notifications; requests, each with a [Reply] the consumer uses
-// once, now or later from any goroutine (the request keeps its share of the
-// bound until then); answers to our calls, as items whose call completes
-// only after the callback took them; lines that are not messages; oversize
-// lines; and, last, the end. The Handler is not used. A consumer whose
-// decisions depend on order (was this request read before or after that
-// answer?) takes them all from one place, and [Conn.Mark] puts a point in
-// the sequence after every line already received, so the consumer can start
-// something (a turn) exactly there. The callback may block (backpressure as
-// above); a call it makes with its ctx is answered at once, as from a
-// notification handler.
+// The ordered consumer: [NewOrderedConn]'s function receives every item,
+// in read order, on the dispatcher goroutine: notifications; requests,
+// each with a [Reply] the consumer uses once, now or later from any
+// goroutine (the request keeps its share of the bound until then); answers
+// to our calls, as items whose call completes only after the consumer took
+// them; lines that are not messages; oversize lines; and, last, the end. A
+// consumer whose decisions depend on order (was this request read before
+// or after that answer?) takes them all from one place, and [Conn.Mark]
+// puts a point in the sequence after every line already received, so the
+// consumer can start something (a turn) exactly there.
 //
 // Cancellation (SDK-8): when the context of [Conn.Call] ends, the call
 // sends $/cancel_request and returns the context's error. [Conn.Go]

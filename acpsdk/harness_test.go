@@ -47,6 +47,17 @@ func newRawPeer(t testing.TB, h Handler, opts *Options) (*Conn, *rawPeer) {
 	return c, p
 }
 
+// newOrderedPeer is newRawPeer for a Conn made by NewOrderedConn.
+func newOrderedPeer(t testing.TB, f OrderedFunc, opts *Options) (*Conn, *rawPeer) {
+	t.Helper()
+	var c *Conn
+	p := startRawPeer(t, func(r io.Reader, w io.Writer) func() error {
+		c = NewOrderedConn(r, w, f, opts)
+		return c.Close
+	})
+	return c, p
+}
+
 // startRawPeer wires a rawPeer to whatever start builds on the two pipe
 // ends (a Conn, a ClientSide, ...); the close start returns runs at the
 // end of the test.

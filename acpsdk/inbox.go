@@ -1,26 +1,52 @@
 package acpsdk
 
-import "sync"
+import (
+	"sync"
 
-// inItem is one inbound request or notification waiting for the dispatcher.
-type inItem struct {
-	msg  inMsg
-	size int       // line length, for the byte bound
-	req  *inflight // requests only: the cancel handle $/cancel_request uses
-	// With Options.InOrder, a response or a bad or oversize line also
-	// waits here, as event; call is a response's call, completed when the
-	// dispatcher reaches it.
-	event *Inbound
-	call  *pendingCall
+	"github.com/segmentio/encoding/json"
+)
+
+// item is one thing read from the peer, in the one sequence every item
+// read enters: a notification, a request, a response, a line that is not
+// a message, an oversize line, or a mark (the end closes the sequence).
+// Only the fields of its kind are set.
+type item struct {
+	kind InboundKind
+	size int // line length, for the bounds; 0 for a mark
+	// A notification's method and params; a request's are in req.
+	method string
+	params json.RawMessage
+	// req is a request's state, in the incoming table from the moment it
+	// was read, so $/cancel_request reaches it while it waits here.
+	req *incomingRequest
+	// call is the call of ours a response answers, its outcome set; nil
+	// for a response that matches none (id says which it named).
+	// answered says the call has been completed already: it was made
+	// from inside the running consumer, which would otherwise wait on
+	// itself.
+	call     *outgoingCall
+	answered bool
+	id       json.RawMessage
+	// A bad line and what is wrong with it; a skipped oversize line.
+	line     []byte
+	reason   string
+	oversize *OversizeError
+	mark     any
 }
 
-// inbox is the ordered, bounded queue between the reader and the dispatcher,
-// and the one place the ordering rules live (SDK-7, SDK-9):
+// inbox is the ordered, bounded queue between the reader and the
+// dispatcher, the one place the rules of the sequence live (SDK-7, SDK-9):
 //
-//   - Requests and notifications leave in arrival order.
-//   - The bound counts messages queued plus requests still being handled,
-//     so a slow handler of either kind eventually blocks the reader
-//     (backpressure) instead of growing memory.
+//   - Items leave in read order, so whatever a consumer does with an item
+//     comes after what it did with every item read before it. A response
+//     completes its call when it is taken: after the notifications read
+//     before it were handled.
+//   - An item holds its share of the bound from the moment it is queued
+//     until its consumer is done with it (a request: until it is answered),
+//     so a slow consumer eventually blocks the reader (backpressure)
+//     instead of growing memory. A response to one of our calls never
+//     waits for room: their number is bounded by our own calls, and the
+//     caller may be what frees the room.
 //   - The backlog, the bytes queued and not yet taken by the dispatcher,
 //     has a bound of its own: how far the reader may run ahead of a busy
 //     dispatcher. Small messages then queue by the hundred and large ones
@@ -29,22 +55,23 @@ type inItem struct {
 //   - The bound is lifted while a handler waits on a call it made to the
 //     peer: that call's response is behind the blocked reader, so keeping
 //     the bound would deadlock.
-//   - A response is deferred until every notification read before it has
-//     been handled (its barrier), unless its call was made from inside the
-//     running notification handler, which would otherwise wait on itself.
+//   - An item that finds the dispatcher waiting on an empty queue may be
+//     admitted instead of queued (push's quick): nothing read before it is
+//     still to be taken, so the reader can take it itself, in order, and
+//     save the dispatcher's wake-up.
 type inbox struct {
 	mu sync.Mutex
 	// notEmpty wakes the dispatcher, notFull the reader; each has one
 	// waiter, and is signalled only when that waiter sleeps, so a busy
 	// stream costs no wake-ups. The reader is woken once the queue has
-	// drained to half the bound (or below), not for every message handled.
+	// drained to half the bound (or below), not for every item taken.
 	notEmpty, notFull     sync.Cond
 	popWaiting, pushWaits bool
 
-	items []inItem
+	items []item
 	head  int
 
-	count, bytes       int // messages queued or being handled as requests
+	count, bytes       int // items queued, or taken and not yet done
 	maxCount, maxBytes int
 	backlog            int // bytes queued, not yet popped
 	maxBacklog         int
@@ -52,25 +79,23 @@ type inbox struct {
 	ended              bool
 	stopped            bool
 
-	readNotifs    uint64 // notifications queued so far
-	handledNotifs uint64 // notifications handled so far
-	deferred      []deferredResponse
+	// workers counts the request goroutines an admitted request starts:
+	// it is added to under the lock, while the dispatcher, which holds a
+	// count of its own until it has seen the inbox stopped or drained, is
+	// known to run.
+	workers *sync.WaitGroup
 }
 
-type deferredResponse struct {
-	call    *pendingCall
-	barrier uint64
-}
-
-func (q *inbox) init(maxCount, maxBytes, maxBacklog int) {
+func (q *inbox) init(maxCount, maxBytes, maxBacklog int, workers *sync.WaitGroup) {
 	q.notEmpty.L = &q.mu
 	q.notFull.L = &q.mu
 	q.maxCount, q.maxBytes, q.maxBacklog = maxCount, maxBytes, maxBacklog
+	q.workers = workers
 }
 
-// full reports whether a message of size must wait. A message finds room
-// when nothing is queued or being handled, and past the backlog's bound
-// when nothing is queued, however large it is.
+// full reports whether an item of size must wait. An item finds room when
+// nothing is queued or being handled, and past the backlog's bound when
+// nothing is queued, however large it is.
 func (q *inbox) full(size int) bool {
 	return !q.stopped && q.lifted == 0 && q.count > 0 &&
 		(q.count >= q.maxCount || q.bytes+size > q.maxBytes ||
@@ -86,50 +111,47 @@ func (q *inbox) wakeReader() {
 	}
 }
 
-// push queues a message, waiting while the bound is reached. It reports
-// false once the inbox is stopped.
-func (q *inbox) push(it inItem) bool {
-	ok, _ := q.pushOrAdmit(it, nil)
-	return ok
-}
-
-// pushOrAdmit is push, except that when admit is set and the dispatcher
-// waits on an empty queue, the message is admitted without being queued:
-// it counts against the bound as a request being handled does, admit runs
-// (under the inbox's lock, while the dispatcher is known to be alive), and
-// admitted says the caller must start it.
-func (q *inbox) pushOrAdmit(it inItem, admit func()) (ok, admitted bool) {
+// push puts it in the sequence behind everything read before it, waiting
+// while the bound is reached (a response to our call never waits). With
+// quick, an item that finds the dispatcher waiting on an empty queue is
+// admitted instead: admitted says the caller must take it now, itself. An
+// admitted request counts against the bound as one being handled does,
+// and its goroutine is added to q.workers. ok is false once the inbox is
+// stopped.
+func (q *inbox) push(it *item, quick bool) (ok, admitted bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.full(it.size) {
-		q.pushWaits = true
-		q.notFull.Wait()
-		q.pushWaits = false
+	if it.call == nil {
+		for q.full(it.size) {
+			q.pushWaits = true
+			q.notFull.Wait()
+			q.pushWaits = false
+		}
 	}
 	if q.stopped {
 		return false, false
 	}
-	q.count++
-	q.bytes += it.size
-	if admit != nil && q.popWaiting && q.head == len(q.items) {
-		admit()
+	if quick && q.popWaiting && q.head == len(q.items) {
+		if it.kind == InboundRequest {
+			q.count++
+			q.bytes += it.size
+			q.workers.Add(1)
+		}
 		return true, true
 	}
-	q.items = append(q.items, it)
+	q.count++
+	q.bytes += it.size
+	q.items = append(q.items, *it)
 	q.backlog += it.size
-	if it.msg.kind == kindNotification {
-		q.readNotifs++
-	}
 	if q.popWaiting {
 		q.notEmpty.Signal()
 	}
 	return true, false
 }
 
-// pushNow queues an item without waiting for room (a mark of
-// Options.InOrder, which must never block its caller); it is dropped once
-// the inbox is stopped.
-func (q *inbox) pushNow(it inItem) {
+// pushNow queues an item without waiting for room (a mark, which must
+// never block its caller); it is dropped once the inbox is stopped.
+func (q *inbox) pushNow(it item) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.stopped {
@@ -142,9 +164,9 @@ func (q *inbox) pushNow(it inItem) {
 	}
 }
 
-// pop takes the next message in arrival order. It reports false when the
-// inbox is stopped, or ended and empty.
-func (q *inbox) pop() (inItem, bool) {
+// pop takes the next item in read order. It reports false when the inbox
+// is stopped, or ended and empty.
+func (q *inbox) pop() (item, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.head == len(q.items) && !q.ended && !q.stopped {
@@ -153,10 +175,10 @@ func (q *inbox) pop() (inItem, bool) {
 		q.popWaiting = false
 	}
 	if q.stopped || q.head == len(q.items) {
-		return inItem{}, false
+		return item{}, false
 	}
 	it := q.items[q.head]
-	q.items[q.head] = inItem{} // let the line be collected once handled
+	q.items[q.head] = item{} // let the line be collected once handled
 	q.head++
 	q.backlog -= it.size
 	// A request taken here may run for long before it releases its share
@@ -172,57 +194,14 @@ func (q *inbox) pop() (inItem, bool) {
 	return it, true
 }
 
-// release frees the bound held by a message once it is handled.
+// release frees the share of the bound an item held once its consumer is
+// done with it.
 func (q *inbox) release(size int) {
 	q.mu.Lock()
 	q.count--
 	q.bytes -= size
 	q.wakeReader()
 	q.mu.Unlock()
-}
-
-// notificationHandled releases a handled notification's bound and returns
-// the deferred responses that may now be delivered.
-func (q *inbox) notificationHandled(size int) []*pendingCall {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.count--
-	q.bytes -= size
-	q.handledNotifs++
-	q.wakeReader()
-	return q.takeReady()
-}
-
-func (q *inbox) takeReady() []*pendingCall {
-	n := 0
-	for n < len(q.deferred) && q.deferred[n].barrier <= q.handledNotifs {
-		n++
-	}
-	if n == 0 {
-		return nil
-	}
-	ready := make([]*pendingCall, n)
-	for i := range n {
-		ready[i] = q.deferred[i].call
-	}
-	rest := copy(q.deferred, q.deferred[n:])
-	clear(q.deferred[rest:])
-	q.deferred = q.deferred[:rest]
-	return ready
-}
-
-// answered reports whether a call's response may be delivered now; if not,
-// it is deferred until the notifications read before it are handled. Once
-// the inbox is stopped nothing waits any more, and stop has already handed
-// out the deferred calls, so the answer is delivered now.
-func (q *inbox) answered(p *pendingCall) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.stopped || p.inHandler || (len(q.deferred) == 0 && q.handledNotifs >= q.readNotifs) {
-		return true
-	}
-	q.deferred = append(q.deferred, deferredResponse{call: p, barrier: q.readNotifs})
-	return false
 }
 
 // lift adds delta to the number of outstanding handler-made calls.
@@ -235,7 +214,7 @@ func (q *inbox) lift(delta int) {
 	q.mu.Unlock()
 }
 
-// end marks that no more messages will be pushed; pop drains what is queued.
+// end marks that no more items will be pushed; pop drains what is queued.
 func (q *inbox) end() {
 	q.mu.Lock()
 	q.ended = true
@@ -243,25 +222,22 @@ func (q *inbox) end() {
 	q.mu.Unlock()
 }
 
-// stop wakes every waiter, drops what is queued and returns the deferred
-// and queued responses so their callers still get the answers that arrived.
-func (q *inbox) stop() []*pendingCall {
+// stop wakes every waiter, drops what is queued and returns the calls
+// whose answers were queued and not yet taken, so their callers still get
+// the answers that arrived.
+func (q *inbox) stop() []*outgoingCall {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.stopped = true
 	q.notEmpty.Broadcast()
 	q.notFull.Broadcast()
-	ready := make([]*pendingCall, 0, len(q.deferred))
-	for _, d := range q.deferred {
-		ready = append(ready, d.call)
-	}
+	var calls []*outgoingCall
 	for _, it := range q.items[q.head:] {
-		if it.call != nil {
-			ready = append(ready, it.call)
+		if it.call != nil && !it.answered {
+			calls = append(calls, it.call)
 		}
 	}
 	clear(q.items)
 	q.items, q.head, q.backlog = nil, 0, 0
-	q.deferred = nil
-	return ready
+	return calls
 }

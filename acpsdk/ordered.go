@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 	"sync"
 
 	"github.com/segmentio/encoding/json"
@@ -58,8 +57,8 @@ func (k InboundKind) String() string {
 	return "unknown"
 }
 
-// Inbound is one thing read from the peer, as delivered to
-// Options.InOrder. Only the fields of its Kind are set.
+// Inbound is one thing read from the peer, as an [OrderedFunc] receives
+// it. Only the fields of its Kind are set.
 type Inbound struct {
 	Kind InboundKind
 	// Request is the notification or request.
@@ -68,7 +67,7 @@ type Inbound struct {
 	Reply *Reply
 	// Call is the call a response answered; [Inbound.Result] decodes the
 	// answer. The call completes (its Done closes, a caller waiting in
-	// Call or Result wakes) once the callback has returned, so whatever
+	// Call or Result wakes) once the consumer has returned, so whatever
 	// the caller does next comes after the item.
 	Call *PendingCall
 	// ID is the id of a response exactly as sent.
@@ -83,7 +82,7 @@ type Inbound struct {
 	// Mark is the value given to [Conn.Mark].
 	Mark any
 
-	answered *pendingCall // a response's call, its outcome already set
+	answered *outgoingCall // a response's call, its outcome already set
 }
 
 // errNotAnswer is Result on an item that answers no call of ours.
@@ -99,20 +98,95 @@ func (in *Inbound) Result(into any) error {
 	return in.answered.decode(into)
 }
 
-// InOrderFunc receives everything a [Conn] reads, one item at a time, in the
-// order it was read; see Options.InOrder.
-type InOrderFunc func(ctx context.Context, in *Inbound)
+// OrderedFunc receives everything a connection made by [NewOrderedConn]
+// reads, one item at a time, in the order it was read: notifications,
+// requests (each with a [Reply] to answer it, now or later), responses to
+// our calls (after the call's outcome is set), lines that are not
+// messages, oversize lines, marks, and last the end of the connection. It
+// runs on the dispatcher goroutine and may block: the inbound bound then
+// stops the reader (backpressure). A call's answer reaches its caller only
+// after the consumer has taken it, so a consumer must not wait on a call
+// of its own while it stops taking items: use [Conn.Go] and take the
+// answer from the sequence, or make the call with the consumer's ctx.
+type OrderedFunc func(ctx context.Context, in *Inbound)
 
-// Reply answers one inbound request delivered through Options.InOrder. It
-// may be used from any goroutine, at any time after delivery: the consumer
-// decides in read order and may answer later, so a request that waits for
-// something never holds up the items behind it. Until it is used the request
-// counts against the inbound bound, as a running request handler does.
+// NewOrderedConn starts a connection reading r and writing w whose
+// consumer is f: everything read reaches f as one sequence in read order
+// (see [OrderedFunc]), for a consumer that must decide each item knowing
+// what came before it (the adapter's pump, EV-13). There is no Handler;
+// the Observer is still called. opts may be nil; Close, Flush and the
+// calls are [NewConn]'s.
+func NewOrderedConn(r io.Reader, w io.Writer, f OrderedFunc, opts *Options) *Conn {
+	c := newConn(r, w, &ordered{f: f}, opts)
+	c.lines = newLineReader(&markingReader{r: r, c: c}, c.maxLine)
+	c.run()
+	return c
+}
+
+// ordered is the consumer of a Conn made by NewOrderedConn.
+type ordered struct {
+	f OrderedFunc
+}
+
+func (o *ordered) take(c *Conn, it *item) {
+	in := &Inbound{Kind: it.kind}
+	switch it.kind {
+	case InboundNotification:
+		in.Request = &Request{Method: it.method, Params: it.params}
+	case InboundRequest:
+		ctx, cancel, s, req := c.startRequest(it.req)
+		in.Request = req
+		in.Reply = &Reply{c: c, req: req, f: it.req, ctx: ctx, cancel: cancel, scope: s}
+		o.deliver(c, in)
+		return // the request holds its share until its Reply is used
+	case InboundResponse:
+		in.ID = it.id
+		if it.call != nil {
+			in.Call = &PendingCall{c: c, p: it.call}
+			in.answered = it.call
+		}
+	case InboundBadLine:
+		in.Line, in.Reason = it.line, it.reason
+	case InboundOversize:
+		in.Oversize = it.oversize
+	case InboundMark:
+		in.Mark = it.mark
+	}
+	o.deliver(c, in)
+	if it.call != nil && !it.answered {
+		// Completed after the consumer took the item: whatever the
+		// caller does once its call returns comes after it.
+		c.complete(it.call)
+	}
+	c.inbox.release(it.size)
+}
+
+// quick: never; the consumer sees every item, and may block.
+func (o *ordered) quick(*item) bool { return false }
+
+func (o *ordered) takeNow(c *Conn, it *item) { o.take(c, it) }
+
+func (o *ordered) end(c *Conn, err error) {
+	o.deliver(c, &Inbound{Kind: InboundEnd, Err: err})
+}
+
+// deliver runs the consumer as a notification handler runs: calls it
+// makes with its ctx are recognised, so their answers skip the queue.
+func (o *ordered) deliver(c *Conn, in *Inbound) {
+	c.notifScope.active.Store(true)
+	defer c.notifScope.active.Store(false)
+	o.f(c.notifCtx, in)
+}
+
+// Reply answers one request an [OrderedFunc] received. It may be used from
+// any goroutine, at any time after delivery: the consumer decides in read
+// order and may answer later, so a request that waits for something never
+// holds up the items behind it. Until it is used the request counts
+// against the inbound bound, as a running request handler does.
 type Reply struct {
 	c      *Conn
 	req    *Request
-	f      *inflight
-	size   int
+	f      *incomingRequest
 	ctx    context.Context
 	cancel context.CancelFunc
 	scope  *scope
@@ -132,32 +206,33 @@ func (r *Reply) Context() context.Context { return r.ctx }
 func (r *Reply) Answer(result any, err error) {
 	r.once.Do(func() {
 		r.scope.active.Store(false)
-		r.c.answerRequest(r.ctx, r.cancel, r.req, r.f, r.size, result, err)
+		r.c.answerRequest(r.ctx, r.cancel, r.req, r.f, result, err)
 	})
 }
 
 // Skip leaves the request unanswered and releases its bound. JSON-RPC wants
 // every request answered; Skip is for a peer that treats one carrying an id
-// as a notification (Sortie reads a session/update with "id": null as one).
+// as a notification.
 func (r *Reply) Skip() {
 	r.once.Do(func() {
 		r.scope.active.Store(false)
 		r.cancel()
-		r.c.forgetInflight(r.req.ID, r.f)
-		r.c.inbox.release(r.size)
+		r.c.forgetIncoming(r.req.ID, r.f)
+		r.c.inbox.release(r.f.size)
 	})
 }
 
-// Mark places an InboundMark item carrying v in the InOrder sequence, after
-// every line the connection has received so far and before any line it
-// receives later: a consumer that starts something at the mark (a turn, say)
-// has then handled everything the peer wrote before it. A line is received
-// once its bytes were read from the stream, so lines that arrived in one
-// write before Mark are all ahead of the mark. Mark never waits. It reports
-// false when no mark can come any more: the inbound stream has ended (its
-// InboundEnd follows) or the connection is closed, or InOrder is not set.
+// Mark places an InboundMark item carrying v in the sequence of a
+// connection made by [NewOrderedConn], after every line the connection has
+// received so far and before any line it receives later: a consumer that
+// starts something at the mark (a turn, say) has then handled everything
+// the peer wrote before it. A line is received once its bytes were read
+// from the stream, so lines that arrived in one write before Mark are all
+// ahead of the mark. Mark never waits. It reports false when no mark can
+// come any more: the inbound stream has ended (its InboundEnd follows) or
+// the connection is closed, or the connection has no OrderedFunc.
 func (c *Conn) Mark(v any) bool {
-	if c.inOrder == nil {
+	if _, ok := c.consumer.(*ordered); !ok {
 		return false
 	}
 	c.markMu.Lock()
@@ -165,17 +240,17 @@ func (c *Conn) Mark(v any) bool {
 	if c.readEnded || c.isClosing() {
 		return false
 	}
-	in := &Inbound{Kind: InboundMark, Mark: v}
+	it := item{kind: InboundMark, mark: v}
 	if c.readerIdle {
 		// The reader waits for bytes: everything received is queued.
-		c.inbox.pushNow(inItem{event: in})
+		c.inbox.pushNow(it)
 		return true
 	}
-	c.marks = append(c.marks, in)
+	c.marks = append(c.marks, it)
 	return true
 }
 
-// markingReader is the InOrder connection's stream: before each read of new
+// markingReader is an ordered connection's stream: before each read of new
 // bytes it queues the marks made since, then records that the reader is
 // idle, so Mark can tell whether something received is still unqueued.
 // bufio reads only when no complete line is buffered, and the reader reads
@@ -200,8 +275,8 @@ func (m *markingReader) Read(b []byte) (int, error) {
 
 // flushMarks queues the marks waiting for the reader; markMu is held.
 func (c *Conn) flushMarks() {
-	for _, in := range c.marks {
-		c.inbox.pushNow(inItem{event: in})
+	for _, it := range c.marks {
+		c.inbox.pushNow(it)
 	}
 	c.marks = nil
 }
@@ -209,111 +284,8 @@ func (c *Conn) flushMarks() {
 // endMarks runs when the inbound stream ends: waiting marks go ahead of the
 // end, later ones are refused.
 func (c *Conn) endMarks() {
-	if c.inOrder == nil {
-		return
-	}
 	c.markMu.Lock()
 	c.flushMarks()
 	c.readEnded = true
 	c.markMu.Unlock()
-}
-
-// queueInOrder puts a non-message item (a response, a bad or oversize line)
-// in the inbound queue behind what was read before it; without InOrder it
-// does nothing. It reports false once the connection is closing.
-func (c *Conn) queueInOrder(in *Inbound, call *pendingCall, size int) bool {
-	if c.inOrder == nil {
-		return true
-	}
-	if !c.inbox.push(inItem{event: in, call: call, size: size}) {
-		// Close stopped the inbox after this call left the pending table
-		// and before its answer was queued: neither endCalls nor stop saw
-		// it, so it is completed here, with the answer that arrived.
-		if call != nil {
-			c.complete(call)
-		}
-		return false
-	}
-	return true
-}
-
-// queueResponse is handleResponse's ordered path: the answer reaches its
-// caller when the dispatcher gets to it, after everything read before it.
-// A call made from inside the running InOrder callback is answered now
-// (the callback would otherwise wait on itself) and still reported in
-// order.
-func (c *Conn) queueResponse(p *pendingCall, size int) bool {
-	in := &Inbound{Kind: InboundResponse, Call: &PendingCall{c: c, p: p}, ID: idBytes(p.id), answered: p}
-	if p.inHandler {
-		c.complete(p)
-		return c.queueInOrder(in, nil, size)
-	}
-	return c.queueInOrder(in, p, size)
-}
-
-func idBytes(id int64) json.RawMessage {
-	return strconv.AppendInt(nil, id, 10)
-}
-
-// dispatchInOrder delivers one queued item to the InOrder callback on the
-// dispatcher goroutine and releases its bound; a request keeps its bound
-// until its Reply is used.
-func (c *Conn) dispatchInOrder(it *inItem) {
-	switch {
-	case it.event != nil:
-		c.deliverInOrder(it.event)
-		if it.call != nil {
-			// Completed after the callback took the item: whatever the
-			// caller does once its call returns comes after it.
-			c.complete(it.call)
-		}
-		c.inbox.release(it.size)
-	case it.msg.kind == kindNotification:
-		c.deliverInOrder(&Inbound{Kind: InboundNotification, Request: &Request{Method: it.msg.method, Params: it.msg.params}})
-		for _, p := range c.inbox.notificationHandled(it.size) {
-			c.complete(p)
-		}
-	default:
-		ctx, cancel, s, req := c.startRequest(it.req)
-		r := &Reply{c: c, req: req, f: it.req, size: it.size, ctx: ctx, cancel: cancel, scope: s}
-		c.deliverInOrder(&Inbound{Kind: InboundRequest, Request: req, Reply: r})
-	}
-}
-
-// deliverInOrder runs the callback as a notification handler runs: calls it
-// makes with its ctx are recognised, so their answers skip the queue.
-func (c *Conn) deliverInOrder(in *Inbound) {
-	c.notifScope.active.Store(true)
-	defer c.notifScope.active.Store(false)
-	c.inOrder(c.notifCtx, in)
-}
-
-// answerRequest encodes and queues a request's answer, then releases what
-// the request held: its context, its cancel handle and its bound.
-func (c *Conn) answerRequest(ctx context.Context, cancel context.CancelFunc, req *Request, f *inflight, size int, result any, err error) {
-	var frame []byte
-	if err == nil {
-		frame, err = appendResult(make([]byte, 0, frameCap), req.ID, result)
-	}
-	if err != nil {
-		e := wireError(ctx, err)
-		if e.Code == CodeMethodNotFound {
-			c.ev.methodNotFound(req.Method, req.ID)
-		}
-		frame = appendError(nil, req.ID, e)
-	}
-	cancel()
-	c.forgetInflight(req.ID, f)
-	_ = c.send(context.Background(), outFrame{data: frame})
-	c.inbox.release(size)
-}
-
-// forgetInflight drops a request's cancel handle unless a later request
-// reused its id.
-func (c *Conn) forgetInflight(id json.RawMessage, f *inflight) {
-	c.mu.Lock()
-	if c.inflight[string(id)] == f {
-		delete(c.inflight, string(id))
-	}
-	c.mu.Unlock()
 }

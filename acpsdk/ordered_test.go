@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// sequence records what Options.InOrder delivers, one line per item.
+// sequence records what an OrderedFunc receives, one line per item.
 type sequence struct {
 	mu      sync.Mutex
 	items   []string
@@ -78,7 +78,7 @@ func (s *sequence) list() ([]string, []*Reply) {
 func TestSDK7_InOrderOneSequence(t *testing.T) {
 	for range 200 {
 		seq := newSequence()
-		c, p := newRawPeer(t, nil, &Options{InOrder: seq.add, MaxLineBytes: 256})
+		c, p := newOrderedPeer(t, seq.add, &Options{MaxLineBytes: 256})
 		pc, err := c.Go(context.Background(), "prompt", map[string]int{"n": 1})
 		require.NoError(t, err)
 		require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"n":1}}`, p.recv())
@@ -164,7 +164,7 @@ func TestSDK7_InOrderCallFromCallback(t *testing.T) {
 		}
 		seq.add(ctx, in)
 	}
-	c, p := newRawPeer(t, nil, &Options{InOrder: inOrder, MaxQueuedMessages: 1})
+	c, p := newOrderedPeer(t, inOrder, &Options{MaxQueuedMessages: 1})
 	p.send(`{"jsonrpc":"2.0","method":"ask"}`)
 	require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"question"}`, p.recv())
 	p.send(`{"jsonrpc":"2.0","method":"update","params":{"i":1}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":"yes"}`)
@@ -180,7 +180,7 @@ func TestSDK7_InOrderCallFromCallback(t *testing.T) {
 // read before it.
 func TestSDK7_InOrderCallFromOtherGoroutine(t *testing.T) {
 	seq := newSequence()
-	c, p := newRawPeer(t, nil, &Options{InOrder: seq.add})
+	c, p := newOrderedPeer(t, seq.add, nil)
 	res := make(chan string, 1)
 	go func() {
 		var r string
@@ -209,7 +209,7 @@ func TestSDK9_InOrderCloseCompletesQueuedAnswers(t *testing.T) {
 			}
 			seq.add(ctx, in)
 		}
-		c, p := newRawPeer(t, nil, &Options{InOrder: inOrder})
+		c, p := newOrderedPeer(t, inOrder, nil)
 		pc, err := c.Go(context.Background(), "prompt", nil)
 		require.NoError(t, err)
 		p.recv()
@@ -237,7 +237,7 @@ func TestSDK9_InOrderSkipReleasesBound(t *testing.T) {
 			got <- in.Reply
 		}
 	}
-	c, p := newRawPeer(t, nil, &Options{InOrder: inOrder, MaxQueuedMessages: 1})
+	c, p := newOrderedPeer(t, inOrder, &Options{MaxQueuedMessages: 1})
 	p.sendAsync(`{"jsonrpc":"2.0","id":1,"method":"a"}`)
 	p.sendAsync(`{"jsonrpc":"2.0","id":2,"method":"b"}`)
 	first := await(t, got)
@@ -267,7 +267,7 @@ func TestSDK7_InOrderMarkFollowsWhatWasReceived(t *testing.T) {
 				close(marked)
 			}
 		}
-		c, p := newRawPeer(t, nil, &Options{InOrder: inOrder})
+		c, p := newOrderedPeer(t, inOrder, nil)
 		_, err := c.Go(context.Background(), "prompt", nil)
 		require.NoError(t, err)
 		p.recv()
@@ -301,8 +301,8 @@ func TestSDK9_InOrderSlowConsumerSlowsReader(t *testing.T) {
 				handled.Add(1)
 			}
 		}
-		opts := &Options{InOrder: inOrder, MaxQueuedMessages: 4, Tap: countReads(&reads)}
-		c, p := newRawPeer(t, nil, opts)
+		opts := &Options{MaxQueuedMessages: 4, Tap: countReads(&reads)}
+		c, p := newOrderedPeer(t, inOrder, opts)
 		for i := range 100 {
 			p.sendAsync(note(10 + i))
 		}
@@ -359,7 +359,7 @@ func FuzzConnInOrder(f *testing.F) {
 				}
 			}
 		}
-		c := NewConn(bytes.NewReader(in), &out, nil, &Options{InOrder: inOrder, MaxLineBytes: 256, MaxQueuedMessages: 2})
+		c := NewOrderedConn(bytes.NewReader(in), &out, inOrder, &Options{MaxLineBytes: 256, MaxQueuedMessages: 2})
 		conn.Store(c)
 		<-c.Done()
 		require.ErrorIs(t, c.Err(), ErrClosed)

@@ -3,13 +3,16 @@ package acpsdk
 import (
 	"context"
 	"sync"
+
+	"github.com/segmentio/encoding/json"
 )
 
-// inflight is an inbound request from the moment it is read until it is
-// answered: cancellable by $/cancel_request from the start, and holding
-// everything its handler needs (the Request, the scope marking its
-// context), so that serving one request costs one allocation for its state.
-type inflight struct {
+// incomingRequest is a request of the peer's from the moment it is read
+// until it is answered: cancellable by $/cancel_request from the start,
+// and holding everything its handler needs (the Request, the scope marking
+// its context), so that serving one request costs one allocation for its
+// state. It is in the Conn's incoming table under its id meanwhile.
+type incomingRequest struct {
 	mu        sync.Mutex
 	cancel    context.CancelFunc
 	cancelled bool
@@ -20,7 +23,7 @@ type inflight struct {
 	ctx   scopeCtx
 }
 
-func (f *inflight) start(cancel context.CancelFunc) {
+func (f *incomingRequest) start(cancel context.CancelFunc) {
 	f.mu.Lock()
 	f.cancel = cancel
 	if f.cancelled {
@@ -29,7 +32,7 @@ func (f *inflight) start(cancel context.CancelFunc) {
 	f.mu.Unlock()
 }
 
-func (f *inflight) cancelNow() {
+func (f *incomingRequest) cancelNow() {
 	f.mu.Lock()
 	f.cancelled = true
 	if f.cancel != nil {
@@ -60,8 +63,9 @@ func (c *scopeCtx) Value(key any) any {
 // startRequest begins serving a request: its context (cancelled by
 // $/cancel_request through f, and carrying an active scope so calls the
 // handler makes are recognised as its own) and the Request handed on.
-// Both the concurrent and the in-order dispatch start requests here.
-func (c *Conn) startRequest(f *inflight) (context.Context, context.CancelFunc, *scope, *Request) {
+// Both consumers start requests here: the handler one on a request
+// goroutine (serveRequest), the ordered one with a Reply.
+func (c *Conn) startRequest(f *incomingRequest) (context.Context, context.CancelFunc, *scope, *Request) {
 	ctx, cancel := context.WithCancel(c.baseCtx)
 	f.scope.conn = c
 	f.scope.active.Store(true)
@@ -71,11 +75,61 @@ func (c *Conn) startRequest(f *inflight) (context.Context, context.CancelFunc, *
 }
 
 // serveRequest runs a request's handler and answers it.
-func (c *Conn) serveRequest(f *inflight) {
+func (c *Conn) serveRequest(h *handled, f *incomingRequest) {
 	ctx, cancel, s, req := c.startRequest(f)
-	result, err := c.invoke(ctx, req)
+	result, err := h.invoke(c, ctx, req)
 	s.active.Store(false)
-	c.answerRequest(ctx, cancel, req, f, f.size, result, err)
+	c.answerRequest(ctx, cancel, req, f, result, err)
+}
+
+// answerRequest encodes and queues a request's answer, then releases what
+// the request held: its context, its place in the incoming table and its
+// share of the inbound bound.
+func (c *Conn) answerRequest(ctx context.Context, cancel context.CancelFunc, req *Request, f *incomingRequest, result any, err error) {
+	var frame []byte
+	if err == nil {
+		frame, err = appendResult(make([]byte, 0, frameCap), req.ID, result)
+	}
+	if err != nil {
+		e := wireError(ctx, err)
+		if e.Code == CodeMethodNotFound {
+			c.ev.methodNotFound(req.Method, req.ID)
+		}
+		frame = appendError(nil, req.ID, e)
+	}
+	cancel()
+	c.forgetIncoming(req.ID, f)
+	_ = c.send(context.Background(), outFrame{data: frame})
+	c.inbox.release(f.size)
+}
+
+// track registers an incoming request under its id; it returns nil when a
+// request with the same id is still being served (JSON-RPC ids must be
+// unique among the requests a peer has outstanding). A null id names no
+// request, so it is neither registered nor a duplicate.
+func (c *Conn) track(method string, params, id json.RawMessage, size int) *incomingRequest {
+	f := &incomingRequest{size: size}
+	f.req = Request{Method: method, Params: params, ID: id}
+	if isNull(id) {
+		return f
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.incoming[string(id)]; dup {
+		return nil
+	}
+	c.incoming[string(id)] = f
+	return f
+}
+
+// forgetIncoming drops an answered request from the incoming table unless
+// a later request reused its id.
+func (c *Conn) forgetIncoming(id json.RawMessage, f *incomingRequest) {
+	c.mu.Lock()
+	if c.incoming[string(id)] == f {
+		delete(c.incoming, string(id))
+	}
+	c.mu.Unlock()
 }
 
 // maxIdleWorkers bounds the request goroutines kept waiting for the next
@@ -85,21 +139,21 @@ const maxIdleWorkers = 4
 
 // startWorker serves f on an idle request goroutine, or a new one. The
 // caller has added one to c.wg for it; an idle goroutine holds its own.
-func (c *Conn) startWorker(f *inflight) {
+func (c *Conn) startWorker(h *handled, f *incomingRequest) {
 	select {
 	case c.work <- f:
 		c.wg.Done()
 	default:
-		go c.worker(f)
+		go c.worker(h, f)
 	}
 }
 
 // worker serves f, then further requests handed to it while it waits,
 // until more than maxIdleWorkers would be idle or the connection ends.
-func (c *Conn) worker(f *inflight) {
+func (c *Conn) worker(h *handled, f *incomingRequest) {
 	defer c.wg.Done()
 	for {
-		c.serveRequest(f)
+		c.serveRequest(h, f)
 		if c.idleWorkers.Add(1) > maxIdleWorkers {
 			c.idleWorkers.Add(-1)
 			return
@@ -112,17 +166,4 @@ func (c *Conn) worker(f *inflight) {
 			return
 		}
 	}
-}
-
-// pushRequest hands a request read to the dispatcher, or, when the
-// dispatcher waits on an empty queue, starts it from the reader: nothing
-// read before it is still waiting to be dispatched, so the order holds
-// (SDK-7), and a wake-up of the dispatcher is saved. It reports false once
-// the inbox is stopped.
-func (c *Conn) pushRequest(it inItem) bool {
-	ok, admitted := c.inbox.pushOrAdmit(it, func() { c.wg.Add(1) })
-	if admitted {
-		c.startWorker(it.req)
-	}
-	return ok
 }

@@ -105,8 +105,9 @@ func newSide[A, C, AP, CP any](spec *surface.Spec[A, C, AP, CP], r io.Reader, w 
 			})
 		}
 	}
-	s.conn = newConn(r, w, h, &so.Options)
-	s.conn.reuseNotifRequest = so.Middleware == nil // dispatch keeps no Request
+	// Without middleware the handler is the typed dispatch, which keeps
+	// no Request.
+	s.conn = newConn(r, w, &handled{h: h, reuse: so.Middleware == nil}, &so.Options)
 	return s
 }
 

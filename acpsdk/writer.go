@@ -15,7 +15,7 @@ const writeBufferSize = 64 << 10
 func (c *Conn) writeLoop() {
 	defer close(c.writerDone)
 	bw := bufio.NewWriterSize(c.w, writeBufferSize)
-	var batch []*pendingCall // calls whose request is in bw, not yet flushed
+	var batch []*outgoingCall // calls whose request is in bw, not yet flushed
 	fail := func(err error) {
 		werr := &ConnError{Op: "write", Err: err}
 		c.writeErr.CompareAndSwap(nil, werr)
@@ -78,7 +78,7 @@ func (c *Conn) writeLoop() {
 
 // failCall fails a call whose request could not be written, unless it was
 // already answered or ended.
-func (c *Conn) failCall(p *pendingCall, err error) {
+func (c *Conn) failCall(p *outgoingCall, err error) {
 	if c.take(p.id) == p {
 		p.err = err
 		c.complete(p)

@@ -92,7 +92,7 @@ func (s *session) watchStdout() {
 	}
 }
 
-// inbound is the connection's InOrder consumer: it runs on the
+// inbound is the connection's OrderedFunc: it runs on the
 // connection's dispatcher goroutine and hands each item to the pump, so the
 // pump's messages from the connection are in read order (EV-13). A full
 // pump makes it wait, and the connection's bound then stops the reader.

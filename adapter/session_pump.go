@@ -20,7 +20,7 @@ import (
 // turn, the events queued between turns and a latched ending. Everything
 // else talks to it through messages, so no lock guards that state. What the
 // runtime writes reaches it as one sequence in read order (the connection's
-// InOrder mode, session.inbound): updates, requests, the responses to our
+// ordered consumer, session.inbound): updates, requests, the responses to our
 // calls, bad lines and the end, so every event is decided knowing what was
 // read before it (EV-13) and its events follow the wire.
 type pump struct {

@@ -130,7 +130,7 @@ func (s *session) launch(ctx context.Context, target launch.Target, env []string
 	s.pump = newPump(s)
 	// One ordered sequence of everything read (EV-13); a null id is a
 	// request to answer (PM-10), except on session/update (EV-12).
-	s.conn = acpsdk.NewConn(proc.Stdout(), proc.Stdin(), nil, &acpsdk.Options{InOrder: s.inbound, Tap: connTap})
+	s.conn = acpsdk.NewOrderedConn(proc.Stdout(), proc.Stdin(), s.inbound, &acpsdk.Options{Tap: connTap})
 	s.watchStop, s.watchDone = make(chan struct{}), make(chan struct{})
 	go s.pump.run()
 	go s.watchStdout()

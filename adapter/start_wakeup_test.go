@@ -35,7 +35,7 @@ var (
 // pieces, so each reader sees partial lines and reads again). In a bubble
 // time moves only when every goroutine is blocked, and nothing in a start
 // waits on a timer: a wake-up lost anywhere between the agent's answer and
-// StartSession's return (reader, inbox, InOrder dispatch, pump, the call's
+// StartSession's return (reader, inbox, ordered dispatch, pump, the call's
 // completion) leaves everything blocked, the clock jumps to the read
 // timeout and the start fails with "timed out waiting for a response" —
 // issue #15's failure, at once instead of 30 s later. So every start must
