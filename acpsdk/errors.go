@@ -6,19 +6,22 @@ import (
 	"strconv"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/acpsdk/gen"
 )
 
-// Standard JSON-RPC and ACP error codes. Any other integer is valid on the
-// wire too and round-trips through [Error] unchanged.
+// Standard JSON-RPC and ACP error codes: the schema's ErrorCode values
+// (gen.ErrorCode), as the int64 an [Error] carries. Any other integer is
+// valid on the wire too and round-trips through [Error] unchanged.
 const (
-	CodeParseError       int64 = -32700
-	CodeInvalidRequest   int64 = -32600
-	CodeMethodNotFound   int64 = -32601
-	CodeInvalidParams    int64 = -32602
-	CodeInternalError    int64 = -32603
-	CodeRequestCancelled int64 = -32800
-	CodeAuthRequired     int64 = -32000
-	CodeResourceNotFound int64 = -32002
+	CodeParseError       = int64(gen.ErrorCodeParseError)
+	CodeInvalidRequest   = int64(gen.ErrorCodeInvalidRequest)
+	CodeMethodNotFound   = int64(gen.ErrorCodeMethodNotFound)
+	CodeInvalidParams    = int64(gen.ErrorCodeInvalidParams)
+	CodeInternalError    = int64(gen.ErrorCodeInternalError)
+	CodeRequestCancelled = int64(gen.ErrorCodeRequestCancelled)
+	CodeAuthRequired     = int64(gen.ErrorCodeAuthenticationRequired)
+	CodeResourceNotFound = int64(gen.ErrorCodeResourceNotFound)
 )
 
 // Error is a JSON-RPC error object as carried on the wire. A call answered

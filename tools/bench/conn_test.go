@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -231,13 +232,7 @@ func BenchmarkNotifications(b *testing.B) {
 		b.ReportAllocs()
 		cpu := cpuClock(b)
 		for b.Loop() {
-			cc := newChunkCounter(notificationCount)
-			r, fed := feedPipe(b, stream)
-			conn := acpsdk.NewClientSide(r, io.Discard, oursClient{cc}, nil)
-			<-conn.Done()
-			closeOrFail(b, conn)
-			waitFed(b, fed)
-			checkCount(b, cc)
+			streamOurs(b, stream)
 		}
 		reportCPU(b, cpu)
 	})
@@ -257,26 +252,44 @@ func BenchmarkNotifications(b *testing.B) {
 		b.ReportAllocs()
 		cpu := cpuClock(b)
 		for b.Loop() {
-			r, fed := feedPipe(b, stream)
-			sc := bufio.NewScanner(r)
-			sc.Buffer(make([]byte, 0, 64<<10), acpsdk.DefaultMaxLineBytes)
-			cc := newChunkCounter(notificationCount)
-			for sc.Scan() {
-				var m floorMessage
-				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-					b.Fatal(err)
-				}
-				cc.saw(m.Params.Update.Content.Text)
-			}
-			if err := sc.Err(); err != nil {
-				b.Fatal(err)
-			}
-			closeOrFail(b, r)
-			waitFed(b, fed)
-			checkCount(b, cc)
+			streamScanDecode(b, stream)
 		}
 		reportCPU(b, cpu)
 	})
+}
+
+// streamOurs streams the notifications through acpsdk.ClientSide from an
+// OS pipe, to a gen.Client that counts them.
+func streamOurs(b *testing.B, stream []byte) {
+	cc := newChunkCounter(notificationCount)
+	r, fed := feedPipe(b, stream)
+	conn := acpsdk.NewClientSide(r, io.Discard, oursClient{cc}, nil)
+	<-conn.Done()
+	closeOrFail(b, conn)
+	waitFed(b, fed)
+	checkCount(b, cc)
+}
+
+// streamScanDecode is the floor of streamOurs: a bufio line scan of the
+// same OS pipe that decodes each line into plain structs.
+func streamScanDecode(b *testing.B, stream []byte) {
+	r, fed := feedPipe(b, stream)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), acpsdk.DefaultMaxLineBytes)
+	cc := newChunkCounter(notificationCount)
+	for sc.Scan() {
+		var m floorMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			b.Fatal(err)
+		}
+		cc.saw(m.Params.Update.Content.Text)
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	closeOrFail(b, r)
+	waitFed(b, fed)
+	checkCount(b, cc)
 }
 
 // feedPipe returns the read end of an OS pipe into which a goroutine writes
@@ -362,4 +375,65 @@ func waitCoder(tb testing.TB, conn *acp.ClientSideConnection, cc *chunkCounter) 
 	case <-time.After(coderGiveUp):
 		tb.Fatalf("coder's connection ended after handling %d of %d notifications", cc.n.Load(), cc.want)
 	}
+}
+
+// BenchmarkNotificationsPaired is BenchmarkNotifications' ours against its
+// floor, scandecode, measured paired (issue #23): every iteration streams
+// the 100,000 notifications through each, alternating which goes first,
+// and scandecode/ours, which benchratio judges, is the median over the
+// run's iterations of the floor's time over ours (so above 1 ours is the
+// faster). As two benchmarks the two ran seconds apart and a shared
+// machine's load moved between them; paired, the drift falls on both.
+//
+// It runs with GOMAXPROCS 1 (1cpu: the hand-off between the connection's
+// reader and dispatcher cannot overlap with anything, so it must not cost)
+// and 2 (2cpu), whatever -cpu says. ns/op and floor-ns/op are the two
+// mean times, cpu-ns/op and floor-cpu-ns/op the process's CPU time for
+// each.
+func BenchmarkNotificationsPaired(b *testing.B) {
+	stream := chunkStream(notificationCount)
+	for _, procs := range []int{1, 2} {
+		b.Run(strconv.Itoa(procs)+"cpu", func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			b.SetBytes(int64(len(stream)))
+			notificationsPaired(b, func() { streamOurs(b, stream) }, func() { streamScanDecode(b, stream) })
+		})
+	}
+}
+
+// notificationsPaired runs ours and floor once per iteration, alternating
+// which goes first, and reports their times and the median of their
+// ratios (see BenchmarkNotificationsPaired).
+func notificationsPaired(b *testing.B, ours, floor func()) {
+	var (
+		oursT, floorT     time.Duration
+		oursCPU, floorCPU int64
+		ratios            []float64
+		floorFirst        bool
+	)
+	timed := func(f func()) (time.Duration, int64) {
+		c0, t0 := cpuClock(b), time.Now()
+		f()
+		return time.Since(t0), cpuClock(b) - c0
+	}
+	for b.Loop() {
+		var o, f time.Duration
+		var oc, fc int64
+		if floorFirst {
+			f, fc = timed(floor)
+			o, oc = timed(ours)
+		} else {
+			o, oc = timed(ours)
+			f, fc = timed(floor)
+		}
+		oursT, floorT, oursCPU, floorCPU = oursT+o, floorT+f, oursCPU+oc, floorCPU+fc
+		ratios = append(ratios, float64(f)/float64(o))
+		floorFirst = !floorFirst
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(oursT.Nanoseconds())/n, "ns/op")
+	b.ReportMetric(float64(floorT.Nanoseconds())/n, "floor-ns/op")
+	b.ReportMetric(median(ratios), "scandecode/ours")
+	b.ReportMetric(float64(oursCPU)/n, "cpu-ns/op")
+	b.ReportMetric(float64(floorCPU)/n, "floor-cpu-ns/op")
 }
