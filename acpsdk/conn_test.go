@@ -9,6 +9,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk/internal/jsonx"
 )
 
 // scriptStep is one line the peer sends and the lines it must get back
@@ -220,6 +222,50 @@ func TestNullIDIsNotificationOption(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":null,"method":"note"}`)
 	p.sync("1") // nothing was written for the null-id message
 	require.Equal(t, "note", <-handled)
+}
+
+// TestSDK10_NullIDNotificationMethodIsNeverAnswered (issue #23, the
+// adapter's EV-12 and PM-10): a method the schema makes a notification
+// (session/update) carrying "id": null is the notification it is: handled
+// as one and never answered, also when the connection refuses its params
+// itself (it was answered -32602 or -32700 with "id": null, and reached an
+// OrderedFunc as a request). A request method with "id": null is still a
+// request, answered with "id": null.
+func TestSDK10_NullIDNotificationMethodIsNeverAnswered(t *testing.T) {
+	update := func(params string) string {
+		return `{"jsonrpc":"2.0","id":null,"method":"session/update","params":` + params + `}`
+	}
+	var rec recorder
+	handled := make(chan string, 4)
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.Method == "ping" {
+			return "pong", nil
+		}
+		handled <- req.Method + " " + string(req.ID)
+		return "answer", nil
+	})
+	_, p := newRawPeer(t, h, &Options{Observer: rec.observer()})
+	p.send(update(`{"sessionId":"s"}`))
+	p.send(update(`{"_meta":` + nested(jsonx.MaxDepth+1) + `}`))
+	p.send(update(`{"sessionId":"` + "\xff" + `"}`))
+	p.send(`{"jsonrpc":"2.0","id":null,"method":"session/request_permission","params":{}}`)
+	require.Equal(t, `{"jsonrpc":"2.0","id":null,"result":"answer"}`, p.recv(), "only the request is answered")
+	p.sync("1")
+	require.Equal(t, "session/update ", <-handled, "handled as a notification")
+	require.Equal(t, "session/request_permission null", <-handled)
+	events := rec.list()
+	require.Len(t, events, 2)
+	require.Contains(t, events[0], "failed session/update")
+	require.Contains(t, events[1], "failed session/update")
+
+	seq := newSequence()
+	_, op := newOrderedPeer(t, seq.add, nil)
+	op.send(update(`{"sessionId":"s"}`))
+	op.closeInput()
+	await(t, seq.end)
+	got, replies := seq.list()
+	require.Equal(t, []string{`notification session/update {"sessionId":"s"}`, "end read"}, got)
+	require.Empty(t, replies)
 }
 
 // TestEOFEndsConn checks a stream end fails pending calls, closes Done and

@@ -69,11 +69,12 @@ func TestSDK10_TrustedDispatchAgreesWithPublic(t *testing.T) {
 	for _, c := range trustedCases {
 		checkTrustedAgrees(t, []byte(c))
 	}
-	// Invalid UTF-8 is not JSON to the connection: it never reaches a
-	// dispatcher.
+	// Params that are not UTF-8 are refused by the connection: they never
+	// reach a dispatcher.
 	m := classify([]byte(trustedCases[4]), false, nil)
-	require.Equal(t, kindInvalid, m.kind)
-	require.Equal(t, CodeParseError, m.code)
+	require.Equal(t, kindNotification, m.kind)
+	require.ErrorIs(t, m.refused, jsonx.ErrUTF8)
+	require.Nil(t, m.params)
 	// Params as deep as the decoders accept are dispatched; deeper ones are
 	// refused by the connection, as gen.DispatchClient refuses them.
 	m = classify([]byte(trustedCases[len(trustedCases)-2]), false, nil)
@@ -81,7 +82,7 @@ func TestSDK10_TrustedDispatchAgreesWithPublic(t *testing.T) {
 	require.Contains(t, dispatchOutcome(t, gen.DispatchClient, m), "update: ", "decoded and re-encoded")
 	m = classify([]byte(trustedCases[len(trustedCases)-1]), false, nil)
 	require.Equal(t, kindNotification, m.kind)
-	require.ErrorIs(t, m.refused.err(), ErrInvalidParams)
+	require.ErrorIs(t, m.refused, ErrInvalidParams)
 	require.Nil(t, m.params)
 }
 

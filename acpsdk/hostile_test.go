@@ -95,18 +95,54 @@ func TestSDK10_ParamsDepthAgreesWithDecoders(t *testing.T) {
 	p.sync("1")
 }
 
-// TestSDK10_InvalidUTF8IsParseError: a line with a string that is not
-// UTF-8 is not JSON (RFC 8259 §8.1) for the connection, as it is for the
-// generated decoders.
-func TestSDK10_InvalidUTF8IsParseError(t *testing.T) {
-	_, p := newRawPeer(t, echoHandler, nil)
-	line := `{"jsonrpc":"2.0","id":3,"method":"echo","params":{"text":"a` + "\xff" + `b"}}`
-	require.Error(t, jsonx.Validate([]byte(line)))
-	p.send(line)
+// TestSDK10_InvalidUTF8InParamsIsInvalidParams (issue #23): a request
+// whose params hold a string that is not UTF-8 is answered under its own id,
+// with -32602, wherever the id stands in the line; before, it got -32700
+// with "id": null and the peer's call never completed. Invalid UTF-8
+// anywhere else in the envelope still makes the line -32700.
+func TestSDK10_InvalidUTF8InParamsIsInvalidParams(t *testing.T) {
+	var rec recorder
+	_, p := newRawPeer(t, echoHandler, &Options{Observer: rec.observer()})
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"echo","params":{"text":"a` + "\xff" + `b"}}`,
+		`{"jsonrpc":"2.0","method":"echo","params":{"list":["ok","` + "\xc3\x28" + `"]},"id":3}`,
+	} {
+		require.Error(t, jsonx.Validate([]byte(line)))
+		p.send(line)
+		m := p.recvMsg()
+		require.Equal(t, "3", string(m["id"]), line)
+		var e Error
+		require.NoError(t, json.Unmarshal(m["error"], &e))
+		require.Equal(t, CodeInvalidParams, e.Code)
+		require.Contains(t, e.Message, "UTF-8")
+		require.JSONEq(t, `{"path":"params"}`, string(e.Data))
+	}
+	p.send(`{"jsonrpc":"2.0","id":"` + "\xff" + `","method":"echo","params":{}}`)
 	m := p.recvMsg()
-	require.Equal(t, "null", string(m["id"]))
+	require.Equal(t, "null", string(m["id"]), "an id that is not UTF-8 cannot be answered")
 	require.Contains(t, string(m["error"]), `-32700`)
-	p.sync("1")
+	p.send(`{"jsonrpc":"2.0","method":"note","params":{"text":"` + "\xff" + `"}}`)
+	p.sync("1") // the notification is not answered
+	events := rec.list()
+	require.Len(t, events, 2)
+	require.Contains(t, events[0], "unparsable")
+	require.Contains(t, events[1], "failed note: ")
+	require.Contains(t, events[1], "UTF-8")
+}
+
+// TestSDK10_InvalidUTF8InResultFailsTheCall: a response whose result is not
+// UTF-8 fails its call (it was answered -32700 with "id": null, and the call
+// waited for an answer that had come).
+func TestSDK10_InvalidUTF8InResultFailsTheCall(t *testing.T) {
+	c, p := newRawPeer(t, echoHandler, nil)
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(t.Context(), "m", nil, nil) }()
+	require.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"m"}`, p.recv())
+	p.send(`{"jsonrpc":"2.0","id":1,"result":{"text":"` + "\xff" + `"}}`)
+	err := await(t, errc)
+	require.ErrorIs(t, err, ErrMalformedResponse)
+	require.Contains(t, err.Error(), "UTF-8")
+	p.sync("1") // nothing answered the response
 }
 
 // TestSDK10_ResponseWithoutResultCompletesCall: {"jsonrpc":"2.0","id":1} is

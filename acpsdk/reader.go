@@ -77,9 +77,9 @@ func (c *Conn) readLine(line []byte) bool {
 	case kindResponse:
 		return c.readResponse(&m, len(line))
 	case kindNotification:
-		if m.refused != refuseNone {
-			c.ev.notificationFailed(m.method, m.refused.err())
-			return c.push(&item{kind: InboundBadLine, size: len(line), line: line, reason: m.refused.err().Error()})
+		if m.refused != nil {
+			c.ev.notificationFailed(m.method, m.refused)
+			return c.push(&item{kind: InboundBadLine, size: len(line), line: line, reason: m.refused.Error()})
 		}
 		if m.method == MethodCancelRequest {
 			// The connection's own (SDK-8): it acts when it reads it.
@@ -147,8 +147,8 @@ func (c *Conn) readResponse(m *inMsg, size int) bool {
 		return c.push(it)
 	}
 	switch {
-	case m.refused != refuseNone:
-		p.err = m.refused.err()
+	case m.refused != nil:
+		p.err = m.refused
 	case m.errObj != nil:
 		e, err := decodeErrorObject(m.errObj)
 		if err != nil {

@@ -18,11 +18,12 @@ import (
 var errNotObject = errors.New("not a JSON object")
 
 // envelope validates line as one JSON object and records its JSON-RPC
-// members. A member nested deeper than jsonx.MaxDepth does not make the
-// line invalid: it is stepped over without validation, named in
-// w.tooDeep, and the message it is in is refused by whoever reads that
-// member. Any other error means the line is not JSON, or errNotObject that
-// it is not an object.
+// members. A member nested deeper than jsonx.MaxDepth, or holding a string
+// that is not UTF-8 but JSON otherwise, does not make the line invalid: it
+// is stepped over (a deep one without validation), named in w.refused,
+// and the message it is in is refused by whoever reads that member. Any
+// other error means the line is not JSON, or errNotObject that it is not
+// an object.
 func envelope(line []byte) (w wireMsg, err error) {
 	i := jsonx.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
@@ -54,6 +55,13 @@ func envelope(line []byte) (w wireMsg, err error) {
 		}
 		i = jsonx.SkipSpace(line, i+1)
 		valEnd, err := jsonx.ValidateValue(line, i)
+		if errors.Is(err, jsonx.ErrUTF8) {
+			// Everything else in the value must still be JSON.
+			refused := err
+			if valEnd, err = jsonx.ValidateValueLax(line, i); err == nil && w.refused == "" {
+				w.refused, w.refusedErr = string(key), refused
+			}
+		}
 		if errors.Is(err, jsonx.ErrTooDeep) {
 			// Step over the rest by counting brackets (no recursion);
 			// the value is never decoded.
@@ -61,10 +69,10 @@ func envelope(line []byte) (w wireMsg, err error) {
 			if skipErr != nil {
 				return wireMsg{}, err
 			}
-			valEnd, err = i+n, nil
-			if w.tooDeep == "" {
-				w.tooDeep = string(key)
+			if w.refused == "" {
+				w.refused, w.refusedErr = string(key), err
 			}
+			valEnd, err = i+n, nil
 		}
 		if err != nil {
 			return wireMsg{}, err

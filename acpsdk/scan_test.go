@@ -18,6 +18,12 @@ func TestEnvelopeValidates(t *testing.T) {
 		"{\"a\":\"\xff\"}", `{"a":[1,]}`, `{"a":01}`,
 	} {
 		w, err := envelope([]byte(s))
+		if err == nil && w.refused != "" {
+			// Not UTF-8, JSON otherwise: the member is named, refused.
+			require.Equal(t, "{\"a\":\"\xff\"}", s)
+			require.ErrorIs(t, w.refusedErr, jsonx.ErrUTF8)
+			continue
+		}
 		if err == nil {
 			require.Contains(t, []string{`{"a":1}`, `{}`, ` { } `}, s)
 			require.Equal(t, jsonx.Validate([]byte(s)), nil, s)
@@ -35,11 +41,11 @@ func TestEnvelopeDepthIsPerMember(t *testing.T) {
 	ok := `{"id":1,"params":` + nested(jsonx.MaxDepth-1) + `}`
 	w, err := envelope([]byte(ok))
 	require.NoError(t, err)
-	require.Empty(t, w.tooDeep)
+	require.Empty(t, w.refused)
 	deep := `{"params":` + nested(jsonx.MaxDepth+1) + `,"id":1,"result":` + nested(jsonx.MaxDepth+1) + `}`
 	w, err = envelope([]byte(deep))
 	require.NoError(t, err)
-	require.Equal(t, "params", w.tooDeep)
+	require.Equal(t, "params", w.refused)
 	require.Equal(t, "1", string(w.ID))
 	_, err = envelope([]byte(`{"params":` + nested(jsonx.MaxDepth+1) + `,"id":}`))
 	require.Error(t, err, "the members after a deep one are still validated")
@@ -52,9 +58,10 @@ func FuzzEnvelope(f *testing.F) {
 	f.Add([]byte(`{"params":` + strings.Repeat(`{"a":`, jsonx.MaxDepth+1) + `1` + strings.Repeat("}", jsonx.MaxDepth+1) + `}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// Any bytes: no panic, no hang, and the same verdict as the
-		// decoders' validator except for members nested too deep.
+		// decoders' validator except for members refused (nested too deep, or
+		// holding strings that are not UTF-8).
 		w, err := envelope(b)
-		if err == nil && w.tooDeep == "" {
+		if err == nil && w.refused == "" {
 			require.NoError(t, jsonx.Validate(b))
 		}
 		if jsonx.Validate(b) == nil && isObject(b) {

@@ -36,11 +36,13 @@ const (
 )
 
 // wireMsg is the envelope as found, every member kept raw so that presence
-// (absent vs null) and the peer's exact id bytes survive. tooDeep names the
-// first member nested deeper than jsonx.MaxDepth, if any.
+// (absent vs null) and the peer's exact id bytes survive. refused names the
+// first member the envelope stepped over without accepting it, and
+// refusedErr says why (jsonx.ErrTooDeep or jsonx.ErrUTF8).
 type wireMsg struct {
 	JSONRPC, ID, Method, Params, Result, Error []byte
-	tooDeep                                    string
+	refused                                    string
+	refusedErr                                 error
 }
 
 // inMsg is a classified inbound message. Its raw slices alias the line they
@@ -51,9 +53,10 @@ type inMsg struct {
 	// like a response (an answer would carry the id of one of the peer's
 	// own requests).
 	silent bool
-	// refused marks a response or notification the connection will not
-	// deliver as is (see refusal.err).
-	refused refusal
+	// refused is why a response or notification is not delivered as read
+	// (its member was refused; see wireMsg): a notification is reported
+	// with it, a response's call fails with it.
+	refused error
 	method  string
 	id      json.RawMessage // exact bytes; nil when absent
 	params  json.RawMessage
@@ -65,36 +68,12 @@ type inMsg struct {
 	why  string
 }
 
-// refusal is why a response or notification is not delivered as read.
-type refusal uint8
-
-const (
-	refuseNone refusal = iota
-	// refuseParams: a notification's params nest deeper than the decoders
-	// accept; it is reported, not handled.
-	refuseParams
-	// refuseResponse: a response's result or error nests deeper than the
-	// decoders accept; its call fails.
-	refuseResponse
-)
-
-// err is the error a refused message is reported or fails its call with.
-func (r refusal) err() error {
-	switch r {
-	case refuseParams:
-		return errParamsTooDeep
-	case refuseResponse:
-		return errResponseTooDeep
-	}
-	return nil
+// paramsRefused is the error params the envelope refused (cause) are
+// answered or reported with: -32602, as the generated decoders, which
+// refuse the same params, answer them.
+func paramsRefused(cause error) *Error {
+	return &Error{Code: CodeInvalidParams, Message: ErrInvalidParams.Message + ": params: " + cause.Error(), Data: json.RawMessage(`{"path":"params"}`), cause: cause}
 }
-
-// errParamsTooDeep and errResponseTooDeep refuse members nested deeper
-// than the decoders accept.
-var (
-	errParamsTooDeep   = fmt.Errorf("%w: params: nesting deeper than %d", ErrInvalidParams, jsonx.MaxDepth)
-	errResponseTooDeep = fmt.Errorf("%w: result or error nests deeper than %d", ErrMalformedResponse, jsonx.MaxDepth)
-)
 
 // nullResult is the result of a response that carries neither result nor
 // error (what JavaScript writes for result: undefined).
@@ -104,8 +83,8 @@ var nullResult = json.RawMessage("null")
 // is the reader's last method name, kept to intern the next one (nil keeps
 // none). It never fails: a bad line comes back as kindInvalid with the code to
 // answer (-32700 for a line that is not JSON, -32600 for JSON that is not a
-// message, -32602 for a request whose params nest too deep) and, when the
-// peer's id could be read, that id for the answer.
+// message, -32602 for a request whose params nest too deep or are not
+// UTF-8) and, when the peer's id could be read, that id for the answer.
 func classify(line []byte, nullIDIsNotification bool, method *string) inMsg {
 	w, err := envelope(line)
 	if errors.Is(err, errNotObject) {
@@ -133,12 +112,15 @@ func classify(line []byte, nullIDIsNotification bool, method *string) inMsg {
 		}
 		m.id = w.ID
 	}
-	switch w.tooDeep {
+	switch w.refused {
 	case "", "params", "result", "error":
 	default:
 		// A member the envelope does not use: nothing can be answered
 		// about it but the line.
-		return inMsg{code: CodeParseError, why: "line nests too deep"}
+		if errors.Is(w.refusedErr, jsonx.ErrTooDeep) {
+			return inMsg{code: CodeParseError, why: "line nests too deep"}
+		}
+		return inMsg{code: CodeParseError, why: "line is not JSON"}
 	}
 	if w.Method != nil {
 		if w.Result != nil || w.Error != nil {
@@ -162,19 +144,24 @@ func classify(line []byte, nullIDIsNotification bool, method *string) inMsg {
 			return m
 		}
 		switch {
-		case m.id == nil, nullIDIsNotification && isNull(m.id):
+		case m.id == nil:
+			m.kind = kindNotification
+		case isNull(m.id) && (nullIDIsNotification || notificationMethods[m.method]):
+			// A method the schema makes a notification is one with
+			// "id": null too (Sortie's EV-12): never answered.
 			m.kind, m.id = kindNotification, nil
 		default:
 			m.kind = kindRequest
 		}
-		if w.tooDeep == "params" {
+		if w.refused == "params" {
 			// The decoders refuse such params (gen.DispatchClient with
 			// -32602); so does the connection, before any handler.
+			e := paramsRefused(w.refusedErr)
 			m.params = nil
-			m.refused = refuseParams
+			m.refused = e
 			if m.kind == kindRequest {
-				m.kind, m.refused = kindInvalid, refuseNone
-				m.code, m.why = CodeInvalidParams, errParamsTooDeep.Error()
+				m.kind, m.refused = kindInvalid, nil
+				m.code, m.why = CodeInvalidParams, e.Message
 			}
 		}
 		return m
@@ -185,9 +172,9 @@ func classify(line []byte, nullIDIsNotification bool, method *string) inMsg {
 		if w.Result == nil && w.Error == nil {
 			m.result = nullResult
 		}
-		if w.tooDeep != "" {
+		if w.refused != "" {
 			m.result, m.errObj = nil, nil
-			m.refused = refuseResponse
+			m.refused = fmt.Errorf("%w: %s: %w", ErrMalformedResponse, w.refused, w.refusedErr)
 		}
 		// With both members the error wins: the caller learns the call
 		// failed instead of waiting for an answer that already came.
@@ -216,6 +203,18 @@ func validID(id json.RawMessage) json.RawMessage {
 }
 
 func isNull(b []byte) bool { return len(b) == 4 && string(b) == "null" }
+
+// notificationMethods are the schema's notifications: one of them carrying
+// "id": null is still a notification.
+var notificationMethods = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, mi := range gen.Methods {
+		if mi.Notification {
+			m[mi.Name] = true
+		}
+	}
+	return m
+}()
 
 // knownMethods interns the schema's method names, so decoding the method of
 // a message costs no allocation on the hot path.

@@ -41,7 +41,10 @@ func TestClassify(t *testing.T) {
 		{"SDK10 empty object", `{}`, kindInvalid, CodeInvalidRequest, "", ""},
 		{"SDK10 id only is a response with a null result", `{"jsonrpc":"2.0","id":9}`, kindResponse, 0, `9`, ""},
 		{"SDK10 error null beside a result", `{"jsonrpc":"2.0","id":9,"result":1,"error":null}`, kindResponse, 0, `9`, ""},
-		{"SDK10 invalid UTF-8 is not JSON", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\",\"params\":[\"\xff\"]}", kindInvalid, CodeParseError, "", ""},
+		{"SDK10 params not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\",\"params\":[\"\xff\"]}", kindInvalid, CodeInvalidParams, `9`, "m"},
+		{"SDK10 method not UTF-8 is not JSON", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xff\"}", kindInvalid, CodeParseError, "", ""},
+		{"SDK10 params neither UTF-8 nor JSON", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\",\"params\":[\"\xff\",tru]}", kindInvalid, CodeParseError, "", ""},
+		{"EV-12 null-id notification method", `{"jsonrpc":"2.0","id":null,"method":"session/update"}`, kindNotification, 0, "", "session/update"},
 		{"SDK10 params too deep", `{"jsonrpc":"2.0","id":9,"method":"m","params":` + nested(jsonx.MaxDepth+1) + `}`, kindInvalid, CodeInvalidParams, `9`, "m"},
 		{"SDK10 other member too deep", `{"jsonrpc":"2.0","id":9,"method":"m","x":` + nested(jsonx.MaxDepth+1) + `}`, kindInvalid, CodeParseError, "", ""},
 		{"SDK10 wrong version", `{"jsonrpc":"1.0","id":9,"method":"m"}`, kindInvalid, CodeInvalidRequest, `9`, ""},
@@ -191,7 +194,7 @@ func FuzzClassify(f *testing.F) {
 			require.Nil(t, m.id)
 		case kindResponse:
 			require.NotNil(t, validID(m.id))
-			require.True(t, m.result != nil || m.errObj != nil || m.refused == refuseResponse)
+			require.True(t, m.result != nil || m.errObj != nil || m.refused != nil)
 		case kindInvalid:
 			require.Contains(t, []int64{CodeParseError, CodeInvalidRequest, CodeInvalidParams}, m.code)
 			require.NotEmpty(t, m.why)

@@ -33,6 +33,10 @@ var (
 	// ErrSyntax (errors.Is matches both), told apart so that the
 	// connection can answer the message the value is in.
 	ErrTooDeep = fmt.Errorf("%w: nesting deeper than %d", ErrSyntax, MaxDepth)
+	// ErrUTF8: a string holds bytes that are not UTF-8 (RFC 8259 §8.1).
+	// It is a kind of ErrSyntax too, told apart so that the connection can
+	// answer the message the string is in.
+	ErrUTF8 = fmt.Errorf("%w: invalid UTF-8 in a string", ErrSyntax)
 )
 
 func tooDeep(i int) error { return Errorf(ErrTooDeep, "at offset "+itoa(i)) }

@@ -340,7 +340,7 @@ func TestSDK10_StringEndFoundAtEveryOffset(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, len(str), end, "fastString(%q)", doc)
 				require.Equal(t, strings.Contains(mid, `\`), escaped, "fastString(%q) escaped", doc)
-				end, escaped, err = scanString(doc, 0)
+				end, escaped, err = scanString(doc, 0, false)
 				require.NoError(t, err)
 				require.Equal(t, len(str), end, "scanString(%q)", doc)
 				require.Equal(t, strings.Contains(mid, `\`), escaped, "scanString(%q) escaped", doc)

@@ -57,14 +57,15 @@ func itoa(i int) string {
 }
 
 // skipValue validates the JSON value starting at data[i] (no leading
-// whitespace) and returns the offset just past it.
-func skipValue(data []byte, i, depth int) (int, error) {
+// whitespace) and returns the offset just past it. With lax, a string may
+// hold bytes that are not UTF-8 (see ValidateValueLax).
+func skipValue(data []byte, i, depth int, lax bool) (int, error) {
 	if i >= len(data) {
 		return i, syntaxError(data, i, "unexpected end of input")
 	}
 	switch c := data[i]; {
 	case c == '"':
-		end, _, err := scanString(data, i)
+		end, _, err := scanString(data, i, lax)
 		return end, err
 	case c == '{':
 		if depth >= MaxDepth {
@@ -78,7 +79,7 @@ func skipValue(data []byte, i, depth int) (int, error) {
 			if i >= len(data) || data[i] != '"' {
 				return i, syntaxError(data, i, "expected object key")
 			}
-			end, _, err := scanString(data, i)
+			end, _, err := scanString(data, i, lax)
 			if err != nil {
 				return end, err
 			}
@@ -87,7 +88,7 @@ func skipValue(data []byte, i, depth int) (int, error) {
 				return i, syntaxError(data, i, "expected ':'")
 			}
 			i = skipSpace(data, i+1)
-			if i, err = skipValue(data, i, depth+1); err != nil {
+			if i, err = skipValue(data, i, depth+1, lax); err != nil {
 				return i, err
 			}
 			i = skipSpace(data, i)
@@ -110,7 +111,7 @@ func skipValue(data []byte, i, depth int) (int, error) {
 		}
 		for {
 			var err error
-			if i, err = skipValue(data, i, depth+1); err != nil {
+			if i, err = skipValue(data, i, depth+1, lax); err != nil {
 				return i, err
 			}
 			i = skipSpace(data, i)
@@ -189,8 +190,9 @@ func scanNumber(data []byte, i int) (int, error) {
 }
 
 // scanString validates the string starting at data[i] == '"' and returns the
-// offset past its closing quote and whether it contains escapes.
-func scanString(data []byte, i int) (int, bool, error) {
+// offset past its closing quote and whether it contains escapes; with lax,
+// bytes that are not UTF-8 are let through.
+func scanString(data []byte, i int, lax bool) (int, bool, error) {
 	// Fast path, for the common plain string: a short one is tested eight
 	// bytes at a time, its first special byte found by the lowest mark;
 	// a longer one has its closing quote found by IndexByte (much faster
@@ -203,13 +205,13 @@ func scanString(data []byte, i int) (int, bool, error) {
 			if j += firstMarked(m); data[j] == '"' {
 				return j + 1, false, nil
 			}
-			return scanStringFrom(data, i, j)
+			return scanStringFrom(data, i, j, lax)
 		}
 	}
 	if q := bytes.IndexByte(data[j:], '"'); q >= 0 && plain(data[j:j+q]) {
 		return j + q + 1, false, nil
 	}
-	return scanStringFrom(data, i, j)
+	return scanStringFrom(data, i, j, lax)
 }
 
 // plain reports whether b holds only printable ASCII without a backslash:
@@ -234,7 +236,7 @@ func plain(b []byte) bool {
 
 // scanStringFrom is scanString's careful walk of the string starting at
 // data[start] == '"', resumed at i: every byte before i is plain.
-func scanStringFrom(data []byte, start, i int) (int, bool, error) {
+func scanStringFrom(data []byte, start, i int, lax bool) (int, bool, error) {
 	escaped := false
 	for i < len(data) {
 		// Fast path: plain ASCII needs no decision; eight bytes at a time,
@@ -274,8 +276,8 @@ func scanStringFrom(data []byte, start, i int) (int, bool, error) {
 			i++
 		default:
 			r, n := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && n == 1 {
-				return i, escaped, syntaxError(data, i, "invalid UTF-8 in string")
+			if r == utf8.RuneError && n == 1 && !lax {
+				return i, escaped, Errorf(ErrUTF8, "at offset "+itoa(i))
 			}
 			i += n
 		}
@@ -344,13 +346,22 @@ func isHex4(b []byte) bool {
 // returns the offset just past it. A value nested deeper than MaxDepth is
 // an ErrTooDeep error.
 func ValidateValue(data []byte, i int) (int, error) {
-	return skipValue(data, skipSpace(data, i), 0)
+	return skipValue(data, skipSpace(data, i), 0, false)
+}
+
+// ValidateValueLax is ValidateValue for a value ValidateValue refused with
+// an ErrUTF8 error: it lets strings hold bytes that are not UTF-8 and
+// checks everything else, so that the connection can tell a message whose
+// params are merely not UTF-8 (answered under its id) from a line that is
+// not JSON at all.
+func ValidateValueLax(data []byte, i int) (int, error) {
+	return skipValue(data, skipSpace(data, i), 0, true)
 }
 
 // ScanString validates the JSON string at data[i] == '"' and returns the
 // offset past its closing quote and whether it holds escapes.
 func ScanString(data []byte, i int) (end int, escaped bool, err error) {
-	return scanString(data, i)
+	return scanString(data, i, false)
 }
 
 // SkipSpace returns the offset of the first byte at or after i that is not
@@ -366,7 +377,7 @@ func Valid(data []byte) bool {
 // Validate is Valid with the reason.
 func Validate(data []byte) error {
 	i := skipSpace(data, 0)
-	end, err := skipValue(data, i, 0)
+	end, err := skipValue(data, i, 0, false)
 	if err != nil {
 		return err
 	}
