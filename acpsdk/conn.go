@@ -36,6 +36,10 @@ type Request struct {
 	Params json.RawMessage
 	// ID is the peer's id exactly as sent; nil for a notification.
 	ID json.RawMessage
+
+	// validated is Params as read, from a line the connection validated
+	// (DecodeParams trusts Params while they are still these bytes).
+	validated json.RawMessage
 }
 
 // IsNotification reports whether the message expects no answer.

@@ -98,9 +98,9 @@ func (d *handled) notification(c *Conn, it *item) {
 	var req *Request
 	if d.reuse {
 		req = &d.notif
-		*req = Request{Method: it.method, Params: it.params}
+		*req = Request{Method: it.method, Params: it.params, validated: it.params}
 	} else {
-		req = &Request{Method: it.method, Params: it.params}
+		req = &Request{Method: it.method, Params: it.params, validated: it.params}
 	}
 	c.notifScope.active.Store(true)
 	_, err := d.invoke(c, c.notifCtx, req)

@@ -132,7 +132,7 @@ func (o *ordered) take(c *Conn, it *item) {
 	in := &Inbound{Kind: it.kind}
 	switch it.kind {
 	case InboundNotification:
-		in.Request = &Request{Method: it.method, Params: it.params}
+		in.Request = &Request{Method: it.method, Params: it.params, validated: it.params}
 	case InboundRequest:
 		ctx, cancel, s, req := c.startRequest(it.req)
 		in.Request = req

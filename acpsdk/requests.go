@@ -109,7 +109,7 @@ func (c *Conn) answerRequest(ctx context.Context, cancel context.CancelFunc, req
 // request, so it is neither registered nor a duplicate.
 func (c *Conn) track(method string, params, id json.RawMessage, size int) *incomingRequest {
 	f := &incomingRequest{size: size}
-	f.req = Request{Method: method, Params: params, ID: id}
+	f.req = Request{Method: method, Params: params, ID: id, validated: params}
 	if isNull(id) {
 		return f
 	}
