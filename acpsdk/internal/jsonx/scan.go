@@ -56,94 +56,6 @@ func itoa(i int) string {
 	return string(buf[n:])
 }
 
-// skipValue validates the JSON value starting at data[i] (no leading
-// whitespace) and returns the offset just past it. With lax, a string may
-// hold bytes that are not UTF-8 (see ValidateValueLax).
-func skipValue(data []byte, i, depth int, lax bool) (int, error) {
-	if i >= len(data) {
-		return i, syntaxError(data, i, "unexpected end of input")
-	}
-	switch c := data[i]; {
-	case c == '"':
-		end, _, err := scanString(data, i, lax)
-		return end, err
-	case c == '{':
-		if depth >= MaxDepth {
-			return i, tooDeep(i)
-		}
-		i = skipSpace(data, i+1)
-		if i < len(data) && data[i] == '}' {
-			return i + 1, nil
-		}
-		for {
-			if i >= len(data) || data[i] != '"' {
-				return i, syntaxError(data, i, "expected object key")
-			}
-			end, _, err := scanString(data, i, lax)
-			if err != nil {
-				return end, err
-			}
-			i = skipSpace(data, end)
-			if i >= len(data) || data[i] != ':' {
-				return i, syntaxError(data, i, "expected ':'")
-			}
-			i = skipSpace(data, i+1)
-			if i, err = skipValue(data, i, depth+1, lax); err != nil {
-				return i, err
-			}
-			i = skipSpace(data, i)
-			if i < len(data) && data[i] == ',' {
-				i = skipSpace(data, i+1)
-				continue
-			}
-			if i < len(data) && data[i] == '}' {
-				return i + 1, nil
-			}
-			return i, syntaxError(data, i, "expected ',' or '}'")
-		}
-	case c == '[':
-		if depth >= MaxDepth {
-			return i, tooDeep(i)
-		}
-		i = skipSpace(data, i+1)
-		if i < len(data) && data[i] == ']' {
-			return i + 1, nil
-		}
-		for {
-			var err error
-			if i, err = skipValue(data, i, depth+1, lax); err != nil {
-				return i, err
-			}
-			i = skipSpace(data, i)
-			if i < len(data) && data[i] == ',' {
-				i = skipSpace(data, i+1)
-				continue
-			}
-			if i < len(data) && data[i] == ']' {
-				return i + 1, nil
-			}
-			return i, syntaxError(data, i, "expected ',' or ']'")
-		}
-	case c == 't':
-		return literal(data, i, "true")
-	case c == 'f':
-		return literal(data, i, "false")
-	case c == 'n':
-		return literal(data, i, "null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		return scanNumber(data, i)
-	default:
-		return i, syntaxError(data, i, "unexpected character")
-	}
-}
-
-func literal(data []byte, i int, lit string) (int, error) {
-	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
-		return i, syntaxError(data, i, "invalid literal")
-	}
-	return i + len(lit), nil
-}
-
 // scanNumber validates the RFC 8259 number grammar.
 func scanNumber(data []byte, i int) (int, error) {
 	start := i
@@ -346,7 +258,7 @@ func isHex4(b []byte) bool {
 // returns the offset just past it. A value nested deeper than MaxDepth is
 // an ErrTooDeep error.
 func ValidateValue(data []byte, i int) (int, error) {
-	return skipValue(data, skipSpace(data, i), 0, false)
+	return validate(data, i, false)
 }
 
 // ValidateValueLax is ValidateValue for a value ValidateValue refused with
@@ -355,7 +267,7 @@ func ValidateValue(data []byte, i int) (int, error) {
 // params are merely not UTF-8 (answered under its id) from a line that is
 // not JSON at all.
 func ValidateValueLax(data []byte, i int) (int, error) {
-	return skipValue(data, skipSpace(data, i), 0, true)
+	return validate(data, i, true)
 }
 
 // ScanString validates the JSON string at data[i] == '"' and returns the
@@ -376,8 +288,7 @@ func Valid(data []byte) bool {
 
 // Validate is Valid with the reason.
 func Validate(data []byte) error {
-	i := skipSpace(data, 0)
-	end, err := skipValue(data, i, 0, false)
+	end, err := validate(data, 0, false)
 	if err != nil {
 		return err
 	}
