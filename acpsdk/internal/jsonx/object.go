@@ -185,14 +185,12 @@ func (d *Decoder) skipFirst(key string) {
 		data[2+n] != '"' || data[3+n] != ':' || data[4+n] != '"' {
 		return
 	}
-	// Tags are short: a plain loop beats IndexByte's setup.
-	i := 5 + n
-	for ; i < len(data) && data[i] != '"'; i++ {
-		if data[i] == '\\' {
-			return
-		}
+	// Its end, and no escape in it, found as fastString finds them.
+	i, escaped, err := fastString(data, 4+n)
+	if err != nil || escaped {
+		return
 	}
-	switch i++; {
+	switch {
 	case i < len(data) && data[i] == ',':
 		d.it.i = skipSpace(data, i+1)
 	case i < len(data) && data[i] == '}':
