@@ -37,17 +37,20 @@ func envelope(line []byte) (w wireMsg, err error) {
 		if i >= len(line) || line[i] != '"' {
 			return wireMsg{}, errSyntax
 		}
-		keyEnd, escaped, err := jsonx.ScanString(line, i)
-		if err != nil {
-			return wireMsg{}, err
-		}
-		key := line[i+1 : keyEnd-1]
-		if escaped {
-			var k string
-			if json.Unmarshal(line[i:keyEnd], &k) != nil {
-				return wireMsg{}, errSyntax
+		key, keyEnd := envelopeKey(line, i)
+		if key == nil {
+			var escaped bool
+			if keyEnd, escaped, err = jsonx.ScanString(line, i); err != nil {
+				return wireMsg{}, err
 			}
-			key = []byte(k)
+			key = line[i+1 : keyEnd-1]
+			if escaped {
+				var k string
+				if json.Unmarshal(line[i:keyEnd], &k) != nil {
+					return wireMsg{}, errSyntax
+				}
+				key = []byte(k)
+			}
 		}
 		i = jsonx.SkipSpace(line, keyEnd)
 		if i >= len(line) || line[i] != ':' {
@@ -55,27 +58,10 @@ func envelope(line []byte) (w wireMsg, err error) {
 		}
 		i = jsonx.SkipSpace(line, i+1)
 		valEnd, err := jsonx.ValidateValue(line, i)
-		if errors.Is(err, jsonx.ErrUTF8) {
-			// Everything else in the value must still be JSON.
-			refused := err
-			if valEnd, err = jsonx.ValidateValueLax(line, i); err == nil && w.refused == "" {
-				w.refused, w.refusedErr = string(key), refused
-			}
-		}
-		if errors.Is(err, jsonx.ErrTooDeep) {
-			// Step over the rest by counting brackets (no recursion);
-			// the value is never decoded.
-			n, skipErr := jsonx.Skip(line[i:])
-			if skipErr != nil {
+		if err != nil {
+			if valEnd, err = w.refuse(line, i, key, err); err != nil {
 				return wireMsg{}, err
 			}
-			if w.refused == "" {
-				w.refused, w.refusedErr = string(key), err
-			}
-			valEnd, err = i+n, nil
-		}
-		if err != nil {
-			return wireMsg{}, err
 		}
 		val := line[i:valEnd]
 		// Exact, case-sensitive member names; the last duplicate wins.
@@ -106,6 +92,68 @@ func envelope(line []byte) (w wireMsg, err error) {
 }
 
 var errSyntax = errors.New("line is not JSON")
+
+// envelopeKey recognises the key at line[i] == '"' when it is one of the
+// members a message has, written plainly (as every peer writes them), and
+// returns it without its quotes and the offset past it; a nil key means it
+// must be scanned.
+func envelopeKey(line []byte, i int) (key []byte, end int) {
+	rest := line[i:]
+	if len(rest) < 2 {
+		return nil, i
+	}
+	var name string
+	switch rest[1] {
+	case 'j':
+		name = `"jsonrpc"`
+	case 'i':
+		name = `"id"`
+	case 'm':
+		name = `"method"`
+	case 'p':
+		name = `"params"`
+	case 'r':
+		name = `"result"`
+	case 'e':
+		name = `"error"`
+	default:
+		return nil, i
+	}
+	if len(rest) < len(name) || string(rest[:len(name)]) != name {
+		return nil, i
+	}
+	return rest[1 : len(name)-1], i + len(name)
+}
+
+// refuse deals with err, the failure to validate the member key's value at
+// line[i]: a value nested too deep, or holding strings that are not UTF-8
+// but JSON otherwise, is stepped over and the member named in w.refused
+// (the first one); it returns the offset past the value. Any other error
+// is returned.
+func (w *wireMsg) refuse(line []byte, i int, key []byte, err error) (int, error) {
+	refused := err
+	end := i
+	if errors.Is(err, jsonx.ErrUTF8) {
+		// Everything else in the value must still be JSON.
+		end, err = jsonx.ValidateValueLax(line, i)
+	}
+	if errors.Is(err, jsonx.ErrTooDeep) {
+		// Step over the rest by counting brackets (no recursion); the
+		// value is never decoded.
+		n, skipErr := jsonx.Skip(line[i:])
+		if skipErr != nil {
+			return i, err
+		}
+		end, err = i+n, nil
+	}
+	if err != nil {
+		return end, err
+	}
+	if w.refused == "" {
+		w.refused, w.refusedErr = string(key), refused
+	}
+	return end, nil
+}
 
 // trailing checks that nothing but whitespace follows the object.
 func trailing(line []byte, i int) error {

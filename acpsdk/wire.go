@@ -230,13 +230,14 @@ var knownMethods = func() map[string]string {
 // (*last, when last is not nil) and the schema's names cost no allocation;
 // another escape-free string costs one. A stream is mostly one method
 // (session/update), and comparing with the last name is cheaper than
-// looking it up.
+// looking it up; a raw name equal to the last one has no escape, since
+// the last one is kept only when its raw form had none.
 func unquote(raw []byte, last *string) string {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		body := raw[1 : len(raw)-1]
-		if last != nil && string(body) == *last {
-			return *last
-		}
+	body := raw[1 : len(raw)-1]
+	if last != nil && *last != "" && string(body) == *last {
+		return *last
+	}
+	if bytes.IndexByte(body, '\\') < 0 {
 		s, ok := knownMethods[string(body)]
 		if !ok {
 			s = string(body)
