@@ -13,15 +13,16 @@ import (
 type consumer interface {
 	// take does what the item asks, on the dispatcher goroutine; it
 	// releases the item's share of the bound once done with it (a
-	// request's is released when it is answered).
-	take(c *Conn, it *item)
-	// quick reports whether the reader may take it itself when it finds
-	// nothing queued before it (see inbox.push): when taking it never
-	// blocks. An item taken that way holds no share of the bound, a
-	// request aside.
-	quick(it *item) bool
+	// request's is released when it is answered). Items are passed by
+	// value: a pointer through an interface would cost an allocation each.
+	take(c *Conn, it item)
+	// quick reports whether the reader may take an item of kind k itself
+	// when it finds nothing queued before it (see inbox.push): when taking
+	// it never blocks. An item taken that way holds no share of the
+	// bound, a request aside.
+	quick(k InboundKind) bool
 	// takeNow is take on the reader, for an item quick admitted.
-	takeNow(c *Conn, it *item)
+	takeNow(c *Conn, it item)
 	// end is the end of the sequence: every item read before it was
 	// taken, and err says why the connection ended.
 	end(c *Conn, err error)
@@ -35,7 +36,7 @@ func (c *Conn) dispatchLoop() {
 		if !ok {
 			break
 		}
-		c.consumer.take(c, &it)
+		c.consumer.take(c, it)
 	}
 	// Every item read before the stream ended has been taken.
 	err := c.drainedErr()
@@ -59,10 +60,10 @@ type handled struct {
 	reuse bool
 }
 
-func (d *handled) take(c *Conn, it *item) {
+func (d *handled) take(c *Conn, it item) {
 	switch it.kind {
 	case InboundNotification:
-		d.notification(c, it)
+		d.notification(c, &it)
 	case InboundRequest:
 		c.wg.Add(1)
 		c.startWorker(d, it.req)
@@ -78,9 +79,9 @@ func (d *handled) take(c *Conn, it *item) {
 // quick: everything but a notification is taken at once, and a handler
 // never runs on the reader (it may call the peer, whose answer the reader
 // must be free to read).
-func (d *handled) quick(it *item) bool { return it.kind != InboundNotification }
+func (d *handled) quick(k InboundKind) bool { return k != InboundNotification }
 
-func (d *handled) takeNow(c *Conn, it *item) {
+func (d *handled) takeNow(c *Conn, it item) {
 	switch it.kind {
 	case InboundRequest:
 		c.startWorker(d, it.req) // push added it to c.wg

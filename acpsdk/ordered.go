@@ -128,7 +128,7 @@ type ordered struct {
 	f OrderedFunc
 }
 
-func (o *ordered) take(c *Conn, it *item) {
+func (o *ordered) take(c *Conn, it item) {
 	in := &Inbound{Kind: it.kind}
 	switch it.kind {
 	case InboundNotification:
@@ -162,9 +162,9 @@ func (o *ordered) take(c *Conn, it *item) {
 }
 
 // quick: never; the consumer sees every item, and may block.
-func (o *ordered) quick(*item) bool { return false }
+func (o *ordered) quick(InboundKind) bool { return false }
 
-func (o *ordered) takeNow(c *Conn, it *item) { o.take(c, it) }
+func (o *ordered) takeNow(c *Conn, it item) { o.take(c, it) }
 
 func (o *ordered) end(c *Conn, err error) {
 	o.deliver(c, &Inbound{Kind: InboundEnd, Err: err})

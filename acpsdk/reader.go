@@ -32,7 +32,7 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			if over, ok := errors.AsType[*OversizeError](err); ok {
 				c.ev.oversize(over)
-				if !c.push(&item{kind: InboundOversize, oversize: over}) {
+				if !c.push(item{kind: InboundOversize, oversize: over}) {
 					return
 				}
 				continue
@@ -55,8 +55,8 @@ func (c *Conn) readLoop() {
 // push puts an item in the sequence, or takes it at once when the consumer
 // allows it and nothing is queued before it. It reports false once the
 // connection is closing.
-func (c *Conn) push(it *item) bool {
-	ok, admitted := c.inbox.push(it, c.consumer.quick(it))
+func (c *Conn) push(it item) bool {
+	ok, admitted := c.inbox.push(&it, c.consumer.quick(it.kind))
 	switch {
 	case admitted:
 		c.consumer.takeNow(c, it)
@@ -79,22 +79,22 @@ func (c *Conn) readLine(line []byte) bool {
 	case kindNotification:
 		if m.refused != nil {
 			c.ev.notificationFailed(m.method, m.refused)
-			return c.push(&item{kind: InboundBadLine, size: len(line), line: line, reason: m.refused.Error()})
+			return c.push(item{kind: InboundBadLine, size: len(line), line: line, reason: m.refused.Error()})
 		}
 		if m.method == MethodCancelRequest {
 			// The connection's own (SDK-8): it acts when it reads it.
 			c.cancelIncoming(m.params)
 			return true
 		}
-		return c.push(&item{kind: InboundNotification, size: len(line), method: m.method, params: m.params})
+		return c.push(item{kind: InboundNotification, size: len(line), method: m.method, params: m.params})
 	case kindRequest:
 		f := c.track(m.method, m.params, m.id, len(line))
 		if f == nil {
 			c.ev.invalid(line, "duplicate request id")
 			c.answerInvalid(m.id, &Error{Code: CodeInvalidRequest, Message: ErrInvalidRequest.Message + ": duplicate request id"})
-			return c.push(&item{kind: InboundBadLine, size: len(line), line: line, reason: "duplicate request id"})
+			return c.push(item{kind: InboundBadLine, size: len(line), line: line, reason: "duplicate request id"})
 		}
-		return c.push(&item{kind: InboundRequest, size: len(line), req: f})
+		return c.push(item{kind: InboundRequest, size: len(line), req: f})
 	}
 	var e *Error
 	switch m.code {
@@ -112,7 +112,7 @@ func (c *Conn) readLine(line []byte) bool {
 	if !m.silent {
 		c.answerInvalid(m.id, e)
 	}
-	return c.push(&item{kind: InboundBadLine, size: len(line), line: line, reason: m.why})
+	return c.push(item{kind: InboundBadLine, size: len(line), line: line, reason: m.why})
 }
 
 // answerInvalid answers a line the consumer is not asked to answer.
@@ -141,7 +141,7 @@ func (c *Conn) readResponse(m *inMsg, size int) bool {
 		}
 		c.mu.Unlock()
 	}
-	it := &item{kind: InboundResponse, size: size, id: m.id, call: p}
+	it := item{kind: InboundResponse, size: size, id: m.id, call: p}
 	if p == nil {
 		c.ev.unmatched(m.id)
 		return c.push(it)

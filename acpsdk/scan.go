@@ -102,27 +102,43 @@ func envelopeKey(line []byte, i int) (key []byte, end int) {
 	if len(rest) < 2 {
 		return nil, i
 	}
-	var name string
+	n := 0
 	switch rest[1] {
 	case 'j':
-		name = `"jsonrpc"`
-	case 'i':
-		name = `"id"`
+		if hasName(rest, `"jsonrpc"`) {
+			n = len(`"jsonrpc"`)
+		}
 	case 'm':
-		name = `"method"`
+		if hasName(rest, `"method"`) {
+			n = len(`"method"`)
+		}
 	case 'p':
-		name = `"params"`
+		if hasName(rest, `"params"`) {
+			n = len(`"params"`)
+		}
+	case 'i':
+		if hasName(rest, `"id"`) {
+			n = len(`"id"`)
+		}
 	case 'r':
-		name = `"result"`
+		if hasName(rest, `"result"`) {
+			n = len(`"result"`)
+		}
 	case 'e':
-		name = `"error"`
-	default:
+		if hasName(rest, `"error"`) {
+			n = len(`"error"`)
+		}
+	}
+	if n == 0 {
 		return nil, i
 	}
-	if len(rest) < len(name) || string(rest[:len(name)]) != name {
-		return nil, i
-	}
-	return rest[1 : len(name)-1], i + len(name)
+	return rest[1 : n-1], i + n
+}
+
+// hasName reports whether b starts with name, a constant: the comparison
+// is then a few loads, not a call.
+func hasName(b []byte, name string) bool {
+	return len(b) >= len(name) && string(b[:len(name)]) == name
 }
 
 // refuse deals with err, the failure to validate the member key's value at

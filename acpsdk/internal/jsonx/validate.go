@@ -10,7 +10,7 @@ import (
 // connection and of the public entry points, so it walks every byte of a
 // message once: one loop over the tokens, with containers on a stack of
 // bits rather than on the call stack, and strings tested eight bytes at a
-// time inline (a call per token was most of its cost). Nesting is counted
+// time inline. Nesting is counted
 // from this value: a container opened at depth MaxDepth is an ErrTooDeep
 // error. With lax, a string may hold bytes that are not UTF-8.
 func validate(data []byte, i int, lax bool) (int, error) {
