@@ -17,6 +17,11 @@
 //     notifications read, decoded to typed values and handed to a handler;
 //     and as the floor, a line scan of the same OS pipe that validates and
 //     decodes each line into plain structs (issue #15).
+//   - BenchmarkRoundTripPaired and BenchmarkNotificationsPaired/{1cpu,2cpu}:
+//     acpsdk against topologyecho, and ours against scandecode (with
+//     GOMAXPROCS 1 and 2), measured paired in one benchmark each: their
+//     runs alternate, and the median of each pair's ratio is reported
+//     (issue #23), so that a shared machine's drift falls on both.
 //   - BenchmarkFlood: 1 GiB of notifications into a slow handler, reporting
 //     the peak heap, the bytes allocated per input byte and how far the
 //     reader got ahead of the handler (issue #15).

@@ -115,6 +115,13 @@ func evaluate(res results, t target) outcome {
 		for _, tm := range t.show {
 			o.detail += ", " + describe(res, []term{tm})
 		}
+		if len(t.cpu) == 2 {
+			c0, ok0 := res.median(t.cpu[0].bench, t.cpu[0].unit)
+			c1, ok1 := res.median(t.cpu[1].bench, t.cpu[1].unit)
+			if ok0 && ok1 && c1 != 0 {
+				o.cpu, o.hasCPU = c0/c1, true
+			}
+		}
 	case t.den == nil:
 		o.value = num * t.scale
 		o.detail = describe(res, t.num)

@@ -62,6 +62,9 @@ type target struct {
 	// show lists the medians printed beside it (its two times).
 	paired bool
 	show   []term
+	// cpu, for a paired target, is the CPU-time ratio printed beside it:
+	// the median of cpu[0] over the median of cpu[1].
+	cpu []term
 }
 
 // notifications is how many notifications one BenchmarkNotifications op
@@ -70,7 +73,7 @@ const notifications = 100_000
 
 const ns = "ns/op"
 
-// targets are the goals of issues #2, #3 and #15; the benchmarks that
+// targets are the goals of issues #2, #3, #15 and #23; the benchmarks that
 // feed them live in tools/bench.
 var targets = []target{
 	{
@@ -114,6 +117,33 @@ var targets = []target{
 		num:   []term{{"BenchmarkRoundTrip/acpsdk", "allocs/op"}},
 		scale: 1, unit: "allocs",
 		cmp: atMost, goal: 10,
+	},
+	// Issue #23 holds the connection to its floors measured paired, each
+	// run of ours alternating with a run of the floor in one benchmark,
+	// so that a shared machine's drift falls on both.
+	{
+		issue: 23, spec: "SDK-11", what: "request round trip over pipes, acpsdk / topology echo, paired",
+		num:    []term{{"BenchmarkRoundTripPaired", "acpsdk/topologyecho"}},
+		paired: true,
+		show:   []term{{"BenchmarkRoundTripPaired", ns}, {"BenchmarkRoundTripPaired", "floor-ns/op"}},
+		cpu:    []term{{"BenchmarkRoundTripPaired", "cpu-ns/op"}, {"BenchmarkRoundTripPaired", "floor-cpu-ns/op"}},
+		cmp:    atMost, goal: 1.3,
+	},
+	{
+		issue: 23, spec: "SDK-11", what: "100k notifications throughput, ours / scan+decode, GOMAXPROCS=1, paired",
+		num:    []term{{"BenchmarkNotificationsPaired/1cpu", "scandecode/ours"}},
+		paired: true,
+		show:   []term{{"BenchmarkNotificationsPaired/1cpu", ns}, {"BenchmarkNotificationsPaired/1cpu", "floor-ns/op"}},
+		cpu:    []term{{"BenchmarkNotificationsPaired/1cpu", "floor-cpu-ns/op"}, {"BenchmarkNotificationsPaired/1cpu", "cpu-ns/op"}},
+		cmp:    atLeast, goal: 1.0,
+	},
+	{
+		issue: 23, spec: "SDK-11", what: "100k notifications throughput, ours / scan+decode, two cores, paired",
+		num:    []term{{"BenchmarkNotificationsPaired/2cpu", "scandecode/ours"}},
+		paired: true,
+		show:   []term{{"BenchmarkNotificationsPaired/2cpu", ns}, {"BenchmarkNotificationsPaired/2cpu", "floor-ns/op"}},
+		cpu:    []term{{"BenchmarkNotificationsPaired/2cpu", "floor-cpu-ns/op"}, {"BenchmarkNotificationsPaired/2cpu", "cpu-ns/op"}},
+		cmp:    atLeast, goal: 1.0,
 	},
 	{
 		issue: 15, spec: "SDK-11", what: "100k notifications throughput over a pipe, ours / scan+decode",
