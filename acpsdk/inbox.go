@@ -62,9 +62,10 @@ type item struct {
 type inbox struct {
 	mu sync.Mutex
 	// notEmpty wakes the dispatcher, notFull the reader; each has one
-	// waiter, and is signalled only when that waiter sleeps, so a busy
-	// stream costs no wake-ups. The reader is woken once the queue has
-	// drained to half the bound (or below), not for every item taken.
+	// waiter, and is signalled only when that waiter sleeps, once (the
+	// flag is cleared with the signal), so a busy stream costs no
+	// wake-ups. The reader is woken once the queue has drained to half the
+	// bound (or below), not for every item taken.
 	notEmpty, notFull     sync.Cond
 	popWaiting, pushWaits bool
 
@@ -107,6 +108,7 @@ func (q *inbox) full(size int) bool {
 func (q *inbox) wakeReader() {
 	if q.pushWaits && (q.count == 0 ||
 		q.count <= q.maxCount/2 && q.bytes <= q.maxBytes/2 && q.backlog <= q.maxBacklog/2) {
+		q.pushWaits = false
 		q.notFull.Signal()
 	}
 }
@@ -125,8 +127,8 @@ func (q *inbox) push(it *item, quick bool) (ok, admitted bool) {
 		for q.full(it.size) {
 			q.pushWaits = true
 			q.notFull.Wait()
-			q.pushWaits = false
 		}
+		q.pushWaits = false
 	}
 	if q.stopped {
 		return false, false
@@ -143,9 +145,7 @@ func (q *inbox) push(it *item, quick bool) (ok, admitted bool) {
 	q.bytes += it.size
 	q.items = append(q.items, *it)
 	q.backlog += it.size
-	if q.popWaiting {
-		q.notEmpty.Signal()
-	}
+	q.wakeDispatcher()
 	return true, false
 }
 
@@ -159,7 +159,13 @@ func (q *inbox) pushNow(it item) {
 	}
 	q.items = append(q.items, it)
 	q.count++
+	q.wakeDispatcher()
+}
+
+// wakeDispatcher wakes the dispatcher if it waits on an empty queue.
+func (q *inbox) wakeDispatcher() {
 	if q.popWaiting {
+		q.popWaiting = false
 		q.notEmpty.Signal()
 	}
 }
@@ -172,8 +178,8 @@ func (q *inbox) pop() (item, bool) {
 	for q.head == len(q.items) && !q.ended && !q.stopped {
 		q.popWaiting = true
 		q.notEmpty.Wait()
-		q.popWaiting = false
 	}
+	q.popWaiting = false
 	if q.stopped || q.head == len(q.items) {
 		return item{}, false
 	}
@@ -209,6 +215,7 @@ func (q *inbox) lift(delta int) {
 	q.mu.Lock()
 	q.lifted += delta
 	if q.lifted > 0 && q.pushWaits {
+		q.pushWaits = false
 		q.notFull.Signal()
 	}
 	q.mu.Unlock()
