@@ -128,19 +128,28 @@
 // -32601. An object with an id and no method is a response, never
 // answered: without result or error it gives its call a null result, and
 // "error": null beside a result is no error. A response whose id matches
-// no call is dropped and reported. None of them stops the connection.
+// no call is dropped and reported. A method the schema makes a
+// notification (session/update) is one even when it carries "id": null:
+// handled, never answered. None of them stops the connection.
 //
-// One validator (the generated decoders') checks each line in one pass.
-// Each member of a message may nest up to the decoders' depth bound,
-// counted from the member's value, so whatever the connection accepts the
-// decoders accept and re-encode: deeper params get -32602 (a notification
-// is reported instead), a deeper result or error fails its call with
-// [ErrMalformedResponse], and a deeper other member makes the line -32700.
+// One validator (the generated decoders') checks each line in one walk,
+// and the typed decoders then trust it: they decode the line without
+// validating it again. Each member of a message may nest up to the
+// decoders' depth bound, counted from the member's value, so whatever the
+// connection accepts the decoders accept and re-encode. Params nested
+// deeper, or holding a string that is not UTF-8 (and JSON otherwise), are
+// refused as the decoders would refuse them: a request is answered -32602
+// under its own id, a notification is reported; a result or error like
+// that fails its call with [ErrMalformedResponse]; any other member like
+// that makes the line -32700.
 //
-// Lines are kept in shared 64 KiB blocks that are never written again, so
-// the typed sides decode strings without copying them: a decoded string
-// shares its line's block and keeps it alive. A handler that keeps a few
-// small strings from many messages for long can strings.Clone them.
+// Lines are read straight into shared 64 KiB blocks that are never written
+// again, so the typed sides decode strings without copying them: a decoded
+// string shares its line's block and keeps it alive. A handler that keeps
+// a few small strings from many messages for long can strings.Clone them.
+// [Request.DecodeParams] gives an ordered consumer or a raw handler the
+// same decoding: params into their generated type, straight from the
+// validated line.
 //
 // Handlers must not call [Conn.Close] (or a side's Close) themselves:
 // Close waits for running handlers, so a handler would wait on itself;

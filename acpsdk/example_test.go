@@ -169,6 +169,68 @@ func ExampleConn() {
 	// in {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"method not found"}}
 }
 
+// An ordered consumer: everything the agent writes reaches one function in
+// the order it was read, so a client can decide each item knowing what came
+// before it (here: the updates before the prompt's answer). Params decode
+// into their generated types straight from the line the connection
+// validated; a request is answered through its Reply, now or later.
+func ExampleNewOrderedConn() {
+	ctx := context.Background()
+	clientToAgentR, clientToAgentW := io.Pipe()
+	agentToClientR, agentToClientW := io.Pipe()
+
+	agentImpl := &echoAgent{}
+	agent := acpsdk.NewAgentSide(clientToAgentR, agentToClientW, agentImpl, nil)
+	agentImpl.side = agent
+	defer agent.Close()
+
+	answered := make(chan struct{})
+	client := acpsdk.NewOrderedConn(agentToClientR, clientToAgentW, func(ctx context.Context, in *acpsdk.Inbound) {
+		switch in.Kind {
+		case acpsdk.InboundNotification:
+			var n gen.SessionNotification
+			if err := in.Request.DecodeParams(&n); err != nil {
+				fmt.Println("bad update:", err)
+				return
+			}
+			if chunk, ok := n.Update.(*gen.SessionUpdateAgentMessageChunk); ok {
+				fmt.Println("update:", chunk.Content.(*gen.ContentBlockText).Text)
+			}
+		case acpsdk.InboundRequest:
+			in.Reply.Answer(nil, acpsdk.ErrMethodNotFound)
+		case acpsdk.InboundResponse:
+			if in.Call != nil && in.Call.Method() == gen.MethodSessionPrompt {
+				var res gen.PromptResponse
+				if err := in.Result(&res); err == nil {
+					fmt.Println("stop reason:", res.StopReason)
+				}
+				close(answered)
+			}
+		}
+	}, nil)
+	defer client.Close()
+
+	if err := client.Call(ctx, gen.MethodInitialize, &gen.InitializeRequest{ProtocolVersion: gen.LatestProtocolVersion}, nil); err != nil {
+		panic(err)
+	}
+	var sess gen.NewSessionResponse
+	if err := client.Call(ctx, gen.MethodSessionNew, &gen.NewSessionRequest{Cwd: "/tmp", McpServers: []gen.McpServer{}}, &sess); err != nil {
+		panic(err)
+	}
+	// The answer is taken from the sequence, after the updates before it.
+	if _, err := client.Go(ctx, gen.MethodSessionPrompt, &gen.PromptRequest{
+		SessionID: sess.SessionID,
+		Prompt:    []gen.ContentBlock{&gen.ContentBlockText{Text: "hello"}},
+	}); err != nil {
+		panic(err)
+	}
+	<-answered
+
+	// Output:
+	// update: echo: hello
+	// stop reason: end_turn
+}
+
 // Run an agent as a subprocess: StartAgent starts the command with pipes
 // on its stdin and stdout and returns the client end. A real client names
 // the runtime, such as exec.Command("gemini", "--acp"); here the agent is

@@ -7,12 +7,12 @@ import (
 
 // validate checks the JSON value starting at data[i] (whitespace before it
 // allowed) and returns the offset just past it. It is the validator of the
-// connection and of the public entry points, so it walks every byte of a
-// message once: one loop over the tokens, with containers on a stack of
-// bits rather than on the call stack, and strings tested eight bytes at a
-// time inline. Nesting is counted
-// from this value: a container opened at depth MaxDepth is an ErrTooDeep
-// error. With lax, a string may hold bytes that are not UTF-8.
+// connection and of the public entry points: one loop over the tokens,
+// with containers on a stack of bits rather than on the call stack (deep
+// input costs no stack), and strings tested eight bytes at a time inline.
+// Nesting is counted from this value: a container opened at depth MaxDepth
+// is an ErrTooDeep error. With lax, a string may hold bytes that are not
+// UTF-8.
 func validate(data []byte, i int, lax bool) (int, error) {
 	// objects has bit d set when the container at depth d is an object.
 	var objects [MaxDepth/64 + 1]uint64
