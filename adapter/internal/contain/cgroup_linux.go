@@ -29,7 +29,7 @@ type cgroup struct {
 func newCgroup(parent string) (*cgroup, error) {
 	if parent == "" {
 		var err error
-		if parent, err = ownCgroup(); err != nil {
+		if parent, err = OwnCgroup(); err != nil {
 			return nil, err
 		}
 	}
@@ -176,11 +176,11 @@ func removeTree(dir string) error {
 	return os.Remove(dir)
 }
 
-// ownCgroup returns the directory of this process's cgroup v2: its path
+// OwnCgroup returns the directory of this process's cgroup v2: its path
 // from /proc/self/cgroup, under whichever cgroup2 mount shows it (never an
 // assumed /sys/fs/cgroup: a hybrid layout mounts cgroup2 at
 // /sys/fs/cgroup/unified).
-func ownCgroup() (string, error) {
+func OwnCgroup() (string, error) {
 	self, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", err

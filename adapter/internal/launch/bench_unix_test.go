@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkLocalLaunchAndReap is a full local launch of /bin/true: three
-// pipes, a new process group, the reap, closing the read ends.
+// pipes, a new process group, containment (as root a cgroup, made and
+// removed), the reap, closing the read ends.
 func BenchmarkLocalLaunchAndReap(b *testing.B) {
 	dir := b.TempDir()
 	spec := Spec{Program: "/bin/true", Dir: dir}
@@ -21,6 +22,7 @@ func BenchmarkLocalLaunchAndReap(b *testing.B) {
 		p.CloseStdin()
 		_ = p.Stdout().Close()
 		_ = p.Stderr().Close()
+		p.Release()
 	}
 }
 
