@@ -23,6 +23,15 @@ func listProcs() ([]Proc, error) {
 	return procs, nil
 }
 
+// darwinTable reads the whole table each time: one sysctl returns every
+// process with its parent and start.
+type darwinTable struct{}
+
+func newPlatformSource() source { return darwinTable{} }
+
+func (darwinTable) list() ([]Proc, error) { return listProcs() }
+func (darwinTable) token(p Proc) string   { return readToken(p) }
+
 // procOf converts the kernel's record; Start is in microseconds.
 func procOf(kp *unix.KinfoProc) Proc {
 	st := kp.Proc.P_starttime

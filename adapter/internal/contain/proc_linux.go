@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
 // procRoot is where the process table is read.
@@ -14,6 +16,12 @@ const procRoot = "/proc"
 // listProcs reads every process from /proc. A process that ends while it
 // is read is left out.
 func listProcs() ([]Proc, error) {
+	return readProcs(nil)
+}
+
+// readProcs reads the pids in /proc, and the stat of each that prev does
+// not already hold.
+func readProcs(prev map[int]Proc) ([]Proc, error) {
 	d, err := os.Open(procRoot)
 	if err != nil {
 		return nil, err
@@ -24,17 +32,54 @@ func listProcs() ([]Proc, error) {
 		return nil, err
 	}
 	procs := make([]Proc, 0, len(names))
+	var buf [statBufSize]byte
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if st, err := readStat(pid); err == nil {
-			procs = append(procs, st.Proc)
+		p, ok := prev[pid]
+		if !ok {
+			st, err := readStatInto(pid, buf[:])
+			if err != nil {
+				continue
+			}
+			p = st.Proc
 		}
+		procs = append(procs, p)
 	}
 	return procs, nil
 }
+
+// procTable is the tracked set's view of /proc. It keeps each process's
+// stat from the read that first listed it: a pid still listed at the next
+// read is taken to be the same process, so a steady table costs one
+// directory read, not a file per process. A pid reused between two reads
+// is thus taken for its predecessor; the tracked set confirms a parent
+// before it adopts a child through it, and signals only through handles
+// that check the start, so the mistake can hide a process from it, never
+// make it signal one it should not.
+type procTable struct{ prev map[int]Proc }
+
+func newPlatformSource() source { return &procTable{} }
+
+func (t *procTable) list() ([]Proc, error) {
+	procs, err := readProcs(t.prev)
+	if err != nil {
+		return nil, err
+	}
+	t.prev = make(map[int]Proc, len(procs))
+	for _, p := range procs {
+		t.prev[p.PID] = p
+	}
+	return procs, nil
+}
+
+func (*procTable) token(p Proc) string { return readToken(p) }
+
+// statBufSize holds any /proc/PID/stat line: 52 numbers and a comm of at
+// most 64 bytes.
+const statBufSize = 2048
 
 // stat is what containment reads from /proc/PID/stat.
 type stat struct {
@@ -45,11 +90,24 @@ type stat struct {
 
 // readStat reads /proc/PID/stat.
 func readStat(pid int) (stat, error) {
-	b, err := os.ReadFile(procRoot + "/" + strconv.Itoa(pid) + "/stat")
+	var buf [statBufSize]byte
+	return readStatInto(pid, buf[:])
+}
+
+// readStatInto reads /proc/PID/stat into buf with plain system calls: a
+// read of the table opens one file per process, and os.Open's poller
+// registration would double the calls.
+func readStatInto(pid int, buf []byte) (stat, error) {
+	fd, err := unix.Open(procRoot+"/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return stat{}, err
 	}
-	return parseStat(b)
+	n, err := unix.Read(fd, buf)
+	_ = unix.Close(fd)
+	if err != nil {
+		return stat{}, err
+	}
+	return parseStat(buf[:n])
 }
 
 // errBadStat is a /proc/PID/stat line of an unexpected shape.

@@ -17,7 +17,7 @@ import (
 // tracked. A descendant is tracked from the first read that sees its
 // parent tracked; one orphaned sooner is found by its token, if it kept
 // its environment.
-const scanInterval = 100 * time.Millisecond
+const scanInterval = 250 * time.Millisecond
 
 // maxKillRounds bounds a kill's stop-and-rescan rounds: a tree that keeps
 // growing (a fork bomb) is killed as far as that many rounds found it.
@@ -31,12 +31,6 @@ type source interface {
 	// token returns the containment token in p's environment, or "".
 	token(p Proc) string
 }
-
-// platformSource is the process table of this machine.
-type platformSource struct{}
-
-func (platformSource) list() ([]Proc, error) { return listProcs() }
-func (platformSource) token(p Proc) string   { return readToken(p) }
 
 // scanner reads the process table at an interval for every tracked session
 // of this process at once, so many sessions cost one read. It runs only
@@ -60,7 +54,7 @@ type scanner struct {
 }
 
 // processScanner is the scanner of this machine's process table.
-var processScanner = newScanner(platformSource{}, scanInterval)
+var processScanner = newScanner(newPlatformSource(), scanInterval)
 
 func newScanner(src source, interval time.Duration) *scanner {
 	return &scanner{src: src, interval: interval, trackers: map[*tracker]struct{}{}, tokens: map[Key]string{}}
@@ -169,8 +163,9 @@ func (s *scanner) scanLocked() {
 }
 
 // observe updates the tracked set from one read: the processes that
-// ended leave it; a process whose parent is tracked, or that carries the
-// token, joins it (repeatedly, so a whole new branch joins at once).
+// ended leave it; a process that carries the token, or whose parent is
+// tracked (confirmed afresh, as the read may hold an old entry for its
+// pid), joins it — repeatedly, so a whole new branch joins at once.
 func (t *tracker) observe(young []Proc, byPID map[int]Proc, tokens map[Key]string) {
 	for k := range t.known {
 		if p, ok := byPID[k.PID]; !ok || p.Start != k.Start {
@@ -184,8 +179,12 @@ func (t *tracker) observe(young []Proc, byPID map[int]Proc, tokens map[Key]strin
 			if p.Start < t.root.Start || t.known[k] {
 				continue
 			}
-			parent, ok := byPID[p.PPID]
-			if (ok && t.known[parent.Key()]) || (t.token != "" && tokens[k] == t.token) {
+			joins := t.token != "" && tokens[k] == t.token
+			if parent, ok := byPID[p.PPID]; !joins && ok && t.known[parent.Key()] {
+				cur, _, err := Lookup(parent.PID)
+				joins = err == nil && cur.Start == parent.Start
+			}
+			if joins {
 				t.known[k] = true
 				grew = true
 			}

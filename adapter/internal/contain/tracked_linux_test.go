@@ -131,7 +131,7 @@ func TestTD15_TrackedSetByParentAndByToken(t *testing.T) {
 	root, child, rootCmd := shellRuntime(t, "env -i setsid sleep 1000 & echo $!; exec sleep 1000")
 	adopted := sleeper(t, EnvToken+"="+token)
 	bystander := sleeper(t, EnvToken+"=another")
-	s := newScanner(platformSource{}, time.Hour)
+	s := newScanner(newPlatformSource(), time.Hour)
 	tr, err := s.track(root.PID, token)
 	require.NoError(t, err)
 	c, _, err := Lookup(child)
@@ -154,7 +154,7 @@ func TestTD15_TrackedSetKeepsWhatItSawAfterOrphaning(t *testing.T) {
 	c, _, err := Lookup(child)
 	require.NoError(t, err)
 	scanned := make(chan struct{}, 1)
-	s := newScanner(platformSource{}, time.Millisecond)
+	s := newScanner(newPlatformSource(), time.Millisecond)
 	s.scanned = func() {
 		select {
 		case scanned <- struct{}{}:
@@ -178,7 +178,7 @@ func TestTD15_TrackedSetKeepsWhatItSawAfterOrphaning(t *testing.T) {
 }
 
 func TestTD15_ScannerRunsOnlyWhileTracking(t *testing.T) {
-	s := newScanner(platformSource{}, time.Hour)
+	s := newScanner(newPlatformSource(), time.Hour)
 	root := sleeper(t)
 	a, err := s.track(root.PID, "")
 	require.NoError(t, err)
@@ -192,4 +192,19 @@ func TestTD15_ScannerRunsOnlyWhileTracking(t *testing.T) {
 	s.mu.Lock()
 	assert.Nil(t, s.stop)
 	s.mu.Unlock()
+}
+
+// BenchmarkTD15_ReadProcessTable is one read of the process table, the
+// cost the tracked set pays per interval for all its sessions together.
+func BenchmarkTD15_ReadProcessTable(b *testing.B) {
+	s := newScanner(newPlatformSource(), time.Hour)
+	root := Proc{PID: 1}
+	s.trackers[&tracker{s: s, root: root.Key(), known: map[Key]bool{}, held: map[Key]handle{}}] = struct{}{}
+	for b.Loop() {
+		s.mu.Lock()
+		s.scanLocked()
+		s.mu.Unlock()
+	}
+	procs, _ := listProcs()
+	b.ReportMetric(float64(len(procs)), "processes")
 }
