@@ -1,6 +1,8 @@
 package contain
 
 import (
+	"errors"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -29,8 +31,8 @@ type darwinTable struct{}
 
 func newPlatformSource() source { return darwinTable{} }
 
-func (darwinTable) list() ([]Proc, error) { return listProcs() }
-func (darwinTable) token(p Proc) string   { return readToken(p) }
+func (darwinTable) list() ([]Proc, error)       { return listProcs() }
+func (darwinTable) token(p Proc) (string, bool) { return readToken(p) }
 
 // procOf converts the kernel's record; Start is in microseconds.
 func procOf(kp *unix.KinfoProc) Proc {
@@ -45,13 +47,14 @@ func procOf(kp *unix.KinfoProc) Proc {
 // readToken returns the containment token in p's environment, or "" when
 // it has none or the kernel refuses to show it (another user's process).
 // kern.procargs2 holds the arguments, then the environment, each string
-// NUL-terminated.
-func readToken(p Proc) string {
+// NUL-terminated. A process in the middle of a fork, an exec or its exit
+// answers EIO for a moment: that read is not final.
+func readToken(p Proc) (string, bool) {
 	b, err := unix.SysctlRaw("kern.procargs2", p.PID)
 	if err != nil {
-		return ""
+		return "", !errors.Is(err, unix.EIO)
 	}
-	return tokenIn(b)
+	return tokenIn(b), true
 }
 
 // Lookup returns the process at pid now, and whether it has ended but

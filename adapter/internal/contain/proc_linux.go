@@ -75,7 +75,9 @@ func (t *procTable) list() ([]Proc, error) {
 	return procs, nil
 }
 
-func (*procTable) token(p Proc) string { return readToken(p) }
+// token is final whatever the read met: another user's environment
+// stays unreadable, and a process that ended is gone.
+func (*procTable) token(p Proc) (string, bool) { return readToken(p), true }
 
 // statBufSize holds any /proc/PID/stat line: 52 numbers and a comm of at
 // most 64 bytes.

@@ -28,8 +28,10 @@ const maxKillRounds = 64
 type source interface {
 	// list returns every process now.
 	list() ([]Proc, error)
-	// token returns the containment token in p's environment, or "".
-	token(p Proc) string
+	// token returns the containment token in p's environment, or "";
+	// final is false when the read failed for a passing reason and
+	// should be tried again at the next read.
+	token(p Proc) (tok string, final bool)
 }
 
 // scanner reads the process table at an interval for every tracked session
@@ -46,8 +48,8 @@ type scanner struct {
 	// serialises the reads.
 	mu       sync.Mutex
 	trackers map[*tracker]struct{}
-	// tokens caches each young process's token, read once; a read drops
-	// the processes that ended.
+	// tokens caches each young process's token, read once (or until a
+	// read is final); a read drops the processes that ended.
 	tokens map[Key]string
 	stop   chan struct{}
 	done   chan struct{}
@@ -152,7 +154,10 @@ func (s *scanner) scanLocked() {
 		k := p.Key()
 		tok, seen := s.tokens[k]
 		if !seen {
-			tok = s.src.token(p)
+			var final bool
+			if tok, final = s.src.token(p); !final {
+				continue
+			}
 		}
 		tokens[k] = tok
 	}

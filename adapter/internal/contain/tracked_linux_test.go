@@ -75,7 +75,7 @@ func (s staleSource) list() ([]Proc, error) {
 	return procs, err
 }
 
-func (staleSource) token(p Proc) string { return readToken(p) }
+func (staleSource) token(p Proc) (string, bool) { return readToken(p), true }
 
 // The tracked set believes pid P is a descendant it saw, but P now belongs
 // to an unrelated process: nothing is sent to it, because every signal
