@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,7 +116,7 @@ func TestTD15_CgroupLifecycle(t *testing.T) {
 	cg.closeFD()
 	procs, err := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{itoa(cmd.Process.Pid)}, strings.Fields(string(procs)), "started inside")
+	assert.Equal(t, []string{strconv.Itoa(cmd.Process.Pid)}, strings.Fields(string(procs)), "started inside")
 
 	// Not empty yet: the bounded wait says so.
 	empty, err := cg.awaitEmpty(time.Now())

@@ -1,9 +1,6 @@
 package contain
 
-import (
-	"bytes"
-	"errors"
-)
+import "bytes"
 
 // Proc is one process as a read of the process table saw it.
 type Proc struct {
@@ -24,10 +21,6 @@ type Key struct {
 
 // Key is p's identity.
 func (p Proc) Key() Key { return Key{PID: p.PID, Start: p.Start} }
-
-// errGone reports that no process with a key's pid and start exists any
-// more: it ended, and the pid may now belong to another process.
-var errGone = errors.New("contain: the process is gone")
 
 // tokenIn returns the value of EnvToken in env, a process's environment as
 // NUL-separated NAME=value strings (on macOS preceded by its arguments),

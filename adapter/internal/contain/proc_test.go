@@ -1,7 +1,6 @@
 package contain
 
 import (
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,5 +31,3 @@ func FuzzTokenIn(f *testing.F) {
 		}
 	})
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

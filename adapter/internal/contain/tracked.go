@@ -3,6 +3,7 @@
 package contain
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -22,6 +23,10 @@ const scanInterval = 250 * time.Millisecond
 // maxKillRounds bounds a kill's stop-and-rescan rounds: a tree that keeps
 // growing (a fork bomb) is killed as far as that many rounds found it.
 const maxKillRounds = 64
+
+// errGone reports that no process with a key's pid and start exists any
+// more: it ended, and the pid may now belong to another process.
+var errGone = errors.New("contain: the process is gone")
 
 // source is where the tracked set reads the process table; tests wrap the
 // platform's to replay a stale read.
