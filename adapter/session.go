@@ -50,9 +50,6 @@ type session struct {
 
 	watchStop chan struct{}
 	watchDone chan struct{}
-	// requests counts request handlers still running, so teardown can
-	// wait for their answers before flushing (TD-1).
-	requests sync.WaitGroup
 
 	stopOnce sync.Once
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,9 +33,15 @@ type pump struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	// cancels tracks session/cancel sends still queuing, so teardown can
-	// flush them with the other answers (TD-1).
-	cancels sync.WaitGroup
+	// sends are the answers and session/cancel notifications being
+	// queued off the pump, each closed once queued (sendOff), so
+	// teardown can wait for those sent before it asked (TD-1). Only the
+	// pump reads and writes the list; a WaitGroup would not do, as the
+	// pump keeps answering while teardown waits.
+	sends []chan struct{}
+	// pruneAt is the length of sends at which the queued ones are next
+	// dropped from it.
+	pruneAt int
 
 	norm      normalize.Normalizer
 	caps      normalize.Capabilities
@@ -256,12 +263,16 @@ func (p *pump) handle(m any) {
 	case pumpAnswerOpen:
 		p.closing = true
 		p.drainRequests()
-		// Ack once every session/cancel is queued, so the flush that
-		// follows writes them too; teardown bounds the wait.
+		// Ack once every answer and session/cancel sent so far is queued,
+		// so the flush that follows writes them too; teardown bounds the
+		// wait. What is answered later is not waited for.
+		sent := slices.Clone(p.sends)
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.cancels.Wait()
+			for _, done := range sent {
+				<-done
+			}
 			close(m.ack)
 		}()
 	}
@@ -368,13 +379,33 @@ func (p *pump) response(m pumpResponse) {
 // answer sends a request's answer off the pump, so a runtime that stopped
 // reading cannot stall it; teardown waits for these (TD-1).
 func (p *pump) answer(r replier, result any, err error) {
-	p.s.requests.Add(1)
+	p.sendOff(func() { r.Answer(result, err) })
+}
+
+// sendOff runs send (a write queued on the connection) on its own
+// goroutine and tracks it in p.sends until it returns; the returned
+// channel closes then.
+func (p *pump) sendOff(send func()) <-chan struct{} {
+	if len(p.sends) >= p.pruneAt {
+		p.sends = slices.DeleteFunc(p.sends, func(done chan struct{}) bool {
+			select {
+			case <-done:
+				return true
+			default:
+				return false
+			}
+		})
+		p.pruneAt = max(2*len(p.sends), 16)
+	}
+	done := make(chan struct{})
+	p.sends = append(p.sends, done)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		defer p.s.requests.Done()
-		r.Answer(result, err)
+		defer close(done)
+		send()
 	}()
+	return done
 }
 
 // request answers an agent-initiated request (PM-1..PM-5, TU-8, PM-7).

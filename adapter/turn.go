@@ -222,13 +222,9 @@ func (p *pump) beginEnd(o normalize.Outcome) {
 	t.timer = time.NewTimer(p.s.readTimeout)
 	conn, id := p.s.conn, p.sessionID
 	// Sent off the pump: a runtime that stopped reading must not stall it.
-	p.wg.Add(1)
-	p.cancels.Add(1)
-	go func() {
-		defer p.wg.Done()
-		defer p.cancels.Done()
+	p.sendOff(func() {
 		_ = conn.Notify(p.ctx, gen.MethodSessionCancel, &gen.CancelNotification{SessionID: gen.SessionID(id)})
-	}()
+	})
 }
 
 // timerFired: the read-timeout wait of an end attempt or of a failed write
