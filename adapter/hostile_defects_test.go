@@ -3,7 +3,12 @@ package adapter
 import (
 	"context"
 	"flag"
+	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/adapter/internal/hostile"
 )
@@ -29,4 +34,37 @@ func TestTD1_RequestsDuringStopNeverPanic(t *testing.T) {
 			t.Fatalf("iteration %d: StopSession: %v", i, err)
 		}
 	}
+}
+
+// TestTU7_PM6_StaleCancelNeverReachesTheNextTurn: a turn whose attempt the
+// adapter ends (PM-6: a permission with nothing to refuse) sends one
+// session/cancel; when the runtime answers right after the request, in the
+// same write, the turn ends at once and the next RunTurn follows. That
+// cancel belongs to the ended turn: it must reach the wire before the next
+// prompt, never after it, where the runtime (which here answers a cancel
+// with "cancelled", as runtimes do) would cancel the new turn, ending it
+// turn_failed. The next turn pauses before answering, so a cancel behind
+// its prompt is read in time.
+func TestTU7_PM6_StaleCancelNeverReachesTheNextTurn(t *testing.T) {
+	person := hostile.Step{Kind: hostile.StepPerson}
+	plan := planOf(
+		hostile.Turn{End: hostile.Ending{Kind: hostile.EndPerson, Person: person, React: hostile.ReactAnswerAtOnce}},
+		hostile.Turn{Pre: []hostile.Step{{Kind: hostile.StepDelay, Delay: 10 * time.Millisecond}}, End: endTurn},
+	)
+	synctest.Test(t, func(t *testing.T) {
+		r := newHostileRig(t, true, plan)
+		for i := range *defectLoops {
+			s := r.start(uint64(i), hostile.Size{}, defaultTestReadTimeout)
+			res, _, _ := r.turn(context.Background(), s, 0)
+			if res.Outcome != EventTurnInputRequired {
+				t.Fatalf("iteration %d: turn 0 ended %s %q, want turn_input_required", i, res.Outcome, res.Message)
+			}
+			res, err, _ := r.turn(context.Background(), s, 1)
+			require.NoError(t, r.a.StopSession(context.Background(), s))
+			if err != nil {
+				t.Fatalf("iteration %d: turn 1 ended %s %q, want turn_completed; the runtime's trace:\n%s",
+					i, res.Outcome, res.Message, strings.Join(r.record(s).Trace, "\n"))
+			}
+		}
+	})
 }

@@ -42,6 +42,9 @@ type pump struct {
 	// pruneAt is the length of sends at which the queued ones are next
 	// dropped from it.
 	pruneAt int
+	// lastCancel closes once the last session/cancel is queued; the next
+	// prompt is queued after it (TU-7, PM-6).
+	lastCancel <-chan struct{}
 
 	norm      normalize.Normalizer
 	caps      normalize.Capabilities

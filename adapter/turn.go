@@ -192,6 +192,19 @@ func (p *pump) startTurn(req *turnRequest) {
 		p.endTurn(*o, nil)
 		return
 	}
+	// A session/cancel names no prompt: the one an earlier turn sent
+	// must reach the wire ahead of this prompt, or the runtime would take
+	// it for this turn's (TU-7, PM-6). The wait is the prompt's own wait
+	// for queue space, bounded the same way.
+	if queued := p.lastCancel; queued != nil {
+		select {
+		case <-queued:
+			p.lastCancel = nil
+		case <-t.ctx.Done():
+			p.promptFailed(t.ctx.Err())
+			return
+		}
+	}
 	params := &gen.PromptRequest{
 		SessionID: gen.SessionID(p.sessionID),
 		Prompt:    []gen.ContentBlock{&gen.ContentBlockText{Text: req.prompt}},
@@ -222,7 +235,7 @@ func (p *pump) beginEnd(o normalize.Outcome) {
 	t.timer = time.NewTimer(p.s.readTimeout)
 	conn, id := p.s.conn, p.sessionID
 	// Sent off the pump: a runtime that stopped reading must not stall it.
-	p.sendOff(func() {
+	p.lastCancel = p.sendOff(func() {
 		_ = conn.Notify(p.ctx, gen.MethodSessionCancel, &gen.CancelNotification{SessionID: gen.SessionID(id)})
 	})
 }
