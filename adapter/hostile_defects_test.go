@@ -2,8 +2,11 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -68,3 +71,74 @@ func TestTU7_PM6_StaleCancelNeverReachesTheNextTurn(t *testing.T) {
 		}
 	})
 }
+
+// TestTU2_EndedContextNeverStartsATurn: a context that ended before
+// RunTurn, or ends while the pump is offering the turn's start, must
+// return the context's error with no event and no prompt sent (TU-2):
+// the pump must not start a turn its caller gave up on. Inside a synctest
+// bubble, handshakeCtx ends (or is seen ended) exactly when the pump is
+// blocked offering the start, so both are ready at RunTurn's wait.
+func TestTU2_EndedContextNeverStartsATurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newHostileRig(t, true, planOf(hostile.Turn{End: endTurn}))
+		s := r.start(0, hostile.Size{}, defaultTestReadTimeout)
+		for _, endedBefore := range []bool{true, false} {
+			for i := range *defectLoops {
+				ctx := newHandshakeCtx(endedBefore)
+				res, err, evs := r.turn(ctx, s, 0)
+				if !errors.Is(err, context.Canceled) || len(evs) > 0 {
+					t.Fatalf("ended before the call %v, iteration %d: RunTurn returned %v (%s %q) after %d events, want context.Canceled and none",
+						endedBefore, i, err, res.Outcome, res.Message, len(evs))
+				}
+			}
+		}
+		res, err, _ := r.turn(context.Background(), s, 0)
+		require.NoError(t, err, "%+v", res)
+		require.NoError(t, r.a.StopSession(context.Background(), s))
+		var prompts []string
+		for _, line := range r.record(s).Trace {
+			if strings.HasPrefix(line, "read prompt") {
+				prompts = append(prompts, line)
+			}
+		}
+		require.Len(t, prompts, 1, "only the last turn's prompt reaches the runtime")
+	})
+}
+
+// handshakeCtx is a context for TU-2's race, inside a synctest bubble: at
+// the second look at its Done channel (RunTurn's wait for the pump's
+// answer) it first waits until every other goroutine is blocked, the pump
+// then offering the start, and ends there unless it had ended before.
+type handshakeCtx struct {
+	done  chan struct{}
+	looks atomic.Int32
+	end   sync.Once
+}
+
+func newHandshakeCtx(endedBefore bool) *handshakeCtx {
+	c := &handshakeCtx{done: make(chan struct{})}
+	if endedBefore {
+		c.end.Do(func() { close(c.done) })
+	}
+	return c
+}
+
+func (c *handshakeCtx) Done() <-chan struct{} {
+	if c.looks.Add(1) == 2 {
+		synctest.Wait()
+		c.end.Do(func() { close(c.done) })
+	}
+	return c.done
+}
+
+func (c *handshakeCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (c *handshakeCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *handshakeCtx) Value(any) any               { return nil }

@@ -83,6 +83,7 @@ func (r *hostileRig) start(seed uint64, size hostile.Size, readTimeout time.Dura
 	if err != nil {
 		r.t.Fatalf("StartSession: %v", err)
 	}
+	r.t.Cleanup(func() { _ = r.a.StopSession(context.Background(), s) })
 	return s
 }
 

@@ -82,6 +82,9 @@ func (a *Adapter) RunTurn(ctx context.Context, sess Session, p TurnParams) (Turn
 		return TurnResult{SessionID: s.id, Kind: err.Kind, Message: err.Message}, err
 	}
 	defer s.inTurn.Store(false)
+	if err := ctx.Err(); err != nil {
+		return TurnResult{SessionID: s.id}, err // TU-2: no turn for a caller that gave up
+	}
 
 	req := &turnRequest{
 		ctx:     ctx,
@@ -170,6 +173,13 @@ func (p *pump) startTurn(req *turnRequest) {
 		return // TU-2: the caller gave up first; this turn never starts
 	}
 	if refusal != nil {
+		return
+	}
+	// TU-2: the start is decided here, after the caller took the
+	// acceptance; a caller whose context has ended by now gave up before
+	// the turn started, so it gets the context's error and nothing else.
+	if err := req.ctx.Err(); err != nil {
+		req.reply <- turnReply{result: TurnResult{SessionID: p.sessionID}, err: err}
 		return
 	}
 	t := &turnState{ctx: req.ctx, onEvent: req.onEvent, reply: req.reply}
