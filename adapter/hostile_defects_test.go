@@ -142,3 +142,44 @@ func (c *handshakeCtx) Err() error {
 
 func (c *handshakeCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (c *handshakeCtx) Value(any) any               { return nil }
+
+// TestSS2_SS3_SecretAcrossTheLineCutIsMasked: a runtime that exits before
+// initialize with a secret of its environment on stderr, placed across the
+// collector's 64 KiB line cut (most of it before the cut, its end after),
+// or split by an escape sequence: no piece of it may reach the early exit
+// report's tail (SS-3), the stderr records logged while draining or
+// re-logged after the failed start (SS-2, LOG-21), or any other record.
+func TestSS2_SS3_SecretAcrossTheLineCutIsMasked(t *testing.T) {
+	for _, straddle := range []int{1, secretProbe, len(hostileSecret) / 2, len(hostileSecret) - 1} {
+		plan := func(seed uint64, _ hostile.Size) hostile.Plan {
+			return hostile.Plan{Seed: seed, ExitBeforeInit: true, ExitCode: 3, Stderr: []hostile.StderrLine{
+				{Secret: true, Straddle: straddle},
+				{Secret: true, Escape: true},
+				{Secret: true},
+			}}
+		}
+		r := newHostileRig(t, true, plan)
+		_, err := r.a.StartSession(context.Background(), r.params(0, hostile.Size{}, defaultTestReadTimeout))
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "the agent runtime exited before responding: exit status 3")
+		var texts []string
+		for e := error(err); e != nil; e = errors.Unwrap(e) {
+			texts = append(texts, e.Error())
+		}
+		for _, rec := range r.log.all() {
+			texts = append(texts, rec.Message)
+			for k, v := range rec.Attrs {
+				texts = append(texts, k+"="+v)
+			}
+		}
+		for _, text := range texts {
+			if piece, ok := leaksSecret(text); ok {
+				t.Fatalf("straddle %d: %q of the secret in %q", straddle, piece, tail(text, 120))
+			}
+		}
+		require.NotEmpty(t, r.log.find("agent stderr"), "the stderr lines were logged")
+	}
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string { return s[max(len(s)-n, 0):] }
