@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,3 +186,72 @@ func TestSS2_SS3_SecretAcrossTheLineCutIsMasked(t *testing.T) {
 
 // tail is the last n bytes of s.
 func tail(s string, n int) string { return s[max(len(s)-n, 0):] }
+
+// TestEV11_LOG22_EventsDroppedBetweenTurnsAreCountedLoggedAndTold: a runtime
+// that floods chunks between turns overflows the queue kept for the next
+// turn (EV-11). The newest are delivered; the drop is counted, logged at
+// Warn with the count and the bound, and the next turn is told how many
+// events it did not get, before the ones it gets.
+func TestEV11_LOG22_EventsDroppedBetweenTurnsAreCountedLoggedAndTold(t *testing.T) {
+	const chunks = 5000
+	flood := hostile.Step{Kind: hostile.StepFlood}
+	for i := range chunks {
+		flood.Seqs = append(flood.Seqs, i+1)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		r := newHostileRig(t, true, planOf(hostile.Turn{End: endTurn, Post: []hostile.Step{flood}}, hostile.Turn{End: endTurn}))
+		s := r.start(0, hostile.Size{}, defaultTestReadTimeout)
+		_, err, _ := r.turn(context.Background(), s, 0)
+		require.NoError(t, err)
+		// The whole flood is read between the turns.
+		synctest.Wait()
+		_, err, evs := r.turn(context.Background(), s, 1)
+		require.NoError(t, err)
+		checkOverflowTold(t, r, evs, chunks)
+	})
+}
+
+// checkOverflowTold checks the drop of EV-11's queue told to the turn
+// that got evs, the chunks before it numbered 1 to chunks.
+func checkOverflowTold(t *testing.T, r *hostileRig, evs []Event, chunks int) {
+	var notice string
+	var seqs []int
+	for _, ev := range evs {
+		if strings.Contains(ev.Message, "were dropped") {
+			require.Empty(t, seqs, "the notice comes before the queued events")
+			notice = ev.Message
+		}
+		seqs = append(seqs, seqsIn(ev.Message)...)
+	}
+	recs := r.log.find(logQueueOverflow)
+	require.Len(t, recs, 1, "one record for the drop")
+	require.Equal(t, "WARN", recs[0].Level.String())
+	require.Equal(t, strconv.Itoa(maxQueued), recs[0].Attrs["bound"])
+	count, err := strconv.Atoi(recs[0].Attrs["count"])
+	require.NoError(t, err)
+	require.Equal(t, fmt.Sprintf(msgQueueOverflow, count, maxQueued), notice, "the next turn is told the count")
+	// The newest survive, in order, up to the last chunk; each chunk is
+	// two events (its own and its message's), so what was dropped covers
+	// what is missing.
+	require.NotEmpty(t, seqs)
+	require.Equal(t, chunks, seqs[len(seqs)-1])
+	for i, seq := range seqs {
+		require.Equal(t, seqs[0]+i, seq, "events in wire order, none lost after the drop")
+	}
+	require.GreaterOrEqual(t, count, seqs[0]-1, "every missing chunk is counted")
+	require.Empty(t, r.log.find(logDroppingQueued))
+}
+
+// seqRE finds the sequence numbers the hostile runtime writes in its text
+// chunks and tool titles.
+var seqRE = regexp.MustCompile(`\bs([0-9]+)\b`)
+
+// seqsIn returns the sequence numbers in an event message, in order.
+func seqsIn(msg string) []int {
+	var out []int
+	for _, m := range seqRE.FindAllStringSubmatch(msg, -1) {
+		n, _ := strconv.Atoi(m[1])
+		out = append(out, n)
+	}
+	return out
+}

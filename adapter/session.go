@@ -162,6 +162,7 @@ const (
 	msgStartCancelled    = "session start was cancelled"
 	msgLoadHoldCancelled = "session start was cancelled while deferring session/load"
 	msgSessionNotStarted = "the session was never started"
+	msgQueueOverflow     = "%d events that arrived between turns were dropped: at most %d are kept for the next turn"
 )
 
 // teardownAnswer is the answer to a request still open at teardown (TD-1):

@@ -73,10 +73,15 @@ type pump struct {
 	measured bool
 	model    string
 	draining bool
+
+	// dropped counts the events dropped from a full queue since a turn
+	// last started (EV-11); the next turn is told.
+	dropped int
 }
 
 // maxQueued bounds the events kept between turns; past it the oldest go,
-// so a runtime chattering between turns cannot grow memory without bound.
+// counted, so a runtime chattering between turns cannot grow memory
+// without bound.
 const maxQueued = 4096
 
 // Pump messages. The first group is what the connection read, posted by
@@ -291,6 +296,7 @@ func (p *pump) emit(evs ...normalize.Event) {
 		}
 		if len(p.queue) == maxQueued {
 			p.queue = p.queue[1:]
+			p.dropped++
 		}
 		p.queue = append(p.queue, e)
 	}
@@ -583,10 +589,22 @@ func (p *pump) shutdown() {
 	} else if t != nil {
 		p.endTurn(p.lostOutcome(), errors.New("session stopped"))
 	}
+	p.logOverflow()
 	if n := len(p.queue); n > 0 {
 		p.s.log.Warn(logDroppingQueued, "count", n)
 		p.queue = nil
 	}
+}
+
+// logOverflow logs the events dropped from a full queue since a turn last
+// started and returns how many there were (EV-11).
+func (p *pump) logOverflow() int {
+	n := p.dropped
+	if n > 0 {
+		p.dropped = 0
+		p.s.log.Warn(logQueueOverflow, "count", n, "bound", maxQueued)
+	}
+	return n
 }
 
 // promptError classifies the error of a session/prompt call.

@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/segmentio/encoding/json"
@@ -188,6 +189,11 @@ func (p *pump) startTurn(req *turnRequest) {
 	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(EventSessionStarted), Time: now, Message: msgSessionStarted}))
 	if msg, ok := p.caps.Notice(); ok {
 		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.Notification, Time: now, Message: msg}))
+	}
+	// EV-11: the turn is told how many events a full queue dropped; they
+	// were the oldest, so the notice stands where they would have.
+	if n := p.logOverflow(); n > 0 {
+		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.Notification, Time: now, Message: fmt.Sprintf(msgQueueOverflow, n, maxQueued)}))
 	}
 	// EV-11 and EV-7: what arrived between turns, then the message that
 	// was still accumulating, dated at its last chunk.
