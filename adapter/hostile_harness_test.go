@@ -38,6 +38,8 @@ type hostileRig struct {
 	mem *hostile.Launcher
 	log *captureHandler
 	dir string
+	// plan is the plan the property suite runs, for its checks.
+	plan hostile.Plan
 }
 
 // newHostileRig builds the rig; plan, when set, replaces the generated

@@ -55,7 +55,21 @@ type Turn struct {
 	// call is the last step of Pre, and its tool_result event is emitted
 	// the moment it is read.
 	CancelAt int
+	// Abandon: before the turn, the test calls RunTurn with a context
+	// that has ended (AbandonBefore) or ends while the turn is being
+	// started (AbandonDuring); no turn may start for it (TU-2).
+	Abandon Abandon
 }
+
+// Abandon is a call the test gives up on before its turn starts.
+type Abandon int
+
+// The abandoned calls.
+const (
+	AbandonNone Abandon = iota
+	AbandonBefore
+	AbandonDuring
+)
 
 // StepKind is one thing the runtime writes.
 type StepKind int
@@ -242,6 +256,9 @@ func (g *gen) pick(weights ...int) int {
 
 func (g *gen) turn() Turn {
 	var t Turn
+	if g.r.IntN(8) == 0 {
+		t.Abandon = Abandon(1 + g.r.IntN(2))
+	}
 	for range g.r.IntN(g.size.Steps + 1) {
 		t.Pre = append(t.Pre, g.step(false))
 	}
@@ -423,6 +440,9 @@ func (p Plan) String() string {
 		fmt.Fprintf(&b, "\n  turn %d: pre=%s end=%s post=%s", i, steps(t.Pre), t.End, steps(t.Post))
 		if t.CancelAt > 0 {
 			fmt.Fprintf(&b, " cancel-at=s%d", t.CancelAt)
+		}
+		if t.Abandon != AbandonNone {
+			fmt.Fprintf(&b, " abandon=%s", [...]string{"", "before", "during"}[t.Abandon])
 		}
 	}
 	return b.String()
