@@ -290,6 +290,10 @@ func (r *runner) prompt(m fakeagent.Msg) (exit bool, code int) {
 		return false, 0
 	}
 	t := r.p.Turns[i]
+	// A runtime takes a moment before it answers, and reads what arrived
+	// right behind the prompt: a cancel there is this prompt's. (In a
+	// synctest bubble the moment lasts until everything else waits.)
+	r.delay(time.Millisecond)
 	for _, s := range t.Pre {
 		r.poll()
 		if r.cancelled && t.End.Kind != EndAwaitCancel {
