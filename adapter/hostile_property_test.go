@@ -375,9 +375,10 @@ func checkTurn(t *testing.T, plan hostile.Plan, i int, run turnRun, mem bool) {
 	}
 	if mem {
 		// On the bubble's clock a turn takes what the runtime waits
-		// (its delays) and at most one read timeout of an end attempt;
+		// (its delays and pauses, the earlier turns' too, which may
+		// still run) and at most one read timeout of an end attempt;
 		// the turn start's own bound never runs out.
-		var delays time.Duration
+		delays := time.Duration(i+1) * hostile.Settle
 		for _, pt := range plan.Turns[:i+1] {
 			for _, s := range slices.Concat(pt.Pre, pt.Post) {
 				delays += s.Delay

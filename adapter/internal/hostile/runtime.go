@@ -99,6 +99,10 @@ func ReadRecord(text string) Record {
 	return r
 }
 
+// Settle is the runtime's pause at each prompt of the plan before it
+// writes anything.
+const Settle = time.Millisecond
+
 // Run is the runtime: it answers the handshake, runs turn i of p for the
 // prompt Prompt(i) and answers anything else the way a minimal runtime
 // would, until its input ends. It returns the exit status. stderr receives
@@ -293,7 +297,7 @@ func (r *runner) prompt(m fakeagent.Msg) (exit bool, code int) {
 	// A runtime takes a moment before it answers, and reads what arrived
 	// right behind the prompt: a cancel there is this prompt's. (In a
 	// synctest bubble the moment lasts until everything else waits.)
-	r.delay(time.Millisecond)
+	r.delay(Settle)
 	for _, s := range t.Pre {
 		r.poll()
 		if r.cancelled && t.End.Kind != EndAwaitCancel {
