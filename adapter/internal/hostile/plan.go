@@ -358,7 +358,7 @@ func (g *gen) ending() Ending {
 	if g.size.NoExits {
 		exits = 0
 	}
-	switch g.pick(40, 10, 3, 4, 3, 14, 14, exits, exits/2) {
+	switch g.pick(30, 10, 3, 4, 3, 20, 14, exits, exits/2) {
 	case 0:
 		return Ending{Kind: EndAnswer, StopReason: "end_turn"}
 	case 1:
@@ -371,7 +371,13 @@ func (g *gen) ending() Ending {
 	case 4:
 		return Ending{Kind: EndUndecodable}
 	case 5:
-		return Ending{Kind: EndPerson, Person: Step{Kind: StepPerson, Elicit: g.r.IntN(2) == 0}, React: React(g.r.IntN(4))}
+		// Half of them answer at once: the answer then races the
+		// adapter's cancel, the pattern of issue #22's stale cancel.
+		react := ReactAnswerAtOnce
+		if g.r.IntN(2) == 0 {
+			react = React(1 + g.r.IntN(3))
+		}
+		return Ending{Kind: EndPerson, Person: Step{Kind: StepPerson, Elicit: g.r.IntN(2) == 0}, React: react}
 	case 6:
 		return Ending{Kind: EndAwaitCancel, React: React(1 + g.r.IntN(3))}
 	case 7:
