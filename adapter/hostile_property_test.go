@@ -40,7 +40,9 @@ var hostileRegressions = []uint64{
 }
 
 // propertySize is the size of the plans the suite draws.
-var propertySize = hostile.Size{Turns: 6, Steps: 8, Flood: 2500, Delay: 20 * time.Millisecond}
+// Its floods are mostly over what the queue between turns keeps (4,096
+// events, two a chunk).
+var propertySize = hostile.Size{Turns: 6, Steps: 8, Flood: 2600, Delay: 20 * time.Millisecond}
 
 // propertyReadTimeout is the sessions' read timeout: a bound on a bubble's
 // clock, so long enough never to be reached by work; in a child it bounds
@@ -137,6 +139,9 @@ func runSeed(t *testing.T, mem bool, plan hostile.Plan, size hostile.Size) {
 	}
 	runs := make([]turnRun, len(plan.Turns))
 	for i, pt := range plan.Turns {
+		if pt.Settled && mem {
+			synctest.Wait()
+		}
 		if pt.Abandon != hostile.AbandonNone {
 			abandonTurn(t, r, s, i, pt.Abandon, mem)
 		}

@@ -59,6 +59,11 @@ type Turn struct {
 	// that has ended (AbandonBefore) or ends while the turn is being
 	// started (AbandonDuring); no turn may start for it (TU-2).
 	Abandon Abandon
+	// Settled: in memory, the test lets everything written before the
+	// turn be read before it calls RunTurn (the turn then meets what the
+	// runtime wrote between the turns as queued events and latched
+	// endings); otherwise the two race.
+	Settled bool
 }
 
 // Abandon is a call the test gives up on before its turn starts.
@@ -201,7 +206,8 @@ type Size struct {
 	Turns int
 	// Steps is the most steps before and after an answer.
 	Steps int
-	// Flood is how many chunks a flood writes (0: no floods).
+	// Flood is the most chunks a flood writes, at least three quarters
+	// of it (0: no floods).
 	Flood int
 	// Delay is the longest delay step.
 	Delay time.Duration
@@ -259,6 +265,7 @@ func (g *gen) turn() Turn {
 	if g.r.IntN(8) == 0 {
 		t.Abandon = Abandon(1 + g.r.IntN(2))
 	}
+	t.Settled = g.r.IntN(2) == 0
 	for range g.r.IntN(g.size.Steps + 1) {
 		t.Pre = append(t.Pre, g.step(false))
 	}
@@ -279,7 +286,7 @@ func (g *gen) turn() Turn {
 func (g *gen) step(between bool) Step {
 	floods := 0
 	if between && g.size.Flood > 0 && !g.size.NoExits {
-		floods = 3
+		floods = 5
 	}
 	persons := 0
 	if between {
@@ -328,7 +335,7 @@ func (g *gen) step(between bool) Step {
 		return Step{Kind: StepDelay, Delay: d}
 	default:
 		s := Step{Kind: StepFlood}
-		n := g.size.Flood/2 + g.r.IntN(g.size.Flood/2+1)
+		n := g.size.Flood*3/4 + g.r.IntN(g.size.Flood/4+1)
 		for range n {
 			s.Seqs = append(s.Seqs, g.next())
 		}
