@@ -24,8 +24,8 @@ import (
 // The property suite's sizes: make test runs these; `make fuzz` runs
 // FuzzHostileRuntime over the seed for as long as FUZZTIME says.
 var (
-	hostileSeeds      = flag.Int("hostile-seeds", 48, "seeds TestDI9_EV13_HostileRuntimeSeeds runs in memory")
-	hostileChildSeeds = flag.Int("hostile-child-seeds", 4, "seeds it runs as child processes, with the fd, process and temp-dir checks")
+	hostileSeeds      = flag.Int("hostile-seeds", 32, "seeds TestDI9_EV13_HostileRuntimeSeeds runs in memory")
+	hostileChildSeeds = flag.Int("hostile-child-seeds", 3, "seeds it runs as child processes, with the fd, process and temp-dir checks")
 	hostileBase       = flag.Uint64("hostile-base", 0, "first seed of TestDI9_EV13_HostileRuntimeSeeds (0: a random one, logged)")
 )
 
@@ -50,7 +50,7 @@ var hostileRegressions = []uint64{
 // regressionRuns is how often each regression seed runs: some of what
 // they found (the stale cancel) is an ordering that a run meets only
 // sometimes.
-const regressionRuns = 8
+const regressionRuns = 5
 
 // propertySize is the size of the plans the suite draws.
 // Its floods are mostly over what the queue between turns keeps (4,096

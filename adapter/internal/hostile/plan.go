@@ -211,9 +211,10 @@ type Size struct {
 	Flood int
 	// Delay is the longest delay step.
 	Delay time.Duration
-	// NoExits leaves out early exits, oversize lines and floods (a soak
-	// of many turns on one session).
-	NoExits bool
+	// Steady leaves out early exits, oversize lines, floods, delays and
+	// endings that wait out a read timeout: a soak of many turns on one
+	// session, or many sessions at once.
+	Steady bool
 }
 
 // MaxLineBytes is the stderr collector's line bound, which Straddle cuts
@@ -224,7 +225,7 @@ const MaxLineBytes = 64 << 10
 func Generate(seed uint64, size Size) Plan {
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc908)), size: size}
 	p := Plan{Seed: seed}
-	if !size.NoExits && g.r.IntN(40) == 0 {
+	if !size.Steady && g.r.IntN(40) == 0 {
 		p.ExitBeforeInit, p.ExitCode = true, 1+g.r.IntN(120)
 		p.Stderr = g.stderrLines()
 		return p
@@ -285,14 +286,17 @@ func (g *gen) turn() Turn {
 
 func (g *gen) step(between bool) Step {
 	floods := 0
-	if between && g.size.Flood > 0 && !g.size.NoExits {
+	if between && g.size.Flood > 0 && !g.size.Steady {
 		floods = 5
 	}
-	persons := 0
+	persons, delays := 0, 6
 	if between {
 		persons = 3
 	}
-	switch g.pick(30, 10, 3, 2, 2, 1, 8, persons, 5, 3, 2, 2, 2, 2, 5, 6, floods) {
+	if g.size.Steady {
+		delays = 0
+	}
+	switch g.pick(30, 10, 3, 2, 2, 1, 8, persons, 5, 3, 2, 2, 2, 2, 5, delays, floods) {
 	case 0:
 		s := Step{Kind: StepChunks}
 		for range 1 + g.r.IntN(3) {
@@ -362,7 +366,7 @@ func (g *gen) stderrLines() []StderrLine {
 
 func (g *gen) ending() Ending {
 	exits := 4
-	if g.size.NoExits {
+	if g.size.Steady {
 		exits = 0
 	}
 	switch g.pick(30, 10, 3, 4, 3, 20, 14, exits, exits/2) {
@@ -382,16 +386,24 @@ func (g *gen) ending() Ending {
 		// adapter's cancel, the pattern of issue #22's stale cancel.
 		react := ReactAnswerAtOnce
 		if g.r.IntN(2) == 0 {
-			react = React(1 + g.r.IntN(3))
+			react = g.react()
 		}
 		return Ending{Kind: EndPerson, Person: Step{Kind: StepPerson, Elicit: g.r.IntN(2) == 0}, React: react}
 	case 6:
-		return Ending{Kind: EndAwaitCancel, React: React(1 + g.r.IntN(3))}
+		return Ending{Kind: EndAwaitCancel, React: g.react()}
 	case 7:
 		return Ending{Kind: EndExit, ExitCode: g.r.IntN(3), Stderr: g.stderrLines()}
 	default:
 		return Ending{Kind: EndOversize}
 	}
+}
+
+// react draws a reaction to a cancel, never ReactNever when steady.
+func (g *gen) react() React {
+	if g.size.Steady {
+		return React(1 + g.r.IntN(2))
+	}
+	return React(1 + g.r.IntN(3))
 }
 
 // Args is the runtime's command line for p's seed and size: what Parse
@@ -404,8 +416,8 @@ func Args(seed uint64, size Size) []string {
 		"flood=" + strconv.Itoa(size.Flood),
 		"delay=" + size.Delay.String(),
 	}
-	if size.NoExits {
-		a = append(a, "noexits")
+	if size.Steady {
+		a = append(a, "steady")
 	}
 	return a
 }
@@ -427,8 +439,8 @@ func Parse(args []string) (seed uint64, size Size, rest map[string]string, err e
 			size.Flood, err = strconv.Atoi(v)
 		case "delay":
 			size.Delay, err = time.ParseDuration(v)
-		case "noexits":
-			size.NoExits = true
+		case "steady":
+			size.Steady = true
 		default:
 			rest[k] = v
 		}
