@@ -145,10 +145,7 @@ func runSeed(t *testing.T, mem bool, plan hostile.Plan, size hostile.Size) {
 		if err == nil || !strings.Contains(err.Error(), "the agent runtime exited before responding") {
 			t.Fatalf("a runtime that exits before initialize: StartSession returned %v, want SS-3's early exit report", err)
 		}
-		for e := err; e != nil; e = errors.Unwrap(e) {
-			texts = append(texts, e.Error())
-		}
-		checkNoSecret(t, r, texts, nil)
+		checkNoSecret(t, r, errorChain(err), nil)
 		return
 	}
 	if err != nil {
@@ -495,6 +492,15 @@ func overflowCount(msg string) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// errorChain is the text of err and of every error it wraps.
+func errorChain(err error) []string {
+	var out []string
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 // checkNoSecret: no piece of the secret the runtime wrote to stderr in any
