@@ -13,9 +13,12 @@
 // generated package's doc.go runs it too: acpsdk/gen's regenerates every
 // surface, each other package's only itself (-only).
 //
-// The pipeline: load (go-jsonschema's model plus a raw pass for x-*
-// keywords and member order), resolve into a model where every Go name and
-// codec decision is made, then emit with jennifer. Output is deterministic.
+// The pipeline: load (load.go: go-jsonschema's model plus a raw pass for
+// x-* keywords and member order), resolve into a model where every Go name
+// and codec decision is made (model.go, resolve*.go), then emit: each
+// emitter (emit*.go) prints the Go it produces, protogen style, and
+// jennifer writes each file's header and import block (printer.go).
+// Output is deterministic.
 //
 // # Rules for constructs that are not plain
 //
