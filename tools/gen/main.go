@@ -30,32 +30,44 @@
 //   - A oneOf/anyOf is an enum only when at least one branch is a const; plain
 //     branches of different JSON types without any const (v2's RequestId:
 //     integer or string) are a union decided by the value's JSON kind.
+//     Where: resolver.isEnum (resolve.go), resolver.shapeVariants
+//     (resolve_union.go).
 //   - A tagged union's variant for unknown tags is <Union>Unknown, or, when a
 //     known tag already makes that name (v1 unstable's StateUpdate has the
 //     tag "unknown"), <Union> plus the catch-all branch's title ("other").
+//     Where: resolver.taggedVariants (resolve_union.go).
 //   - The tag of a flattened union is the union's member even when its object
 //     declares it too; such a declaration with x-deserialize-default-on-error
 //     makes a tag that is not a string (null, malformed) select the branch that
 //     declares the tag as null (v1 unstable's IdleStateUpdate "none"), which
-//     keeps the member verbatim.
+//     keeps the member verbatim. Where: resolver.flatTagProperty and
+//     flatTag.apply (resolve.go); the decoder's LenientTag branch in
+//     emitter.taggedCodec (emit_union.go).
 //   - A union def that is a tagged variant's payload (v2's SessionUpdate
 //     "state_update" over StateUpdate) is flattened into the variant: its
 //     tag and members sit beside the outer tag (and where it is also a
 //     member's type, it is a whole object there); such a variant, like every
 //     object whose members a flattened union shares, keeps non-canonical
 //     input verbatim, snapshotted by the union that decodes the whole object.
+//     Where: resolver.findFlattenedDefs (resolve.go), resolver.variantType
+//     (resolve_union.go); variantKeepsVerbatim and decodeVariant
+//     (emit_union.go).
 //   - A def that only references another def (allOf of one $ref) is a Go type
 //     alias of it (v1 unstable's InitializeProxyRequest = InitializeRequest).
+//     Where: resolver.aliases and aliasTarget (resolve.go).
 //   - A property whose value is a union of method payloads (an envelope's
 //     params or result, every leaf a def with x-method) is raw JSON: the
-//     envelope's method member decides its type, not the value.
+//     envelope's method member decides its type, not the value. Where:
+//     resolver.methodPayloads, called by resolver.ref (resolve_ref.go).
 //   - A method result may be a union decided by shape (v1 unstable's
 //     MessageMcpResponse); the typed call and handler then use its interface,
 //     and the method table's NewResult is raw JSON (nothing decodes into an
-//     interface).
+//     interface). Where: resolver.methods (resolve_methods.go); resultType
+//     (emit_api.go) and resultTarget (emit_methods.go).
 //   - Every x-side names a side: beyond agent, client and protocol, each one
 //     (v1 unstable's proxy) gets a Side constant, a peer, a handler interface
-//     and a dispatcher.
+//     and a dispatcher. Where: resolver.methods and Model.extraSides
+//     (resolve_methods.go); emitter.peer and emitter.handlers (emit_api.go).
 package main
 
 import (
