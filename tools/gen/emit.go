@@ -86,6 +86,7 @@ func (e *emitter) codec(g *printer) error {
 		return err
 	}
 	e.helpers(g)
+	e.patternChecks(g)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -10,8 +11,14 @@ import (
 // named type (printed once, at the end of codec.go, for the types the
 // codecs used), the jsonx function for a primitive.
 
-// decFunc is a func([]byte) (T, error) value decoding ref (not a list/map).
-func (e *emitter) decFunc(ref *Ref) string { return e.codecFunc(ref, "dec:", "decode", "") }
+// decFunc is a func([]byte) (T, error) value decoding ref (not a list/map):
+// a string with a pattern is decoded by its check, match<Name>.
+func (e *emitter) decFunc(ref *Ref) string {
+	if ref.Pattern != nil {
+		return "match" + ref.Pattern.Name
+	}
+	return e.codecFunc(ref, "dec:", "decode", "")
+}
 
 // encFunc is a func([]byte, T) ([]byte, error) value encoding ref.
 func (e *emitter) encFunc(ref *Ref) string { return e.codecFunc(ref, "enc:", "append", "Enc") }
@@ -96,6 +103,29 @@ func inlineEncode(ref *Ref, val, buf string) (string, bool) {
 		return fmt.Sprintf("jsonx.AppendUint(%s, uint64(%s))", buf, val), true
 	}
 	return "", false
+}
+
+// patternChecks prints, for each string pattern, its compiled expression
+// and the decoder that checks it.
+func (e *emitter) patternChecks(g *printer) {
+	for _, p := range e.m.Patterns {
+		expr := strconv.Quote(p.Expr)
+		if strconv.CanBackquote(p.Expr) {
+			expr = "`" + p.Expr + "`"
+		}
+		g.P(`// pattern%[1]s is the pattern of %[2]s.
+var pattern%[1]s = regexp.MustCompile(%[3]s)
+
+// match%[1]s decodes a string that must match pattern%[1]s.
+func match%[1]s(data []byte) (string, error) {
+	s, err := jsonx.String(data)
+	if err == nil && !pattern%[1]s.MatchString(s) {
+		err = jsonx.Errorf(jsonx.ErrInvalidValue, %[4]q)
+	}
+	return s, err
+}
+`, p.Name, p.Where, expr, "does not match the pattern "+p.Expr)
+	}
 }
 
 // helpers prints the decodeT/appendT functions the codecs referenced.

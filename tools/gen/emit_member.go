@@ -187,16 +187,16 @@ func floatLit(v float64) string {
 	return s + ".0"
 }
 
-// isStringish: a string, or a type defined over one whose decoder only
-// converts (an open enum, a named string scalar).
+// isStringish: a string without a pattern, or a type defined over one
+// whose decoder only converts (an open enum, a named string scalar).
 func isStringish(ref *Ref) bool {
 	if ref.List || ref.Map {
 		return false
 	}
 	if t := ref.Named; t != nil {
-		return (t.Kind == TEnum && t.Open) || (t.Kind == TScalar && t.Scalar.Prim == "string" && !t.Scalar.List && !t.Scalar.Map)
+		return (t.Kind == TEnum && t.Open) || (t.Kind == TScalar && isStringish(t.Scalar))
 	}
-	return ref.Prim == "string"
+	return ref.Prim == "string" && ref.Pattern == nil
 }
 
 // isStructRef: a named struct, decoded in place.

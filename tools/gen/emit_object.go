@@ -39,6 +39,16 @@ func (x *%[1]s) UnmarshalJSON(data []byte) error {
 	return jsonx.UnmarshalValue(data, x, decode%[1]s)
 }`, t.Name)
 			}
+		case TScalar:
+			if t.Schema != "" && len(t.VariantOf) == 0 && patternOf(t.Scalar) != nil {
+				// Its decoder checks a pattern, which json.Unmarshal must not
+				// skip.
+				e.need["dec:"+t.Name] = t
+				g.P(`// UnmarshalJSON accepts only values that match the pattern.
+func (x *%[1]s) UnmarshalJSON(data []byte) error {
+	return jsonx.UnmarshalValue(data, x, decode%[1]s)
+}`, t.Name)
+			}
 		case TNull:
 			nullCodec(g, t)
 		case TRaw:

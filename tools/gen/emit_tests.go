@@ -50,6 +50,9 @@ func (s *sampler) ref(ref *Ref, full bool) string {
 func samplePrim(ref *Ref) string {
 	switch ref.Prim {
 	case "string":
+		if ref.Pattern != nil {
+			return `"` + ref.Pattern.Example + `"`
+		}
 		return `"s"`
 	case "bool":
 		return "true"

@@ -29,6 +29,9 @@ func (e *emitter) types(g *printer) error {
 			enumDecl(g, t)
 		case TScalar:
 			g.Doc(typeDoc(t, "")...)
+			if p := patternOf(t.Scalar); p != nil {
+				g.P("//\n// %s", patternNote(t.Scalar, p))
+			}
 			g.P("type %s %s", t.Name, goType(t.Scalar))
 		case TNull:
 			g.Doc(typeDoc(t, "")...)
@@ -159,6 +162,9 @@ func fieldDoc(f *Field) []string {
 	}
 	if f.MinLength > 0 {
 		notes = append(notes, fmt.Sprintf("At least %d character(s).", f.MinLength))
+	}
+	if p := patternOf(f.Ref); p != nil {
+		notes = append(notes, patternNote(f.Ref, p))
 	}
 	if f.JSON == "_meta" {
 		notes = append(notes, "Raw JSON object, kept byte for byte.")
@@ -318,4 +324,25 @@ func enumDecl(g *printer, t *Type) {
 		g.P("%s %s = %s", v.Go, t.Name, val)
 	}
 	g.P(")")
+}
+
+// patternOf is the pattern of a string, or of a list's items or a map's
+// values; nil when there is none.
+func patternOf(ref *Ref) *Pattern {
+	if ref.List || ref.Map {
+		return patternOf(ref.Elem)
+	}
+	return ref.Pattern
+}
+
+// patternNote says in a doc comment which pattern decoding checks.
+func patternNote(ref *Ref, p *Pattern) string {
+	what := "Must"
+	switch {
+	case ref.List:
+		what = "Each item must"
+	case ref.Map:
+		what = "Each value must"
+	}
+	return fmt.Sprintf("%s match the pattern %s (checked on decode).", what, p.Expr)
 }

@@ -18,7 +18,7 @@
 // and codec decision is made (model.go, resolve*.go), then emit: each
 // emitter (emit*.go) prints the Go it produces, protogen style, and
 // jennifer writes each file's header and import block (printer.go).
-// Output is deterministic.
+// Output is deterministic. README.md walks through adding a construct.
 //
 // # Rules for constructs that are not plain
 //
@@ -68,6 +68,14 @@
 //     (v1 unstable's proxy) gets a Side constant, a peer, a handler interface
 //     and a dispatcher. Where: resolver.methods and Model.extraSides
 //     (resolve_methods.go); emitter.peer and emitter.handlers (emit_api.go).
+//   - A string's pattern (upstream v2's Cost.currency, after the pinned
+//     release) is checked on decode by a generated match<Name>, named after
+//     the member or def it belongs to; a pattern no rule takes (on a
+//     non-string, an enum's branch, a union's tag) stops generation, as do
+//     one Go's regexp rejects and one without a plain sample string. Where:
+//     resolver.pattern, namePatterns and checkConsumed (resolve_pattern.go),
+//     called from resolver.typed (resolve_ref.go); emitter.decFunc and
+//     emitter.patternChecks (emit_helpers.go).
 package main
 
 import (

@@ -1,6 +1,9 @@
 package main
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"regexp"
+)
 
 // The resolved model: every Go name and every codec decision is made here,
 // before any code is emitted. Emitters only walk these types.
@@ -33,6 +36,26 @@ type Ref struct {
 	// Min is an integer's minimum when its Go type does not imply it,
 	// enforced on decode (ErrInvalidValue); nil otherwise.
 	Min *int64
+	// Pattern is a string's pattern, enforced on decode (ErrInvalidValue);
+	// nil otherwise.
+	Pattern *Pattern
+}
+
+// Pattern is a string's pattern keyword: a regular expression every
+// decoded value must match somewhere (JSON Schema does not anchor it),
+// compiled with Go's regexp (RE2 syntax).
+type Pattern struct {
+	Expr string // as the schema writes it
+	// Name is the Go name its check is generated under (matchName,
+	// patternName): the object and member, or the def, it belongs to
+	// (CostCurrency, CostTagsItem, Sku).
+	Name string
+	// Where says the same for people (Cost.currency, Cost.tags items).
+	Where string
+	// Example is a short string that matches, for generated samples.
+	Example string
+
+	re *regexp.Regexp
 }
 
 // Type is one named Go type.
@@ -152,6 +175,8 @@ type Model struct {
 	byName  map[string]*Type
 	defs    map[string]*Type
 	Methods []*Method // sorted by wire name
+	// Patterns are the string patterns of all types, sorted by Name.
+	Patterns []*Pattern
 
 	usedOverrides map[string]bool // the override entries this schema used
 }

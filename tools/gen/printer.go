@@ -50,6 +50,7 @@ var generatedImports = map[string]string{
 	"testing": "testing",
 	"require": requirePkg,
 	"goleak":  "go.uber.org/goleak",
+	"regexp":  "regexp",
 }
 
 // newPrinter returns a printer for a file of the generated package; a

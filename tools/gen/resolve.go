@@ -29,15 +29,19 @@ type resolver struct {
 	// flattenedDefs are the union defs that are a tagged variant's payload:
 	// they are decoded from, and encoded into, the variant's object.
 	flattenedDefs map[string]bool
+
+	patterns []*Pattern      // every string pattern resolved
+	consumed map[string]bool // "path keyword" of each consumedKeywords keyword a rule took
 }
 
 // buildModel resolves sf into its Model: every def gets its Go type, every
 // checked rule runs, the method table is built.
 func buildModel(sf *schemaFile) (*Model, error) {
 	r := &resolver{
-		sf:   sf,
-		m:    &Model{Schema: sf, Surface: sf.surf, byName: map[string]*Type{}, defs: map[string]*Type{}},
-		used: map[string]bool{},
+		sf:       sf,
+		m:        &Model{Schema: sf, Surface: sf.surf, byName: map[string]*Type{}, defs: map[string]*Type{}},
+		used:     map[string]bool{},
+		consumed: map[string]bool{},
 	}
 	// Declare every def first so references resolve regardless of order.
 	for _, name := range sf.order {
@@ -74,6 +78,12 @@ func buildModel(sf *schemaFile) (*Model, error) {
 	}
 	r.m.usedOverrides = r.used
 	sort.Slice(r.m.Types, func(i, j int) bool { return r.m.Types[i].Name < r.m.Types[j].Name })
+	if err := r.checkConsumed(); err != nil {
+		return nil, err
+	}
+	if err := r.namePatterns(); err != nil {
+		return nil, err
+	}
 	return r.m, nil
 }
 
@@ -409,8 +419,8 @@ func (r *resolver) flatTagProperty(n *node, flat bool) (*flatTag, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ref.Prim != "string" || p.has("default") {
-		return nil, fmt.Errorf("%s: a flattened union's tag declared by its object must be a string without a default", p.path)
+	if ref.Prim != "string" || ref.Pattern != nil || p.has("default") {
+		return nil, fmt.Errorf("%s: a flattened union's tag declared by its object must be a string without a default or pattern", p.path)
 	}
 	return &flatTag{key: tag, lenient: p.flag("x-deserialize-default-on-error")}, nil
 }

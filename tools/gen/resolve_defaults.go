@@ -98,7 +98,10 @@ func (r *resolver) checkValue(ref *Ref, v any, path string) error {
 	}
 	switch ref.Prim {
 	case "string":
-		if _, ok := v.(string); ok {
+		if s, ok := v.(string); ok {
+			if p := ref.Pattern; p != nil && !p.re.MatchString(s) {
+				return fmt.Errorf("%s: default %q does not match the pattern %q", path, s, p.Expr)
+			}
 			return nil
 		}
 	case "bool":

@@ -107,7 +107,8 @@ func (r *resolver) typed(n *node, typ string) (*Ref, error) {
 		if enc, ok := n.rawKids["contentEncoding"]; ok && string(bytes.TrimSpace(enc)) != `"base64"` {
 			return nil, fmt.Errorf("%s: unsupported contentEncoding %s", n.path, enc)
 		}
-		return &Ref{Prim: "string"}, nil
+		pattern, err := r.pattern(n)
+		return &Ref{Prim: "string", Pattern: pattern}, err
 	case "boolean":
 		return &Ref{Prim: "bool"}, nil
 	case "number":
