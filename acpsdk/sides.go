@@ -302,8 +302,8 @@ func (c *ClientSideOf[P]) Call(ctx context.Context, method string, params, resul
 }
 
 // Go sends a request without waiting for its answer; see [Conn.Go]. It
-// honours strict mode. The adapter uses it for session/prompt, whose answer
-// it still needs after sending session/cancel.
+// honours strict mode. A client needs it for session/prompt, whose answer
+// still comes after it sends session/cancel.
 func (c *ClientSideOf[P]) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
 	return c.s.goCall(ctx, method, params)
 }
